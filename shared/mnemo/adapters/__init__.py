@@ -1,0 +1,1 @@
+"""Adapters: the concrete back ends behind the ports. Only mnemo.bootstrap names them."""

@@ -1,0 +1,1 @@
+"""The embedded home: SQLite, in-process search, a local key file, the bundled model."""

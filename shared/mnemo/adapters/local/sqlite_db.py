@@ -1,0 +1,149 @@
+"""One SQLite database in WAL mode, a connection per thread, explicit write transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from mnemo.errors import BackendUnavailable
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, memory_id TEXT NOT NULL,
+    scope TEXT NOT NULL, project_id TEXT, session_id TEXT,
+    category TEXT NOT NULL, status TEXT NOT NULL,
+    subject_hash TEXT NOT NULL, fingerprint TEXT NOT NULL,
+    confidence REAL NOT NULL, version INTEGER NOT NULL,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, expires_at TEXT,
+    sealed BLOB NOT NULL, embedding BLOB,
+    PRIMARY KEY (tenant_id, user_id, memory_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memories_subject ON memories (tenant_id, user_id, subject_hash);
+CREATE INDEX IF NOT EXISTS memories_fingerprint ON memories (tenant_id, user_id, fingerprint);
+CREATE INDEX IF NOT EXISTS memories_created ON memories (tenant_id, user_id, created_at, memory_id);
+CREATE TABLE IF NOT EXISTS memory_versions (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, memory_id TEXT NOT NULL, version INTEGER NOT NULL,
+    sealed BLOB NOT NULL, updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, memory_id, version)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS user_generations (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, generation INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS profiles (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS user_settings (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turn_buffer (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, conversation_id TEXT NOT NULL, seq INTEGER NOT NULL,
+    message_id TEXT NOT NULL, role TEXT NOT NULL, project_id TEXT,
+    sealed BLOB, created_at TEXT NOT NULL, buffered_at TEXT NOT NULL, expires_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, conversation_id, seq)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS turn_buffer_message
+    ON turn_buffer (tenant_id, user_id, conversation_id, message_id);
+CREATE TABLE IF NOT EXISTS extraction_jobs (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
+    up_to_seq INTEGER NOT NULL, due_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, conversation_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS extraction_jobs_due ON extraction_jobs (due_at);
+CREATE TABLE IF NOT EXISTS traces (
+    tenant_id TEXT NOT NULL, trace_id TEXT NOT NULL, user_id TEXT NOT NULL,
+    body TEXT NOT NULL, expires_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, trace_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS traces_user ON traces (tenant_id, user_id);
+CREATE TABLE IF NOT EXISTS audit_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, action TEXT NOT NULL, actor TEXT NOT NULL,
+    memory_ids TEXT NOT NULL, at TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_user ON audit_events (tenant_id, user_id, id);
+CREATE TABLE IF NOT EXISTS data_keys (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, wrapped BLOB NOT NULL, created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+) WITHOUT ROWID;
+"""
+
+
+class Database:
+    """Thread-safe access to the SQLite file: readers run concurrently, writers one at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        with self._write_lock:
+            # executescript manages its own transaction
+            self.connection().executescript(SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA secure_delete=ON")  # erased rows do not linger in free pages
+        return conn
+
+    def connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = self._connect()
+            except sqlite3.Error as exc:
+                raise BackendUnavailable("the local database cannot be opened") from exc
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        try:
+            yield self.connection()
+        except sqlite3.OperationalError as exc:
+            raise BackendUnavailable("the local database is unavailable") from exc
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+        conn = self.connection()
+        depth: int = getattr(self._local, "depth", 0)
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield conn
+            finally:
+                self._local.depth = depth
+            return
+        with self._write_lock:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise BackendUnavailable("the local database is busy") from exc
+            self._local.depth = 1
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            else:
+                try:
+                    conn.execute("COMMIT")
+                except sqlite3.OperationalError as exc:
+                    conn.execute("ROLLBACK")
+                    raise BackendUnavailable("the local database could not commit") from exc
+            finally:
+                self._local.depth = 0
+
+    def checkpoint(self) -> None:
+        with self.read() as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,0 +1,269 @@
+"""Memories in SQLite, sealed at rest, searched through a per-user in-memory index."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from mnemo.adapters.local.sqlite_db import Database
+from mnemo.adapters.local.user_index import UserIndex
+from mnemo.clock import iso
+from mnemo.crypto import UserCipher
+from mnemo.domain.models import Category, Memory, MemoryVersion, Status
+from mnemo.domain.ranking import Hit
+from mnemo.errors import InvalidInput
+from mnemo.ports import Page, SearchRequest, Vector
+
+INDEXED = frozenset({Status.ACTIVE, Status.PROBATIONARY, Status.PENDING})
+
+
+class SqliteMemoryStore:
+    def __init__(self, db: Database, cipher: UserCipher, dimension: int, bm25_k1: float = 1.2,
+                 bm25_b: float = 0.75, cached_users: int = 256) -> None:
+        self._db = db
+        self._cipher = cipher
+        self._dimension = dimension
+        self._k1 = bm25_k1
+        self._b = bm25_b
+        self._indexes: OrderedDict[tuple[str, str], UserIndex] = OrderedDict()
+        self._cached_users = cached_users
+        self._lock = threading.RLock()
+
+    # -- sealing
+    def _seal(self, memory: Memory) -> bytes:
+        body = memory.model_dump_json(exclude={"embedding"}).encode()
+        return self._cipher.seal(memory.tenant_id, memory.user_id, memory.memory_id, "memory", body)
+
+    def _open(self, tenant_id: str, user_id: str, memory_id: str, sealed: bytes,
+              embedding: bytes | None) -> Memory:
+        body = self._cipher.open(tenant_id, user_id, memory_id, "memory", sealed)
+        memory = Memory.model_validate_json(body)
+        if embedding is not None:
+            memory.embedding = np.frombuffer(embedding, dtype=np.float32).tolist()
+        return memory
+
+    def _row_to_memory(self, row: sqlite3.Row | tuple[object, ...], with_vector: bool = False) -> Memory:
+        tenant_id, user_id, memory_id, sealed, embedding = row[:5]
+        return self._open(str(tenant_id), str(user_id), str(memory_id), bytes(sealed),  # type: ignore[arg-type]
+                          bytes(embedding) if with_vector and embedding is not None else None)  # type: ignore[arg-type]
+
+    # -- the per-user index
+    def _generation(self, conn: sqlite3.Connection, tenant_id: str, user_id: str) -> int:
+        row = conn.execute("SELECT generation FROM user_generations WHERE tenant_id=? AND user_id=?",
+                           (tenant_id, user_id)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _index(self, tenant_id: str, user_id: str) -> UserIndex:
+        owner = (tenant_id, user_id)
+        with self._db.read() as conn:
+            generation = self._generation(conn, tenant_id, user_id)
+            with self._lock:
+                index = self._indexes.get(owner)
+                if index is not None and index.generation == generation:
+                    self._indexes.move_to_end(owner)
+                    return index
+            # stale or absent (another process wrote, or first use): rebuild from the store
+            rows = conn.execute(
+                "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories "
+                "WHERE tenant_id=? AND user_id=? AND status IN ('active','probationary','pending')",
+                owner).fetchall()
+        index = UserIndex(self._dimension, generation, self._k1, self._b)
+        for row in rows:
+            memory = self._row_to_memory(row)
+            index.put(memory, np.frombuffer(row[4], dtype=np.float32))
+        with self._lock:
+            self._indexes[owner] = index
+            self._indexes.move_to_end(owner)
+            while len(self._indexes) > self._cached_users:
+                self._indexes.popitem(last=False)
+        return index
+
+    # -- port methods
+    def get(self, tenant_id: str, user_id: str, memory_id: str) -> Memory | None:
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories "
+                "WHERE tenant_id=? AND user_id=? AND memory_id=?", (tenant_id, user_id, memory_id)).fetchone()
+        return self._row_to_memory(row, with_vector=True) if row else None
+
+    def get_many(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        found = {}
+        for memory_id in dict.fromkeys(memory_ids):
+            memory = self.get(tenant_id, user_id, memory_id)
+            if memory is not None:
+                found[memory_id] = memory
+        return [found[i] for i in memory_ids if i in found]
+
+    def save(self, memories: Sequence[Memory], history: Sequence[MemoryVersion] = ()) -> None:
+        if not memories and not history:
+            return
+        rows = []
+        vectors: dict[str, Vector] = {}
+        for m in memories:
+            vector = self._vector_for(m)
+            vectors[m.memory_id] = vector
+            rows.append((
+                m.tenant_id, m.user_id, m.memory_id, m.scope.value, m.project_id, m.session_id,
+                m.category.value, m.status.value,
+                self._cipher.keyed_hash(m.tenant_id, m.user_id, "subject:" + m.subject),
+                self._fingerprint_for(m),
+                m.confidence, m.version, iso(m.created_at), iso(m.updated_at), iso(m.expires_at),
+                self._seal(m), vector.tobytes(),
+            ))
+        owners = {m.owner for m in memories}
+        by_id = {m.memory_id: m for m in memories}
+        version_rows = []
+        for h in history:
+            if h.memory_id not in by_id:
+                raise InvalidInput("a version must be saved together with its memory")
+            tenant_id, user_id = by_id[h.memory_id].owner
+            sealed = self._cipher.seal(tenant_id, user_id, f"{h.memory_id}#{h.version}", "version",
+                                       h.model_dump_json().encode())
+            version_rows.append((tenant_id, user_id, h.memory_id, h.version, sealed, iso(h.updated_at)))
+        with self._db.write() as conn:
+            conn.executemany("INSERT OR REPLACE INTO memories VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            conn.executemany("INSERT OR REPLACE INTO memory_versions VALUES (?,?,?,?,?,?)", version_rows)
+            generations = {}
+            for tenant_id, user_id in owners:
+                conn.execute(
+                    "INSERT INTO user_generations VALUES (?,?,1) ON CONFLICT(tenant_id, user_id) "
+                    "DO UPDATE SET generation = generation + 1", (tenant_id, user_id))
+                generations[(tenant_id, user_id)] = self._generation(conn, tenant_id, user_id)
+            # update the cached indexes inside the transaction so no reader sees a half state
+            with self._lock:
+                for owner, generation in generations.items():
+                    index = self._indexes.get(owner)
+                    if index is None:
+                        continue
+                    if index.generation != generation - 1:
+                        del self._indexes[owner]  # someone else wrote meanwhile: rebuild lazily
+                        continue
+                    for m in memories:
+                        if m.owner != owner:
+                            continue
+                        if m.status in INDEXED:
+                            index.put(m.model_copy(update={"embedding": None}), vectors[m.memory_id])
+                        else:
+                            index.remove(m.memory_id)
+                    index.generation = generation
+
+    def _vector_for(self, m: Memory) -> Vector:
+        """The memory's embedding, or the stored one when an update carries none."""
+        if m.embedding is not None:
+            return np.asarray(m.embedding, dtype=np.float32)
+        with self._db.read() as conn:
+            row = conn.execute("SELECT embedding FROM memories WHERE tenant_id=? AND user_id=? AND memory_id=?",
+                               (m.tenant_id, m.user_id, m.memory_id)).fetchone()
+        if row is None or row[0] is None:
+            raise InvalidInput("a new memory must be embedded before it is saved")
+        return np.frombuffer(row[0], dtype=np.float32)
+
+    def _fingerprint_for(self, m: Memory) -> str:
+        if m.status is Status.DELETED and not m.content:
+            # a forgotten memory keeps the keyed hash of what it said, so it is not learned again
+            with self._db.read() as conn:
+                row = conn.execute("SELECT fingerprint FROM memories WHERE tenant_id=? AND user_id=? AND "
+                                   "memory_id=?", (m.tenant_id, m.user_id, m.memory_id)).fetchone()
+            if row:
+                return str(row[0])
+        return self._cipher.fingerprint(m.tenant_id, m.user_id, m.content)
+
+    def by_subject(self, tenant_id: str, user_id: str, subjects: Sequence[str]) -> list[Memory]:
+        wanted = set(subjects)
+        index = self._index(tenant_id, user_id)
+        return [m.model_copy(update={"embedding": index.vector(m.memory_id).tolist()})
+                for m in index.memories.values() if m.subject in wanted]
+
+    def by_fingerprint(self, tenant_id: str, user_id: str, content: str) -> list[Memory]:
+        fingerprint = self._cipher.fingerprint(tenant_id, user_id, content)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories "
+                "WHERE tenant_id=? AND user_id=? AND fingerprint=? AND status != 'deleted'",
+                (tenant_id, user_id, fingerprint)).fetchall()
+        return [self._row_to_memory(r, with_vector=True) for r in rows]
+
+    def similar(self, tenant_id: str, user_id: str, vector: Vector, limit: int) -> list[tuple[Memory, float]]:
+        return self._index(tenant_id, user_id).similar(vector, limit)
+
+    def search(self, tenant_id: str, user_id: str, request: SearchRequest) -> list[Hit]:
+        return self._index(tenant_id, user_id).search(request)
+
+    def page(self, tenant_id: str, user_id: str, *, statuses: Sequence[Status] | None,
+             category: Category | None, limit: int, cursor: str | None) -> Page:
+        sql = ("SELECT tenant_id, user_id, memory_id, sealed, embedding, created_at FROM memories "
+               "WHERE tenant_id=? AND user_id=?")
+        args: list[object] = [tenant_id, user_id]
+        if statuses:
+            sql += f" AND status IN ({','.join('?' * len(statuses))})"
+            args.extend(s.value for s in statuses)
+        if category is not None:
+            sql += " AND category=?"
+            args.append(category.value)
+        if cursor:
+            try:
+                created_at, memory_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+            except (ValueError, TypeError) as exc:
+                raise InvalidInput("cursor is not valid", details={"field": "cursor"}) from exc
+            sql += " AND (created_at, memory_id) < (?, ?)"
+            args.extend([created_at, memory_id])
+        sql += " ORDER BY created_at DESC, memory_id DESC LIMIT ?"
+        args.append(limit + 1)
+        with self._db.read() as conn:
+            rows = conn.execute(sql, args).fetchall()
+        items = [self._row_to_memory(r) for r in rows[:limit]]
+        next_cursor = None
+        if len(rows) > limit:
+            last = rows[limit - 1]
+            next_cursor = base64.urlsafe_b64encode(json.dumps([last[5], last[2]]).encode()).decode()
+        return Page(items, next_cursor)
+
+    def history(self, tenant_id: str, user_id: str, memory_id: str) -> list[MemoryVersion]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT version, sealed FROM memory_versions WHERE tenant_id=? AND user_id=? AND memory_id=? "
+                "ORDER BY version", (tenant_id, user_id, memory_id)).fetchall()
+        return [MemoryVersion.model_validate_json(
+            self._cipher.open(tenant_id, user_id, f"{memory_id}#{v}", "version", bytes(s))) for v, s in rows]
+
+    def count(self, tenant_id: str, user_id: str, statuses: Sequence[Status]) -> int:
+        with self._db.read() as conn:
+            row = conn.execute(
+                f"SELECT COUNT(*) FROM memories WHERE tenant_id=? AND user_id=? AND status IN "  # noqa: S608
+                f"({','.join('?' * len(statuses))})", (tenant_id, user_id, *(s.value for s in statuses))).fetchone()
+        return int(row[0])
+
+    def all_for_user(self, tenant_id: str, user_id: str) -> Iterator[Memory]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories "
+                "WHERE tenant_id=? AND user_id=? ORDER BY created_at, memory_id", (tenant_id, user_id)).fetchall()
+        for row in rows:
+            yield self._row_to_memory(row, with_vector=True)
+
+    def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
+        with self._db.write() as conn:
+            for memory_id in memory_ids:
+                conn.execute("DELETE FROM memories WHERE tenant_id=? AND user_id=? AND memory_id=?",
+                             (tenant_id, user_id, memory_id))
+                conn.execute("DELETE FROM memory_versions WHERE tenant_id=? AND user_id=? AND memory_id=?",
+                             (tenant_id, user_id, memory_id))
+            self._bump(conn, tenant_id, user_id)
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM memories WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+            conn.execute("DELETE FROM memory_versions WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+            self._bump(conn, tenant_id, user_id)
+
+    def _bump(self, conn: sqlite3.Connection, tenant_id: str, user_id: str) -> None:
+        conn.execute("INSERT INTO user_generations VALUES (?,?,1) ON CONFLICT(tenant_id, user_id) "
+                     "DO UPDATE SET generation = generation + 1", (tenant_id, user_id))
+        with self._lock:
+            self._indexes.pop((tenant_id, user_id), None)

@@ -1,0 +1,234 @@
+"""The small local stores: profiles, settings, traces, audit, turn buffer, debounce queue, locks."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+
+from mnemo.adapters.local.sqlite_db import Database
+from mnemo.clock import iso
+from mnemo.crypto import UserCipher
+from mnemo.domain.models import AuditEvent, BufferedTurn, Message, Profile, RetrievalTrace, UserSettings
+from mnemo.ports import BufferResult, ExtractionJob
+
+
+class SqliteProfileStore:
+    """Profiles hold user text, so they are sealed like memories."""
+
+    def __init__(self, db: Database, cipher: UserCipher) -> None:
+        self._db = db
+        self._cipher = cipher
+
+    def get(self, tenant_id: str, user_id: str) -> Profile | None:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT sealed FROM profiles WHERE tenant_id=? AND user_id=?",
+                               (tenant_id, user_id)).fetchone()
+        if row is None:
+            return None
+        return Profile.model_validate_json(self._cipher.open(tenant_id, user_id, "profile", "profile", row[0]))
+
+    def put(self, tenant_id: str, user_id: str, profile: Profile) -> None:
+        sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", profile.model_dump_json().encode())
+        with self._db.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO profiles VALUES (?,?,?,?)",
+                         (tenant_id, user_id, sealed, iso(profile.updated_at) or ""))
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM profiles WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+
+
+class SqliteSettingsStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def get(self, tenant_id: str, user_id: str) -> UserSettings:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT body FROM user_settings WHERE tenant_id=? AND user_id=?",
+                               (tenant_id, user_id)).fetchone()
+        return UserSettings.model_validate_json(row[0]) if row else UserSettings()
+
+    def put(self, tenant_id: str, user_id: str, settings: UserSettings) -> None:
+        with self._db.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO user_settings VALUES (?,?,?)",
+                         (tenant_id, user_id, settings.model_dump_json()))
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM user_settings WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+
+
+class SqliteTraceStore:
+    """Traces carry ids and scores only (no text), keyed by tenant so ids never cross tenants."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def put(self, trace: RetrievalTrace) -> None:
+        with self._db.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?)",
+                         (trace.tenant_id, trace.trace_id, trace.user_id, trace.model_dump_json(),
+                          iso(trace.expires_at)))
+
+    def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT body FROM traces WHERE tenant_id=? AND trace_id=? AND expires_at > ?",
+                               (tenant_id, trace_id, iso(now))).fetchone()
+        return RetrievalTrace.model_validate_json(row[0]) if row else None
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM traces WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+
+
+class SqliteAuditLog:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def record(self, events: Sequence[AuditEvent]) -> None:
+        if not events:
+            return
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT INTO audit_events (tenant_id, user_id, action, actor, memory_ids, at, detail) "
+                "VALUES (?,?,?,?,?,?,?)",
+                [(e.tenant_id, e.user_id, e.action, e.actor, json.dumps(e.memory_ids), iso(e.at),
+                  json.dumps(e.detail)) for e in events])
+
+    def for_user(self, tenant_id: str, user_id: str, limit: int) -> list[AuditEvent]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT action, actor, memory_ids, at, detail FROM audit_events WHERE tenant_id=? AND user_id=? "
+                "ORDER BY id DESC LIMIT ?", (tenant_id, user_id, limit)).fetchall()
+        return [AuditEvent(tenant_id=tenant_id, user_id=user_id, action=a, actor=actor,
+                           memory_ids=json.loads(ids), at=datetime.fromisoformat(at), detail=json.loads(d))
+                for a, actor, ids, at, d in rows]
+
+
+class SqliteTurnBuffer:
+    """Buffered messages are sealed; acknowledged ones keep only their id (idempotency)."""
+
+    def __init__(self, db: Database, cipher: UserCipher, ttl: timedelta) -> None:
+        self._db = db
+        self._cipher = cipher
+        self._ttl = ttl
+
+    def append(self, turns: Sequence[BufferedTurn], now: datetime) -> BufferResult:
+        if not turns:
+            raise ValueError("no turns")
+        first = turns[0]
+        owner = (first.tenant_id, first.user_id, first.conversation_id)
+        accepted = 0
+        dropped: list[str] = []
+        with self._db.write() as conn:
+            row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM turn_buffer WHERE tenant_id=? AND user_id=? "
+                               "AND conversation_id=?", owner).fetchone()
+            seq = int(row[0])
+            for turn in turns:
+                exists = conn.execute(
+                    "SELECT 1 FROM turn_buffer WHERE tenant_id=? AND user_id=? AND conversation_id=? "
+                    "AND message_id=?", (*owner, turn.message.message_id)).fetchone()
+                if exists:
+                    dropped.append(turn.message.message_id)
+                    continue
+                seq += 1
+                record_id = f"{turn.conversation_id}/{turn.message.message_id}"
+                sealed = self._cipher.seal(turn.tenant_id, turn.user_id, record_id, "turn",
+                                           turn.message.content.encode())
+                conn.execute(
+                    "INSERT INTO turn_buffer VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (*owner, seq, turn.message.message_id, turn.message.role, turn.project_id, sealed,
+                     iso(turn.message.created_at), iso(now), iso(now + self._ttl)))
+                accepted += 1
+            pending_row = conn.execute(
+                "SELECT COUNT(*), MIN(buffered_at) FROM turn_buffer WHERE tenant_id=? AND user_id=? "
+                "AND conversation_id=? AND sealed IS NOT NULL AND role='user'", owner).fetchone()
+        first_at = datetime.fromisoformat(pending_row[1]) if pending_row[1] else None
+        return BufferResult(accepted=accepted, pending=int(pending_row[0]), last_seq=seq, last_at=now,
+                            first_pending_at=first_at, dropped=dropped)
+
+    def pending(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> list[BufferedTurn]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT seq, message_id, role, project_id, sealed, created_at FROM turn_buffer "
+                "WHERE tenant_id=? AND user_id=? AND conversation_id=? AND seq <= ? AND sealed IS NOT NULL "
+                "ORDER BY seq", (tenant_id, user_id, conversation_id, up_to_seq)).fetchall()
+        out = []
+        for seq, message_id, role, project_id, sealed, created_at in rows:
+            content = self._cipher.open(tenant_id, user_id, f"{conversation_id}/{message_id}", "turn", sealed)
+            out.append(BufferedTurn(
+                tenant_id=tenant_id, user_id=user_id, conversation_id=conversation_id, project_id=project_id,
+                seq=seq, message=Message(role=role, content=content.decode(), message_id=message_id,
+                                         created_at=datetime.fromisoformat(created_at))))
+        return out
+
+    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> None:
+        with self._db.write() as conn:
+            conn.execute("UPDATE turn_buffer SET sealed=NULL WHERE tenant_id=? AND user_id=? AND "
+                         "conversation_id=? AND seq <= ?", (tenant_id, user_id, conversation_id, up_to_seq))
+
+    def purge_expired(self, now: datetime) -> int:
+        with self._db.write() as conn:
+            return conn.execute("DELETE FROM turn_buffer WHERE expires_at <= ? AND sealed IS NULL",
+                                (iso(now),)).rowcount
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM turn_buffer WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+            conn.execute("DELETE FROM extraction_jobs WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+
+
+class SqliteExtractionQueue:
+    """The durable local debounce queue: one row per conversation, overwritten by newer turns."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self.wakeup = threading.Event()
+
+    def schedule(self, job: ExtractionJob) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO extraction_jobs VALUES (?,?,?,?,?) ON CONFLICT(tenant_id, user_id, conversation_id) "
+                "DO UPDATE SET up_to_seq=MAX(up_to_seq, excluded.up_to_seq), due_at=excluded.due_at",
+                (job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq, iso(job.due_at)))
+        self.wakeup.set()
+
+    def due(self, now: datetime, limit: int) -> list[ExtractionJob]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT tenant_id, user_id, conversation_id, up_to_seq, due_at FROM extraction_jobs "
+                                "WHERE due_at <= ? ORDER BY due_at LIMIT ?", (iso(now), limit)).fetchall()
+        return [ExtractionJob(t, u, c, s, datetime.fromisoformat(d)) for t, u, c, s, d in rows]
+
+    def next_due_at(self) -> datetime | None:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT MIN(due_at) FROM extraction_jobs").fetchone()
+        return datetime.fromisoformat(row[0]) if row and row[0] else None
+
+    def is_current(self, job: ExtractionJob) -> bool:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT up_to_seq, due_at FROM extraction_jobs WHERE tenant_id=? AND user_id=? AND "
+                               "conversation_id=?", (job.tenant_id, job.user_id, job.conversation_id)).fetchone()
+        return row is not None and row[0] == job.up_to_seq and row[1] == iso(job.due_at)
+
+    def complete(self, job: ExtractionJob) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM extraction_jobs WHERE tenant_id=? AND user_id=? AND conversation_id=? "
+                         "AND up_to_seq=?", (job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq))
+
+
+class ThreadUserLocks:
+    """One lock per user inside this process; SQLite's write lock covers other processes."""
+
+    def __init__(self) -> None:
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    @contextmanager
+    def hold(self, tenant_id: str, user_id: str) -> Iterator[None]:
+        with self._guard:
+            lock = self._locks.setdefault((tenant_id, user_id), threading.Lock())
+        with lock:
+            yield

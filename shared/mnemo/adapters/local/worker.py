@@ -1,0 +1,60 @@
+"""The in-process debounce worker of the embedded home (SQS + the extract Lambda in AWS)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from datetime import timedelta
+
+from mnemo.adapters.local.sqlite_stores import SqliteExtractionQueue
+from mnemo.clock import Clock
+from mnemo.ports import ExtractionJob
+
+log = logging.getLogger("mnemo.worker")
+
+
+class DebounceWorker:
+    """Runs due extraction jobs; wakes on a new schedule or every ``poll_seconds``."""
+
+    def __init__(self, queue: SqliteExtractionQueue, clock: Clock, process: Callable[[ExtractionJob], object],
+                 poll_seconds: float, retry_seconds: float = 60.0) -> None:
+        self._retry_seconds = retry_seconds
+        self._queue = queue
+        self._clock = clock
+        self._process = process
+        self._poll = poll_seconds
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def run_due(self, limit: int = 50) -> int:
+        """Process every job due now; returns how many ran. Failures stay queued for a retry."""
+        ran = 0
+        for job in self._queue.due(self._clock.now(), limit):
+            try:
+                self._process(job)
+                ran += 1
+            except Exception as exc:  # a bad job must not stop the worker: back off and retry later
+                log.warning("extraction job failed; retrying later", extra={"error": type(exc).__name__})
+                retry_at = self._clock.now() + timedelta(seconds=self._retry_seconds)
+                self._queue.schedule(ExtractionJob(job.tenant_id, job.user_id, job.conversation_id,
+                                                   job.up_to_seq, retry_at))
+        return ran
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.run_due()
+            self._queue.wakeup.wait(self._poll)
+            self._queue.wakeup.clear()
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="mnemo-debounce", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._queue.wakeup.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None

@@ -1,0 +1,193 @@
+"""The v1 routes (API.md) on a Powertools resolver, shared by the Lambdas and `mnemo serve`."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+import mnemo
+from mnemo import errors
+from mnemo.api.errors import error_response, status_for, validation_details
+from mnemo.api.schemas import (
+    ID_PATTERN,
+    CreateMemoryResponse,
+    Health,
+    ImportRequest,
+    ImportResponse,
+    ImportResult,
+    MemoryIn,
+    MemoryOut,
+    MemoryPage,
+    MemoryVersionOut,
+    MemoryWithHistory,
+    RetrieveRequest,
+    RetrieveResponse,
+    ScoredMemoryOut,
+    SearchRequestBody,
+    SearchResponse,
+    TurnsAccepted,
+    TurnsRequest,
+)
+from mnemo.bootstrap import Mnemo
+from mnemo.domain.models import Category, Profile, SourceKind, Status
+from mnemo.domain.ranking import Scored
+from mnemo.services.facts import fact_from_api
+from mnemo.services.ingest import IncomingMessage
+
+log = logging.getLogger("mnemo.api")
+
+UserId = Annotated[str, Path(pattern=ID_PATTERN, description="the chat app's id for its end user")]
+MemoryId = Annotated[str, Path(pattern=r"^[A-Za-z0-9-]{1,64}$")]
+
+
+def scored_out(s: Scored) -> ScoredMemoryOut:
+    base = MemoryOut.of(s.memory).model_dump()
+    return ScoredMemoryOut(**base, score=round(s.score, 4), relevance=round(s.relevance, 4),
+                           similarity=round(s.cosine, 4), lexical=round(s.lexical, 4), recency=round(s.recency, 4))
+
+
+def create_app(service: Mnemo) -> APIGatewayHttpResolver:
+    app = APIGatewayHttpResolver(enable_validation=True)
+    limit = service.settings.max_body_bytes
+
+    def tenant() -> str:
+        context = app.current_event.raw_event.get("requestContext") or {}
+        tenant_id = ((context.get("authorizer") or {}).get("lambda") or {}).get("tenant_id")
+        if not isinstance(tenant_id, str) or not tenant_id:
+            raise errors.Unauthorized("no tenant in the request context")
+        return tenant_id
+
+    def body_limit(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> Response[Any]:
+        body = app.current_event.body or ""
+        if len(body.encode() if isinstance(body, str) else body) > limit:
+            return error_response(413, "payload_too_large", f"request body exceeds {limit} bytes")
+        return next_middleware(app)
+
+    app.use([body_limit])
+
+    # -- errors: one JSON shape, never a stack trace, never input echoed back
+    @app.exception_handler(RequestValidationError)
+    def _invalid(exc: RequestValidationError) -> Response[str]:
+        details = validation_details(exc.errors())
+        return error_response(422, "invalid_input", f"{details[0]['field']}: {details[0]['reason']}"
+                              if details else "invalid input", details)
+
+    @app.exception_handler(errors.MnemoError)
+    def _mnemo(exc: errors.MnemoError) -> Response[str]:
+        status = status_for(exc)
+        if status >= 500:
+            log.error("request failed", extra={"error": type(exc).__name__})
+        return error_response(status, exc.code, exc.message, exc.details)
+
+    @app.not_found
+    def _not_found(_exc: NotFoundError) -> Response[str]:
+        return error_response(404, "not_found", "no such route")
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response[str]:
+        log.error("unexpected error", extra={"error": type(exc).__name__})
+        return error_response(500, "internal", "internal error")
+
+    # -- routes
+    @app.get("/health", tags=["ops"])
+    def health() -> Health:
+        return Health(status="ok", backend=service.settings.backend, version=mnemo.__version__)
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi() -> Response[str]:
+        return Response(200, "application/json", app.get_openapi_json_schema(
+            title="mnemo", version=mnemo.__version__,
+            description="Long-term memory and personalization for chat applications"))
+
+    @app.post("/v1/users/<user_id>/retrieve", tags=["memory"],
+              summary="Memories that matter for this query, as a labelled prompt block")
+    def retrieve(user_id: UserId, body: RetrieveRequest) -> RetrieveResponse:
+        result = service.retriever.retrieve(
+            tenant(), user_id, body.query, top_k=body.top_k, token_budget=body.token_budget,
+            project_id=body.project_id, session_id=body.session_id, conversation_id=body.conversation_id)
+        return RetrieveResponse(
+            decision="retrieve" if result.decision == "retrieve" else "skip", reason=result.reason,
+            profile=result.profile, memories=[scored_out(s) for s in result.memories],
+            conflicts=result.conflicts, pending_confirmations=[MemoryOut.of(m) for m in result.pending],
+            context=result.context, tokens=result.tokens, trace_id=result.trace_id)
+
+    @app.post("/v1/users/<user_id>/search", tags=["memory"], summary="Ranked search, no gate, no budget")
+    def search(user_id: UserId, body: SearchRequestBody) -> SearchResponse:
+        found = service.retriever.search(tenant(), user_id, body.query, top_k=body.top_k, category=body.category,
+                                         project_id=body.project_id, session_id=body.session_id)
+        return SearchResponse(items=[scored_out(s) for s in found])
+
+    @app.post("/v1/users/<user_id>/turns", status_code=202, tags=["ingest"],
+              summary="Buffer a turn; extraction runs later, debounced")
+    def turns(user_id: UserId, body: TurnsRequest) -> TurnsAccepted:
+        result = service.ingestor.add_turns(
+            tenant(), user_id, body.conversation_id,
+            [IncomingMessage(m.role, m.content, m.message_id, m.created_at) for m in body.messages],
+            project_id=body.project_id)
+        return TurnsAccepted(accepted=result.accepted, pending=result.pending)
+
+    @app.post("/v1/users/<user_id>/conversations/<conversation_id>/close", status_code=202, tags=["ingest"],
+              summary="Extract what is pending now (session end)")
+    def close(user_id: UserId,
+              conversation_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> TurnsAccepted:
+        service.ingestor.close(tenant(), user_id, conversation_id)
+        return TurnsAccepted(accepted=0, pending=0)
+
+    @app.post("/v1/users/<user_id>/memories", status_code=201, tags=["memories"],
+              summary="Remember a fact explicitly")
+    def create_memory(user_id: UserId, body: MemoryIn) -> CreateMemoryResponse:
+        fact = fact_from_api(body, service.ports.clock.now(), SourceKind.USER_EXPLICIT, default_confidence=1.0)
+        result = service.writer.write(tenant(), user_id, [fact], actor="api")[0]
+        if result.outcome == "rejected":
+            raise errors.InvalidInput(f"content was not stored: {result.reason}",
+                                      details={"field": "content", "reason": result.reason})
+        return CreateMemoryResponse(memory=MemoryOut.of(result.memory) if result.memory else None,
+                                    outcome=result.outcome,
+                                    superseded=result.superseded)
+
+    @app.post("/v1/users/<user_id>/memories/import", tags=["memories"],
+              summary="Bulk load curated memories (at most 500)")
+    def import_memories(user_id: UserId, body: ImportRequest) -> ImportResponse:
+        now = service.ports.clock.now()
+        facts = [fact_from_api(item, now, SourceKind.IMPORTED, default_confidence=0.9) for item in body.items]
+        results = service.writer.write(tenant(), user_id, facts, resolve_conflicts=body.resolve_conflicts,
+                                       actor="import")
+        return ImportResponse(results=[
+            ImportResult(memory_id=r.memory.memory_id if r.memory else None,
+                         outcome=r.outcome, reason=r.reason)
+            for r in results])
+
+    @app.get("/v1/users/<user_id>/memories", tags=["memories"], summary="List what is remembered")
+    def list_memories(
+        user_id: UserId,
+        status: Annotated[Status | None, Query()] = None,
+        category: Annotated[Category | None, Query()] = None,
+        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+        cursor: Annotated[str | None, Query(max_length=512)] = None,
+    ) -> MemoryPage:
+        page = service.ports.memories.page(tenant(), user_id, statuses=[status] if status else None,
+                                           category=category, limit=limit, cursor=cursor)
+        return MemoryPage(items=[MemoryOut.of(m) for m in page.items], next_cursor=page.next_cursor)
+
+    @app.get("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="One memory with history")
+    def get_memory(user_id: UserId, memory_id: MemoryId) -> MemoryWithHistory:
+        tenant_id = tenant()
+        memory = service.ports.memories.get(tenant_id, user_id, memory_id)
+        if memory is None:
+            raise errors.NotFound("memory not found", details={"field": "memory_id"})
+        history = service.ports.memories.history(tenant_id, user_id, memory_id)
+        return MemoryWithHistory(**MemoryOut.of(memory).model_dump(), history=[
+            MemoryVersionOut(version=h.version, content=h.content, category=h.category, status=h.status,
+                             confidence=h.confidence, updated_at=h.updated_at, reason=h.reason) for h in history])
+
+    @app.get("/v1/users/<user_id>/profile", tags=["profile"], summary="The compact profile")
+    def get_profile(user_id: UserId) -> Profile:
+        return service.ports.profiles.get(tenant(), user_id) or Profile()
+
+    return app

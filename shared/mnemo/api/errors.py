@@ -1,0 +1,51 @@
+"""One table from the core's errors to HTTP statuses, and the JSON error shape of API.md."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+
+from mnemo import errors
+
+STATUS: dict[type[errors.MnemoError], int] = {
+    errors.InvalidInput: 400,
+    errors.Unauthorized: 401,
+    errors.NotFound: 404,
+    errors.VersionConflict: 409,
+    errors.PayloadTooLarge: 413,
+    errors.Throttled: 429,
+    errors.BackendUnavailable: 503,
+    errors.MemoryDisabled: 409,
+    errors.ConfigurationError: 500,
+}
+
+
+def status_for(exc: errors.MnemoError) -> int:
+    for cls in type(exc).__mro__:
+        if cls in STATUS:
+            return STATUS[cls]
+    return 500
+
+
+def error_response(status: int, code: str, message: str, details: Any = None,
+                   headers: dict[str, str] | None = None) -> Response[str]:
+    body = {"error": {"code": code, "message": message, "details": details}}
+    return Response(status_code=status, content_type="application/json", body=json.dumps(body),
+                    headers=headers)
+
+
+def validation_details(raw_errors: Any) -> list[dict[str, str]]:
+    """Pydantic's error list reduced to field + reason (never echoing the input value)."""
+    details = []
+    for err in raw_errors:
+        loc = [str(p) for p in err.get("loc", ()) if p not in ("body",)] or ["body"]
+        field = ".".join(loc)
+        reason = str(err.get("msg", "invalid"))
+        if err.get("type") == "json_invalid":
+            field, reason = "body", "body is not valid JSON"
+        elif err.get("type") == "missing":
+            reason = "field required"
+        details.append({"field": field, "reason": reason})
+    return details

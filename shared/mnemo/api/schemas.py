@@ -1,0 +1,229 @@
+"""Request and response bodies of the v1 API (API.md). The OpenAPI document is generated from them."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from mnemo.domain.models import Category, Memory, Profile, Scope, Status
+
+ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
+_ID = re.compile(ID_PATTERN)
+
+
+def _app_id(value: str) -> str:
+    if not _ID.match(value):
+        raise ValueError("must be 1-128 characters of A-Z a-z 0-9 . _ : @ -")
+    return value
+
+
+AppId = Annotated[str, AfterValidator(_app_id)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+def _metadata(value: dict[str, str] | None) -> dict[str, str] | None:
+    if value is None:
+        return value
+    if len(value) > 16:
+        raise ValueError("at most 16 keys")
+    for key, item in value.items():
+        if not 1 <= len(key) <= 64:
+            raise ValueError("keys must be 1-64 characters")
+        if len(item) > 256:
+            raise ValueError(f"value of {key!r} is longer than 256 characters")
+    return value
+
+
+Metadata = Annotated[dict[str, str] | None, AfterValidator(_metadata)]
+
+
+class RetrieveRequest(Strict):
+    query: str = Field(min_length=1, max_length=4000)
+    session_id: AppId | None = None
+    project_id: AppId | None = None
+    conversation_id: AppId | None = None
+    top_k: int = Field(5, ge=1, le=50)
+    token_budget: int = Field(500, ge=50, le=2000)
+
+
+class SearchRequestBody(Strict):
+    query: str = Field(min_length=1, max_length=4000)
+    top_k: int = Field(10, ge=1, le=100)
+    category: Category | None = None
+    project_id: AppId | None = None
+    session_id: AppId | None = None
+
+
+class MessageIn(Strict):
+    role: Literal["user", "assistant"]
+    content: str = Field(min_length=1, max_length=20000)
+    message_id: AppId | None = None
+    created_at: datetime | None = None
+
+
+class TurnsRequest(Strict):
+    conversation_id: AppId
+    project_id: AppId | None = None
+    messages: list[MessageIn] = Field(min_length=1, max_length=100)
+
+    @field_validator("messages")
+    @classmethod
+    def _unique_ids(cls, messages: list[MessageIn]) -> list[MessageIn]:
+        ids = [m.message_id for m in messages if m.message_id]
+        if len(ids) != len(set(ids)):
+            raise ValueError("message_id values must be unique within a request")
+        return messages
+
+
+class TurnsAccepted(BaseModel):
+    accepted: int
+    pending: int
+
+
+class MemoryIn(Strict):
+    content: str = Field(min_length=1, max_length=2000)
+    category: Category | None = None
+    subject: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[a-z0-9_.:-]+$")
+    scope: Literal["user", "project", "session"] | None = None
+    project_id: AppId | None = None
+    session_id: AppId | None = None
+    expires_at: datetime | None = None
+    created_at: datetime | None = None
+    confidence: float | None = Field(None, ge=0.0, le=1.0)
+    metadata: Metadata = None
+
+
+class ImportRequest(Strict):
+    items: list[MemoryIn] = Field(min_length=1, max_length=500)
+    resolve_conflicts: bool = False
+
+
+class Provenance(BaseModel):
+    conversation_id: str | None = None
+    message_ids: list[str] = []
+    extractor: str | None = None
+    evidence: str | None = None
+
+
+class MemoryOut(BaseModel):
+    memory_id: str
+    content: str
+    category: Category
+    subject: str
+    confidence: float
+    status: Status
+    version: int
+    scope: Scope
+    project_id: str | None
+    session_id: str | None
+    importance: str
+    polarity: bool
+    created_at: datetime
+    updated_at: datetime
+    last_confirmed_at: datetime
+    last_accessed_at: datetime | None
+    access_count: int
+    expires_at: datetime | None
+    source: str
+    provenance: Provenance
+    superseded_by: str | None
+    supersedes: str | None
+    conflicts_with: list[str]
+    tags: list[str]
+    metadata: dict[str, str]
+
+    @classmethod
+    def of(cls, m: Memory) -> MemoryOut:
+        return cls(
+            memory_id=m.memory_id, content=m.content, category=m.category, subject=m.subject,
+            confidence=m.confidence, status=m.status, version=m.version, scope=m.scope, project_id=m.project_id,
+            session_id=m.session_id, importance=m.importance.value, polarity=m.polarity, created_at=m.created_at,
+            updated_at=m.updated_at, last_confirmed_at=m.last_confirmed_at, last_accessed_at=m.last_accessed_at,
+            access_count=m.access_count, expires_at=m.expires_at, source=m.provenance.source.value,
+            provenance=Provenance(conversation_id=m.provenance.conversation_id,
+                                  message_ids=m.provenance.message_ids, extractor=m.provenance.extractor,
+                                  evidence=m.provenance.evidence),
+            superseded_by=m.superseded_by, supersedes=m.supersedes, conflicts_with=m.conflicts_with,
+            tags=m.tags, metadata=m.metadata,
+        )
+
+
+class ScoredMemoryOut(MemoryOut):
+    score: float
+    relevance: float
+    similarity: float
+    lexical: float
+    recency: float
+
+
+class RetrieveResponse(BaseModel):
+    decision: Literal["retrieve", "skip"]
+    reason: str
+    profile: Profile | None
+    memories: list[ScoredMemoryOut]
+    conflicts: list[list[str]]
+    pending_confirmations: list[MemoryOut]
+    context: str
+    tokens: int
+    trace_id: str
+
+
+class SearchResponse(BaseModel):
+    items: list[ScoredMemoryOut]
+
+
+class CreateMemoryResponse(BaseModel):
+    memory: MemoryOut | None
+    outcome: Literal["created", "merged", "superseded", "rejected"]
+    superseded: list[str]
+
+
+class ImportResult(BaseModel):
+    memory_id: str | None
+    outcome: Literal["created", "merged", "superseded", "rejected"]
+    reason: str | None = None
+
+
+class ImportResponse(BaseModel):
+    results: list[ImportResult]
+
+
+class MemoryPage(BaseModel):
+    items: list[MemoryOut]
+    next_cursor: str | None
+
+
+class MemoryVersionOut(BaseModel):
+    version: int
+    content: str
+    category: Category
+    status: Status
+    confidence: float
+    updated_at: datetime
+    reason: str
+
+
+class MemoryWithHistory(MemoryOut):
+    history: list[MemoryVersionOut]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    backend: str
+    version: str
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    details: object | None = None
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody

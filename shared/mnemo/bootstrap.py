@@ -1,0 +1,136 @@
+"""The composition root: the only module that names concrete adapters.
+
+The Lambdas, the local server, the CLI and the tests all build mnemo through here.
+AWS modules are imported only when the AWS back end is chosen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from mnemo.clock import Clock, SystemClock
+from mnemo.domain.extraction import RuleBasedExtractor
+from mnemo.domain.policy import PolicyTable
+from mnemo.errors import ConfigurationError
+from mnemo.ports import Embedder
+from mnemo.services.context import Ports
+from mnemo.services.extraction import ExtractionService
+from mnemo.services.forgetting import Forgetter
+from mnemo.services.ingest import Ingestor
+from mnemo.services.retrieval import Retriever
+from mnemo.services.writing import MemoryWriter
+from mnemo.settings import Settings
+
+_EMBEDDERS: dict[tuple[int, int], Embedder] = {}
+
+
+def shared_embedder(settings: Settings) -> Embedder:
+    """One model per process: loading costs a second, and the session is thread-safe."""
+    key = (settings.embedding_threads, settings.embedding_batch_size)
+    if key not in _EMBEDDERS:
+        from mnemo.adapters.local.onnx_embedder import OnnxMiniLmEmbedder
+
+        _EMBEDDERS[key] = OnnxMiniLmEmbedder(threads=settings.embedding_threads,
+                                             batch_size=settings.embedding_batch_size)
+    return _EMBEDDERS[key]
+
+
+@dataclass
+class Mnemo:
+    """The wired service: ports plus the use cases over them."""
+
+    ports: Ports
+    writer: MemoryWriter
+    retriever: Retriever
+    ingestor: Ingestor
+    forgetter: Forgetter
+    extraction: ExtractionService
+    _closers: list[object] = field(default_factory=list)
+
+    @property
+    def settings(self) -> Settings:
+        return self.ports.settings
+
+    def close(self) -> None:
+        self.retriever.close()
+        for closer in self._closers:
+            stop = getattr(closer, "stop", None)
+            if callable(stop):
+                stop()
+
+
+def _services(ports: Ports) -> Mnemo:
+    writer = MemoryWriter(ports)
+    forgetter = Forgetter(ports)
+    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports), ingestor=Ingestor(ports),
+                 forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter))
+
+
+def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,
+                data_dir: Path | None = None) -> Mnemo:
+    """The embedded home: SQLite + in-process search + key file + bundled model."""
+    from mnemo.adapters.local.key_file_vault import KeyFileVault
+    from mnemo.adapters.local.sqlite_db import Database
+    from mnemo.adapters.local.sqlite_memory_store import SqliteMemoryStore
+    from mnemo.adapters.local.sqlite_stores import (
+        SqliteAuditLog,
+        SqliteExtractionQueue,
+        SqliteProfileStore,
+        SqliteSettingsStore,
+        SqliteTraceStore,
+        SqliteTurnBuffer,
+        ThreadUserLocks,
+    )
+    from mnemo.crypto import UserCipher
+
+    clock = clock or SystemClock()
+    root = (data_dir or settings.data_dir).expanduser()
+    root.mkdir(parents=True, exist_ok=True)
+    db = Database(root / "mnemo.db")
+    vault = KeyFileVault(db, root / "master.key", clock)
+    cipher = UserCipher(vault)
+    embedder = embedder or shared_embedder(settings)
+    ports = Ports(
+        settings=settings, clock=clock, embedder=embedder,
+        memories=SqliteMemoryStore(db, cipher, embedder.dimension, settings.bm25_k1, settings.bm25_b),
+        profiles=SqliteProfileStore(db, cipher), user_settings=SqliteSettingsStore(db),
+        buffer=SqliteTurnBuffer(db, cipher, timedelta(days=settings.buffer_ttl_days)),
+        queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db), audit=SqliteAuditLog(db),
+        vault=vault, locks=ThreadUserLocks(), extractor=RuleBasedExtractor(),
+        policy=PolicyTable(settings.retention_days),
+    )
+    return _services(ports)
+
+
+def build(settings: Settings, **kwargs: object) -> Mnemo:
+    if settings.backend == "local":
+        return build_local(settings, **kwargs)  # type: ignore[arg-type]
+    raise ConfigurationError(f"backend {settings.backend!r} is not available in this build")
+
+
+def start_worker(mnemo: Mnemo) -> object:
+    """Run the debounce queue in-process (embedded home); returns the worker for stopping."""
+    from mnemo.adapters.local.sqlite_stores import SqliteExtractionQueue
+    from mnemo.adapters.local.worker import DebounceWorker
+
+    queue = mnemo.ports.queue
+    if not isinstance(queue, SqliteExtractionQueue):
+        raise ConfigurationError("the in-process worker runs on the embedded back end only")
+    worker = DebounceWorker(queue, mnemo.ports.clock, mnemo.extraction.process,
+                            mnemo.settings.worker_poll_seconds)
+    worker.start()
+    mnemo._closers.append(worker)
+    return worker
+
+
+def run_due_jobs(mnemo: Mnemo) -> int:
+    """Process every due extraction job now, in this thread (tests, the CLI, the demo)."""
+    from mnemo.adapters.local.sqlite_stores import SqliteExtractionQueue
+    from mnemo.adapters.local.worker import DebounceWorker
+
+    queue = mnemo.ports.queue
+    if not isinstance(queue, SqliteExtractionQueue):
+        raise ConfigurationError("run_due_jobs needs the embedded back end")
+    return DebounceWorker(queue, mnemo.ports.clock, mnemo.extraction.process, 1.0).run_due(limit=10_000)

@@ -1,0 +1,127 @@
+"""The `mnemo` command: serve, demo, import, bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+from mnemo.errors import MnemoError
+from mnemo.settings import Settings
+
+
+def load_settings(data_dir: str | None = None) -> Settings:
+    overrides: dict[str, object] = {}
+    if data_dir:
+        overrides["data_dir"] = Path(data_dir)
+    return Settings.from_env(os.environ, **overrides)
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(level=level.upper(), stream=sys.stderr,
+                        format='{"level":"%(levelname)s","logger":"%(name)s","message":"%(message)s"}')
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from mnemo.api.app import create_app
+    from mnemo.bootstrap import build_local, start_worker
+    from mnemo.server import Authenticator, LocalServer
+
+    settings = load_settings(args.data_dir)
+    configure_logging(settings.log_level)
+    service = build_local(settings)
+    server = LocalServer(create_app(service), Authenticator(settings.tenant_keys()), args.host, args.port,
+                         settings.max_body_bytes)
+    start_worker(service)
+    host, port = server.address
+
+    def stop(_sig: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    print(f"mnemo serving on http://{host}:{port} (data: {settings.data_dir})", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.httpd.server_close()
+        service.close()
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from mnemo.bootstrap import build_local
+    from mnemo.services.importer import import_file
+
+    settings = load_settings(args.data_dir)
+    service = build_local(settings)
+    try:
+        summary = import_file(service.writer, service.ports.clock, Path(args.file), tenant_id=args.tenant,
+                              default_user=args.user,
+                              resolve_conflicts=args.resolve_conflicts,
+                              progress=lambda done, total: print(f"\rimported {done}/{total}", end="",
+                                                                 file=sys.stderr, flush=True))
+    finally:
+        service.close()
+    print(file=sys.stderr)
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from mnemo.demo import run_demo
+
+    return run_demo(keep=args.keep)
+
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import runpy
+
+    root = Path(__file__).resolve().parents[2] / "tests" / "bench" / "run_all.py"
+    if not root.exists():
+        print("the benchmarks live in tests/bench of a source checkout", file=sys.stderr)
+        return 2
+    sys.argv = [str(root), *args.rest]
+    runpy.run_path(str(root), run_name="__main__")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mnemo", description="Long-term memory for chat applications")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the local HTTP server on the embedded back end")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--data-dir", default=None, help="default: $MNEMO_DATA_DIR or ./.mnemo")
+    serve.set_defaults(func=cmd_serve)
+    demo = sub.add_parser("demo", help="a scripted walk through two sessions")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary data directory")
+    demo.set_defaults(func=cmd_demo)
+    imp = sub.add_parser("import", help="import memories from a JSON file")
+    imp.add_argument("file")
+    imp.add_argument("--tenant", default="default")
+    imp.add_argument("--user", default=None, help="user for items that name none")
+    imp.add_argument("--resolve-conflicts", action="store_true")
+    imp.add_argument("--data-dir", default=None)
+    imp.set_defaults(func=cmd_import)
+    bench = sub.add_parser("bench", help="run the benchmarks (tests/bench)")
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=cmd_bench)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except MnemoError as exc:
+        print(f"mnemo: {exc.message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

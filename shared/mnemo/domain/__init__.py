@@ -1,0 +1,1 @@
+"""Pure domain logic: records, policy, extraction rules, ranking. No I/O here."""

@@ -1,0 +1,78 @@
+"""Write-time conflict resolution (SPEC R6): same, contradicts, independent or ambiguous."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from mnemo.domain.models import SOURCE_PRECEDENCE, Memory, Scope
+from mnemo.domain.text import normalise_content
+
+
+class Relation(StrEnum):
+    SAME = "same"  # restated: keep one, refresh last_confirmed_at
+    CONTRADICTS = "contradicts"  # the newer, more authoritative fact supersedes the other
+    INDEPENDENT = "independent"  # store both
+    AMBIGUOUS = "ambiguous"  # store both, flag, newer one more confident
+
+
+@dataclass(frozen=True)
+class Existing:
+    """An existing fact with its cosine similarity to the new one."""
+
+    memory: Memory
+    cosine: float
+
+
+@dataclass(frozen=True)
+class Resolution:
+    relation: Relation
+    other: Memory | None = None
+    new_wins: bool = True  # for CONTRADICTS: False when the stored fact outranks the new one
+
+
+def same_partition(a: Memory, b: Memory) -> bool:
+    """Facts only compete inside one scope: a task- or project-scoped fact never overrides a profile fact."""
+    if a.scope != b.scope:
+        return False
+    if a.scope is Scope.PROJECT:
+        return a.project_id == b.project_id
+    if a.scope is Scope.SESSION:
+        return a.session_id == b.session_id
+    return True
+
+
+def _outranks(new: Memory, old: Memory) -> bool:
+    """Explicit correction > stated > inferred > summary; among equals the later event wins."""
+    new_rank = SOURCE_PRECEDENCE[new.provenance.source]
+    old_rank = SOURCE_PRECEDENCE[old.provenance.source]
+    if new_rank != old_rank:
+        return new_rank > old_rank
+    return new.created_at >= old.created_at
+
+
+def classify(
+    new: Memory, existing: list[Existing], *, conflict_similarity: float, duplicate_similarity: float,
+) -> Resolution:
+    """Decide how ``new`` relates to the most relevant existing fact.
+
+    Order matters: an exact or near restatement is recognised first (anywhere), then a
+    fact in the same slot, then a very similar fact in another slot.
+    """
+    candidates = [e for e in existing if same_partition(new, e.memory) and e.memory.memory_id != new.memory_id]
+    new_norm = normalise_content(new.content)
+    for e in candidates:
+        same_slot = e.memory.subject == new.subject
+        if (normalise_content(e.memory.content) == new_norm
+                or (same_slot and e.memory.polarity == new.polarity and e.cosine >= duplicate_similarity)):
+            return Resolution(Relation.SAME, e.memory)
+    for e in sorted(candidates, key=lambda e: -e.cosine):
+        if e.memory.subject == new.subject:
+            # one active fact per slot: a different value or polarity is a contradiction
+            return Resolution(Relation.CONTRADICTS, e.memory, new_wins=_outranks(new, e.memory))
+    for e in sorted(candidates, key=lambda e: -e.cosine):
+        if e.cosine > conflict_similarity:
+            if e.cosine >= duplicate_similarity and e.memory.polarity == new.polarity:
+                return Resolution(Relation.SAME, e.memory)
+            return Resolution(Relation.AMBIGUOUS, e.memory)
+    return Resolution(Relation.INDEPENDENT)

@@ -1,0 +1,529 @@
+"""The rule-based extractor: explicit first-person statements -> typed fact candidates.
+
+It needs no model, so it is the embedded default and the fallback of the LLM extractor.
+It reads user messages only for facts; the assistant's previous message is used as
+context (a short answer to "where do you live?"), never as a source of user facts.
+Ambiguous or hedged language is left alone: a missed fact costs less than a wrong one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from mnemo.domain.grammar import third_person
+from mnemo.domain.models import Category, Importance, Message, Sensitivity, SourceKind
+from mnemo.domain.screening import rejection_reason
+from mnemo.domain.sensitive import redact
+from mnemo.domain.text import terms
+
+EXTRACTOR_NAME = "rule-based"
+EXTRACTOR_VERSION = "1.0"
+
+
+@dataclass
+class Candidate:
+    """A proposed fact (SPEC R3): what, why, and whether it should be stored."""
+
+    category: Category
+    subject: str
+    content: str
+    confidence: float
+    evidence: str
+    message_id: str
+    occurred_at: datetime
+    polarity: bool = True
+    importance: Importance = Importance.MEDIUM
+    source: SourceKind = SourceKind.EXTRACTED
+    sensitivity: Sensitivity = Sensitivity.NORMAL
+    should_store: bool = True
+    rejection_reason: str | None = None
+    correction: bool = False
+    high_stakes: bool = False
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ForgetRequest:
+    query: str
+    message_id: str
+
+
+@dataclass
+class Extraction:
+    candidates: list[Candidate] = field(default_factory=list)
+    forget: list[ForgetRequest] = field(default_factory=list)
+    redacted_kinds: list[str] = field(default_factory=list)
+
+    @property
+    def accepted(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.should_store]
+
+
+def slot_key(text: str, limit: int = 3) -> str:
+    """A stable short key for the object of a fact ("spicy Thai food" -> "spici_thai_food")."""
+    words = terms(text)[:limit]
+    if not words:
+        return hashlib.sha1(text.lower().encode()).hexdigest()[:8]  # noqa: S324 - a key, not security
+    return "_".join(words)
+
+
+# --- topic detection, so "I prefer tea" and later "I prefer coffee" share one slot
+_TOPICS: list[tuple[str, re.Pattern[str]]] = [
+    ("programming_language", re.compile(
+        r"\b(?:python|javascript|typescript|java|golang|go|rust|c\+\+|c#|ruby|kotlin|swift|php|scala|"
+        r"haskell|elixir|clojure|perl|lua|dart|julia|matlab|r)\b(?! ?(?:island|river))", re.I)),
+    ("response_language", re.compile(
+        r"\b(?:in|reply in|respond in|answers? in|speak) (?:english|french|spanish|german|italian|portuguese|"
+        r"dutch|japanese|chinese|mandarin|korean|russian|arabic|hindi|polish|swedish|turkish)\b", re.I)),
+    ("response_style", re.compile(
+        r"\b(?:short|brief|concise|long|detailed|in-depth|bullet(?:ed)? points?|bullets|step[- ]by[- ]step|"
+        r"formal|casual|informal|terse|verbose|plain language|simple language|technical|eli5) "
+        r"?(?:answers?|replies|responses|explanations|summaries|tone|style|lists?)?\b", re.I)),
+    ("units", re.compile(r"\b(?:metric|imperial|celsius|fahrenheit|kilometers|miles|kg|pounds|lbs)\b", re.I)),
+    ("drink", re.compile(r"\b(?:tea|coffee|espresso|latte|cappuccino|matcha)\b", re.I)),
+    ("seat", re.compile(r"\b(?:window|aisle|middle) seats?\b", re.I)),
+    ("theme", re.compile(r"\b(?:dark|light) (?:mode|theme)\b", re.I)),
+    ("time_format", re.compile(r"\b(?:24|12)[- ]hour (?:clock|time|format)\b", re.I)),
+    ("editor", re.compile(r"\b(?:vim|neovim|emacs|vs ?code|visual studio|intellij|pycharm|sublime)\b", re.I)),
+    ("os", re.compile(r"\b(?:linux|windows|macos|mac os|ubuntu|debian|fedora)\b", re.I)),
+    ("cloud", re.compile(r"\b(?:aws|azure|gcp|google cloud)\b", re.I)),
+]
+
+
+def topic_of(text: str) -> str | None:
+    for topic, pattern in _TOPICS:
+        if pattern.search(text):
+            return topic
+    return None
+
+
+# --- clause splitting
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])(?=[A-Z])")
+_CONJUNCTION = re.compile(
+    r",?\s+(?:and|but|so|although|though|while|whereas|because)\s+(?=(?:i|i'm|i've|my|we|our|i'll)\b)"
+    r"|,\s+(?=(?:i|i'm|i've|my)\s)", re.IGNORECASE)
+_LEADING = re.compile(
+    r"^(?:(?:oh|ah|well|so|hey|hi|hello|ok|okay|yeah|yes|yep|sure|btw|by the way|fyi|also|anyway|anyways|"
+    r"and|but|just so you know|for (?:the|your) record|to be honest|honestly|fun fact|in fact|lol|haha|"
+    r"please|pls|thanks|thank you)\b[,!.:]?\s*)+", re.IGNORECASE)
+_TRAILING = re.compile(
+    r"\s*(?:,?\s*(?:by the way|btw|lol|haha|though|too|as well|these days|nowadays|at the moment|right now|"
+    r"now|currently|anymore|any more|for sure|honestly|actually))+[.!]*$", re.IGNORECASE)
+
+
+def split_clauses(text: str) -> list[str]:
+    clauses: list[str] = []
+    for sentence in _SENTENCE.split(text):
+        for part in _CONJUNCTION.split(sentence):
+            stripped = part.strip(" \t\"'()[]-–—")
+            if stripped:
+                clauses.append(stripped)
+    return clauses
+
+
+def clean(clause: str) -> str:
+    clause = _LEADING.sub("", clause.strip())
+    return clause.strip(" ,;:-")
+
+
+def _object(text: str) -> str:
+    """Trim an object phrase: trailing filler, punctuation, and a following sub-clause."""
+    text = re.split(r"\s+(?:because|since|as|so|but|which|although|when|whenever|if)\s+|[,;(]", text)[0]
+    text = _TRAILING.sub("", text.strip())
+    return text.strip(" .!?\"'")
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: re.Pattern[str]
+    category: Category
+    subject: Callable[[re.Match[str]], str]
+    confidence: float = 0.9
+    importance: Importance = Importance.MEDIUM
+    polarity: bool = True
+    sensitivity: Sensitivity = Sensitivity.NORMAL
+    high_stakes: bool = False
+    episodic: bool = False
+    content: Callable[[re.Match[str], str], str] | None = None
+
+
+def _rule(pattern: str, category: Category, subject: Callable[[re.Match[str]], str] | str,
+          **kw: object) -> Rule:
+    subj = subject if callable(subject) else (lambda _m, s=subject: s)
+    return Rule(re.compile(pattern, re.IGNORECASE), category, subj, **kw)  # type: ignore[arg-type]
+
+
+def _g(m: re.Match[str], name: str = "x") -> str:
+    return _object(m.group(name))
+
+
+_NAME = r"(?P<x>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
+_PLACE = r"(?P<x>[A-Z][\w'.-]*(?:[ ,]+(?:[A-Z][\w'.-]*|de|da|do|del|la|le|of|am|upon|on))*)"
+_RELATION = (r"(?P<rel>wife|husband|partner|spouse|son|daughter|kid|child|mother|mom|mum|father|dad|brother|"
+             r"sister|boyfriend|girlfriend|fianc[eé]e?|grandmother|grandma|grandfather|grandpa|"
+             r"best friend|roommate|boss|manager|cousin|aunt|uncle|niece|nephew|twin)")
+_PET = r"(?P<species>dog|cat|puppy|kitten|parrot|bird|rabbit|bunny|hamster|fish|turtle|horse|snake|lizard|pet)"
+_DIETS = (r"(?P<x>vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten[- ]free|dairy[- ]free|lactose[- ]"
+          r"intolerant|halal|kosher|teetotal|sober|low[- ]carb|plant[- ]based|carnivore|flexitarian)")
+_HEALTH = (r"(?P<x>diabetes|diabetic|asthma|asthmatic|celiac|coeliac|epilepsy|epileptic|adhd|autism|autistic|"
+           r"dyslexia|dyslexic|colou?r ?blind|deaf|blind|hard of hearing|migraines?|a heart condition|"
+           r"high blood pressure|hypertension|anxiety|depression|arthritis|a bad back|crohn'?s|ibs)")
+_PLAN = (r"(?:i'm|i am|we're|we are) (?:going|planning|about|hoping|scheduled|due|set) to"
+         r"|i plan to|i will|i'll|we will|we'll")
+
+RULES: list[Rule] = [
+    # identity
+    _rule(r"^my (?:full |first )?name is " + _NAME, Category.BIOGRAPHICAL, "name",
+          importance=Importance.HIGH, confidence=0.95, content=lambda m, _c: f"User's name is {_g(m)}."),
+    _rule(r"^(?:please )?(?:call me|i go by|you can call me|people call me) " + _NAME, Category.PREFERENCE,
+          "preferred_name", importance=Importance.HIGH, confidence=0.95,
+          content=lambda m, _c: f"User prefers to be called {_g(m)}."),
+    # age and dates of the user
+    _rule(r"^i(?:'m| am) (?P<x>\d{1,3}) (?:years old|yrs old|y/?o)\b", Category.BIOGRAPHICAL, "age",
+          content=lambda m, _c: f"User is {m.group('x')} years old."),
+    _rule(r"^my birthday is (?:on )?(?P<x>.+)", Category.BIOGRAPHICAL, "birthday", importance=Importance.HIGH),
+    _rule(r"^i was born (?:in|on) (?P<x>.+)", Category.BIOGRAPHICAL, "birth"),
+    # where
+    _rule(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to " + _PLACE,
+          Category.BIOGRAPHICAL, "location", importance=Importance.HIGH, confidence=0.92),
+    _rule(r"^i(?:'m| am)? (?:currently |now )?(?:live|living|reside|residing|based|located|staying) "
+          r"(?:in|at|near|outside|out of) (?:the )?" + _PLACE, Category.BIOGRAPHICAL, "location",
+          importance=Importance.HIGH),
+    _rule(r"^my (?:home|house|apartment|flat|place) is in " + _PLACE, Category.BIOGRAPHICAL, "location",
+          importance=Importance.HIGH),
+    _rule(r"^i(?:'m| am) (?:originally )?from " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
+    _rule(r"^i grew up in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
+    # work and study
+    _rule(r"^i (?:work|am working|'m working) (?:as|as an?) (?P<x>.+)", Category.BIOGRAPHICAL, "job",
+          importance=Importance.HIGH),
+    _rule(r"^my (?:job|profession|occupation|role|position|job title|title) is (?P<x>.+)",
+          Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
+    _rule(r"^i (?:work|am working|'m working|am employed|'m employed) (?:at|for|with) (?P<x>[A-Z][\w&.'-]*"
+          r"(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH),
+    _rule(r"^i(?:'ve| have)? (?:just )?(?:started|joined|got) (?:a new job |working |a job )?(?:at|with) "
+          r"(?P<x>[A-Z][\w&.'-]*(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL, "employer",
+          importance=Importance.HIGH),
+    _rule(r"^i(?:'m| am) (?:an?|the) (?P<x>(?:[\w-]+ ){0,3}(?:engineer|developer|programmer|designer|manager|"
+          r"teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|accountant|architect|scientist|"
+          r"researcher|analyst|consultant|student|professor|lecturer|writer|author|journalist|editor|artist|"
+          r"musician|photographer|chef|cook|baker|pilot|driver|mechanic|electrician|plumber|carpenter|"
+          r"farmer|firefighter|police officer|officer|soldier|veteran|pharmacist|therapist|psychologist|"
+          r"counselor|counsellor|social worker|librarian|entrepreneur|founder|ceo|cto|cfo|freelancer|"
+          r"contractor|intern|retiree|barista|waiter|waitress|cashier|salesperson|marketer|recruiter|"
+          r"administrator|coach|trainer|tutor|vet|veterinarian|paramedic|economist|translator|"
+          r"data scientist|product owner|specialist|technician|homemaker|stay-at-home \w+))\b",
+          Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
+    _rule(r"^i(?:'m| am) (?:currently )?(?:studying|majoring in|doing a (?:degree|phd|master'?s) in) (?P<x>.+)",
+          Category.BIOGRAPHICAL, "education"),
+    _rule(r"^i (?:studied|graduated (?:from|in)|have a degree in|hold a degree in) (?P<x>.+)",
+          Category.BIOGRAPHICAL, "education"),
+    _rule(r"^i(?:'m| am) retired\b", Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
+    # family and pets
+    _rule(r"^my " + _RELATION + r"(?:'s name)? is (?:called |named )?" + _NAME, Category.BIOGRAPHICAL,
+          lambda m: f"family:{m.group('rel').lower()}", sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i have (?:an? |one |two |three |four |five |\d+ )(?:little |young |older |younger |grown )?"
+          r"(?P<x>(?:sons?|daughters?|kids?|children|child|brothers?|sisters?|siblings?|grandchildren|"
+          r"grandkids|twins))\b", Category.BIOGRAPHICAL, lambda m: f"family:{slot_key(m.group('x'), 1)}",
+          sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i(?:'m| am| got| just got) (?P<x>married|divorced|engaged|single|widowed|separated|pregnant)\b",
+          Category.BIOGRAPHICAL, "relationship_status", sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i have (?:an? |one |two |three |\d+ )?(?:\w+ )?" + _PET + r"s?(?: (?:named|called) " + _NAME + r")?",
+          Category.BIOGRAPHICAL, lambda m: f"pet:{(m.group('x') or m.group('species')).lower()}"),
+    _rule(r"^my " + _PET + r"(?:'s name is| is called| is named) " + _NAME, Category.BIOGRAPHICAL,
+          lambda m: f"pet:{m.group('x').lower()}"),
+    # diet, allergies, health, other constraints
+    _rule(r"^i(?:'m| am)(?: now| currently)? (?:a |an |strictly |fully |100% )?" + _DIETS + r"\b",
+          Category.CONSTRAINT, "diet", importance=Importance.HIGH),
+    _rule(r"^i(?:'m| am)? (?:on|follow|following|eat) an? " + _DIETS + r" diet", Category.CONSTRAINT, "diet",
+          importance=Importance.HIGH),
+    _rule(r"^i(?:'m| am)(?: severely| very| highly| deathly)? allergic to (?P<x>.+)", Category.CONSTRAINT,
+          lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.95,
+          sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i have (?:an? |a severe |a serious |a mild )?(?P<x>[\w -]+?) allergy", Category.CONSTRAINT,
+          lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.95,
+          sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i(?:'m| am) (?:lactose|gluten|fructose|histamine) intolerant|^i(?:'m| am) intolerant to (?P<x>.+)",
+          Category.CONSTRAINT, lambda m: f"intolerance:{slot_key(m.group(0), 3)}",
+          importance=Importance.CRITICAL, sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i (?:don't|do not|never|can't|cannot|can not|no longer|won't) (?:eat|drink|consume|touch) "
+          r"(?P<x>.+)", Category.CONSTRAINT, lambda m: f"avoids:{slot_key(_g(m), 2)}",
+          importance=Importance.HIGH, polarity=True),
+    _rule(r"^i(?:'m| am| have)? (?:a |an )?" + _HEALTH + r"\b", Category.CONSTRAINT,
+          lambda m: f"health:{slot_key(m.group('x'), 2)}", importance=Importance.HIGH,
+          sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i (?:use|am in|'m in) a wheelchair", Category.CONSTRAINT, "mobility", importance=Importance.HIGH,
+          sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i (?:can't|cannot|can not|don't|do not) (?P<x>drive|swim|fly|travel|walk long distances|"
+          r"climb stairs|work (?:on )?weekends|take calls (?:before|after) [\w: ]+|use \w+)",
+          Category.CONSTRAINT, lambda m: f"cannot:{slot_key(_g(m), 3)}", importance=Importance.HIGH),
+    _rule(r"^i (?:only|exclusively) (?P<x>(?:eat|drink|fly|use|work|shop|buy|travel|read|watch) .+)",
+          Category.CONSTRAINT, lambda m: f"only:{slot_key(_g(m), 2)}"),
+    _rule(r"^i(?:'m| am) (?:not allowed|unable|forbidden) to (?P<x>.+)", Category.CONSTRAINT,
+          lambda m: f"cannot:{slot_key(_g(m), 3)}", importance=Importance.HIGH),
+    # durable instructions about answers (procedural), told apart from one-off requests by screening
+    _rule(r"^(?:from now on|going forward|in (?:the )?future|always|by default|whenever you (?:answer|reply|"
+          r"respond|write)),? (?:please )?(?P<x>(?:answer|reply|respond|write|use|give|show|explain|keep|"
+          r"format|include|call|address|talk|speak|be)\b.+)", Category.PROCEDURAL,
+          lambda m: f"style:{topic_of(m.group('x')) or slot_key(m.group('x'), 2)}", confidence=0.9,
+          content=lambda m, _c: f"User wants the assistant to {_lower_first(_g(m))}."),
+    _rule(r"^(?:please )?(?:never|don't ever|do not ever|stop) (?P<x>(?:use|give|show|send|include|add|write|"
+          r"recommend|suggest|call|mention)\b.+)", Category.PROCEDURAL,
+          lambda m: f"style_avoid:{slot_key(m.group('x'), 3)}",
+          content=lambda m, _c: f"User does not want the assistant to {_lower_first(_g(m))}."),
+    # preferences
+    _rule(r"^my (?:absolute )?(?:favou?rite|fave) (?P<what>[\w -]+?) (?:is|are) (?P<x>.+)", Category.PREFERENCE,
+          lambda m: f"favorite:{slot_key(m.group('what'), 2)}", importance=Importance.MEDIUM),
+    _rule(r"^i (?:would |'d )?(?:much |really |strongly |generally |usually )?prefer (?P<x>.+)",
+          Category.PREFERENCE, lambda m: f"prefers:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
+    _rule(r"^i (?:really |absolutely |totally |just |also |do )?(?:love|like|enjoy|adore|am into|'m into|"
+          r"am obsessed with|'m obsessed with|am a (?:big |huge )?fan of|'m a (?:big |huge )?fan of|"
+          r"am passionate about|'m passionate about|am crazy about|'m crazy about|"
+          r"can't get enough of|really dig) (?P<x>.+)",
+          Category.PREFERENCE, lambda m: f"likes:{slot_key(_g(m))}"),
+    _rule(r"^i (?:really |absolutely |totally |just |also )?(?:hate|dislike|detest|despise|can't stand|cannot stand|"
+          r"don't like|do not like|don't enjoy|do not enjoy|don't care for|am not (?:a )?(?:big )?fan of|"
+          r"'m not (?:a )?(?:big )?fan of|am not into|'m not into|don't love|no longer like|no longer enjoy|"
+          r"don't really like|stopped liking) (?P<x>.+)", Category.PREFERENCE,
+          lambda m: f"likes:{slot_key(_g(m))}", polarity=False),
+    _rule(r"^i (?:usually|always|normally|typically|often|regularly|tend to) (?P<x>(?!think|guess|feel)\w.+)",
+          Category.PROCEDURAL, lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
+    _rule(r"^i (?:play|practice|practise|do|go) (?P<x>(?:the )?(?:guitar|piano|violin|drums|tennis|soccer|"
+          r"football|basketball|chess|yoga|pilates|golf|volleyball|climbing|bouldering|running|swimming|"
+          r"hiking|surfing|skiing|boxing|karate|judo|crossfit|cycling|martial arts|\w+ing)\b.*)",
+          Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 2)}"),
+    _rule(r"^i speak (?P<x>.+)", Category.BIOGRAPHICAL, lambda m: f"speaks:{slot_key(_g(m), 3)}"),
+    _rule(r"^my (?:native|first|mother) (?:language|tongue) is (?P<x>.+)", Category.BIOGRAPHICAL,
+          "native_language"),
+    # things the user has
+    _rule(r"^i (?:have|own|drive|ride) (?:an? |my own )(?P<x>(?!\w+ allergy)(?:[\w-]+ ){0,3}(?:car|bike|bicycle|"
+          r"motorcycle|truck|van|house|apartment|flat|boat|garden|cabin|tesla|toyota|honda|bmw|audi|"
+          r"ford|volkswagen|vw|mac|macbook|iphone|android|pixel|laptop|pc|\w+ phone))\b",
+          Category.BIOGRAPHICAL, lambda m: f"owns:{slot_key(_g(m), 3)}", confidence=0.85),
+    # projects and team facts: high-stakes ones wait for confirmation
+    _rule(r"^(?:our|the|my) (?:project'?s? |team'?s? |annual |monthly |total |marketing |)?budget "
+          r"(?:is|was|will be|has been set to) (?P<x>.+)", Category.PROJECT_FACT, "budget",
+          importance=Importance.CRITICAL, high_stakes=True),
+    _rule(r"^(?:we|i) (?:have )?(?:decided|agreed|chose|chosen|settled on) (?:to |on )?(?P<x>.+)",
+          Category.PROJECT_FACT, lambda m: f"decision:{topic_of(m.group('x')) or slot_key(_g(m), 3)}",
+          importance=Importance.HIGH, high_stakes=True),
+    _rule(r"^(?:we|our (?:company|team|product|system|app)|i) (?:must|need to|have to) (?:be )?"
+          r"(?:comply|compliant|conform) (?:with )?(?P<x>.+)", Category.PROJECT_FACT,
+          lambda m: f"compliance:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, high_stakes=True),
+    _rule(r"^(?:our|the|my) (?:tech )?stack (?:is|uses|includes) (?P<x>.+)", Category.PROJECT_FACT, "stack",
+          importance=Importance.HIGH),
+    _rule(r"^(?:we|our (?:team|company|project|app|service)) (?:use|uses|run|runs|deploy|deploys|are using|"
+          r"is using|build|builds) (?P<x>.+)", Category.PROJECT_FACT,
+          lambda m: f"uses:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
+    _rule(r"^i(?:'m| am) (?:currently )?(?:working on|building|developing|writing|leading|running) (?P<x>.+)",
+          Category.PROJECT_FACT, lambda m: f"working_on:{slot_key(_g(m), 3)}", confidence=0.85),
+    # plans and events (episodic: dated from the message)
+    _rule(r"^(?:" + _PLAN + r") (?P<x>(?!be\b)\w.+)", Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}",
+          confidence=0.85, episodic=True),
+    _rule(r"^(?:next|this) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|"
+          r"wednesday|thursday|friday|saturday|sunday),? (?:i|we)(?:'m| am|'re| are| will|'ll)? (?P<x>.+)",
+          Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
+    _rule(r"^i have an? (?P<x>(?:\w+ ){0,3}(?:appointment|interview|exam|test|meeting|flight|trip|surgery|"
+          r"wedding|party|concert|game|match|race|marathon|deadline|presentation|conference|vacation|holiday)"
+          r"\b.*)", Category.EPISODIC, lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
+    _rule(r"^(?:yesterday|last (?:week|weekend|month|year|night|monday|tuesday|wednesday|thursday|friday|"
+          r"saturday|sunday)|earlier today|today|this morning|recently|a few days ago|on the weekend),? "
+          r"(?:i|we) (?P<x>\w.+)", Category.EPISODIC, lambda m: f"event:{slot_key(_g(m), 3)}",
+          confidence=0.85, episodic=True),
+    _rule(r"^i (?:just |recently |finally )?(?:went|visited|traveled|travelled|finished|completed|started|"
+          r"bought|adopted|got|ran|won|lost|met|attended|joined|graduated|passed|quit|left|launched|"
+          r"published|signed up|moved into|took|made|built|painted|wrote|read|watched|saw|tried|learned|"
+          r"learnt|began|celebrated|hosted|organized|organised|volunteered|received|sold|fixed) (?P<x>.+)",
+          Category.EPISODIC, lambda m: f"event:{slot_key(m.group(0), 4)}", confidence=0.8, episodic=True),
+]
+
+_REMEMBER = re.compile(
+    r"^(?:please |can you |could you |would you |pls )?(?:remember|note|keep in mind|don't forget|do not "
+    r"forget|make a note|take note|save|store|memori[sz]e)(?: this| that| for me| for later)?(?:[:,]\s*|\s+that\s+"
+    r"|\s+)(?P<x>.+)", re.IGNORECASE)
+_FORGET = re.compile(
+    r"^(?:please |can you |could you |pls )?(?:forget|delete|erase|remove|stop remembering|don't remember|"
+    r"do not remember|drop)(?: about| that| the fact that| everything about| what i said about| my| the "
+    r"(?:memory|note|fact) (?:about|that|of))?\s+(?P<x>.+)", re.IGNORECASE)
+_CORRECTION = re.compile(
+    r"^(?:actually|correction|to correct myself|i meant|sorry,? i meant|wait|no,? i said|no,? actually|"
+    r"that's not right|that is not right|that's wrong|that's not correct|not quite|no|nope)\b[,:!.]?\s*"
+    r"(?:it's|it is)?\s*", re.IGNORECASE)
+_NO_LONGER = re.compile(r"\b(?:not \w+ anymore|no longer|not any ?more|anymore|these days|now)\b",
+                        re.IGNORECASE)
+_COORDINATED = re.compile(
+    r"^(?P<head>(?P<prefix>i'm|i am|i have|i've|i)\b.+?),? and (?:also )?(?P<tail>(?!i\b|i'm|my\b).+)$", re.I)
+_FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b", re.IGNORECASE)
+
+# Short answers to the assistant's own question (context, not assistant facts).
+_ASKED = [
+    (re.compile(r"\bwhat(?:'s| is) your name\b|\bwhat should i call you\b", re.I), "my name is {}"),
+    (re.compile(r"\bwhere (?:do|are) you (?:live|living|based|located|from)\b", re.I), "I live in {}"),
+    (re.compile(r"\bwhat do you do(?: for (?:a )?(?:living|work))?\??$|\bwhat(?:'s| is) your (?:job|"
+                r"profession|occupation)\b", re.I), "I work as {}"),
+    (re.compile(r"\bany (?:food )?allergies\b|\bare you allergic\b", re.I), "I'm allergic to {}"),
+    (re.compile(r"\bdietary (?:restrictions|requirements|needs)\b", re.I), "I'm {}"),
+]
+_AFFIRM = re.compile(r"^(?:yes|yep|yeah|correct|right|exactly|please do|sure|that's right)\b", re.I)
+_CONFIRM_Q = re.compile(r"\b(?:should|shall) i remember (?:that )?(?P<x>.+?)\?", re.I)
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text else text
+
+
+def _date_suffix(when: datetime, clause: str) -> str:
+    low = clause.lower()
+    day = when.date()
+    if "yesterday" in low:
+        day = (when - timedelta(days=1)).date()
+    return f" (on {day.isoformat()})" if any(
+        w in low for w in ("yesterday", "today", "this morning", "last ", "ago", "recently", "just ")
+    ) or not _plan_like(low) else f" (said on {day.isoformat()})"
+
+
+def _plan_like(low: str) -> bool:
+    return bool(re.search(r"\b(?:going to|plan|will|'ll|next|about to|hoping to|scheduled|have an?)\b", low))
+
+
+class RuleBasedExtractor:
+    """Extracts candidates from a batch of messages of one conversation."""
+
+    name = EXTRACTOR_NAME
+    version = EXTRACTOR_VERSION
+
+    def extract(self, messages: Sequence[Message]) -> Extraction:
+        result = Extraction()
+        previous_assistant = ""
+        for message in messages:
+            if message.role != "user":
+                previous_assistant = message.content
+                continue
+            text, kinds = redact(message.content)
+            result.redacted_kinds.extend(kinds)
+            self._from_context(previous_assistant, text, message, result)
+            for clause in split_clauses(text):
+                for part in self._split_coordination(clean(clause)):
+                    self._clause(part, message, result)
+            previous_assistant = ""
+        return result
+
+    def _split_coordination(self, clause: str) -> list[str]:
+        """'I'm vegetarian and allergic to nuts' -> two statements, when each half stands as a fact."""
+        m = _COORDINATED.match(clause)
+        if not m:
+            return [clause]
+        head, tail = m.group("head"), m.group("prefix") + " " + m.group("tail")
+        if self._rule_for(head) and self._rule_for(tail):
+            return [head, *self._split_coordination(tail)]
+        return [clause]
+
+    @staticmethod
+    def _rule_for(clause: str) -> Rule | None:
+        return next((r for r in RULES if r.pattern.search(clause)), None)
+
+    def _from_context(self, asked: str, answer: str, message: Message, result: Extraction) -> None:
+        if not asked:
+            return
+        short = answer.strip().rstrip(".!")
+        confirm = _CONFIRM_Q.search(asked)
+        if confirm and _AFFIRM.match(short):
+            statement = confirm.group("x")
+            statement = re.sub(r"^you(?:'re| are)\b", "I'm", statement, flags=re.I)
+            statement = re.sub(r"^your\b", "my", statement, flags=re.I)
+            statement = re.sub(r"^you\b", "I", statement, flags=re.I)
+            self._clause(statement, message, result, explicit=True)
+            return
+        if len(short.split()) > 4 or _FIRST_PERSON.match(short) or short.endswith("?"):
+            return
+        for question, template in _ASKED:
+            if question.search(asked):
+                self._clause(template.format(short), message, result)
+                return
+
+    def _clause(self, raw: str, message: Message, result: Extraction, explicit: bool = False) -> None:
+        clause = clean(raw)
+        if not clause or (clause.endswith("?") and not _REMEMBER.match(clause)):
+            return
+        forget = _FORGET.match(clause)
+        if forget and not explicit:
+            result.forget.append(ForgetRequest(_object(forget.group("x")) or forget.group("x"), message.message_id))
+            return
+        remember = _REMEMBER.match(clause)
+        if remember:
+            clause = clean(remember.group("x"))
+            explicit = True
+        correction = False
+        corrected = _CORRECTION.match(clause)
+        if corrected and corrected.end() < len(clause):
+            rest = clause[corrected.end():]
+            if _FIRST_PERSON.match(rest) or explicit:
+                clause = rest
+                correction = True
+        if re.search(r"\bi (?:moved|relocated|switched|changed|no longer|stopped|quit)\b|\banymore\b", clause, re.I):
+            correction = True
+        reason = rejection_reason(clause)
+        if reason == "uncertain" and explicit:
+            reason = None
+        candidate = self._match(clause, message, explicit)
+        if candidate is None:
+            if reason and _FIRST_PERSON.match(clause):
+                # recorded as refused so traces and evaluations can see why nothing was kept
+                result.candidates.append(Candidate(
+                    category=guess_category(clause), subject="refused", content="",
+                    confidence=0.0, evidence="", message_id=message.message_id,
+                    occurred_at=message.created_at, should_store=False, rejection_reason=reason,
+                ))
+                return
+            if not explicit or (not _FIRST_PERSON.match(clause) and reason):
+                return
+            # "remember that X" where X matches no rule: keep the user's own words
+            candidate = Candidate(
+                category=guess_category(clause), subject=f"note:{slot_key(clause, 4)}",
+                content=third_person(clause), confidence=1.0, evidence=clause,
+                message_id=message.message_id, occurred_at=message.created_at,
+            )
+        if explicit:
+            candidate.confidence = 1.0
+            candidate.source = SourceKind.USER_EXPLICIT
+        elif correction:
+            candidate.confidence = max(candidate.confidence, 0.95)
+            candidate.source = SourceKind.USER_EXPLICIT
+            candidate.correction = True
+        if reason:
+            candidate.should_store = False
+            candidate.rejection_reason = reason
+        result.candidates.append(candidate)
+
+    def _match(self, clause: str, message: Message, explicit: bool) -> Candidate | None:
+        for rule in RULES:
+            m = rule.pattern.search(clause)
+            if not m:
+                continue
+            content = rule.content(m, clause) if rule.content else third_person(_TRAILING.sub("", clause))
+            if rule.episodic:
+                content = content.rstrip(".") + _date_suffix(message.created_at, clause) + "."
+            polarity = rule.polarity
+            return Candidate(
+                category=rule.category, subject=rule.subject(m), content=content,
+                confidence=rule.confidence, evidence=clause, message_id=message.message_id,
+                occurred_at=message.created_at, polarity=polarity, importance=rule.importance,
+                sensitivity=rule.sensitivity, high_stakes=rule.high_stakes and not explicit,
+            )
+        return None
+
+
+def guess_category(clause: str) -> Category:
+    low = clause.lower()
+    if re.search(r"\b(?:allergic|can't|cannot|never|must not|avoid|don't eat)\b", low):
+        return Category.CONSTRAINT
+    if re.search(r"\b(?:prefer|like|love|hate|favou?rite|rather)\b", low):
+        return Category.PREFERENCE
+    if re.search(r"\b(?:project|repo|team|deadline|budget|stack|client)\b", low):
+        return Category.PROJECT_FACT
+    if re.search(r"\b(?:yesterday|tomorrow|next|last|on \w+day|meeting|trip)\b", low):
+        return Category.EPISODIC
+    return Category.BIOGRAPHICAL

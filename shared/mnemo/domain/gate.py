@@ -1,0 +1,65 @@
+"""The retrieval gate (SPEC R5): does this query need personal memory at all?"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class GateDecision(StrEnum):
+    RETRIEVE = "retrieve"
+    PROFILE_ONLY = "profile_only"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class Gate:
+    decision: GateDecision
+    reason: str
+
+
+_GREETING = re.compile(
+    r"^\s*(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening|day)|greetings|hola|bonjour|"
+    r"ciao|hallo|ol[aá]|what'?s up|sup|morning|evening)\b[\s,!.?]*(?:there|again|mnemo|assistant|bot)?[\s!.?]*$",
+    re.IGNORECASE,
+)
+_PERSONAL = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours|us)\b", re.IGNORECASE,
+)
+_PAST = re.compile(
+    r"\b(?:remember|recall|remind|last time|previously|before|earlier|again|as usual|usual|you know|"
+    r"you said|we (?:talked|discussed|spoke)|told you|mentioned|yesterday|last (?:week|month|year)|"
+    r"same as|like always)\b", re.IGNORECASE,
+)
+_PERSONALISABLE = re.compile(
+    r"\b(?:recommend|suggest|advice|advise|plan|ideas?|should|help|what to|where to|gift|recipe|dinner|"
+    r"lunch|breakfast|restaurant|trip|travel|weekend|book|movie|watch|read|cook|eat|buy|schedule|"
+    r"write|draft|code|example|explain to|tutor|teach|workout|exercise|routine|for you|personali[sz]e)\b",
+    re.IGNORECASE,
+)
+_GENERAL = re.compile(
+    r"^\s*(?:what|who|whom|when|where|which|why|how|is|are|was|were|does|do|did|can|could|define|explain|"
+    r"describe|calculate|compute|convert|translate|list|name|tell me about)\b", re.IGNORECASE,
+)
+_YOU_ONLY = re.compile(r"^\s*(?:who|what) are you\b|\byour (?:name|model|version)\b", re.IGNORECASE)
+
+
+def decide(query: str) -> Gate:
+    """Cheap, regex-only decision (well under a millisecond)."""
+    text = query.strip()
+    if not text:
+        return Gate(GateDecision.SKIP, "empty query")
+    if _GREETING.match(text):
+        return Gate(GateDecision.PROFILE_ONLY, "greeting: profile only")
+    if _PAST.search(text):
+        return Gate(GateDecision.RETRIEVE, "refers to the past")
+    if _PERSONAL.search(text):
+        return Gate(GateDecision.RETRIEVE, "personal reference")
+    if _YOU_ONLY.search(text):
+        return Gate(GateDecision.SKIP, "about the assistant")
+    if _PERSONALISABLE.search(text):
+        return Gate(GateDecision.RETRIEVE, "request that preferences can shape")
+    if _GENERAL.match(text):
+        return Gate(GateDecision.SKIP, "general-knowledge question")
+    return Gate(GateDecision.RETRIEVE, "default: may be personal")

@@ -1,0 +1,61 @@
+"""BM25 over one user's memories, kept in memory and updated incrementally."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+
+
+class Bm25Index:
+    """Okapi BM25 with postings, so a query costs time in its terms' postings only."""
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1 = k1
+        self.b = b
+        self._postings: dict[str, dict[str, int]] = {}
+        self._lengths: dict[str, int] = {}
+        self._doc_terms: dict[str, tuple[str, ...]] = {}
+        self._total_length = 0
+
+    def __len__(self) -> int:
+        return len(self._lengths)
+
+    def add(self, doc_id: str, doc_terms: Iterable[str]) -> None:
+        if doc_id in self._lengths:
+            self.remove(doc_id)
+        counts = Counter(doc_terms)
+        length = sum(counts.values())
+        self._lengths[doc_id] = length
+        self._doc_terms[doc_id] = tuple(counts)
+        self._total_length += length
+        for term, tf in counts.items():
+            self._postings.setdefault(term, {})[doc_id] = tf
+
+    def remove(self, doc_id: str) -> None:
+        length = self._lengths.pop(doc_id, None)
+        if length is None:
+            return
+        self._total_length -= length
+        for term in self._doc_terms.pop(doc_id, ()):
+            posting = self._postings.get(term)
+            if posting is not None:
+                posting.pop(doc_id, None)
+                if not posting:
+                    del self._postings[term]
+
+    def score(self, query_terms: Iterable[str]) -> dict[str, float]:
+        n = len(self._lengths)
+        if n == 0:
+            return {}
+        avg = self._total_length / n or 1.0
+        scores: dict[str, float] = {}
+        for term in set(query_terms):
+            posting = self._postings.get(term)
+            if not posting:
+                continue
+            idf = math.log(1.0 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+            for doc_id, tf in posting.items():
+                norm = self.k1 * (1.0 - self.b + self.b * self._lengths[doc_id] / avg)
+                scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (self.k1 + 1.0) / (tf + norm)
+        return scores

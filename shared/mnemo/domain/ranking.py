@@ -1,0 +1,66 @@
+"""Hybrid relevance and the re-rank of SPEC R5."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from mnemo.domain.models import IMPORTANCE_WEIGHT, Memory
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A memory the index found, with its raw evidence of relevance."""
+
+    memory: Memory
+    cosine: float
+    lexical: float  # raw BM25 (or 0 when the term evidence is absent)
+
+
+@dataclass(frozen=True)
+class Scored:
+    memory: Memory
+    cosine: float
+    lexical: float  # normalised to 0..1 within this query
+    relevance: float
+    recency: float
+    score: float
+
+
+@dataclass(frozen=True)
+class RankingParams:
+    a: float
+    b: float
+    c: float
+    importance: float
+    access: float
+    lexical_weight: float
+    recency_lambda: float
+
+
+def recency(memory: Memory, now: datetime, recency_lambda: float) -> float:
+    """exp(-lambda * days since the fact was last confirmed)."""
+    days = max((now - memory.last_confirmed_at).total_seconds() / 86400.0, 0.0)
+    return math.exp(-recency_lambda * days)
+
+
+def fuse(cosine: float, lexical_norm: float, lexical_weight: float) -> float:
+    """Relevance from both kinds of evidence; neither alone decides."""
+    return (1.0 - lexical_weight) * max(cosine, 0.0) + lexical_weight * lexical_norm
+
+
+def rank(hits: list[Hit], now: datetime, params: RankingParams) -> list[Scored]:
+    """Score every hit and return them best first (ties broken by id for stable output)."""
+    top_lexical = max((h.lexical for h in hits), default=0.0)
+    scored: list[Scored] = []
+    for h in hits:
+        lex = h.lexical / top_lexical if top_lexical > 0 else 0.0
+        relevance = fuse(h.cosine, lex, params.lexical_weight)
+        rec = recency(h.memory, now, params.recency_lambda)
+        use = 1.0 - math.exp(-h.memory.access_count / 10.0)
+        score = (params.a * relevance + params.b * rec + params.c * h.memory.confidence
+                 + params.importance * IMPORTANCE_WEIGHT[h.memory.importance] + params.access * use)
+        scored.append(Scored(h.memory, h.cosine, lex, relevance, rec, score))
+    scored.sort(key=lambda s: (-s.score, s.memory.memory_id))
+    return scored

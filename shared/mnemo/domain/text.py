@@ -1,0 +1,76 @@
+"""Text normalisation shared by lexical search, duplicate detection and the gate."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
+    having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll
+    i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor
+    not of off on once only or other ought our ours ourselves out over own same shan't she she'd
+    she'll she's should shouldn't so some such than that that's the their theirs them themselves
+    then there there's these they they'd they'll they're they've this those through to too under
+    until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where
+    where's which while who who's whom why why's with won't would wouldn't you you'd you'll
+    you're you've your yours yourself yourselves s t just also really did got get gets""".split()
+)
+
+
+def fold(text: str) -> str:
+    """Lower-case, strip accents and unify apostrophes."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return text.replace("\u2019", "'").replace("\u2018", "'").lower()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to make 'hiking'/'hikes'/'hiked' meet, cheap and stable."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for suffix, replacement in (
+        ("ies", "y"), ("ied", "y"), ("sses", "ss"), ("ness", ""), ("ments", "ment"),
+        ("ings", ""), ("ing", ""), ("edly", ""), ("ed", ""), ("ly", ""), ("es", ""), ("s", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: len(word) - len(suffix)] + replacement
+            if suffix == "s" and word.endswith("ss"):
+                return word
+            # "running" -> "runn" -> "run": undo a doubled final consonant
+            if suffix in {"ing", "ed", "ings"} and len(base) > 3 and base[-1] == base[-2] \
+                    and base[-1] not in "lsz":
+                base = base[:-1]
+            return base
+    return word
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(fold(text))
+
+
+def terms(text: str) -> list[str]:
+    """Index terms: folded words without stopwords, stemmed; possessive 's dropped."""
+    out: list[str] = []
+    for raw in words(text):
+        word = raw.removesuffix("'s")
+        if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
+            continue
+        out.append(stem(word.replace("'", "")))
+    return out
+
+
+def normalise_content(text: str) -> str:
+    """Canonical form for exact-duplicate detection."""
+    return " ".join(words(text))
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate (about 4 characters a token for English, at least one a word)."""
+    return max(len(text) // 4, len(text.split()), 1) if text else 0

@@ -1,0 +1,60 @@
+"""The core's error hierarchy; the HTTP layer maps it to status codes in one table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MnemoError(Exception):
+    """Base of every error the core raises on purpose."""
+
+    code = "internal"
+
+    def __init__(self, message: str, *, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class ConfigurationError(MnemoError):
+    code = "configuration"
+
+
+class InvalidInput(MnemoError):
+    """A client sent something the service cannot accept; ``details`` names the field."""
+
+    code = "invalid_input"
+
+
+class Unauthorized(MnemoError):
+    code = "unauthorized"
+
+
+class NotFound(MnemoError):
+    """Unknown id, or an id of another tenant or user (they look the same)."""
+
+    code = "not_found"
+
+
+class VersionConflict(MnemoError):
+    code = "version_conflict"
+
+
+class PayloadTooLarge(MnemoError):
+    code = "payload_too_large"
+
+
+class Throttled(MnemoError):
+    code = "throttled"
+
+
+class BackendUnavailable(MnemoError):
+    """A store or model could not be reached; nothing was half-written."""
+
+    code = "backend_unavailable"
+
+
+class MemoryDisabled(MnemoError):
+    """The user switched memory off."""
+
+    code = "memory_disabled"

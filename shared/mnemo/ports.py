@@ -1,0 +1,241 @@
+"""The ports the services depend on. Each home (local, AWS) provides one adapter per port.
+
+Contracts common to all ports:
+- every call is scoped by (tenant_id, user_id); nothing searches across users;
+- "not found" is ``None`` or an empty list, never an exception;
+- back-end failures surface as ``mnemo.errors.BackendUnavailable`` (translated at the edge).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from mnemo.domain.extraction import Extraction
+from mnemo.domain.models import (
+    AuditEvent,
+    BufferedTurn,
+    Category,
+    Memory,
+    MemoryVersion,
+    Message,
+    Profile,
+    RetrievalTrace,
+    Status,
+    UserSettings,
+)
+from mnemo.domain.ranking import Hit
+
+Vector = npt.NDArray[np.float32]
+
+
+class Extractor(Protocol):
+    """Turns a batch of one conversation's messages into fact candidates (rules or an LLM)."""
+
+    name: str
+    version: str
+
+    def extract(self, messages: Sequence[Message]) -> Extraction:
+        """Candidates in message order; refused ones carry should_store=False and a reason."""
+        ...
+
+
+class Embedder(Protocol):
+    """Sentence embeddings, L2-normalised, so a dot product is the cosine."""
+
+    dimension: int
+    model_id: str
+
+    def embed(self, texts: Sequence[str]) -> Vector:
+        """Shape (len(texts), dimension), float32, each row of unit length; batches internally."""
+        ...
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """Filters come first (R5): user, scope, live status, expiry, categories; then similarity."""
+
+    vector: Vector
+    terms: list[str]
+    limit: int
+    now: datetime
+    project_id: str | None = None
+    session_id: str | None = None
+    categories: frozenset[Category] | None = None
+    statuses: frozenset[Status] = frozenset({Status.ACTIVE, Status.PROBATIONARY})
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[Memory]
+    next_cursor: str | None
+
+
+class MemoryStore(Protocol):
+    """The semantic memory of every user: records, their history, similarity and lexical search."""
+
+    def get(self, tenant_id: str, user_id: str, memory_id: str) -> Memory | None:
+        """The memory whatever its status, or None (also for another user's id)."""
+        ...
+
+    def get_many(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        """The memories found, in the order of ``memory_ids``; missing ids are skipped."""
+        ...
+
+    def save(self, memories: Sequence[Memory], history: Sequence[MemoryVersion] = ()) -> None:
+        """Upsert atomically (all or none); each memory must carry its embedding."""
+        ...
+
+    def by_subject(self, tenant_id: str, user_id: str, subjects: Sequence[str]) -> list[Memory]:
+        """Active, probationary and pending memories in these slots."""
+        ...
+
+    def by_fingerprint(self, tenant_id: str, user_id: str, content: str) -> list[Memory]:
+        """Non-deleted memories whose normalised content equals ``content``'s."""
+        ...
+
+    def similar(self, tenant_id: str, user_id: str, vector: Vector, limit: int) -> list[tuple[Memory, float]]:
+        """Active, probationary and pending memories by cosine to ``vector``, best first."""
+        ...
+
+    def search(self, tenant_id: str, user_id: str, request: SearchRequest) -> list[Hit]:
+        """Up to ``request.limit`` hits, best hybrid first, after all filters."""
+        ...
+
+    def page(
+        self, tenant_id: str, user_id: str, *, statuses: Sequence[Status] | None, category: Category | None,
+        limit: int, cursor: str | None,
+    ) -> Page:
+        """Newest first; ``cursor`` is opaque and comes from a previous page."""
+        ...
+
+    def history(self, tenant_id: str, user_id: str, memory_id: str) -> list[MemoryVersion]:
+        """Earlier versions, oldest first."""
+        ...
+
+    def count(self, tenant_id: str, user_id: str, statuses: Sequence[Status]) -> int: ...
+
+    def all_for_user(self, tenant_id: str, user_id: str) -> Iterator[Memory]:
+        """Every memory of the user, any status (export, consolidation, profile)."""
+        ...
+
+    def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
+        """Physically remove the records and their history."""
+        ...
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+
+
+class ProfileStore(Protocol):
+    def get(self, tenant_id: str, user_id: str) -> Profile | None: ...
+
+    def put(self, tenant_id: str, user_id: str, profile: Profile) -> None: ...
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+
+
+class SettingsStore(Protocol):
+    def get(self, tenant_id: str, user_id: str) -> UserSettings:
+        """Defaults when the user has none stored."""
+        ...
+
+    def put(self, tenant_id: str, user_id: str, settings: UserSettings) -> None: ...
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class ExtractionJob:
+    """A debounced request to extract one conversation's buffered turns up to ``up_to_seq``."""
+
+    tenant_id: str
+    user_id: str
+    conversation_id: str
+    up_to_seq: int
+    due_at: datetime
+
+
+@dataclass(frozen=True)
+class BufferResult:
+    accepted: int  # new messages (duplicates of a message_id are ignored)
+    pending: int  # user messages waiting for extraction in this conversation
+    last_seq: int
+    last_at: datetime | None = None
+    first_pending_at: datetime | None = None
+    dropped: list[str] = field(default_factory=list)
+
+
+class TurnBuffer(Protocol):
+    """Durable buffer of not-yet-extracted messages, per conversation."""
+
+    def append(self, turns: Sequence[BufferedTurn], now: datetime) -> BufferResult:
+        """Store in order; a message_id already buffered or extracted is ignored (idempotent)."""
+        ...
+
+    def pending(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> list[BufferedTurn]:
+        """Buffered turns with seq <= up_to_seq, in order."""
+        ...
+
+    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> None:
+        """Drop turns up to seq once extracted; their ids stay known so a redelivery is ignored."""
+        ...
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+
+
+class ExtractionQueue(Protocol):
+    """The debounce queue: at most one live job per conversation; a newer schedule overtakes."""
+
+    def schedule(self, job: ExtractionJob) -> None: ...
+
+    def due(self, now: datetime, limit: int) -> list[ExtractionJob]:
+        """Jobs whose time has come (local home; in AWS, SQS delivers them)."""
+        ...
+
+    def is_current(self, job: ExtractionJob) -> bool:
+        """False when a newer turn overtook this job (the stale message is dropped)."""
+        ...
+
+    def complete(self, job: ExtractionJob) -> None:
+        """Remove the job if nothing newer was scheduled meanwhile."""
+        ...
+
+
+class TraceStore(Protocol):
+    def put(self, trace: RetrievalTrace) -> None: ...
+
+    def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
+        """None when unknown, expired, or another tenant's."""
+        ...
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+
+
+class AuditLog(Protocol):
+    def record(self, events: Sequence[AuditEvent]) -> None: ...
+
+    def for_user(self, tenant_id: str, user_id: str, limit: int) -> list[AuditEvent]: ...
+
+
+class KeyVault(Protocol):
+    """Per-user data keys (envelope encryption): created on first use, destroyed on erase."""
+
+    def data_key(self, tenant_id: str, user_id: str) -> bytes:
+        """The 32-byte plaintext data key of the user, creating it the first time."""
+        ...
+
+    def destroy(self, tenant_id: str, user_id: str) -> None:
+        """Crypto-shredding: afterwards nothing sealed under the key can be opened."""
+        ...
+
+
+class UserLocks(Protocol):
+    """Serialises writes of one user across workers (R6: no two workers supersede each other)."""
+
+    def hold(self, tenant_id: str, user_id: str) -> AbstractContextManager[None]: ...

@@ -1,0 +1,1 @@
+"""Use cases. They depend on ports only; mnemo.bootstrap wires the adapters."""

@@ -1,0 +1,45 @@
+"""Everything a use case may touch, handed over by the composition root."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from mnemo.clock import Clock
+from mnemo.domain.policy import PolicyTable
+from mnemo.ports import (
+    AuditLog,
+    Embedder,
+    ExtractionQueue,
+    Extractor,
+    KeyVault,
+    MemoryStore,
+    ProfileStore,
+    SettingsStore,
+    TraceStore,
+    TurnBuffer,
+    UserLocks,
+)
+from mnemo.settings import Settings
+
+
+@dataclass
+class Ports:
+    settings: Settings
+    clock: Clock
+    embedder: Embedder
+    memories: MemoryStore
+    profiles: ProfileStore
+    user_settings: SettingsStore
+    buffer: TurnBuffer
+    queue: ExtractionQueue
+    traces: TraceStore
+    audit: AuditLog
+    vault: KeyVault
+    locks: UserLocks
+    extractor: Extractor
+    policy: PolicyTable
+
+    @property
+    def session_ttl(self) -> timedelta:
+        return timedelta(hours=self.settings.session_memory_ttl_hours)

@@ -1,0 +1,84 @@
+"""Facts given directly by an app (remember, import): infer what the app did not say."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Protocol
+
+from mnemo.clock import to_utc
+from mnemo.domain.extraction import RuleBasedExtractor, guess_category, slot_key
+from mnemo.domain.models import Category, Message, Provenance, Scope, SourceKind
+from mnemo.errors import InvalidInput
+from mnemo.services.writing import NewFact
+
+_EXTRACTOR = RuleBasedExtractor()
+_THIRD_TO_FIRST = [
+    (re.compile(r"^(?:the )?user's\b", re.I), "my"),
+    (re.compile(r"^(?:the )?user (?:is|was)\b", re.I), "I am"),
+    (re.compile(r"^(?:the )?user (?:has)\b", re.I), "I have"),
+    (re.compile(r"^(?:the )?user (?:does not|doesn't)\b", re.I), "I don't"),
+    (re.compile(r"^(?:the )?user (\w+?)(?:es|s)\b", re.I), r"I \1"),
+]
+
+
+class MemoryInput(Protocol):
+    """What an app may say about a fact (the API's MemoryIn satisfies it)."""
+
+    @property
+    def content(self) -> str: ...
+    @property
+    def category(self) -> Category | None: ...
+    @property
+    def subject(self) -> str | None: ...
+    @property
+    def scope(self) -> str | None: ...
+    @property
+    def project_id(self) -> str | None: ...
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def expires_at(self) -> datetime | None: ...
+    @property
+    def created_at(self) -> datetime | None: ...
+    @property
+    def confidence(self) -> float | None: ...
+    @property
+    def metadata(self) -> dict[str, str] | None: ...
+
+
+def first_person(content: str) -> str:
+    for pattern, replacement in _THIRD_TO_FIRST:
+        if pattern.match(content):
+            return pattern.sub(replacement, content, count=1)
+    return content
+
+
+def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_confidence: float) -> NewFact:
+    content = item.content.strip()
+    if not content:
+        raise InvalidInput("content must not be empty", details={"field": "content"})
+    scope = Scope(item.scope) if item.scope else (
+        Scope.PROJECT if item.project_id else Scope.SESSION if item.session_id else Scope.USER)
+    if scope is Scope.PROJECT and not item.project_id:
+        raise InvalidInput("project scope needs project_id", details={"field": "project_id"})
+    if scope is Scope.SESSION and not item.session_id:
+        raise InvalidInput("session scope needs session_id", details={"field": "session_id"})
+    occurred = to_utc(item.created_at) if item.created_at else now
+    # learn category and slot the way the extractor would, from the statement itself
+    probe = _EXTRACTOR.extract([Message(role="user", content=first_person(content), message_id="api",
+                                        created_at=occurred)])
+    candidate = next((c for c in probe.candidates if c.should_store and not c.subject.startswith("note:")), None)
+    category = item.category or (candidate.category if candidate else guess_category(content))
+    subject = item.subject or (candidate.subject if candidate else f"note:{slot_key(content, 5)}")
+    return NewFact(
+        content=content, category=category, subject=subject,
+        confidence=item.confidence if item.confidence is not None else default_confidence,
+        source=source, occurred_at=occurred, polarity=candidate.polarity if candidate else True,
+        importance=candidate.importance if candidate else NewFact.importance,
+        scope=scope, project_id=item.project_id if scope is Scope.PROJECT else None,
+        session_id=item.session_id if scope is Scope.SESSION else None,
+        expires_at=to_utc(item.expires_at) if item.expires_at else None,
+        sensitivity=candidate.sensitivity if candidate else NewFact.sensitivity,
+        metadata=dict(item.metadata or {}), provenance=Provenance(source=source),
+    )

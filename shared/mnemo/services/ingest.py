@@ -1,0 +1,61 @@
+"""Turns in: redact, buffer, schedule the debounced extraction. Never extracts on the request path."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from mnemo.clock import to_utc
+from mnemo.domain.models import BufferedTurn, Message
+from mnemo.domain.sensitive import redact
+from mnemo.ports import ExtractionJob
+from mnemo.services.context import Ports
+
+
+@dataclass(frozen=True)
+class IncomingMessage:
+    role: str
+    content: str
+    message_id: str | None = None
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    accepted: int
+    pending: int
+
+
+class Ingestor:
+    def __init__(self, ports: Ports) -> None:
+        self.p = ports
+
+    def add_turns(self, tenant_id: str, user_id: str, conversation_id: str, messages: Sequence[IncomingMessage],
+                  project_id: str | None = None) -> IngestResult:
+        if not self.p.user_settings.get(tenant_id, user_id).memory_enabled:
+            return IngestResult(accepted=0, pending=0)  # memory off: nothing is kept, not even the buffer
+        now = self.p.clock.now()
+        turns = []
+        for m in messages:
+            # the sensitive value is never written, not even to the short-lived buffer
+            content, _ = redact(m.content)
+            message_id = m.message_id or uuid.uuid4().hex
+            turns.append(BufferedTurn(
+                tenant_id=tenant_id, user_id=user_id, conversation_id=conversation_id, project_id=project_id,
+                seq=0, message=Message(role=m.role, content=content, message_id=message_id,
+                                       created_at=to_utc(m.created_at) if m.created_at else now)))
+        result = self.p.buffer.append(turns, now)
+        if result.accepted:
+            due = now if result.pending >= self.p.settings.debounce_turns else now + timedelta(
+                seconds=self.p.settings.debounce_quiet_seconds)
+            self.p.queue.schedule(ExtractionJob(tenant_id, user_id, conversation_id, result.last_seq, due))
+        return IngestResult(accepted=result.accepted, pending=result.pending)
+
+    def close(self, tenant_id: str, user_id: str, conversation_id: str) -> None:
+        """Session end: whatever is pending is extracted now."""
+        pending = self.p.buffer.pending(tenant_id, user_id, conversation_id, up_to_seq=2**62)
+        if pending:
+            self.p.queue.schedule(ExtractionJob(tenant_id, user_id, conversation_id, pending[-1].seq,
+                                                self.p.clock.now()))

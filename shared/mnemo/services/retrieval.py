@@ -1,0 +1,235 @@
+"""The read path (DESIGN.md section 5): gate, profile || search, re-rank, conflicts, budget, trace."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from mnemo.domain.block import build_block
+from mnemo.domain.gate import GateDecision, decide
+from mnemo.domain.models import (
+    SOURCE_PRECEDENCE,
+    AuditEvent,
+    Category,
+    Memory,
+    Profile,
+    RetrievalTrace,
+    Status,
+    TraceCandidate,
+)
+from mnemo.domain.ranking import RankingParams, Scored, rank
+from mnemo.domain.text import terms
+from mnemo.errors import InvalidInput
+from mnemo.ports import SearchRequest, Vector
+from mnemo.services.context import Ports
+
+
+@dataclass
+class RetrieveResult:
+    decision: str
+    reason: str
+    profile: Profile | None
+    memories: list[Scored]
+    conflicts: list[list[str]]
+    pending: list[Memory]
+    context: str
+    tokens: int
+    trace_id: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+class QueryEmbeddings:
+    """LRU cache of query embeddings (R13: cached within a session; keyed by the text alone)."""
+
+    def __init__(self, ports: Ports) -> None:
+        self._embedder = ports.embedder
+        self._size = ports.settings.query_cache_size
+        self._cache: OrderedDict[str, Vector] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> Vector:
+        key = " ".join(text.split()).lower()
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        vector: Vector = self._embedder.embed([text])[0]
+        if self._size:
+            with self._lock:
+                self._cache[key] = vector
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        return vector
+
+
+def _wins(a: Memory, b: Memory) -> bool:
+    """Newer, explicit, higher-confidence wins (R5)."""
+    key_a = (SOURCE_PRECEDENCE[a.provenance.source], a.last_confirmed_at, a.confidence)
+    key_b = (SOURCE_PRECEDENCE[b.provenance.source], b.last_confirmed_at, b.confidence)
+    return key_a >= key_b
+
+
+class Retriever:
+    def __init__(self, ports: Ports) -> None:
+        self.p = ports
+        self.queries = QueryEmbeddings(ports)
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)
+
+    def _params(self) -> RankingParams:
+        w = self.p.settings.weights
+        return RankingParams(a=w.a, b=w.b, c=w.c, importance=w.importance, access=w.access,
+                             lexical_weight=self.p.settings.lexical_weight,
+                             recency_lambda=self.p.settings.recency_lambda)
+
+    def search(self, tenant_id: str, user_id: str, query: str, *, top_k: int, category: Category | None = None,
+               project_id: str | None = None, session_id: str | None = None) -> list[Scored]:
+        """Ranked search with no gate, no minimum and no budget (memory UIs, benchmarks)."""
+        vector = self.queries.get(query)
+        hits = self.p.memories.search(tenant_id, user_id, SearchRequest(
+            vector=vector, terms=terms(query), limit=max(top_k * self.p.settings.candidate_multiplier, 20),
+            now=self.p.clock.now(), project_id=project_id, session_id=session_id,
+            categories=frozenset({category}) if category else None))
+        return rank(hits, self.p.clock.now(), self._params())[:top_k]
+
+    def retrieve(self, tenant_id: str, user_id: str, query: str, *, top_k: int, token_budget: int,
+                 project_id: str | None = None, session_id: str | None = None,
+                 conversation_id: str | None = None) -> RetrieveResult:
+        settings = self.p.settings
+        if token_budget > settings.token_budget_cap:
+            raise InvalidInput(f"token_budget must be at most {settings.token_budget_cap}",
+                               details={"field": "token_budget"})
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        now = self.p.clock.now()
+        trace_id = uuid.uuid4().hex
+
+        if not self.p.user_settings.get(tenant_id, user_id).memory_enabled:
+            return self._finish(tenant_id, user_id, query, trace_id, "skip", "memory is off for this user",
+                                None, [], [], [], [], timings, started, conversation_id)
+        gate = decide(query)
+        timings["gate"] = _ms(started)
+        if gate.decision is GateDecision.SKIP:
+            return self._finish(tenant_id, user_id, query, trace_id, "skip", gate.reason, None, [], [], [], [],
+                                timings, started, conversation_id)
+
+        profile_future: Future[Profile | None] = self._pool.submit(self.p.profiles.get, tenant_id, user_id)
+        ranked: list[Scored] = []
+        pending: list[Memory] = []
+        if gate.decision is GateDecision.RETRIEVE:
+            t = time.perf_counter()
+            vector = self.queries.get(query)
+            timings["embed"] = _ms(t)
+            t = time.perf_counter()
+            request = SearchRequest(vector=vector, terms=terms(query), limit=top_k * settings.candidate_multiplier,
+                                    now=now, project_id=project_id, session_id=session_id)
+            hits = self.p.memories.search(tenant_id, user_id, request)
+            pending_hits = self.p.memories.search(tenant_id, user_id, SearchRequest(
+                vector=vector, terms=[], limit=3, now=now, project_id=project_id, session_id=session_id,
+                statuses=frozenset({Status.PENDING})))
+            timings["search"] = _ms(t)
+            t = time.perf_counter()
+            ranked = rank(hits, now, self._params())
+            pending = [h.memory for h in sorted(pending_hits, key=lambda h: -h.cosine)]
+            timings["rerank"] = _ms(t)
+        t = time.perf_counter()
+        profile = profile_future.result()
+        timings["profile_wait"] = _ms(t)
+
+        rejected: dict[str, str] = {}
+        kept: list[Scored] = []
+        for s in ranked:
+            if s.relevance < settings.min_relevance or s.cosine < settings.min_cosine:
+                rejected[s.memory.memory_id] = "below_min_relevance"
+            else:
+                kept.append(s)
+        kept, conflicts, lost = self._resolve_conflicts(kept)
+        rejected.update(dict.fromkeys(lost, "conflict_lost"))
+        for s in kept[top_k:]:
+            rejected[s.memory.memory_id] = "below_top_k"
+        kept = kept[:top_k]
+        conflicted = {i for pair in conflicts for i in pair}
+        block = build_block(profile if profile and not profile.is_empty() else None,
+                            [s.memory for s in kept], now, token_budget, conflicted)
+        rejected.update(dict.fromkeys(block.dropped, "token_budget"))
+        selected = [s for s in kept if s.memory.memory_id in set(block.included)]
+        conflicts = [pair for pair in conflicts if all(i in block.included for i in pair)]
+        return self._finish(tenant_id, user_id, query, trace_id, "retrieve", gate.reason, profile, ranked,
+                            selected, conflicts, pending, timings, started, conversation_id,
+                            rejected=rejected, context=block.text, tokens=block.tokens)
+
+    def _resolve_conflicts(self, kept: list[Scored]) -> tuple[list[Scored], list[list[str]], list[str]]:
+        """Same-slot disagreements: the winner stays. Ambiguous pairs (linked at write time) are flagged."""
+        by_subject: dict[tuple[str, str | None, str | None], Scored] = {}
+        lost: list[str] = []
+        out: list[Scored] = []
+        for s in kept:
+            key = (s.memory.subject, s.memory.project_id, s.memory.session_id)
+            other = by_subject.get(key)
+            if other is None or s.memory.subject.startswith("note:"):
+                by_subject[key] = s
+                out.append(s)
+                continue
+            if _wins(other.memory, s.memory):
+                lost.append(s.memory.memory_id)
+            else:
+                lost.append(other.memory.memory_id)
+                out[out.index(other)] = s
+                by_subject[key] = s
+        ids = {s.memory.memory_id for s in out}
+        conflicts: list[list[str]] = []
+        for s in out:
+            for other_id in s.memory.conflicts_with:
+                pair = sorted([s.memory.memory_id, other_id])
+                if other_id in ids and pair not in conflicts:
+                    conflicts.append(pair)
+        return out, conflicts, lost
+
+    def _finish(self, tenant_id: str, user_id: str, query: str, trace_id: str, decision: str, reason: str,
+                profile: Profile | None, candidates: list[Scored], selected: list[Scored],
+                conflicts: list[list[str]], pending: list[Memory], timings: dict[str, float],
+                started: float, conversation_id: str | None, *, rejected: dict[str, str] | None = None,
+                context: str = "", tokens: int = 0) -> RetrieveResult:
+        now = self.p.clock.now()
+        rejected = rejected or {}
+        selected_ids = [s.memory.memory_id for s in selected]
+        chosen = set(selected_ids)
+        timings["total"] = _ms(started)
+        trace = RetrievalTrace(
+            trace_id=trace_id, tenant_id=tenant_id, user_id=user_id, conversation_id=conversation_id,
+            decision=decision, reason=reason,
+            query_hash=hashlib.sha256(query.encode()).hexdigest()[:16],
+            candidates=[TraceCandidate(
+                memory_id=s.memory.memory_id, cosine=round(s.cosine, 4), lexical=round(s.lexical, 4),
+                relevance=round(s.relevance, 4), recency=round(s.recency, 4), score=round(s.score, 4),
+                selected=s.memory.memory_id in chosen, reason=rejected.get(s.memory.memory_id)) for s in candidates],
+            selected=selected_ids, conflicts=conflicts, tokens=tokens,
+            weights=self.p.settings.weights.model_dump(), timings_ms=timings, created_at=now,
+            expires_at=now + timedelta(days=self.p.settings.trace_ttl_days),
+        )
+        self.p.traces.put(trace)
+        events = [AuditEvent(tenant_id=tenant_id, user_id=user_id, action="retrieve", actor="api",
+                             memory_ids=[s.memory.memory_id for s in candidates][:50], at=now,
+                             detail={"trace_id": trace_id, "decision": decision})]
+        if selected_ids:
+            events.append(AuditEvent(tenant_id=tenant_id, user_id=user_id, action="inject", actor="api",
+                                     memory_ids=selected_ids, at=now, detail={"trace_id": trace_id}))
+        self.p.audit.record(events)
+        return RetrieveResult(decision=decision, reason=reason, profile=profile, memories=selected,
+                              conflicts=conflicts, pending=pending, context=context, tokens=tokens,
+                              trace_id=trace_id, timings_ms=timings)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000.0, 3)
+
+

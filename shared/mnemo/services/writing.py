@@ -1,0 +1,216 @@
+"""The write path (DESIGN.md section 4): validate, embed, resolve against existing facts, write."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from mnemo.clock import to_utc
+from mnemo.domain.conflicts import Existing, Relation, classify, same_partition
+from mnemo.domain.models import (
+    RETRIEVABLE,
+    AuditEvent,
+    Category,
+    Importance,
+    Memory,
+    MemoryVersion,
+    Provenance,
+    Scope,
+    Sensitivity,
+    SourceKind,
+    Status,
+)
+from mnemo.domain.profile_builder import build_profile
+from mnemo.domain.screening import rejection_reason
+from mnemo.errors import InvalidInput
+from mnemo.services.context import Ports
+
+ID_NAMESPACE = uuid.UUID("6f1c1f4e-8a43-4c8e-9a7e-6d4b1f0d2a11")
+LIVE_OR_PENDING = frozenset({*RETRIEVABLE, Status.PENDING})
+
+
+@dataclass
+class NewFact:
+    """A fact on its way in, from any source (the extractor, the API, an import)."""
+
+    content: str
+    category: Category
+    subject: str
+    confidence: float
+    source: SourceKind
+    occurred_at: datetime
+    polarity: bool = True
+    importance: Importance = Importance.MEDIUM
+    scope: Scope = Scope.USER
+    project_id: str | None = None
+    session_id: str | None = None
+    expires_at: datetime | None = None
+    sensitivity: Sensitivity = Sensitivity.NORMAL
+    high_stakes: bool = False
+    correction: bool = False
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, str] = field(default_factory=dict)
+    provenance: Provenance | None = None
+    memory_id: str | None = None  # deterministic for extracted facts: redelivery cannot duplicate
+
+
+@dataclass
+class WriteResult:
+    memory: Memory | None
+    outcome: str  # created | merged | superseded | rejected
+    superseded: list[str] = field(default_factory=list)
+    reason: str | None = None
+
+
+def stable_id(*parts: str) -> str:
+    return str(uuid.uuid5(ID_NAMESPACE, "\x1f".join(parts)))
+
+
+class MemoryWriter:
+    def __init__(self, ports: Ports) -> None:
+        self.p = ports
+
+    def write(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], *, resolve_conflicts: bool = True,
+              actor: str = "api") -> list[WriteResult]:
+        if not facts:
+            return []
+        vectors = self.p.embedder.embed([f.content for f in facts])
+        results: list[WriteResult] = []
+        events: list[AuditEvent] = []
+        profile_touched = False
+        with self.p.locks.hold(tenant_id, user_id):
+            for fact, vector in zip(facts, vectors, strict=True):
+                result = self._write_one(tenant_id, user_id, fact, vector, resolve_conflicts)
+                results.append(result)
+                if result.memory is not None and result.outcome != "rejected":
+                    profile_touched |= self.p.policy[result.memory.category].in_profile
+                    events.append(AuditEvent(
+                        tenant_id=tenant_id, user_id=user_id, action=f"memory.{result.outcome}", actor=actor,
+                        memory_ids=[result.memory.memory_id, *result.superseded], at=self.p.clock.now(),
+                        detail={"category": result.memory.category.value, "status": result.memory.status.value}))
+            if profile_touched:
+                self.refresh_profile(tenant_id, user_id)
+        self.p.audit.record(events)
+        return results
+
+    def _status_for(self, fact: NewFact) -> Status:
+        if fact.high_stakes and self.p.settings.confirm_high_stakes:
+            return Status.PENDING
+        return Status.ACTIVE if fact.confidence > self.p.settings.active_confidence else Status.PROBATIONARY
+
+    def _new_memory(self, tenant_id: str, user_id: str, fact: NewFact, vector: np.ndarray) -> Memory:
+        now = self.p.clock.now()
+        occurred = to_utc(fact.occurred_at)
+        expires = fact.expires_at or self.p.policy.expiry_for(
+            fact.category, occurred if occurred < now else now, fact.scope, self.p.session_ttl)
+        return Memory(
+            memory_id=fact.memory_id or str(uuid.uuid4()), tenant_id=tenant_id, user_id=user_id,
+            scope=fact.scope, project_id=fact.project_id, session_id=fact.session_id,
+            category=fact.category, subject=fact.subject, content=fact.content, polarity=fact.polarity,
+            confidence=round(fact.confidence, 4), importance=fact.importance, status=self._status_for(fact),
+            provenance=fact.provenance or Provenance(source=fact.source), created_at=occurred,
+            updated_at=now, last_confirmed_at=occurred, expires_at=expires, sensitivity=fact.sensitivity,
+            tags=fact.tags, metadata=fact.metadata, embedding=vector.tolist(),
+        )
+
+    def _write_one(self, tenant_id: str, user_id: str, fact: NewFact, vector: np.ndarray,
+                   resolve_conflicts: bool) -> WriteResult:
+        reason = rejection_reason(fact.content)
+        if reason and not (reason == "uncertain" and fact.source is SourceKind.USER_EXPLICIT):
+            return WriteResult(None, "rejected", reason=reason)
+        new = self._new_memory(tenant_id, user_id, fact, vector)
+        if fact.memory_id:
+            existing_same_id = self.p.memories.get(tenant_id, user_id, fact.memory_id)
+            if existing_same_id is not None:
+                # redelivered: the fact was written before; never write it twice
+                return WriteResult(existing_same_id, "merged")
+        # exact restatement of a stored fact (also the only check on a plain import)
+        for old in self.p.memories.by_fingerprint(tenant_id, user_id, fact.content):
+            if not same_partition(new, old):
+                continue
+            if old.status in LIVE_OR_PENDING:
+                return WriteResult(self._confirm(old, new), "merged")
+            if old.status is Status.DELETED:
+                return WriteResult(None, "rejected", reason="forgotten_by_user")
+        if not resolve_conflicts:
+            self.p.memories.save([new])
+            return WriteResult(new, "created")
+        nearby = {m.memory_id: Existing(m, float(np.dot(vector, np.asarray(m.embedding, dtype=np.float32))))
+                  for m in self.p.memories.by_subject(tenant_id, user_id, [fact.subject])
+                  if m.embedding is not None}
+        for m, cosine in self.p.memories.similar(tenant_id, user_id, vector, 8):
+            nearby.setdefault(m.memory_id, Existing(m, cosine))
+        resolution = classify(new, list(nearby.values()),
+                              conflict_similarity=self.p.settings.conflict_similarity,
+                              duplicate_similarity=self.p.settings.duplicate_similarity)
+        other = resolution.other
+        if resolution.relation is Relation.SAME and other is not None:
+            return WriteResult(self._confirm(other, new), "merged")
+        if resolution.relation is Relation.CONTRADICTS and other is not None:
+            if resolution.new_wins:
+                return self._supersede(other, new)
+            # an older or less authoritative statement: kept for the record, never active
+            new.status = Status.SUPERSEDED
+            new.superseded_by = other.memory_id
+            self.p.memories.save([new])
+            return WriteResult(new, "created")
+        if resolution.relation is Relation.AMBIGUOUS and other is not None:
+            new.confidence = max(new.confidence, min(1.0, round(other.confidence + 0.05, 4)))
+            new.conflicts_with = [other.memory_id]
+            linked = other.model_copy(update={"conflicts_with": [*other.conflicts_with, new.memory_id],
+                                            "updated_at": self.p.clock.now()})
+            self.p.memories.save([new, linked])
+            return WriteResult(new, "created")
+        self.p.memories.save([new])
+        return WriteResult(new, "created")
+
+    def _confirm(self, old: Memory, new: Memory) -> Memory:
+        """Same fact restated: keep one, refresh when it was confirmed (and its expiry, by policy)."""
+        now = self.p.clock.now()
+        confirmed = max(old.last_confirmed_at, new.last_confirmed_at)
+        update: dict[str, object] = {
+            "last_confirmed_at": confirmed,
+            "updated_at": now,
+            "confidence": max(old.confidence, new.confidence),
+        }
+        if old.status is Status.PROBATIONARY and new.confidence > self.p.settings.active_confidence:
+            update["status"] = Status.ACTIVE
+        if self.p.policy[old.category].refresh_on_repeat and old.expires_at is not None:
+            update["expires_at"] = self.p.policy.expiry_for(old.category, confirmed, old.scope,
+                                                            self.p.session_ttl)
+        merged = old.model_copy(update=update)
+        self.p.memories.save([merged])
+        return merged
+
+    def _supersede(self, old: Memory, new: Memory) -> WriteResult:
+        now = self.p.clock.now()
+        new.version = old.version + 1
+        new.supersedes = old.memory_id
+        retired = old.model_copy(update={
+            "status": Status.SUPERSEDED, "superseded_by": new.memory_id, "confidence": 0.0, "updated_at": now,
+        })
+        history = MemoryVersion(memory_id=old.memory_id, version=old.version, content=old.content,
+                                category=old.category, status=old.status, confidence=old.confidence,
+                                updated_at=old.updated_at, reason=f"superseded by {new.memory_id}")
+        self.p.memories.save([retired, new], [history])
+        return WriteResult(new, "superseded", superseded=[old.memory_id])
+
+    def refresh_profile(self, tenant_id: str, user_id: str) -> None:
+        current = self.p.profiles.get(tenant_id, user_id)
+        facts = [m for m in self.p.memories.all_for_user(tenant_id, user_id) if m.status is Status.ACTIVE]
+        profile = build_profile(facts, current.custom if current else {}, self.p.clock.now(),
+                                self.p.settings.profile_max_bytes)
+        self.p.profiles.put(tenant_id, user_id, profile)
+
+
+def validate_content(content: str, max_chars: int) -> str:
+    text = content.strip()
+    if not text:
+        raise InvalidInput("content must not be empty", details={"field": "content"})
+    if len(text) > max_chars:
+        raise InvalidInput(f"content is longer than {max_chars} characters", details={"field": "content"})
+    return text

@@ -1,0 +1,144 @@
+"""All tunables in one validated object, read once from the environment.
+
+Every number that SPEC.md gives is a field here with that number as default, so a
+deployment changes behaviour by configuration, never by editing code. Nothing below
+the composition root reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from mnemo.errors import ConfigurationError
+
+ENV_PREFIX = "MNEMO_"
+
+
+class RankingWeights(BaseModel):
+    """score = a*relevance + b*recency + c*confidence (+ small importance / use terms)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    a: float = Field(0.6, ge=0, le=1)
+    b: float = Field(0.25, ge=0, le=1)
+    c: float = Field(0.15, ge=0, le=1)
+    importance: float = Field(0.05, ge=0, le=1)
+    access: float = Field(0.02, ge=0, le=1)
+
+
+class Settings(BaseModel):
+    """The service's configuration; defaults come from SPEC.md."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # -- homes and back ends
+    backend: Literal["local", "aws"] = "local"
+    data_dir: Path = Path(".mnemo")
+    api_keys: str = ""  # "tenant_a=key_a,tenant_b=key_b"
+    log_level: str = "INFO"
+
+    # -- debounce (R3)
+    debounce_turns: int = Field(5, ge=1, le=100)
+    debounce_quiet_seconds: float = Field(30.0, ge=0, le=900)
+    buffer_ttl_days: int = Field(7, ge=1)
+    worker_poll_seconds: float = Field(0.5, gt=0, le=60)
+
+    # -- extraction and validation (R3, R8)
+    min_store_confidence: float = Field(0.5, ge=0, le=1)
+    active_confidence: float = Field(0.5, ge=0, le=1)  # > this -> active, else probationary
+    confirm_high_stakes: bool = True
+
+    # -- conflicts (R6)
+    conflict_similarity: float = Field(0.85, ge=0, le=1)
+    duplicate_similarity: float = Field(0.95, ge=0, le=1)
+
+    # -- retrieval (R5)
+    weights: RankingWeights = RankingWeights()
+    recency_lambda: float = Field(0.01, ge=0)  # per day; half-life ~69 days
+    lexical_weight: float = Field(0.3, ge=0, le=1)  # hybrid relevance = 0.3 BM25 + 0.7 cosine
+    min_relevance: float = Field(0.3, ge=0, le=1)
+    min_cosine: float = Field(0.2, ge=-1, le=1)
+    candidate_multiplier: int = Field(4, ge=1, le=50)
+    default_top_k: int = Field(5, ge=1, le=50)
+    token_budget: int = Field(500, ge=50)
+    token_budget_cap: int = Field(2000, ge=50)
+    bm25_k1: float = Field(1.2, gt=0)
+    bm25_b: float = Field(0.75, ge=0, le=1)
+    query_cache_size: int = Field(1024, ge=0)
+    trace_ttl_days: int = Field(30, ge=1)
+
+    # -- retention (R4), in days; None means never expires
+    retention_days: dict[str, int | None] = Field(
+        default_factory=lambda: {
+            "preference": 180,
+            "episodic": 90,
+            "constraint": None,
+            "biographical": None,
+            "procedural": 180,
+            "project_fact": 90,
+            "task_state": 30,
+            "tool_result": 1,
+            "summary": 30,
+        }
+    )
+    session_memory_ttl_hours: int = Field(24, ge=1)
+
+    # -- lifecycle (R8, R9)
+    probation_prune_days: int = Field(60, ge=1)
+    prune_confidence: float = Field(0.3, ge=0, le=1)
+    superseded_archive_days: int = Field(30, ge=1)
+    max_active_memories: int = Field(1000, ge=10)
+    consolidation_cluster_size: int = Field(50, ge=5)
+    profile_max_bytes: int = Field(2048, ge=256)
+
+    # -- embeddings
+    embedding_threads: int = Field(2, ge=1, le=64)
+    embedding_batch_size: int = Field(32, ge=1, le=512)
+
+    # -- limits of the API
+    max_body_bytes: int = Field(1_048_576, ge=1024)
+    max_import_items: int = Field(500, ge=1)
+    max_content_chars: int = Field(2000, ge=10)
+
+    @model_validator(mode="after")
+    def _budget_within_cap(self) -> Settings:
+        if self.token_budget > self.token_budget_cap:
+            raise ValueError("token_budget must not exceed token_budget_cap")
+        return self
+
+    def tenant_keys(self) -> dict[str, str]:
+        """Map of API key -> tenant from ``api_keys``."""
+        keys: dict[str, str] = {}
+        for pair in filter(None, (p.strip() for p in self.api_keys.split(","))):
+            tenant, sep, key = pair.partition("=")
+            if not sep or not tenant.strip() or not key.strip():
+                raise ConfigurationError("MNEMO_API_KEYS must look like 'tenant_a=key_a,tenant_b=key_b'")
+            keys[key.strip()] = tenant.strip()
+        return keys
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], **overrides: Any) -> Settings:
+        """Read ``MNEMO_*`` variables; JSON values for the nested fields (weights, retention)."""
+        raw: dict[str, Any] = {}
+        for name, field in cls.model_fields.items():
+            value = environ.get(ENV_PREFIX + name.upper())
+            if value is None:
+                continue
+            if field.annotation is not None and name in {"weights", "retention_days"}:
+                try:
+                    raw[name] = json.loads(value)
+                except json.JSONDecodeError as exc:
+                    raise ConfigurationError(f"{ENV_PREFIX}{name.upper()} must be JSON") from exc
+            else:
+                raw[name] = value
+        raw.update(overrides)
+        try:
+            return cls.model_validate(raw)
+        except ValidationError as exc:
+            fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors())
+            raise ConfigurationError(f"invalid settings: {fields}: {exc.errors()[0]['msg']}") from exc
