@@ -59,16 +59,22 @@ class Settings(BaseModel):
 
     # -- retrieval (R5)
     weights: RankingWeights = RankingWeights()
-    recency_lambda: float = Field(0.01, ge=0)  # per day; half-life ~69 days
+    # recency = exp(-lambda * days since last confirmed); lambda ~ a 180-day half-life. Categories
+    # whose truth does not drift with age (who the user is, what they must avoid, dated events, which
+    # expire by TTL instead) are exempt: recency must not bury an old but still true fact.
+    recency_lambda: float = Field(0.00385, ge=0)
+    recency_exempt: frozenset[str] = frozenset({"biographical", "constraint", "episodic"})
     lexical_weight: float = Field(0.3, ge=0, le=1)  # hybrid relevance = 0.3 BM25 + 0.7 cosine
+    sentence_weight: float = Field(0.7, ge=0, le=1)  # long memories: mix of whole and best sentence
     min_relevance: float = Field(0.3, ge=0, le=1)
     min_cosine: float = Field(0.2, ge=-1, le=1)
     candidate_multiplier: int = Field(4, ge=1, le=50)
     default_top_k: int = Field(5, ge=1, le=50)
     token_budget: int = Field(500, ge=50)
     token_budget_cap: int = Field(2000, ge=50)
-    bm25_k1: float = Field(1.2, gt=0)
-    bm25_b: float = Field(0.75, ge=0, le=1)
+    # memories are short: lighter length normalisation than the document-retrieval defaults
+    bm25_k1: float = Field(0.9, gt=0)
+    bm25_b: float = Field(0.4, ge=0, le=1)
     query_cache_size: int = Field(1024, ge=0)
     trace_ttl_days: int = Field(30, ge=1)
 
@@ -129,7 +135,7 @@ class Settings(BaseModel):
             value = environ.get(ENV_PREFIX + name.upper())
             if value is None:
                 continue
-            if field.annotation is not None and name in {"weights", "retention_days"}:
+            if field.annotation is not None and name in {"weights", "retention_days", "recency_exempt"}:
                 try:
                     raw[name] = json.loads(value)
                 except json.JSONDecodeError as exc:

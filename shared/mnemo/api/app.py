@@ -120,7 +120,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.post("/v1/users/<user_id>/search", tags=["memory"], summary="Ranked search, no gate, no budget")
     def search(user_id: UserId, body: SearchRequestBody) -> SearchResponse:
         found = service.retriever.search(tenant(), user_id, body.query, top_k=body.top_k, category=body.category,
-                                         project_id=body.project_id, session_id=body.session_id)
+                                         project_id=body.project_id, session_id=body.session_id,
+                                         rank_by=body.rank_by)
         return SearchResponse(items=[scored_out(s) for s in found])
 
     @app.post("/v1/users/<user_id>/turns", status_code=202, tags=["ingest"],

@@ -55,6 +55,8 @@ class RetrieveRequest(Strict):
 class SearchRequestBody(Strict):
     query: str = Field(min_length=1, max_length=4000)
     top_k: int = Field(10, ge=1, le=100)
+    rank_by: Literal["relevance", "score"] = Field(
+        "relevance", description="relevance: what matches the query; score: the re-rank retrieve uses")
     category: Category | None = None
     project_id: AppId | None = None
     session_id: AppId | None = None

@@ -127,6 +127,7 @@ class Memory(BaseModel):
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, str] = Field(default_factory=dict)
     embedding: list[float] | None = Field(default=None, exclude=True, repr=False)
+    part_embeddings: list[list[float]] | None = Field(default=None, exclude=True, repr=False)
 
     def is_live(self, now: datetime) -> bool:
         """Retrievable now: a retrievable status and not past its expiry."""

@@ -14,8 +14,9 @@ class Hit:
     """A memory the index found, with its raw evidence of relevance."""
 
     memory: Memory
-    cosine: float
+    cosine: float  # of the whole memory
     lexical: float  # raw BM25 (or 0 when the term evidence is absent)
+    part_cosine: float | None = None  # best single sentence of a long memory
 
 
 @dataclass(frozen=True)
@@ -37,12 +38,24 @@ class RankingParams:
     access: float
     lexical_weight: float
     recency_lambda: float
+    sentence_weight: float = 0.0
+    recency_exempt: frozenset[str] = frozenset()
 
 
-def recency(memory: Memory, now: datetime, recency_lambda: float) -> float:
-    """exp(-lambda * days since the fact was last confirmed)."""
+def recency(memory: Memory, now: datetime, recency_lambda: float,
+            exempt: frozenset[str] = frozenset()) -> float:
+    """exp(-lambda * days since the fact was last confirmed); 1.0 for categories exempt from decay."""
+    if memory.category.value in exempt:
+        return 1.0
     days = max((now - memory.last_confirmed_at).total_seconds() / 86400.0, 0.0)
     return math.exp(-recency_lambda * days)
+
+
+def semantic(hit: Hit, sentence_weight: float) -> float:
+    """Cosine of the memory; a long one also counts its best sentence, so one apt line is not diluted."""
+    if hit.part_cosine is None:
+        return hit.cosine
+    return (1.0 - sentence_weight) * hit.cosine + sentence_weight * max(hit.cosine, hit.part_cosine)
 
 
 def fuse(cosine: float, lexical_norm: float, lexical_weight: float) -> float:
@@ -56,11 +69,12 @@ def rank(hits: list[Hit], now: datetime, params: RankingParams) -> list[Scored]:
     scored: list[Scored] = []
     for h in hits:
         lex = h.lexical / top_lexical if top_lexical > 0 else 0.0
-        relevance = fuse(h.cosine, lex, params.lexical_weight)
-        rec = recency(h.memory, now, params.recency_lambda)
+        cosine = semantic(h, params.sentence_weight)
+        relevance = fuse(cosine, lex, params.lexical_weight)
+        rec = recency(h.memory, now, params.recency_lambda, params.recency_exempt)
         use = 1.0 - math.exp(-h.memory.access_count / 10.0)
         score = (params.a * relevance + params.b * rec + params.c * h.memory.confidence
                  + params.importance * IMPORTANCE_WEIGHT[h.memory.importance] + params.access * use)
-        scored.append(Scored(h.memory, h.cosine, lex, relevance, rec, score))
+        scored.append(Scored(h.memory, cosine, lex, relevance, rec, score))
     scored.sort(key=lambda s: (-s.score, s.memory.memory_id))
     return scored

@@ -66,6 +66,24 @@ def terms(text: str) -> list[str]:
     return out
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentence_parts(text: str, min_words: int = 3) -> list[str]:
+    """The sentences of a long memory, each embedded on its own (multi-vector relevance).
+
+    A one-sentence memory has no parts: its whole embedding already says it all. A leading
+    "Speaker:" label is repeated on every part so that each part keeps its subject.
+    """
+    label, sep, body = text.partition(": ")
+    if not sep or len(label.split()) > 3:
+        label, body = "", text
+    parts = [p.strip() for p in _SENTENCE_END.split(body) if len(p.split()) >= min_words]
+    if len(parts) < 2:
+        return []
+    return [f"{label}: {p}" if label else p for p in parts]
+
+
 def normalise_content(text: str) -> str:
     """Canonical form for exact-duplicate detection."""
     return " ".join(words(text))

@@ -29,7 +29,8 @@ class Forgetter:
                 vector=vector, terms=query_terms, limit=20, now=now,
                 statuses=frozenset({Status.ACTIVE, Status.PROBATIONARY, Status.PENDING})))
             params = RankingParams(a=1.0, b=0.0, c=0.0, importance=0.0, access=0.0,
-                                   lexical_weight=0.5, recency_lambda=0.0)
+                                   lexical_weight=0.5, recency_lambda=0.0,
+                                   sentence_weight=self.p.settings.sentence_weight)
             scored = rank(hits, now, params)
             doomed = [s.memory for s in scored
                       if s.relevance >= min_relevance and (s.lexical > 0 or s.cosine >= 0.6)]

@@ -89,17 +89,27 @@ class Retriever:
         w = self.p.settings.weights
         return RankingParams(a=w.a, b=w.b, c=w.c, importance=w.importance, access=w.access,
                              lexical_weight=self.p.settings.lexical_weight,
-                             recency_lambda=self.p.settings.recency_lambda)
+                             recency_lambda=self.p.settings.recency_lambda,
+                             sentence_weight=self.p.settings.sentence_weight,
+                             recency_exempt=self.p.settings.recency_exempt)
 
     def search(self, tenant_id: str, user_id: str, query: str, *, top_k: int, category: Category | None = None,
-               project_id: str | None = None, session_id: str | None = None) -> list[Scored]:
-        """Ranked search with no gate, no minimum and no budget (memory UIs, benchmarks)."""
+               project_id: str | None = None, session_id: str | None = None,
+               rank_by: str = "relevance") -> list[Scored]:
+        """Ranked search with no gate, no minimum and no budget (memory UIs, benchmarks).
+
+        By default the order is relevance (what matches the query), ties broken by the full score;
+        ``rank_by="score"`` orders by the re-rank retrieve uses (recency, confidence, importance).
+        """
         vector = self.queries.get(query)
         hits = self.p.memories.search(tenant_id, user_id, SearchRequest(
             vector=vector, terms=terms(query), limit=max(top_k * self.p.settings.candidate_multiplier, 20),
             now=self.p.clock.now(), project_id=project_id, session_id=session_id,
             categories=frozenset({category}) if category else None))
-        return rank(hits, self.p.clock.now(), self._params())[:top_k]
+        ranked = rank(hits, self.p.clock.now(), self._params())
+        if rank_by == "relevance":
+            ranked.sort(key=lambda s: (-s.relevance, -s.score, s.memory.memory_id))
+        return ranked[:top_k]
 
     def retrieve(self, tenant_id: str, user_id: str, query: str, *, top_k: int, token_budget: int,
                  project_id: str | None = None, session_id: str | None = None,

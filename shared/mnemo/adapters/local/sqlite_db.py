@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS memories (
     subject_hash TEXT NOT NULL, fingerprint TEXT NOT NULL,
     confidence REAL NOT NULL, version INTEGER NOT NULL,
     created_at TEXT NOT NULL, updated_at TEXT NOT NULL, expires_at TEXT,
-    sealed BLOB NOT NULL, embedding BLOB,
+    sealed BLOB NOT NULL, embedding BLOB, parts BLOB,
     PRIMARY KEY (tenant_id, user_id, memory_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS memories_subject ON memories (tenant_id, user_id, subject_hash);

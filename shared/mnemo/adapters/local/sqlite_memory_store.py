@@ -70,13 +70,13 @@ class SqliteMemoryStore:
                     return index
             # stale or absent (another process wrote, or first use): rebuild from the store
             rows = conn.execute(
-                "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories "
+                "SELECT tenant_id, user_id, memory_id, sealed, embedding, parts FROM memories "
                 "WHERE tenant_id=? AND user_id=? AND status IN ('active','probationary','pending')",
                 owner).fetchall()
         index = UserIndex(self._dimension, generation, self._k1, self._b)
         for row in rows:
             memory = self._row_to_memory(row)
-            index.put(memory, np.frombuffer(row[4], dtype=np.float32))
+            index.put(memory, np.frombuffer(row[4], dtype=np.float32), self._parts(row[5]))
         with self._lock:
             self._indexes[owner] = index
             self._indexes.move_to_end(owner)
@@ -104,17 +104,17 @@ class SqliteMemoryStore:
         if not memories and not history:
             return
         rows = []
-        vectors: dict[str, Vector] = {}
+        vectors: dict[str, tuple[Vector, Vector | None]] = {}
         for m in memories:
-            vector = self._vector_for(m)
-            vectors[m.memory_id] = vector
+            vector, parts = self._vectors_for(m)
+            vectors[m.memory_id] = (vector, parts)
             rows.append((
                 m.tenant_id, m.user_id, m.memory_id, m.scope.value, m.project_id, m.session_id,
                 m.category.value, m.status.value,
                 self._cipher.keyed_hash(m.tenant_id, m.user_id, "subject:" + m.subject),
                 self._fingerprint_for(m),
                 m.confidence, m.version, iso(m.created_at), iso(m.updated_at), iso(m.expires_at),
-                self._seal(m), vector.tobytes(),
+                self._seal(m), vector.tobytes(), parts.tobytes() if parts is not None else None,
             ))
         owners = {m.owner for m in memories}
         by_id = {m.memory_id: m for m in memories}
@@ -127,7 +127,7 @@ class SqliteMemoryStore:
                                        h.model_dump_json().encode())
             version_rows.append((tenant_id, user_id, h.memory_id, h.version, sealed, iso(h.updated_at)))
         with self._db.write() as conn:
-            conn.executemany("INSERT OR REPLACE INTO memories VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            conn.executemany("INSERT OR REPLACE INTO memories VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
             conn.executemany("INSERT OR REPLACE INTO memory_versions VALUES (?,?,?,?,?,?)", version_rows)
             generations = {}
             for tenant_id, user_id in owners:
@@ -148,21 +148,28 @@ class SqliteMemoryStore:
                         if m.owner != owner:
                             continue
                         if m.status in INDEXED:
-                            index.put(m.model_copy(update={"embedding": None}), vectors[m.memory_id])
+                            vector, parts = vectors[m.memory_id]
+                            index.put(m.model_copy(update={"embedding": None, "part_embeddings": None}),
+                                      vector, parts)
                         else:
                             index.remove(m.memory_id)
                     index.generation = generation
 
-    def _vector_for(self, m: Memory) -> Vector:
-        """The memory's embedding, or the stored one when an update carries none."""
+    def _vectors_for(self, m: Memory) -> tuple[Vector, Vector | None]:
+        """The memory's embeddings, or the stored ones when an update carries none."""
         if m.embedding is not None:
-            return np.asarray(m.embedding, dtype=np.float32)
+            parts = (np.asarray(m.part_embeddings, dtype=np.float32).reshape(-1, self._dimension)
+                     if m.part_embeddings else None)
+            return np.asarray(m.embedding, dtype=np.float32), parts
         with self._db.read() as conn:
-            row = conn.execute("SELECT embedding FROM memories WHERE tenant_id=? AND user_id=? AND memory_id=?",
-                               (m.tenant_id, m.user_id, m.memory_id)).fetchone()
+            row = conn.execute("SELECT embedding, parts FROM memories WHERE tenant_id=? AND user_id=? AND "
+                               "memory_id=?", (m.tenant_id, m.user_id, m.memory_id)).fetchone()
         if row is None or row[0] is None:
             raise InvalidInput("a new memory must be embedded before it is saved")
-        return np.frombuffer(row[0], dtype=np.float32)
+        return np.frombuffer(row[0], dtype=np.float32), self._parts(row[1])
+
+    def _parts(self, blob: bytes | None) -> Vector | None:
+        return np.frombuffer(blob, dtype=np.float32).reshape(-1, self._dimension) if blob else None
 
     def _fingerprint_for(self, m: Memory) -> str:
         if m.status is Status.DELETED and not m.content:

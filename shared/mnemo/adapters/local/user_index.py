@@ -1,14 +1,14 @@
 """An in-memory index of one user's live memories: exact cosine over a matrix, plus BM25.
 
 Per user the live set is capped (1,000 by default), so an exact scan is both faster and
-more accurate than an approximate index at this size (DESIGN.md section 5).
+more accurate than an approximate index at this size (DESIGN.md section 5). Long memories
+also carry one vector per sentence; a search reports the best sentence of each memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
+import numpy.typing as npt
 
 from mnemo.domain.lexical import Bm25Index
 from mnemo.domain.models import Memory, Scope
@@ -32,14 +32,29 @@ class UserIndex:
         self._dimension = dimension
         self.memories: dict[str, Memory] = {}
         self._vectors: dict[str, Vector] = {}
+        self._parts: dict[str, Vector] = {}
         self._bm25 = Bm25Index(k1, b)
         self._ids: list[str] = []
         self._matrix: Vector = np.zeros((0, dimension), dtype=np.float32)
+        self._part_matrix: Vector = np.zeros((0, dimension), dtype=np.float32)
+        self._part_owner = np.zeros(0, dtype=np.int64)
+        self._part_starts = np.zeros(0, dtype=np.int64)
+        # filter columns, so the filters of a search run vectorised
+        self._status = np.zeros(0, dtype=object)
+        self._category = np.zeros(0, dtype=object)
+        self._scope = np.zeros(0, dtype=object)
+        self._project = np.zeros(0, dtype=object)
+        self._session = np.zeros(0, dtype=object)
+        self._expires = np.zeros(0, dtype=np.float64)
         self._dirty = False
 
-    def put(self, memory: Memory, vector: Vector) -> None:
+    def put(self, memory: Memory, vector: Vector, parts: Vector | None = None) -> None:
         self.memories[memory.memory_id] = memory
         self._vectors[memory.memory_id] = vector
+        if parts is not None and len(parts):
+            self._parts[memory.memory_id] = parts
+        else:
+            self._parts.pop(memory.memory_id, None)
         self._bm25.add(memory.memory_id, terms(memory.content))
         self._dirty = True
 
@@ -49,57 +64,84 @@ class UserIndex:
     def remove(self, memory_id: str) -> None:
         if self.memories.pop(memory_id, None) is not None:
             self._vectors.pop(memory_id, None)
+            self._parts.pop(memory_id, None)
             self._bm25.remove(memory_id)
             self._dirty = True
 
     def _refresh(self) -> None:
-        if self._dirty:
-            self._ids = list(self._vectors)
-            self._matrix = (np.stack([self._vectors[i] for i in self._ids]) if self._ids
-                            else np.zeros((0, self._dimension), dtype=np.float32))
-            self._dirty = False
+        if not self._dirty:
+            return
+        self._ids = list(self._vectors)
+        self._matrix = (np.stack([self._vectors[i] for i in self._ids]) if self._ids
+                        else np.zeros((0, self._dimension), dtype=np.float32))
+        position = {mid: i for i, mid in enumerate(self._ids)}
+        blocks = sorted((position[mid], parts) for mid, parts in self._parts.items())
+        if blocks:
+            self._part_matrix = np.concatenate([parts for _, parts in blocks])
+            self._part_owner = np.array([pos for pos, _ in blocks], dtype=np.int64)
+            sizes = np.array([len(parts) for _, parts in blocks], dtype=np.int64)
+            self._part_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        else:
+            self._part_matrix = np.zeros((0, self._dimension), dtype=np.float32)
+            self._part_owner = np.zeros(0, dtype=np.int64)
+            self._part_starts = np.zeros(0, dtype=np.int64)
+        ms = [self.memories[i] for i in self._ids]
+        self._status = np.array([m.status.value for m in ms], dtype=object)
+        self._category = np.array([m.category.value for m in ms], dtype=object)
+        self._scope = np.array([m.scope.value for m in ms], dtype=object)
+        self._project = np.array([m.project_id for m in ms], dtype=object)
+        self._session = np.array([m.session_id for m in ms], dtype=object)
+        self._expires = np.array([m.expires_at.timestamp() if m.expires_at else np.inf for m in ms])
+        self._dirty = False
 
-    def cosine_all(self, vector: Vector) -> tuple[list[str], Vector]:
+    def _mask(self, request: SearchRequest) -> npt.NDArray[np.bool_]:
+        """Filters first (R5): status, expiry, category and scope, for every memory at once."""
+        mask = np.isin(self._status, [s.value for s in request.statuses])
+        mask &= self._expires > request.now.timestamp()
+        if request.categories is not None:
+            mask &= np.isin(self._category, [c.value for c in request.categories])
+        in_scope = self._scope == Scope.USER.value
+        if request.project_id is not None:
+            in_scope |= (self._scope == Scope.PROJECT.value) & (self._project == request.project_id)
+        if request.session_id is not None:
+            in_scope |= (self._scope == Scope.SESSION.value) & (self._session == request.session_id)
+        mask &= in_scope
+        return mask
+
+    def cosine_all(self, vector: Vector) -> tuple[list[str], Vector, Vector]:
+        """Whole-memory cosines and best-sentence cosines (-inf where a memory has no sentences)."""
         self._refresh()
+        best = np.full(len(self._ids), -np.inf, dtype=np.float32)
         if not self._ids:
-            return [], np.zeros(0, dtype=np.float32)
-        return self._ids, self._matrix @ vector
+            return [], np.zeros(0, dtype=np.float32), best
+        if len(self._part_owner):
+            # parts are stored grouped by memory, so a segmented max gives each memory its best sentence
+            best[self._part_owner] = np.maximum.reduceat(self._part_matrix @ vector, self._part_starts)
+        return self._ids, self._matrix @ vector, best
 
     def similar(self, vector: Vector, limit: int) -> list[tuple[Memory, float]]:
-        ids, sims = self.cosine_all(vector)
-        if not ids:
+        self._refresh()
+        if not self._ids:
             return []
+        sims = self._matrix @ vector
         order = np.argsort(-sims)[:limit]
-        return [(self.memories[ids[i]], float(sims[i])) for i in order]
+        return [(self.memories[self._ids[i]], float(sims[i])) for i in order]
 
     def search(self, request: SearchRequest) -> list[Hit]:
-        ids, sims = self.cosine_all(request.vector)
+        ids, sims, best = self.cosine_all(request.vector)
         if not ids:
             return []
-        now = request.now
-
-        def allowed(m: Memory) -> bool:
-            return (m.status in request.statuses
-                    and (m.expires_at is None or m.expires_at > now)
-                    and (request.categories is None or m.category in request.categories)
-                    and visible_in(m, request.project_id, request.session_id))
-
-        mask = np.fromiter((allowed(self.memories[i]) for i in ids), dtype=bool, count=len(ids))
+        mask = self._mask(request)
         if not mask.any():
             return []
-        masked = np.where(mask, sims, -np.inf)
+        pool = np.where(mask, np.maximum(sims, best), -np.inf)
         k = min(request.limit, int(mask.sum()))
-        top = np.argpartition(-masked, k - 1)[:k] if k < len(ids) else np.arange(len(ids))
-        chosen: dict[str, float] = {ids[i]: float(sims[i]) for i in top if mask[i]}
+        top = np.argpartition(-pool, k - 1)[:k] if k < len(ids) else np.flatnonzero(mask)
+        chosen = {int(i) for i in top if mask[i]}
         lexical = self._bm25.score(request.terms)
-        allowed_lex = sorted(((s, mid) for mid, s in lexical.items() if allowed(self.memories[mid])),
-                             reverse=True)[: request.limit]
         position = {mid: i for i, mid in enumerate(ids)}
-        for _, mid in allowed_lex:
-            if mid not in chosen:
-                chosen[mid] = float(sims[position[mid]])
-        return [Hit(self.memories[mid], cos, lexical.get(mid, 0.0)) for mid, cos in chosen.items()]
-
-    def load(self, rows: Iterable[tuple[Memory, Vector]]) -> None:
-        for memory, vector in rows:
-            self.put(memory, vector)
+        allowed_lex = sorted(((s, mid) for mid, s in lexical.items() if mask[position[mid]]),
+                             reverse=True)[: request.limit]
+        chosen.update(position[mid] for _, mid in allowed_lex)
+        return [Hit(self.memories[ids[i]], float(sims[i]), lexical.get(ids[i], 0.0),
+                    float(best[i]) if np.isfinite(best[i]) else None) for i in sorted(chosen)]

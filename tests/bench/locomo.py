@@ -1,0 +1,161 @@
+"""LoCoMo retrieval benchmark (see ../shared/data/README.md).
+
+Every turn of a conversation becomes one memory of one user, imported through the import
+route with its session date; every question with evidence goes through the search route.
+Reports Recall@5/10/20 and NDCG@10 per category for mnemo's hybrid ranking and, in the same
+run, for BM25 only and embedding only.
+
+    .venv/bin/python tests/bench/locomo.py [--data PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import json
+
+from common import InProcessClient, percentiles, write_result
+from mnemo.api.app import create_app
+from mnemo.bootstrap import build_local
+from mnemo.clock import ManualClock
+from mnemo.settings import Settings
+
+DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo-dev.json"
+KS = (5, 10, 20)
+CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def session_date(text: str) -> datetime:
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def turns_of(sample: dict[str, Any]) -> list[tuple[str, str, datetime]]:
+    conv = sample["conversation"]
+    out = []
+    n = 1
+    while f"session_{n}" in conv:
+        when = session_date(conv[f"session_{n}_date_time"])
+        for i, turn in enumerate(conv[f"session_{n}"]):
+            text = turn.get("text", "")
+            if turn.get("blip_caption"):
+                text = f"{text} [shares a photo of {turn['blip_caption']}]"
+            out.append((turn["dia_id"], f"{turn['speaker']}: {text}", when + timedelta(seconds=i)))
+        n += 1
+    return out
+
+
+def ndcg(ranked: list[str], relevant: set[str], k: int = 10) -> float:
+    dcg = sum(1.0 / math.log2(i + 2) for i, d in enumerate(ranked[:k]) if d in relevant)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(relevant), k)))
+    return dcg / ideal if ideal else 0.0
+
+
+def evaluate(client: InProcessClient, data: list[dict[str, Any]], id_to_dia: dict[str, str],
+             clock: ManualClock, rank_by: str = "relevance") -> dict[str, Any]:
+    per_cat: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    latencies: list[float] = []
+    for sample in data:
+        user = sample["sample_id"]
+        # the user asks right after their own conversation ended
+        clock.set(max(t[2] for t in turns_of(sample)) + timedelta(days=1))
+        for qa in sample["qa"]:
+            if qa.get("category") == 5 or not qa.get("evidence"):
+                continue
+            relevant = set(qa["evidence"])
+            started = time.perf_counter()
+            status, body = client.call("POST", f"/v1/users/{user}/search", {"query": qa["question"], "top_k": 20,
+                                                                                "rank_by": rank_by})
+            latencies.append((time.perf_counter() - started) * 1000)
+            if status != 200:
+                raise RuntimeError(f"search failed: {status} {body}")
+            ranked = [id_to_dia[item["memory_id"]] for item in body["items"]]
+            for cat in ("all", CATEGORY.get(qa["category"], str(qa["category"]))):
+                for k in KS:
+                    per_cat[cat][f"R@{k}"].append(len(relevant & set(ranked[:k])) / len(relevant))
+                per_cat[cat]["NDCG@10"].append(ndcg(ranked, relevant))
+    summary = {cat: {m: round(sum(v) / len(v), 4) for m, v in metrics.items()} | {"n": len(metrics["R@10"])}
+               for cat, metrics in per_cat.items()}
+    return {"metrics": summary, "search_latency_ms": percentiles(latencies)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--variant", action="append", help='extra settings to compare, as JSON: {"recency_lambda": 0}')
+    args = parser.parse_args()
+    data = json.loads(args.data.read_text())
+    last = max(t[2] for s in data for t in turns_of(s))
+    clock = ManualClock(last + timedelta(days=1))  # the questions come right after the conversations
+    workdir = Path(tempfile.mkdtemp(prefix="mnemo-locomo-"))
+    try:
+        # retrieval is measured here, not retention: turns of a year ago must still be searchable
+        base = Settings(data_dir=workdir, retention_days=dict.fromkeys(Settings().retention_days))
+        service = build_local(base, clock=clock)
+        client = InProcessClient(create_app(service))
+        id_to_dia: dict[str, str] = {}
+        started = time.perf_counter()
+        total = 0
+        for sample in data:
+            turns = turns_of(sample)
+            for chunk in range(0, len(turns), 500):
+                items = [{"content": text, "created_at": when.isoformat(), "metadata": {"dia_id": dia}}
+                         for dia, text, when in turns[chunk:chunk + 500]]
+                status, body = client.call("POST", f"/v1/users/{sample['sample_id']}/memories/import",
+                                           {"items": items})
+                if status != 200:
+                    raise RuntimeError(f"import failed: {status} {body}")
+                for (dia, _, _), result in zip(turns[chunk:chunk + 500], body["results"], strict=True):
+                    if result["memory_id"]:
+                        id_to_dia[result["memory_id"]] = dia
+                total += len(items)
+        import_seconds = time.perf_counter() - started
+        print(f"imported {total} turns of {len(data)} conversations in {import_seconds:.1f} s "
+              f"({total / import_seconds:.0f} memories/s)")
+        variants: dict[str, dict[str, Any]] = {
+            "mnemo (hybrid, default settings)": {},
+            "mnemo ranked by the full retrieve score": {"rank_by": "score"},
+            "bm25 only": {"lexical_weight": 1.0},
+            "embedding only (whole-memory cosine)": {"lexical_weight": 0.0, "sentence_weight": 0.0},
+        }
+        report: dict[str, Any] = {"turns": total, "import_per_second": round(total / import_seconds, 1),
+                                  "variants": {}}
+        extra = [o for o in args.variant or []]
+        for spec in extra:
+            variants[spec] = json.loads(spec)
+        for name, overrides in variants.items():
+            overrides = dict(overrides)
+            rank_by = overrides.pop("rank_by", "relevance")
+            variant = build_local(Settings.model_validate({**base.model_dump(), **overrides}), clock=clock,
+                                  embedder=service.ports.embedder)
+            result = evaluate(InProcessClient(create_app(variant)), data, id_to_dia, clock, rank_by)
+            variant.close()
+            report["variants"][name] = result
+            m = result["metrics"]
+            print(f"\n{name}: search p50 {result['search_latency_ms']['p50']} ms")
+            print(f"  {'category':<12} {'n':>4} {'R@5':>6} {'R@10':>6} {'R@20':>6} {'NDCG@10':>8}")
+            for cat in ["all", *CATEGORY.values()]:
+                if cat in m:
+                    r = m[cat]
+                    print(f"  {cat:<12} {r['n']:>4} {r['R@5']:>6.3f} {r['R@10']:>6.3f} {r['R@20']:>6.3f} "
+                          f"{r['NDCG@10']:>8.3f}")
+        service.close()
+        path = write_result("locomo", report)
+        print(f"\nwrote {path}")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
