@@ -130,11 +130,10 @@ def main() -> int:
         }
         report: dict[str, Any] = {"turns": total, "import_per_second": round(total / import_seconds, 1),
                                   "variants": {}}
-        extra = [o for o in args.variant or []]
-        for spec in extra:
+        for spec in args.variant or []:
             variants[spec] = json.loads(spec)
-        for name, overrides in variants.items():
-            overrides = dict(overrides)
+        for name, given in variants.items():
+            overrides = dict(given)
             rank_by = overrides.pop("rank_by", "relevance")
             variant = build_local(Settings.model_validate({**base.model_dump(), **overrides}), clock=clock,
                                   embedder=service.ports.embedder)
