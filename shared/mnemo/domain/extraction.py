@@ -470,7 +470,7 @@ class RuleBasedExtractor:
             reason = None
         candidate = self._match(clause, message, explicit)
         if candidate is None:
-            if reason and _FIRST_PERSON.match(clause):
+            if reason:
                 # recorded as refused so traces and evaluations can see why nothing was kept
                 result.candidates.append(Candidate(
                     category=guess_category(clause), subject="refused", content="",

@@ -1,0 +1,88 @@
+"""Shared fixtures: the real embedding model (loaded once), a manual clock, a wired local service."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mnemo.api.app import create_app
+from mnemo.bootstrap import Mnemo, build_local, run_due_jobs, shared_embedder
+from mnemo.clock import ManualClock
+from mnemo.ports import Embedder
+from mnemo.server import build_event
+from mnemo.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return shared_embedder(Settings())
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def service(settings: Settings, clock: ManualClock, embedder: Embedder) -> Iterator[Mnemo]:
+    svc = build_local(settings, clock=clock, embedder=embedder)
+    yield svc
+    svc.close()
+
+
+class ApiClient:
+    """Drives the resolver with the same API Gateway v2 events the Lambdas and `mnemo serve` get."""
+
+    def __init__(self, service: Mnemo, tenant: str = "tenant_a") -> None:
+        self.service = service
+        self.app = create_app(service)
+        self.tenant = tenant
+
+    def as_tenant(self, tenant: str) -> ApiClient:
+        other = ApiClient.__new__(ApiClient)
+        other.service, other.app, other.tenant = self.service, self.app, tenant
+        return other
+
+    def call(self, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
+        payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+        event = build_event(method, path, {"content-type": "application/json"}, payload, self.tenant, "127.0.0.1")
+        result = self.app.resolve(event, None)
+        text = result.get("body") or ""
+        return int(result["statusCode"]), json.loads(text) if text else None
+
+    # conveniences for scenario tests
+    def say(self, user: str, conversation: str, *messages: str, close: bool = True) -> None:
+        for i, text in enumerate(messages):
+            status, _ = self.call("POST", f"/v1/users/{user}/turns", {
+                "conversation_id": conversation,
+                "messages": [{"role": "user", "content": text, "message_id": f"{conversation}-{i}-{len(text)}"}]})
+            assert status == 202
+        if close:
+            status, _ = self.call("POST", f"/v1/users/{user}/conversations/{conversation}/close")
+            assert status == 202
+            run_due_jobs(self.service)
+
+    def memories(self, user: str, status: str | None = "active") -> list[dict[str, Any]]:
+        path = f"/v1/users/{user}/memories?limit=200" + (f"&status={status}" if status else "")
+        code, body = self.call("GET", path)
+        assert code == 200
+        return list(body["items"])
+
+    def retrieve(self, user: str, query: str, **extra: Any) -> dict[str, Any]:
+        code, body = self.call("POST", f"/v1/users/{user}/retrieve", {"query": query, **extra})
+        assert code == 200, body
+        return dict(body)
+
+
+@pytest.fixture
+def api(service: Mnemo) -> ApiClient:
+    return ApiClient(service)

@@ -1,0 +1,69 @@
+from datetime import UTC, datetime, timedelta
+
+from mnemo.domain.conflicts import Existing, Relation, classify
+from mnemo.domain.models import Category, Memory, Provenance, Scope, SourceKind
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def fact(mid: str, subject: str, content: str, *, polarity: bool = True, days: int = 0,
+         source: SourceKind = SourceKind.EXTRACTED, scope: Scope = Scope.USER, project: str | None = None) -> Memory:
+    when = T0 + timedelta(days=days)
+    return Memory(memory_id=mid, tenant_id="t", user_id="u", category=Category.PREFERENCE, subject=subject,
+                  content=content, polarity=polarity, confidence=0.9, created_at=when, updated_at=when,
+                  last_confirmed_at=when, provenance=Provenance(source=source), scope=scope, project_id=project)
+
+
+def decide(new: Memory, *existing: tuple[Memory, float]) -> Relation:
+    return classify(new, [Existing(m, c) for m, c in existing], conflict_similarity=0.85,
+                    duplicate_similarity=0.95).relation
+
+
+def test_restatement_is_the_same_fact() -> None:
+    old = fact("a", "likes:tea", "User likes tea.")
+    assert decide(fact("b", "likes:tea", "User likes tea!", days=3), (old, 0.99)) is Relation.SAME
+
+
+def test_other_value_in_the_same_slot_contradicts() -> None:
+    old = fact("a", "location", "User lives in Lisbon.")
+    result = classify(fact("b", "location", "User lives in Berlin.", days=5), [Existing(old, 0.7)],
+                      conflict_similarity=0.85, duplicate_similarity=0.95)
+    assert result.relation is Relation.CONTRADICTS
+    assert result.new_wins
+
+
+def test_flipped_polarity_contradicts_even_when_very_similar() -> None:
+    old = fact("a", "likes:sushi", "User likes sushi.")
+    new = fact("b", "likes:sushi", "User doesn't like sushi.", polarity=False, days=1)
+    assert decide(new, (old, 0.97)) is Relation.CONTRADICTS
+
+
+def test_an_older_statement_does_not_win() -> None:
+    old = fact("a", "location", "User lives in Berlin.", days=10)
+    result = classify(fact("b", "location", "User lives in Lisbon.", days=1), [Existing(old, 0.7)],
+                      conflict_similarity=0.85, duplicate_similarity=0.95)
+    assert result.relation is Relation.CONTRADICTS
+    assert not result.new_wins
+
+
+def test_a_summary_never_overrides_what_the_user_said() -> None:
+    old = fact("a", "diet", "User is vegan.", source=SourceKind.USER_EXPLICIT)
+    result = classify(fact("b", "diet", "User eats fish.", days=30, source=SourceKind.SUMMARY),
+                      [Existing(old, 0.6)], conflict_similarity=0.85, duplicate_similarity=0.95)
+    assert not result.new_wins
+
+
+def test_project_fact_does_not_touch_the_profile_fact() -> None:
+    old = fact("a", "prefers:programming_language", "User prefers Python.")
+    new = fact("b", "prefers:programming_language", "User prefers Go.", scope=Scope.PROJECT, project="p1")
+    assert decide(new, (old, 0.8)) is Relation.INDEPENDENT
+
+
+def test_very_similar_fact_in_another_slot_is_ambiguous() -> None:
+    old = fact("a", "note:x", "User's team ships on Fridays.")
+    assert decide(fact("b", "note:y", "User's team deploys every Friday."), (old, 0.9)) is Relation.AMBIGUOUS
+
+
+def test_unrelated_fact_is_independent() -> None:
+    old = fact("a", "likes:tea", "User likes tea.")
+    assert decide(fact("b", "pet:rex", "User has a dog."), (old, 0.2)) is Relation.INDEPENDENT

@@ -1,0 +1,24 @@
+import pytest
+
+from mnemo.domain.gate import GateDecision, decide
+
+
+@pytest.mark.parametrize("query", ["Hi!", "hello there", "Good morning", "hey"])
+def test_greetings_load_the_profile_only(query: str) -> None:
+    assert decide(query).decision is GateDecision.PROFILE_ONLY
+
+
+@pytest.mark.parametrize("query", [
+    "What is the capital of France?", "How many bones are in the human body?", "Define entropy.",
+    "Who wrote Hamlet?",
+])
+def test_general_knowledge_skips_retrieval(query: str) -> None:
+    assert decide(query).decision is GateDecision.SKIP
+
+
+@pytest.mark.parametrize("query", [
+    "What should I cook for dinner?", "Remind me what we discussed last time", "Where do I live?",
+    "Can you recommend a restaurant?", "Write a function that parses a date",
+])
+def test_personal_or_personalisable_queries_retrieve(query: str) -> None:
+    assert decide(query).decision is GateDecision.RETRIEVE

@@ -1,0 +1,47 @@
+from datetime import UTC, datetime, timedelta
+
+from mnemo.domain.models import Category, Memory
+from mnemo.domain.ranking import Hit, RankingParams, rank, recency, semantic
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+PARAMS = RankingParams(a=0.6, b=0.25, c=0.15, importance=0.0, access=0.0, lexical_weight=0.3,
+                       recency_lambda=0.01, sentence_weight=0.7, recency_exempt=frozenset({"constraint"}))
+
+
+def memory(mid: str, days_old: float = 0, confidence: float = 0.9,
+           category: Category = Category.PREFERENCE) -> Memory:
+    when = NOW - timedelta(days=days_old)
+    return Memory(memory_id=mid, tenant_id="t", user_id="u", category=category, subject=f"s:{mid}",
+                  content=mid, confidence=confidence, created_at=when, updated_at=when, last_confirmed_at=when)
+
+
+def test_recency_decays_exponentially_and_exempt_categories_do_not_decay() -> None:
+    assert recency(memory("a"), NOW, 0.01) == 1.0
+    assert abs(recency(memory("a", 69.3), NOW, 0.01) - 0.5) < 0.01
+    assert recency(memory("c", 400, category=Category.CONSTRAINT), NOW, 0.01, frozenset({"constraint"})) == 1.0
+
+
+def test_equally_similar_newer_fact_outranks_older_one() -> None:
+    old, new = memory("old", 300), memory("new", 1)
+    ranked = rank([Hit(old, 0.8, 0.0), Hit(new, 0.8, 0.0)], NOW, PARAMS)
+    assert [s.memory.memory_id for s in ranked] == ["new", "old"]
+
+
+def test_score_follows_the_spec_formula() -> None:
+    m = memory("m", 0, confidence=0.5)
+    (scored,) = rank([Hit(m, 0.5, 2.0)], NOW, PARAMS)
+    relevance = 0.7 * 0.5 + 0.3 * 1.0
+    assert abs(scored.relevance - relevance) < 1e-9
+    assert abs(scored.score - (0.6 * relevance + 0.25 * 1.0 + 0.15 * 0.5)) < 1e-9
+
+
+def test_lexical_evidence_is_normalised_per_query() -> None:
+    a, b = memory("a"), memory("b")
+    ranked = rank([Hit(a, 0.5, 10.0), Hit(b, 0.5, 5.0)], NOW, PARAMS)
+    assert [round(s.lexical, 2) for s in ranked] == [1.0, 0.5]
+
+
+def test_best_sentence_lifts_a_long_memory() -> None:
+    long_memory = Hit(memory("long"), 0.3, 0.0, part_cosine=0.8)
+    assert abs(semantic(long_memory, 0.7) - (0.3 * 0.3 + 0.7 * 0.8)) < 1e-9
+    assert semantic(Hit(memory("short"), 0.3, 0.0), 0.7) == 0.3
