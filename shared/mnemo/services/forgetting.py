@@ -40,7 +40,8 @@ class Forgetter:
                 history.append(MemoryVersion(memory_id=m.memory_id, version=m.version, content="",
                                              category=m.category, status=m.status, confidence=m.confidence,
                                              updated_at=now, reason="forgotten by the user"))
-                # the fingerprint stays (a keyed hash) so the fact is not re-learned from old turns
+                # the record stays as a tombstone without its text: its id (derived from the source
+                # message) keeps a replay of the old turn from teaching the fact again
                 retired.append(m.model_copy(update={"status": Status.DELETED, "superseded_by": USER_DELETED,
                                                     "confidence": 0.0, "content": "", "updated_at": now,
                                                     "metadata": {}, "tags": []}))

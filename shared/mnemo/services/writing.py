@@ -164,8 +164,6 @@ class MemoryWriter:
                 continue
             if old.status in LIVE_OR_PENDING:
                 return WriteResult(self._confirm(old, new), "merged")
-            if old.status is Status.DELETED:
-                return WriteResult(None, "rejected", reason="forgotten_by_user")
         if not resolve_conflicts:
             self.p.memories.save([new])
             return WriteResult(new, "created")

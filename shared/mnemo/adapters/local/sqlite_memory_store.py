@@ -112,7 +112,7 @@ class SqliteMemoryStore:
                 m.tenant_id, m.user_id, m.memory_id, m.scope.value, m.project_id, m.session_id,
                 m.category.value, m.status.value,
                 self._cipher.keyed_hash(m.tenant_id, m.user_id, "subject:" + m.subject),
-                self._fingerprint_for(m),
+                self._cipher.fingerprint(m.tenant_id, m.user_id, m.content),
                 m.confidence, m.version, iso(m.created_at), iso(m.updated_at), iso(m.expires_at),
                 self._seal(m), vector.tobytes(), parts.tobytes() if parts is not None else None,
             ))
@@ -170,16 +170,6 @@ class SqliteMemoryStore:
 
     def _parts(self, blob: bytes | None) -> Vector | None:
         return np.frombuffer(blob, dtype=np.float32).reshape(-1, self._dimension) if blob else None
-
-    def _fingerprint_for(self, m: Memory) -> str:
-        if m.status is Status.DELETED and not m.content:
-            # a forgotten memory keeps the keyed hash of what it said, so it is not learned again
-            with self._db.read() as conn:
-                row = conn.execute("SELECT fingerprint FROM memories WHERE tenant_id=? AND user_id=? AND "
-                                   "memory_id=?", (m.tenant_id, m.user_id, m.memory_id)).fetchone()
-            if row:
-                return str(row[0])
-        return self._cipher.fingerprint(m.tenant_id, m.user_id, m.content)
 
     def by_subject(self, tenant_id: str, user_id: str, subjects: Sequence[str]) -> list[Memory]:
         wanted = set(subjects)

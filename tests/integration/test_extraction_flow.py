@@ -1,0 +1,130 @@
+"""Turns -> buffer -> debounce -> extraction -> memories, on the embedded back ends, with a manual clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnemo.bootstrap import Mnemo, run_due_jobs
+from mnemo.domain.models import Status, UserSettings
+from mnemo.services.ingest import IncomingMessage
+
+
+def say(service: Mnemo, text: str, conversation: str = "c1", message_id: str | None = None,
+        user: str = "u") -> None:
+    service.ingestor.add_turns("t", user, conversation, [IncomingMessage("user", text, message_id)])
+
+
+def contents(service: Mnemo, user: str = "u") -> list[str]:
+    return sorted(m.content for m in service.ports.memories.all_for_user("t", user) if m.status is Status.ACTIVE)
+
+
+def test_nothing_is_extracted_on_the_request_path(service: Mnemo) -> None:
+    say(service, "I live in Lisbon.")
+    assert contents(service) == []
+
+
+def test_quiet_period_triggers_extraction(service: Mnemo, clock) -> None:
+    say(service, "I live in Lisbon.")
+    clock.advance(seconds=29)
+    assert run_due_jobs(service) == 0
+    clock.advance(seconds=2)
+    assert run_due_jobs(service) == 1
+    assert contents(service) == ["User lives in Lisbon."]
+
+
+def test_a_new_turn_pushes_the_quiet_period_back(service: Mnemo, clock) -> None:
+    say(service, "I live in Lisbon.", message_id="a")
+    clock.advance(seconds=20)
+    say(service, "I have a dog named Rex.", message_id="b")
+    clock.advance(seconds=15)
+    assert run_due_jobs(service) == 0  # 35 s after the first turn, only 15 s after the last
+    clock.advance(seconds=16)
+    assert run_due_jobs(service) == 1
+    assert contents(service) == ["User has a dog named Rex.", "User lives in Lisbon."]
+
+
+def test_five_turns_trigger_extraction_at_once(service: Mnemo) -> None:
+    for i, text in enumerate(["I live in Lisbon.", "I love jazz.", "I have a cat named Tom.",
+                              "I'm vegetarian.", "I work as a nurse."]):
+        say(service, text, message_id=f"m{i}")
+    assert run_due_jobs(service) == 1
+    assert len(contents(service)) == 5
+
+
+def test_close_extracts_now_and_twice_is_harmless(service: Mnemo) -> None:
+    say(service, "I live in Lisbon.")
+    service.ingestor.close("t", "u", "c1")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    run_due_jobs(service)
+    assert contents(service) == ["User lives in Lisbon."]
+
+
+def test_duplicate_delivery_of_the_same_turns_creates_nothing_new(service: Mnemo) -> None:
+    say(service, "I live in Lisbon.", message_id="x1")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    say(service, "I live in Lisbon.", message_id="x1")  # the app retried the same message
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    assert len(list(service.ports.memories.all_for_user("t", "u"))) == 1
+
+
+def test_stale_job_is_dropped_and_the_newer_one_covers_everything(service: Mnemo, clock) -> None:
+    say(service, "I live in Lisbon.", message_id="a")
+    stale = service.ports.queue.due(clock.now() + __import__("datetime").timedelta(seconds=31), 10)[0]
+    say(service, "I have a dog named Rex.", message_id="b")
+    report = service.extraction.process(stale)
+    assert report.stale
+    assert contents(service) == []
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    assert len(contents(service)) == 2
+
+
+def test_the_secret_is_written_nowhere(service: Mnemo, settings) -> None:
+    say(service, "My card number is 4111 1111 1111 1111 and I live in Porto.")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    assert contents(service) == ["User lives in Porto."]
+    data_dir: Path = settings.data_dir
+    for path in data_dir.glob("mnemo.db*"):
+        raw = path.read_bytes()
+        assert b"4111" not in raw
+        assert b"Porto" not in raw
+
+
+def test_memory_off_means_nothing_is_kept(service: Mnemo) -> None:
+    service.ports.user_settings.put("t", "u", UserSettings(memory_enabled=False))
+    say(service, "I live in Lisbon.")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    assert contents(service) == []
+
+
+def test_forget_in_a_turn_removes_the_fact_and_it_is_not_relearned(service: Mnemo) -> None:
+    say(service, "I love jazz music.", message_id="a")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    assert contents(service) == ["User loves jazz music."]
+    say(service, "Please forget that I love jazz music.", conversation="c2", message_id="b")
+    service.ingestor.close("t", "u", "c2")
+    run_due_jobs(service)
+    assert contents(service) == []
+    # the app replays the old conversation: the tombstone keeps the fact forgotten
+    say(service, "I love jazz music.", conversation="c1", message_id="a")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    assert contents(service) == []
+
+
+def test_a_fact_forgotten_then_told_again_is_learned_again(service: Mnemo) -> None:
+    say(service, "I love jazz music.", message_id="a")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    assert service.forgetter.forget("t", "u", "jazz music")
+    assert contents(service) == []
+    say(service, "I love jazz music.", conversation="c2", message_id="b")
+    service.ingestor.close("t", "u", "c2")
+    run_due_jobs(service)
+    assert contents(service) == ["User loves jazz music."]
