@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import json
 
 from common import InProcessClient, percentiles, write_result
+
 from mnemo.api.app import create_app
 from mnemo.bootstrap import build_local
 from mnemo.clock import ManualClock

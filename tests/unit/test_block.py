@@ -23,7 +23,7 @@ def test_block_is_labelled_and_carries_precedence_rules() -> None:
 
 
 def test_budget_is_respected_and_overflow_dropped() -> None:
-    memories = [memory(f"m{i}", "User enjoys a very particular long thing number %d. " % i * 5) for i in range(30)]
+    memories = [memory(f"m{i}", f"User enjoys a very particular long thing number {i}. " * 5) for i in range(30)]
     block = build_block(None, memories, NOW, 300)
     assert block.tokens <= 300
     assert block.dropped
