@@ -35,7 +35,7 @@ from mnemo.api.schemas import (
     TurnsRequest,
 )
 from mnemo.bootstrap import Mnemo
-from mnemo.domain.models import Category, Profile, SourceKind, Status
+from mnemo.domain.models import Category, Profile, RetrievalTrace, SourceKind, Status
 from mnemo.domain.ranking import Scored
 from mnemo.services.facts import fact_from_api
 from mnemo.services.ingest import IncomingMessage
@@ -186,6 +186,13 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         return MemoryWithHistory(**MemoryOut.of(memory).model_dump(), history=[
             MemoryVersionOut(version=h.version, content=h.content, category=h.category, status=h.status,
                              confidence=h.confidence, updated_at=h.updated_at, reason=h.reason) for h in history])
+
+    @app.get("/v1/traces/<trace_id>", tags=["ops"], summary="What one retrieval considered and chose")
+    def get_trace(trace_id: Annotated[str, Path(pattern=r"^[a-f0-9]{32}$")]) -> RetrievalTrace:
+        trace = service.ports.traces.get(tenant(), trace_id, service.ports.clock.now())
+        if trace is None:
+            raise errors.NotFound("trace not found", details={"field": "trace_id"})
+        return trace
 
     @app.get("/v1/users/<user_id>/profile", tags=["profile"], summary="The compact profile")
     def get_profile(user_id: UserId) -> Profile:

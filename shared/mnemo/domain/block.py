@@ -85,11 +85,15 @@ def build_block(
             used += cost
     included: list[str] = []
     dropped: list[str] = []
+    in_profile = set(profile.constraints + profile.preferences) if profile else set()
     if memories:
         title = "Relevant memories (most relevant first):"
         title_cost = estimate_tokens(title)
         lines: list[str] = []
         for memory in memories:
+            if memory.content in in_profile and memory.memory_id not in conflicted:
+                included.append(memory.memory_id)  # already stated once, in the profile
+                continue
             line = memory_line(memory, now, memory.memory_id in conflicted)
             cost = estimate_tokens(line) + (0 if lines else title_cost)
             if used + cost > budget:

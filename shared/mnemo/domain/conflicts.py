@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from mnemo.domain.models import SOURCE_PRECEDENCE, Memory, Scope
-from mnemo.domain.text import normalise_content
+from mnemo.domain.text import normalise_content, terms
 
 
 class Relation(StrEnum):
@@ -72,7 +72,9 @@ def classify(
             return Resolution(Relation.CONTRADICTS, e.memory, new_wins=_outranks(new, e.memory))
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if e.cosine > conflict_similarity:
-            if e.cosine >= duplicate_similarity and e.memory.polarity == new.polarity:
+            # embeddings barely see "morning" vs "afternoon": across slots, only the same words are the same fact
+            if (e.cosine >= duplicate_similarity and e.memory.polarity == new.polarity
+                    and set(terms(e.memory.content)) == set(terms(new.content))):
                 return Resolution(Relation.SAME, e.memory)
             return Resolution(Relation.AMBIGUOUS, e.memory)
     return Resolution(Relation.INDEPENDENT)

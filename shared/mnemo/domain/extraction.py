@@ -318,6 +318,9 @@ RULES: list[Rule] = [
     _rule(r"^(?:we|our (?:team|company|project|app|service)) (?:use|uses|run|runs|deploy|deploys|are using|"
           r"is using|build|builds) (?P<x>.+)", Category.PROJECT_FACT,
           lambda m: f"uses:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
+    _rule(r"^i(?:'m| am) (?:currently |now )?(?:training for|preparing for|saving (?:up )?for|learning|practi[cs]ing|"
+          r"studying for|trying to|working towards|recovering from|renovating|planning) (?P<x>.+)",
+          Category.EPISODIC, lambda m: f"ongoing:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^i(?:'m| am) (?:currently )?(?:working on|building|developing|writing|leading|running) (?P<x>.+)",
           Category.PROJECT_FACT, lambda m: f"working_on:{slot_key(_g(m), 3)}", confidence=0.85),
     # plans and events (episodic: dated from the message)

@@ -69,7 +69,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("password", re.compile(
         r"(?i)\b(?:password|passwd|pwd|passphrase|passcode|pass code|pin(?: code| number)?"
         r"|login code|2fa code|otp|one[- ]time code|security code|cvv|cvc)\b(?:\s+(?:for|to|on)\s+[\w.@-]+)?"
-        + _KEYWORD_VALUE + r"[^\s\"'`]{3,}")),
+        # a value after "is"/":"/"=", or any following word that looks like a secret (digits, symbols)
+        + r"(?:\s*(?:is|was|:|=|->)\s*[\"'`]?[^\s\"'`]{2,}[^\s\"'`.,;:!?)]"
+          r"|\s+(?=[^\s]*[\d!@#$%^&*])[^\s\"'`]{3,}[^\s\"'`.,;:!?)])")),
     ("secret", re.compile(
         r"(?i)\b(?:api[_ -]?key|access[_ -]?token|auth[_ -]?token|secret[_ -]?key|client[_ -]?secret"
         r"|private[_ -]?key|token|secret)\b" + _KEYWORD_VALUE + r"(?=[^\s\"'`]*\d)[A-Za-z0-9._~+/=-]{12,}")),
