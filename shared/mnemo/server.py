@@ -21,6 +21,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from mnemo.errors import ConfigurationError
 
 log = logging.getLogger("mnemo.server")
+DRAIN_LIMIT = 16 * 1024 * 1024
 
 
 def is_loopback(host: str) -> bool:
@@ -147,8 +148,17 @@ class LocalServer:
                     self._error(400, "invalid_input", "Content-Length is negative", close=True)
                     return
                 if length > server.max_body:
+                    # read (and drop) a moderately large body so the client gets its 413 rather than a
+                    # broken pipe; a huge one is cut off
+                    if length <= DRAIN_LIMIT:
+                        remaining = length
+                        while remaining > 0:
+                            chunk = self.rfile.read(min(remaining, 65536))
+                            if not chunk:
+                                break
+                            remaining -= len(chunk)
                     self._error(413, "payload_too_large", f"request body exceeds {server.max_body} bytes",
-                                close=True)
+                                close=length > DRAIN_LIMIT)
                     return
                 if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
                     self._error(411, "length_required", "send a Content-Length", close=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from tests.conftest import ApiClient
 
 USER = "eval-user"

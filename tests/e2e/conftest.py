@@ -1,0 +1,93 @@
+"""A real `mnemo serve` in a subprocess, on a free loopback port, with two tenants."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+KEYS = {"tenant_a": "key-a-0123456789", "tenant_b": "key-b-9876543210"}
+
+
+@dataclass
+class Server:
+    base: str
+    process: subprocess.Popen[str]
+    data_dir: Path
+
+    def call(self, method: str, path: str, body: Any = None, key: str | None = KEYS["tenant_a"],
+             raw: bytes | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if key:
+            request.add_header("Authorization", f"Bearer {key}")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                text = response.read()
+                return response.status, json.loads(text) if text else None
+        except urllib.error.HTTPError as exc:
+            text = exc.read()
+            return exc.code, json.loads(text) if text else None
+
+    def wait_for(self, predicate: Any, timeout: float = 20.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError("condition not met in time")
+
+
+def start_server(data_dir: Path, extra_env: dict[str, str] | None = None) -> Server:
+    env = {**os.environ, "MNEMO_API_KEYS": ",".join(f"{t}={k}" for t, k in KEYS.items()),
+           "MNEMO_DEBOUNCE_QUIET_SECONDS": "1", "MNEMO_WORKER_POLL_SECONDS": "0.1", **(extra_env or {})}
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log = data_dir / "server.log"  # a file, not a pipe: a full pipe would stall the server
+    with log.open("a") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mnemo.cli", "serve", "--port", "0", "--data-dir", str(data_dir)],
+            stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = re.search(r"http://([\d.]+):(\d+)", line)
+    if not match:
+        process.kill()
+        process.wait()
+        process.stdout.close()
+        raise AssertionError(f"server did not start: {line!r} {log.read_text()[-2000:]}")
+    return Server(f"http://{match.group(1)}:{match.group(2)}", process, data_dir)
+
+
+def stop_server(server: Server) -> int:
+    server.process.send_signal(signal.SIGTERM)
+    try:
+        return server.process.wait(timeout=20)
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()
+        if server.process.stdout:
+            server.process.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = start_server(tmp_path_factory.mktemp("e2e"))
+    yield srv
+    stop_server(srv)

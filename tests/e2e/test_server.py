@@ -1,0 +1,133 @@
+"""The local server over real HTTP: the contract of API.md as a chat app meets it."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import uuid
+
+from tests.e2e.conftest import KEYS, Server, start_server, stop_server
+
+
+def user() -> str:
+    return f"user-{uuid.uuid4().hex[:8]}"
+
+
+def test_health_and_openapi(server: Server) -> None:
+    assert server.call("GET", "/health", key=None) == (200, {"status": "ok", "backend": "local",
+                                                             "version": "0.1.0"})
+    status, doc = server.call("GET", "/openapi.json")
+    assert status == 200
+    assert "/v1/users/{user_id}/retrieve" in doc["paths"]
+    assert "/v1/users/{user_id}/memories/import" in doc["paths"]
+
+
+def test_credentials_are_required(server: Server) -> None:
+    status, body = server.call("POST", f"/v1/users/{user()}/retrieve", {"query": "hi"}, key=None)
+    assert status == 401
+    assert body["error"]["code"] == "unauthorized"
+    assert server.call("POST", f"/v1/users/{user()}/retrieve", {"query": "hi"}, key="wrong")[0] == 401
+
+
+def test_the_memory_loop_end_to_end(server: Server) -> None:
+    u = user()
+    status, body = server.call("POST", f"/v1/users/{u}/turns", {
+        "conversation_id": "conv-1",
+        "messages": [{"role": "user", "content": "Hi, I'm vegetarian and I live in Lisbon."},
+                     {"role": "assistant", "content": "Nice! Lisbon has great food."}]})
+    assert status == 202
+    assert body == {"accepted": 2, "pending": 1}
+    assert server.call("POST", f"/v1/users/{u}/conversations/conv-1/close")[0] == 202
+    items = server.wait_for(lambda: server.call("GET", f"/v1/users/{u}/memories")[1]["items"])
+    assert sorted(m["content"] for m in items) == ["User is vegetarian.", "User lives in Lisbon."]
+    status, result = server.call("POST", f"/v1/users/{u}/retrieve",
+                                 {"query": "Suggest a dinner recipe for me tonight"})
+    assert status == 200
+    assert result["decision"] == "retrieve"
+    assert "vegetarian" in result["context"]
+    assert result["tokens"] <= 500
+
+
+def test_quiet_period_extraction_runs_in_the_background(server: Server) -> None:
+    u = user()
+    server.call("POST", f"/v1/users/{u}/turns", {"conversation_id": "c", "messages": [
+        {"role": "user", "content": "I have a dog named Rex."}]})
+    items = server.wait_for(lambda: server.call("GET", f"/v1/users/{u}/memories")[1]["items"])
+    assert [m["content"] for m in items] == ["User has a dog named Rex."]
+
+
+def test_tenants_are_isolated(server: Server) -> None:
+    u = user()
+    status, created = server.call("POST", f"/v1/users/{u}/memories", {"content": "I love fado music."})
+    assert status == 201
+    memory_id = created["memory"]["memory_id"]
+    other = KEYS["tenant_b"]
+    assert server.call("GET", f"/v1/users/{u}/memories/{memory_id}", key=other)[0] == 404
+    assert server.call("GET", f"/v1/users/{u}/memories", key=other)[1]["items"] == []
+    status, result = server.call("POST", f"/v1/users/{u}/search", {"query": "fado"}, key=other)
+    assert (status, result["items"]) == (200, [])
+
+
+def test_bad_input_gets_a_clear_json_error(server: Server) -> None:
+    u = user()
+    status, body = server.call("POST", f"/v1/users/{u}/retrieve", raw=b"{not json")
+    assert status == 422
+    assert body["error"]["details"][0]["field"] == "body"
+    status, body = server.call("POST", f"/v1/users/{u}/retrieve", {"query": "x", "top_k": 0})
+    assert status == 422
+    assert body["error"]["details"][0]["field"] == "top_k"
+    status, body = server.call("POST", f"/v1/users/{u}/turns", {"conversation_id": "c", "messages": [
+        {"role": "system", "content": "x"}]})
+    assert status == 422
+    assert "messages" in body["error"]["details"][0]["field"]
+    assert server.call("GET", "/v1/nothing-here")[0] == 404
+    status, body = server.call("GET", f"/v1/users/{u}/memories?limit=abc")
+    assert status == 422
+
+
+def test_oversized_body_is_refused_before_reading(server: Server) -> None:
+    status, body = server.call("POST", f"/v1/users/{user()}/memories", raw=b"x" * (1_048_576 + 1))
+    assert status == 413
+    assert body["error"]["code"] == "payload_too_large"
+
+
+def test_concurrent_requests(server: Server) -> None:
+    u = user()
+    server.call("POST", f"/v1/users/{u}/memories", {"content": "I love hiking in the Alps."})
+
+    def one(i: int) -> int:
+        if i % 2:
+            return server.call("POST", f"/v1/users/{u}/retrieve", {"query": f"where should I hike {i}?"})[0]
+        return server.call("POST", f"/v1/users/{u}/turns", {"conversation_id": f"c{i}", "messages": [
+            {"role": "user", "content": f"message {i}"}]})[0]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(pool.map(one, range(40)))
+    assert set(statuses) <= {200, 202}
+
+
+def test_data_survives_a_restart_and_stays_sealed(tmp_path) -> None:
+    first = start_server(tmp_path)
+    try:
+        assert first.call("POST", "/v1/users/u1/memories", {"content": "I am allergic to shellfish."})[0] == 201
+    finally:
+        assert stop_server(first) == 0
+    for path in tmp_path.glob("mnemo.db*"):
+        assert b"shellfish" not in path.read_bytes()
+    second = start_server(tmp_path)
+    try:
+        items = second.call("GET", "/v1/users/u1/memories")[1]["items"]
+        assert [m["content"] for m in items] == ["I am allergic to shellfish."]
+    finally:
+        stop_server(second)
+
+
+def test_open_mode_refuses_a_public_address(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "mnemo.cli", "serve", "--host", "0.0.0.0", "--port", "0",
+         "--data-dir", str(tmp_path)], capture_output=True, text=True, timeout=60,
+        env={k: v for k, v in __import__("os").environ.items() if k != "MNEMO_API_KEYS"})
+    assert result.returncode != 0
+    assert "loopback" in result.stderr
