@@ -75,7 +75,8 @@ def test_secret_is_not_stored_anywhere(api: ApiClient, settings) -> None:
     api.say(USER, "c1", "My AWS key is AKIAIOSFODNN7EXAMPLE and my password is Tr0ub4dor&3. I live in Porto.")
     contents = [m["content"] for m in api.memories(USER, status=None)]
     assert contents == ["User lives in Porto."]
-    code, export = api.call("GET", f"/v1/users/{USER}/memories?limit=200")
+    status, export = api.call("GET", f"/v1/users/{USER}/memories?limit=200")
+    assert status == 200
     assert "AKIA" not in str(export)
     for path in settings.data_dir.glob("mnemo.db*"):
         assert b"AKIAIOSFODNN7EXAMPLE" not in path.read_bytes()
