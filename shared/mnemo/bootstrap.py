@@ -54,11 +54,13 @@ class Mnemo:
         return self.ports.settings
 
     def close(self) -> None:
+        """Stop background work first, then flush what it and the requests left queued."""
         self.retriever.close()
-        for closer in self._closers:
-            stop = getattr(closer, "stop", None)
-            if callable(stop):
-                stop()
+        for closer in sorted(self._closers, key=lambda c: 0 if hasattr(c, "stop") else 1):
+            end = getattr(closer, "stop", None) or getattr(closer, "close", None)
+            if callable(end):
+                end()
+        self._closers.clear()
 
 
 def _services(ports: Ports) -> Mnemo:
@@ -101,7 +103,9 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         vault=vault, locks=ThreadUserLocks(), extractor=RuleBasedExtractor(),
         policy=PolicyTable(settings.retention_days),
     )
-    return _services(ports)
+    service = _services(ports)
+    service._closers.extend([ports.traces, ports.audit])
+    return service
 
 
 def build(settings: Settings, **kwargs: object) -> Mnemo:

@@ -111,6 +111,8 @@ class LocalServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in two writes; with Nagle on, the second waits ~40 ms for an ACK
+            disable_nagle_algorithm = True
             server_version = "mnemo"
             sys_version = ""
 

@@ -140,16 +140,17 @@ class Retriever:
             vector = self.queries.get(query)
             timings["embed"] = _ms(t)
             t = time.perf_counter()
+            # one pass over the index: live memories to inject, pending ones to offer for confirmation
             request = SearchRequest(vector=vector, terms=terms(query), limit=top_k * settings.candidate_multiplier,
-                                    now=now, project_id=project_id, session_id=session_id)
-            hits = self.p.memories.search(tenant_id, user_id, request)
-            pending_hits = self.p.memories.search(tenant_id, user_id, SearchRequest(
-                vector=vector, terms=[], limit=3, now=now, project_id=project_id, session_id=session_id,
-                statuses=frozenset({Status.PENDING})))
+                                    now=now, project_id=project_id, session_id=session_id,
+                                    statuses=frozenset({Status.ACTIVE, Status.PROBATIONARY, Status.PENDING}))
+            found = self.p.memories.search(tenant_id, user_id, request)
+            hits = [h for h in found if h.memory.status is not Status.PENDING]
             timings["search"] = _ms(t)
             t = time.perf_counter()
             ranked = rank(hits, now, self._params())
-            pending = [h.memory for h in sorted(pending_hits, key=lambda h: -h.cosine)]
+            pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
+                                              self._params()) if s.relevance >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
         t = time.perf_counter()
         profile = profile_future.result()

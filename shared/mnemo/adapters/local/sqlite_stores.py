@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
+from mnemo.adapters.local.background_writer import BackgroundWriter
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.clock import iso
 from mnemo.crypto import UserCipher
@@ -42,55 +44,96 @@ class SqliteProfileStore:
 
 
 class SqliteSettingsStore:
-    def __init__(self, db: Database) -> None:
+    """Read on every request, written rarely: cached briefly so another process's change shows soon."""
+
+    def __init__(self, db: Database, cache_seconds: float = 2.0) -> None:
         self._db = db
+        self._cache: dict[tuple[str, str], tuple[float, UserSettings]] = {}
+        self._cache_seconds = cache_seconds
+        self._lock = threading.Lock()
 
     def get(self, tenant_id: str, user_id: str) -> UserSettings:
+        owner = (tenant_id, user_id)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._cache.get(owner)
+        if hit is not None and now - hit[0] < self._cache_seconds:
+            return hit[1].model_copy()
         with self._db.read() as conn:
-            row = conn.execute("SELECT body FROM user_settings WHERE tenant_id=? AND user_id=?",
-                               (tenant_id, user_id)).fetchone()
-        return UserSettings.model_validate_json(row[0]) if row else UserSettings()
+            row = conn.execute("SELECT body FROM user_settings WHERE tenant_id=? AND user_id=?", owner).fetchone()
+        settings = UserSettings.model_validate_json(row[0]) if row else UserSettings()
+        with self._lock:
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+            self._cache[owner] = (now, settings)
+        return settings.model_copy()
 
     def put(self, tenant_id: str, user_id: str, settings: UserSettings) -> None:
         with self._db.write() as conn:
             conn.execute("INSERT OR REPLACE INTO user_settings VALUES (?,?,?)",
                          (tenant_id, user_id, settings.model_dump_json()))
+        with self._lock:
+            self._cache.pop((tenant_id, user_id), None)
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM user_settings WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+        with self._lock:
+            self._cache.pop((tenant_id, user_id), None)
 
 
 class SqliteTraceStore:
-    """Traces carry ids and scores only (no text), keyed by tenant so ids never cross tenants."""
+    """Traces carry ids and scores only (no text), keyed by tenant so ids never cross tenants.
+
+    Written in batches off the request path (see BackgroundWriter); readable at once.
+    """
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._writer: BackgroundWriter[RetrievalTrace] = BackgroundWriter(self._write, name="mnemo-traces")
+
+    def _write(self, traces: Sequence[RetrievalTrace]) -> None:
+        with self._db.write() as conn:
+            conn.executemany("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?)",
+                             [(t.tenant_id, t.trace_id, t.user_id, t.model_dump_json(), iso(t.expires_at))
+                              for t in traces])
 
     def put(self, trace: RetrievalTrace) -> None:
-        with self._db.write() as conn:
-            conn.execute("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?)",
-                         (trace.tenant_id, trace.trace_id, trace.user_id, trace.model_dump_json(),
-                          iso(trace.expires_at)))
+        self._writer.put(trace)
+
+    def close(self) -> None:
+        self._writer.close()
 
     def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
+        for trace in self._writer.pending():
+            if trace.tenant_id == tenant_id and trace.trace_id == trace_id:
+                return trace if trace.expires_at > now else None
         with self._db.read() as conn:
             row = conn.execute("SELECT body FROM traces WHERE tenant_id=? AND trace_id=? AND expires_at > ?",
                                (tenant_id, trace_id, iso(now))).fetchone()
         return RetrievalTrace.model_validate_json(row[0]) if row else None
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
+        self._writer.flush()
         with self._db.write() as conn:
             conn.execute("DELETE FROM traces WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
 
 
 class SqliteAuditLog:
+    """Events are batched off the request path (see BackgroundWriter) and flushed on close."""
+
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._writer: BackgroundWriter[AuditEvent] = BackgroundWriter(self._write, name="mnemo-audit")
 
     def record(self, events: Sequence[AuditEvent]) -> None:
-        if not events:
-            return
+        for event in events:
+            self._writer.put(event)
+
+    def close(self) -> None:
+        self._writer.close()
+
+    def _write(self, events: Sequence[AuditEvent]) -> None:
         with self._db.write() as conn:
             conn.executemany(
                 "INSERT INTO audit_events (tenant_id, user_id, action, actor, memory_ids, at, detail) "
@@ -99,6 +142,7 @@ class SqliteAuditLog:
                   json.dumps(e.detail)) for e in events])
 
     def for_user(self, tenant_id: str, user_id: str, limit: int) -> list[AuditEvent]:
+        self._writer.flush()
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT action, actor, memory_ids, at, detail FROM audit_events WHERE tenant_id=? AND user_id=? "

@@ -7,6 +7,8 @@ also carry one vector per sentence; a search reports the best sentence of each m
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 import numpy.typing as npt
 
@@ -35,6 +37,7 @@ class UserIndex:
         self._parts: dict[str, Vector] = {}
         self._bm25 = Bm25Index(k1, b)
         self._ids: list[str] = []
+        self._position: dict[str, int] = {}
         self._matrix: Vector = np.zeros((0, dimension), dtype=np.float32)
         self._part_matrix: Vector = np.zeros((0, dimension), dtype=np.float32)
         self._part_owner = np.zeros(0, dtype=np.int64)
@@ -72,10 +75,11 @@ class UserIndex:
         if not self._dirty:
             return
         self._ids = list(self._vectors)
+        self._position = {mid: i for i, mid in enumerate(self._ids)}
         self._matrix = (np.stack([self._vectors[i] for i in self._ids]) if self._ids
                         else np.zeros((0, self._dimension), dtype=np.float32))
-        position = {mid: i for i, mid in enumerate(self._ids)}
-        blocks = sorted((position[mid], parts) for mid, parts in self._parts.items())
+        blocks = sorted(((self._position[mid], parts) for mid, parts in self._parts.items()),
+                        key=lambda block: block[0])
         if blocks:
             self._part_matrix = np.concatenate([parts for _, parts in blocks])
             self._part_owner = np.array([pos for pos, _ in blocks], dtype=np.int64)
@@ -139,9 +143,8 @@ class UserIndex:
         top = np.argpartition(-pool, k - 1)[:k] if k < len(ids) else np.flatnonzero(mask)
         chosen = {int(i) for i in top if mask[i]}
         lexical = self._bm25.score(request.terms)
-        position = {mid: i for i, mid in enumerate(ids)}
-        allowed_lex = sorted(((s, mid) for mid, s in lexical.items() if mask[position[mid]]),
-                             reverse=True)[: request.limit]
+        position = self._position
+        allowed_lex = heapq.nlargest(request.limit, ((s, mid) for mid, s in lexical.items() if mask[position[mid]]))
         chosen.update(position[mid] for _, mid in allowed_lex)
         return [Hit(self.memories[ids[i]], float(sims[i]), lexical.get(ids[i], 0.0),
                     float(best[i]) if np.isfinite(best[i]) else None) for i in sorted(chosen)]
