@@ -104,7 +104,7 @@ class Settings(BaseModel):
 
     # -- embeddings
     embedding_threads: int = Field(2, ge=1, le=64)
-    embedding_batch_size: int = Field(32, ge=1, le=512)
+    embedding_batch_size: int = Field(64, ge=1, le=512)
 
     # -- limits of the API
     max_body_bytes: int = Field(1_048_576, ge=1024)

@@ -26,7 +26,7 @@ from mnemo.domain.models import (
 )
 from mnemo.domain.profile_builder import build_profile
 from mnemo.domain.screening import rejection_reason
-from mnemo.domain.text import sentence_parts
+from mnemo.domain.text import normalise_content, sentence_parts
 from mnemo.errors import InvalidInput
 from mnemo.services.context import Ports
 
@@ -88,9 +88,12 @@ class MemoryWriter:
         events: list[AuditEvent] = []
         profile_touched = False
         with self.p.locks.hold(tenant_id, user_id):
-            for fact, vector, part_vector in zip(facts, vectors, part_vectors, strict=True):
-                result = self._write_one(tenant_id, user_id, fact, vector, part_vector, resolve_conflicts)
-                results.append(result)
+            if resolve_conflicts:
+                for fact, vector, part_vector in zip(facts, vectors, part_vectors, strict=True):
+                    results.append(self._write_one(tenant_id, user_id, fact, vector, part_vector, True))
+            else:
+                results = self._write_plain(tenant_id, user_id, facts, vectors, part_vectors)
+            for result in results:
                 if result.memory is not None and result.outcome != "rejected":
                     profile_touched |= self.p.policy[result.memory.category].in_profile
                     events.append(AuditEvent(
@@ -124,6 +127,34 @@ class MemoryWriter:
                 part_vectors.append(None)
                 cursor += 1
         return vectors, part_vectors
+
+    def _write_plain(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], vectors: list[np.ndarray],
+                     part_vectors: list[np.ndarray | None]) -> list[WriteResult]:
+        """A bulk load (import): validation and exact-duplicate merging only, one transaction for all."""
+        results: list[WriteResult] = []
+        batch: dict[str, Memory] = {}  # fingerprint of the normalised text -> new memory in this batch
+        for fact, vector, parts in zip(facts, vectors, part_vectors, strict=True):
+            reason = rejection_reason(fact.content)
+            if reason and (fact.source in SCREENED_SOURCES or reason in ALWAYS_REFUSED):
+                results.append(WriteResult(None, "rejected", reason=reason))
+                continue
+            new = self._new_memory(tenant_id, user_id, fact, vector, parts)
+            key = f"{new.scope}|{new.project_id}|{new.session_id}|{normalise_content(new.content)}"
+            twin = batch.get(key)
+            if twin is not None:
+                if new.last_confirmed_at > twin.last_confirmed_at:
+                    twin.last_confirmed_at = new.last_confirmed_at
+                results.append(WriteResult(twin, "merged"))
+                continue
+            stored = next((old for old in self.p.memories.by_fingerprint(tenant_id, user_id, fact.content)
+                           if same_partition(new, old) and old.status in LIVE_OR_PENDING), None)
+            if stored is not None:
+                results.append(WriteResult(self._confirm(stored, new), "merged"))
+                continue
+            batch[key] = new
+            results.append(WriteResult(new, "created"))
+        self.p.memories.save(list(batch.values()))
+        return results
 
     def _status_for(self, fact: NewFact) -> Status:
         if fact.high_stakes and self.p.settings.confirm_high_stakes:
@@ -164,9 +195,6 @@ class MemoryWriter:
                 continue
             if old.status in LIVE_OR_PENDING:
                 return WriteResult(self._confirm(old, new), "merged")
-        if not resolve_conflicts:
-            self.p.memories.save([new])
-            return WriteResult(new, "created")
         nearby = {m.memory_id: Existing(m, float(np.dot(vector, np.asarray(m.embedding, dtype=np.float32))))
                   for m in self.p.memories.by_subject(tenant_id, user_id, [fact.subject])
                   if m.embedding is not None}

@@ -181,7 +181,8 @@ class SqliteMemoryStore:
         fingerprint = self._cipher.fingerprint(tenant_id, user_id, content)
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories "
+                # without statistics the planner prefers the primary key prefix: a scan of the user's rows
+                "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories INDEXED BY memories_fingerprint "
                 "WHERE tenant_id=? AND user_id=? AND fingerprint=? AND status != 'deleted'",
                 (tenant_id, user_id, fingerprint)).fetchall()
         return [self._row_to_memory(r, with_vector=True) for r in rows]

@@ -1,0 +1,1 @@
+"""Lambda glue shared by the handlers."""
