@@ -14,13 +14,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import InProcessClient, percentiles, write_result  # noqa: E402
-from corpus import chat_messages, memories  # noqa: E402
+from common import InProcessClient, percentiles, write_result
+from corpus import chat_messages, memories
 
-from mnemo.api.app import create_app  # noqa: E402
-from mnemo.bootstrap import build_local, run_due_jobs  # noqa: E402
-from mnemo.domain.models import Status  # noqa: E402
-from mnemo.settings import Settings  # noqa: E402
+from mnemo.api.app import create_app
+from mnemo.bootstrap import build_local, run_due_jobs
+from mnemo.domain.models import Status
+from mnemo.settings import Settings
 
 
 def main() -> int:

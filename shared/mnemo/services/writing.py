@@ -142,8 +142,7 @@ class MemoryWriter:
             key = f"{new.scope}|{new.project_id}|{new.session_id}|{normalise_content(new.content)}"
             twin = batch.get(key)
             if twin is not None:
-                if new.last_confirmed_at > twin.last_confirmed_at:
-                    twin.last_confirmed_at = new.last_confirmed_at
+                twin.last_confirmed_at = max(twin.last_confirmed_at, new.last_confirmed_at)
                 results.append(WriteResult(twin, "merged"))
                 continue
             stored = next((old for old in self.p.memories.by_fingerprint(tenant_id, user_id, fact.content)
