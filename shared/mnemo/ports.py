@@ -56,6 +56,10 @@ class Embedder(Protocol):
         """Shape (len(texts), dimension), float32, each row of unit length; batches internally."""
         ...
 
+    def embed_queries(self, texts: Sequence[str]) -> Vector:
+        """Like ``embed``, for search queries: may use a faster model whose vectors share the space."""
+        ...
+
 
 @dataclass(frozen=True)
 class SearchRequest:

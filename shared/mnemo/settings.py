@@ -105,6 +105,9 @@ class Settings(BaseModel):
     # -- embeddings
     embedding_threads: int = Field(2, ge=1, le=64)
     embedding_batch_size: int = Field(64, ge=1, le=512)
+    # queries through the faster dynamic-int8 twin of the model (adapters/local/query_model.py)
+    fast_query_model: bool = True
+    model_cache_dir: Path | None = None  # default: <data_dir>/models
 
     # -- limits of the API
     max_body_bytes: int = Field(1_048_576, ge=1024)

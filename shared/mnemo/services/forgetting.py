@@ -21,7 +21,7 @@ class Forgetter:
         query = query.strip()
         if not query:
             return []
-        vector = self.p.embedder.embed([query])[0]
+        vector = self.p.embedder.embed_queries([query])[0]
         now = self.p.clock.now()
         query_terms = terms(query)
         with self.p.locks.hold(tenant_id, user_id):

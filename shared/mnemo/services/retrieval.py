@@ -60,7 +60,7 @@ class QueryEmbeddings:
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        vector: Vector = self._embedder.embed([text])[0]
+        vector: Vector = self._embedder.embed_queries([text])[0]
         if self._size:
             with self._lock:
                 self._cache[key] = vector

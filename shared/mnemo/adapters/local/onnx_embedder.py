@@ -7,10 +7,12 @@ import threading
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from mnemo.adapters.local.model_checksums import MODEL_SHA256, TOKENIZER_SHA256
+from mnemo.adapters.local.query_model import build_query_model, derived_path
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Vector
 
@@ -45,8 +47,10 @@ class OnnxMiniLmEmbedder:
     dimension = DIMENSION
     model_id = MODEL_ID
 
-    def __init__(self, threads: int = 2, batch_size: int = 32, model_dir: Path | None = None,
-                 verify: bool = True) -> None:
+    def __init__(self, threads: int = 2, batch_size: int = 64, model_dir: Path | None = None,
+                 verify: bool = True, query_model_cache: Path | None = None) -> None:
+        """``query_model_cache``: where the faster query twin is derived and kept (see query_model);
+        None embeds queries with the packaged model too."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -63,6 +67,9 @@ class OnnxMiniLmEmbedder:
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self._query_session = self._session
+        if query_model_cache is not None:
+            self._query_session = self._load_query_twin(ort, options, model_path, query_model_cache)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.enable_truncation(MAX_TOKENS)
@@ -70,7 +77,26 @@ class OnnxMiniLmEmbedder:
         self._batch_size = batch_size
         self._lock = threading.Lock()
 
+    @staticmethod
+    def _load_query_twin(ort: Any, options: Any, model_path: Path, cache: Path) -> Any:
+        target = derived_path(cache, MODEL_SHA256)
+        for attempt in range(2):
+            if not target.exists() or attempt:
+                build_query_model(model_path, target)
+            try:
+                return ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
+            except Exception:  # a damaged cache file: derive it again once
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def embed_queries(self, texts: Sequence[str]) -> Vector:
+        return self._run(texts, self._query_session)
+
     def embed(self, texts: Sequence[str]) -> Vector:
+        return self._run(texts, self._session)
+
+    def _run(self, texts: Sequence[str], session: Any) -> Vector:
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         # sort by length so each batch pads little; restore the order at the end
@@ -78,10 +104,10 @@ class OnnxMiniLmEmbedder:
         out = np.empty((len(texts), DIMENSION), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             idx = order[start:start + self._batch_size]
-            out[idx] = self._embed_batch([texts[i] for i in idx])
+            out[idx] = self._embed_batch([texts[i] for i in idx], session)
         return out
 
-    def _embed_batch(self, texts: list[str]) -> Vector:
+    def _embed_batch(self, texts: list[str], session: Any) -> Vector:
         encodings = self._tokenizer.encode_batch(texts)
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(texts), width), dtype=np.int64)
@@ -92,7 +118,7 @@ class OnnxMiniLmEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
