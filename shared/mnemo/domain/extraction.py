@@ -424,6 +424,20 @@ class RuleBasedExtractor:
             return [head, *self._split_coordination(tail)]
         return [clause]
 
+    def classify(self, statement: str, when: datetime) -> Candidate | None:
+        """Category, slot and polarity of one first-person statement, without the refusals.
+
+        For facts an app hands over directly (remember, import): the app has vetted them, and
+        the write path still refuses secrets and identity claims.
+        """
+        clause = clean(statement)
+        for part in self._split_coordination(clause):
+            candidate = self._match(part, Message(role="user", content=part, message_id="api", created_at=when),
+                                    explicit=True)
+            if candidate is not None:
+                return candidate
+        return None
+
     @staticmethod
     def _rule_for(clause: str) -> Rule | None:
         return next((r for r in RULES if r.pattern.search(clause)), None)

@@ -25,6 +25,8 @@ STOPWORDS = frozenset(
 
 def fold(text: str) -> str:
     """Lower-case, strip accents and unify apostrophes."""
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return text.replace("\u2019", "'").replace("\u2018", "'").lower()

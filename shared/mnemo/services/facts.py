@@ -8,7 +8,7 @@ from typing import Protocol
 
 from mnemo.clock import to_utc
 from mnemo.domain.extraction import RuleBasedExtractor, guess_category, slot_key
-from mnemo.domain.models import Category, Message, Provenance, Scope, SourceKind
+from mnemo.domain.models import Category, Provenance, Scope, SourceKind
 from mnemo.errors import InvalidInput
 from mnemo.services.writing import NewFact
 
@@ -66,9 +66,7 @@ def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_
         raise InvalidInput("session scope needs session_id", details={"field": "session_id"})
     occurred = to_utc(item.created_at) if item.created_at else now
     # learn category and slot the way the extractor would, from the statement itself
-    probe = _EXTRACTOR.extract([Message(role="user", content=first_person(content), message_id="api",
-                                        created_at=occurred)])
-    candidate = next((c for c in probe.candidates if c.should_store and not c.subject.startswith("note:")), None)
+    candidate = _EXTRACTOR.classify(first_person(content), occurred)
     category = item.category or (candidate.category if candidate else guess_category(content))
     subject = item.subject or (candidate.subject if candidate else f"note:{slot_key(content, 5)}")
     return NewFact(
