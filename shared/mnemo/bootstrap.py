@@ -17,9 +17,11 @@ from mnemo.errors import ConfigurationError
 from mnemo.ports import Embedder
 from mnemo.services.context import Ports
 from mnemo.services.extraction import ExtractionService
+from mnemo.services.feedback import FeedbackService
 from mnemo.services.forgetting import Forgetter
 from mnemo.services.ingest import Ingestor
 from mnemo.services.retrieval import Retriever
+from mnemo.services.user_control import UserControl
 from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
 
@@ -50,6 +52,8 @@ class Mnemo:
     ingestor: Ingestor
     forgetter: Forgetter
     extraction: ExtractionService
+    feedback: FeedbackService
+    control: UserControl
     _closers: list[object] = field(default_factory=list)
 
     @property
@@ -70,7 +74,8 @@ def _services(ports: Ports) -> Mnemo:
     writer = MemoryWriter(ports)
     forgetter = Forgetter(ports)
     return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports), ingestor=Ingestor(ports),
-                 forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter))
+                 forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter),
+                 feedback=FeedbackService(ports), control=UserControl(ports, writer))
 
 
 def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,
@@ -82,6 +87,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     from mnemo.adapters.local.sqlite_stores import (
         SqliteAuditLog,
         SqliteExtractionQueue,
+        SqliteFeedbackStore,
         SqliteProfileStore,
         SqliteSettingsStore,
         SqliteTraceStore,
@@ -103,8 +109,8 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         profiles=SqliteProfileStore(db, cipher), user_settings=SqliteSettingsStore(db),
         buffer=SqliteTurnBuffer(db, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db), audit=SqliteAuditLog(db),
-        vault=vault, locks=ThreadUserLocks(), extractor=RuleBasedExtractor(),
-        policy=PolicyTable(settings.retention_days),
+        vault=cipher, locks=ThreadUserLocks(), extractor=RuleBasedExtractor(),
+        policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
     )
     service = _services(ports)
     service._closers.extend([ports.traces, ports.audit])

@@ -57,6 +57,15 @@ class UserCipher:
         with self._lock:
             self._aead.pop((tenant_id, user_id), None)
 
+    # KeyVault, so the composition root can hand this out as the vault: destroying a key must
+    # also drop the copy cached here, or new data would be sealed under the shredded key.
+    def data_key(self, tenant_id: str, user_id: str) -> bytes:
+        return self._vault.data_key(tenant_id, user_id)
+
+    def destroy(self, tenant_id: str, user_id: str) -> None:
+        self.forget(tenant_id, user_id)
+        self._vault.destroy(tenant_id, user_id)
+
     def seal(self, tenant_id: str, user_id: str, record_id: str, kind: str, plaintext: bytes) -> bytes:
         aead, _ = self._keys(tenant_id, user_id)
         nonce = os.urandom(NONCE_BYTES)

@@ -22,6 +22,7 @@ from mnemo.domain.models import (
     AuditEvent,
     BufferedTurn,
     Category,
+    FeedbackRecord,
     Memory,
     MemoryVersion,
     Message,
@@ -133,7 +134,13 @@ class MemoryStore(Protocol):
         """Physically remove the records and their history."""
         ...
 
-    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        """Remove every record of the user, and purge what the back end keeps of deleted data."""
+        ...
+
+    def users(self, tenant_id: str) -> list[str]:
+        """Every user of the tenant who has memories (consolidation walks them)."""
+        ...
 
 
 class ProfileStore(Protocol):
@@ -221,10 +228,26 @@ class TraceStore(Protocol):
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 
 
+class FeedbackStore(Protocol):
+    def get(self, tenant_id: str, trace_id: str) -> FeedbackRecord | None: ...
+
+    def put(self, record: FeedbackRecord) -> None:
+        """One record per trace: a second rating of the same retrieval replaces the first."""
+        ...
+
+    def since(self, tenant_id: str, moment: datetime) -> list[FeedbackRecord]:
+        """Every record of the tenant at or after ``moment`` (offline tuning)."""
+        ...
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+
+
 class AuditLog(Protocol):
     def record(self, events: Sequence[AuditEvent]) -> None: ...
 
     def for_user(self, tenant_id: str, user_id: str, limit: int) -> list[AuditEvent]: ...
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 
 
 class KeyVault(Protocol):

@@ -94,6 +94,12 @@ class Settings(BaseModel):
     )
     session_memory_ttl_hours: int = Field(24, ge=1)
 
+    # -- feedback (R7)
+    feedback_up: float = Field(0.1, ge=0, le=1)
+    feedback_down: float = Field(0.2, ge=0, le=1)
+    correction_decay: float = Field(0.2, ge=0, le=1)
+    forget_min_relevance: float = Field(0.45, ge=0, le=1)
+
     # -- lifecycle (R8, R9)
     probation_prune_days: int = Field(60, ge=1)
     prune_confidence: float = Field(0.3, ge=0, le=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Annotated, Any
 
@@ -17,8 +18,13 @@ from mnemo import errors
 from mnemo.api.errors import error_response, status_for, validation_details
 from mnemo.api.schemas import (
     ID_PATTERN,
+    Adjustment,
     CreateMemoryResponse,
     ErrorResponse,
+    FeedbackRequest,
+    FeedbackResponse,
+    ForgetRequest,
+    ForgetResponse,
     Health,
     ImportRequest,
     ImportResponse,
@@ -26,13 +32,17 @@ from mnemo.api.schemas import (
     MemoryIn,
     MemoryOut,
     MemoryPage,
+    MemoryPatch,
     MemoryVersionOut,
     MemoryWithHistory,
+    ProfilePatch,
     RetrieveRequest,
     RetrieveResponse,
     ScoredMemoryOut,
     SearchRequestBody,
     SearchResponse,
+    SettingsBody,
+    SettingsOut,
     TurnsAccepted,
     TurnsRequest,
 )
@@ -41,6 +51,7 @@ from mnemo.domain.models import Category, Profile, RetrievalTrace, SourceKind, S
 from mnemo.domain.ranking import Scored
 from mnemo.services.facts import fact_from_api
 from mnemo.services.ingest import IncomingMessage
+from mnemo.services.user_control import MemoryEdit
 
 log = logging.getLogger("mnemo.api")
 
@@ -191,21 +202,75 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
         cursor: Annotated[str | None, Query(max_length=512)] = None,
     ) -> Response[str]:
-        page = service.ports.memories.page(tenant(), user_id, statuses=[status] if status else None,
-                                           category=category, limit=limit, cursor=cursor)
+        # forgotten memories are tombstones without text: never listed
+        statuses = [status] if status else [s for s in Status if s is not Status.DELETED]
+        page = service.ports.memories.page(tenant(), user_id, statuses=statuses, category=category, limit=limit,
+                                           cursor=cursor)
         return reply(MemoryPage(items=[MemoryOut.of(m) for m in page.items], next_cursor=page.next_cursor))
 
     @app.get("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], responses=documented(MemoryWithHistory),
              summary="One memory with its history")
     def get_memory(user_id: UserId, memory_id: MemoryId) -> Response[str]:
         tenant_id = tenant()
-        memory = service.ports.memories.get(tenant_id, user_id, memory_id)
-        if memory is None:
-            raise errors.NotFound("memory not found", details={"field": "memory_id"})
+        memory = service.control.get(tenant_id, user_id, memory_id)
         history = service.ports.memories.history(tenant_id, user_id, memory_id)
         return reply(MemoryWithHistory(**MemoryOut.of(memory).model_dump(), history=[
             MemoryVersionOut(version=h.version, content=h.content, category=h.category, status=h.status,
                              confidence=h.confidence, updated_at=h.updated_at, reason=h.reason) for h in history]))
+
+    @app.patch("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], responses=documented(MemoryOut),
+               summary="Edit (a new version), confirm a pending memory, disable or re-enable")
+    def patch_memory(user_id: UserId, memory_id: MemoryId, body: MemoryPatch) -> Response[str]:
+        edited = service.control.edit(tenant(), user_id, memory_id, MemoryEdit(
+            content=body.content, category=body.category, status=Status(body.status) if body.status else None,
+            version=body.version))
+        return reply(MemoryOut.of(edited))
+
+    @app.delete("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Delete one memory",
+                responses={204: {"description": "deleted"}, **ERROR_DOCS})
+    def delete_memory(user_id: UserId, memory_id: MemoryId) -> Response[str]:
+        service.control.delete(tenant(), user_id, memory_id)
+        return Response(204, "application/json", "")
+
+    @app.post("/v1/users/<user_id>/forget", tags=["memories"], responses=documented(ForgetResponse),
+              summary="Forget what matches a description")
+    def forget(user_id: UserId, body: ForgetRequest) -> Response[str]:
+        return reply(ForgetResponse(forgotten=service.forgetter.forget(tenant(), user_id, body.query)))
+
+    @app.post("/v1/users/<user_id>/feedback", tags=["feedback"], responses=documented(FeedbackResponse),
+              summary="Thumbs up or down on a retrieval")
+    def feedback(user_id: UserId, body: FeedbackRequest) -> Response[str]:
+        result = service.feedback.rate(tenant(), user_id, body.trace_id, body.rating, body.comment)
+        return reply(FeedbackResponse(adjusted=[Adjustment(memory_id=m, confidence=c) for m, c in result.adjusted],
+                                      follow_up=result.follow_up))
+
+    @app.patch("/v1/users/<user_id>/profile", tags=["profile"], responses=documented(Profile),
+               summary="Change the profile (named fields become explicit facts)")
+    def patch_profile(user_id: UserId, body: ProfilePatch) -> Response[str]:
+        return reply(service.control.update_profile(tenant(), user_id, body.model_dump(exclude_unset=True)))
+
+    @app.get("/v1/users/<user_id>/settings", tags=["settings"], responses=documented(SettingsOut),
+             summary="The user's memory settings")
+    def get_settings(user_id: UserId) -> Response[str]:
+        current = service.control.settings(tenant(), user_id)
+        return reply(SettingsOut(memory_enabled=current.memory_enabled, updated_at=current.updated_at))
+
+    @app.put("/v1/users/<user_id>/settings", tags=["settings"], responses=documented(SettingsOut),
+             summary="Switch memory on or off for the user")
+    def put_settings(user_id: UserId, body: SettingsBody) -> Response[str]:
+        current = service.control.put_settings(tenant(), user_id, body.memory_enabled)
+        return reply(SettingsOut(memory_enabled=current.memory_enabled, updated_at=current.updated_at))
+
+    @app.get("/v1/users/<user_id>/export", tags=["users"], summary="Everything held about the user")
+    def export(user_id: UserId) -> Response[str]:
+        return Response(200, "application/json", json.dumps(service.control.export(tenant(), user_id),
+                                                            default=str))
+
+    @app.delete("/v1/users/<user_id>", tags=["users"], summary="Erase the user, irrecoverably",
+                responses={204: {"description": "erased"}, **ERROR_DOCS})
+    def erase(user_id: UserId) -> Response[str]:
+        service.control.erase(tenant(), user_id)
+        return Response(204, "application/json", "")
 
     @app.get("/v1/traces/<trace_id>", tags=["ops"], responses=documented(RetrievalTrace),
              summary="What one retrieval considered and chose")

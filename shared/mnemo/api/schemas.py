@@ -215,6 +215,55 @@ class MemoryWithHistory(MemoryOut):
     history: list[MemoryVersionOut]
 
 
+class FeedbackRequest(Strict):
+    trace_id: str = Field(pattern=r"^[a-f0-9]{32}$")
+    rating: Literal["up", "down"]
+    comment: str | None = Field(None, max_length=2000)
+
+
+class Adjustment(BaseModel):
+    memory_id: str
+    confidence: float
+
+
+class FeedbackResponse(BaseModel):
+    adjusted: list[Adjustment]
+    follow_up: str | None = None
+
+
+class MemoryPatch(Strict):
+    content: str | None = Field(None, min_length=1, max_length=2000)
+    category: Category | None = None
+    status: Literal["active", "disabled"] | None = None
+    version: int | None = Field(None, ge=1, description="the version you last saw; 409 if it moved on")
+
+
+class ForgetRequest(Strict):
+    query: str = Field(min_length=1, max_length=2000)
+
+
+class ForgetResponse(BaseModel):
+    forgotten: list[str]
+
+
+class ProfilePatch(Strict):
+    name: str | None = Field(None, min_length=1, max_length=200)
+    location: str | None = Field(None, min_length=1, max_length=200)
+    occupation: str | None = Field(None, min_length=1, max_length=200)
+    preferences: list[str] | None = Field(None, max_length=20)
+    constraints: list[str] | None = Field(None, max_length=20)
+    custom: Metadata = None
+
+
+class SettingsBody(Strict):
+    memory_enabled: bool
+
+
+class SettingsOut(BaseModel):
+    memory_enabled: bool
+    updated_at: datetime | None
+
+
 class Health(BaseModel):
     status: Literal["ok"]
     backend: str

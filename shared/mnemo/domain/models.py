@@ -251,6 +251,21 @@ class RetrievalTrace(BaseModel):
     expires_at: datetime
 
 
+class FeedbackRecord(BaseModel):
+    """A rating of one retrieval; the comment is user text and is sealed at rest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant_id: str
+    user_id: str
+    trace_id: str
+    rating: str  # "up" | "down"
+    comment: str | None = None
+    adjustments: dict[str, float] = Field(default_factory=dict)  # memory id -> confidence delta applied
+    categories: dict[str, str] = Field(default_factory=dict)  # memory id -> category (for tuning)
+    at: datetime
+
+
 class AuditEvent(BaseModel):
     """Who did what to which record; ids only, never content."""
 

@@ -12,6 +12,7 @@ from mnemo.ports import (
     Embedder,
     ExtractionQueue,
     Extractor,
+    FeedbackStore,
     KeyVault,
     MemoryStore,
     ProfileStore,
@@ -39,6 +40,7 @@ class Ports:
     locks: UserLocks
     extractor: Extractor
     policy: PolicyTable
+    feedback: FeedbackStore
 
     @property
     def session_ttl(self) -> timedelta:

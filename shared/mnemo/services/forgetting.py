@@ -15,8 +15,7 @@ class Forgetter:
     def __init__(self, ports: Ports) -> None:
         self.p = ports
 
-    def forget(self, tenant_id: str, user_id: str, query: str, *, actor: str = "api",
-               min_relevance: float = 0.45) -> list[str]:
+    def forget(self, tenant_id: str, user_id: str, query: str, *, actor: str = "api") -> list[str]:
         """Retire the memories that match ``query`` closely; returns their ids."""
         query = query.strip()
         if not query:
@@ -33,7 +32,7 @@ class Forgetter:
                                    sentence_weight=self.p.settings.sentence_weight)
             scored = rank(hits, now, params)
             doomed = [s.memory for s in scored
-                      if s.relevance >= min_relevance and (s.lexical > 0 or s.cosine >= 0.6)]
+                      if s.relevance >= self.p.settings.forget_min_relevance and (s.lexical > 0 or s.cosine >= 0.6)]
             retired = []
             history = []
             for m in doomed:

@@ -67,6 +67,12 @@ CREATE TABLE IF NOT EXISTS audit_events (
     memory_ids TEXT NOT NULL, at TEXT NOT NULL, detail TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audit_user ON audit_events (tenant_id, user_id, id);
+CREATE TABLE IF NOT EXISTS feedback (
+    tenant_id TEXT NOT NULL, trace_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, trace_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS feedback_at ON feedback (tenant_id, at);
+CREATE INDEX IF NOT EXISTS feedback_user ON feedback (tenant_id, user_id);
 CREATE TABLE IF NOT EXISTS data_keys (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, wrapped BLOB NOT NULL, created_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id)

@@ -258,7 +258,16 @@ class SqliteMemoryStore:
         with self._db.write() as conn:
             conn.execute("DELETE FROM memories WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
             conn.execute("DELETE FROM memory_versions WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+            conn.execute("DELETE FROM user_generations WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
             self._bump(conn, tenant_id, user_id)
+        # secure_delete zeroed the pages in the database; the WAL still holds their old images
+        self._db.checkpoint()
+
+    def users(self, tenant_id: str) -> list[str]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT DISTINCT user_id FROM memories WHERE tenant_id=? ORDER BY user_id",
+                                (tenant_id,)).fetchall()
+        return [r[0] for r in rows]
 
     def _bump(self, conn: sqlite3.Connection, tenant_id: str, user_id: str) -> None:
         conn.execute("INSERT INTO user_generations VALUES (?,?,1) ON CONFLICT(tenant_id, user_id) "

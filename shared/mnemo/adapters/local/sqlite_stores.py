@@ -12,8 +12,16 @@ from datetime import datetime, timedelta
 from mnemo.adapters.local.background_writer import BackgroundWriter
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.clock import iso
-from mnemo.crypto import UserCipher
-from mnemo.domain.models import AuditEvent, BufferedTurn, Message, Profile, RetrievalTrace, UserSettings
+from mnemo.crypto import SealError, UserCipher
+from mnemo.domain.models import (
+    AuditEvent,
+    BufferedTurn,
+    FeedbackRecord,
+    Message,
+    Profile,
+    RetrievalTrace,
+    UserSettings,
+)
 from mnemo.ports import BufferResult, ExtractionJob
 
 
@@ -140,6 +148,11 @@ class SqliteAuditLog:
                 "VALUES (?,?,?,?,?,?,?)",
                 [(e.tenant_id, e.user_id, e.action, e.actor, json.dumps(e.memory_ids), iso(e.at),
                   json.dumps(e.detail)) for e in events])
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        self._writer.flush()
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM audit_events WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
 
     def for_user(self, tenant_id: str, user_id: str, limit: int) -> list[AuditEvent]:
         self._writer.flush()
@@ -276,3 +289,44 @@ class ThreadUserLocks:
             lock = self._locks.setdefault((tenant_id, user_id), threading.Lock())
         with lock:
             yield
+
+
+class SqliteFeedbackStore:
+    """Ratings of retrievals; sealed, since a comment is the user's own words."""
+
+    def __init__(self, db: Database, cipher: UserCipher) -> None:
+        self._db = db
+        self._cipher = cipher
+
+    def _open(self, tenant_id: str, user_id: str, trace_id: str, sealed: bytes) -> FeedbackRecord:
+        return FeedbackRecord.model_validate_json(
+            self._cipher.open(tenant_id, user_id, trace_id, "feedback", sealed))
+
+    def get(self, tenant_id: str, trace_id: str) -> FeedbackRecord | None:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT user_id, sealed FROM feedback WHERE tenant_id=? AND trace_id=?",
+                               (tenant_id, trace_id)).fetchone()
+        return self._open(tenant_id, row[0], trace_id, row[1]) if row else None
+
+    def put(self, record: FeedbackRecord) -> None:
+        sealed = self._cipher.seal(record.tenant_id, record.user_id, record.trace_id, "feedback",
+                                   record.model_dump_json().encode())
+        with self._db.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO feedback VALUES (?,?,?,?,?)",
+                         (record.tenant_id, record.trace_id, record.user_id, sealed, iso(record.at)))
+
+    def since(self, tenant_id: str, moment: datetime) -> list[FeedbackRecord]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT user_id, trace_id, sealed FROM feedback WHERE tenant_id=? AND at >= ? "
+                                "ORDER BY at", (tenant_id, iso(moment))).fetchall()
+        out = []
+        for user_id, trace_id, sealed in rows:
+            try:
+                out.append(self._open(tenant_id, user_id, trace_id, sealed))
+            except SealError:
+                continue  # an erased user's leftovers cannot be read, by design
+        return out
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM feedback WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))

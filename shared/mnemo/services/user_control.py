@@ -1,0 +1,174 @@
+"""What a user can see and change about what is remembered (SPEC R10, R11)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mnemo.domain.models import (
+    AuditEvent,
+    Category,
+    Memory,
+    MemoryVersion,
+    Profile,
+    SourceKind,
+    Status,
+    UserSettings,
+)
+from mnemo.domain.screening import rejection_reason
+from mnemo.domain.text import sentence_parts
+from mnemo.errors import InvalidInput, NotFound, VersionConflict
+from mnemo.services.context import Ports
+from mnemo.services.writing import MemoryWriter, NewFact
+
+
+@dataclass
+class MemoryEdit:
+    content: str | None = None
+    category: Category | None = None
+    status: Status | None = None  # only ACTIVE (confirm / re-enable) or DISABLED
+    version: int | None = None  # optimistic concurrency: the version the client last saw
+
+
+class UserControl:
+    def __init__(self, ports: Ports, writer: MemoryWriter) -> None:
+        self.p = ports
+        self.writer = writer
+
+    def _audit(self, tenant_id: str, user_id: str, action: str, ids: list[str], **detail: str) -> None:
+        self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action=action, actor="api",
+                                        memory_ids=ids, at=self.p.clock.now(), detail=detail)])
+
+    def get(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
+        memory = self.p.memories.get(tenant_id, user_id, memory_id)
+        if memory is None or memory.status is Status.DELETED:
+            raise NotFound("memory not found", details={"field": "memory_id"})
+        return memory
+
+    def edit(self, tenant_id: str, user_id: str, memory_id: str, edit: MemoryEdit) -> Memory:
+        """A new version of the same memory; the previous one goes to its history."""
+        if edit.status not in (None, Status.ACTIVE, Status.DISABLED):
+            raise InvalidInput("status can only be set to active or disabled", details={"field": "status"})
+        if edit.content is not None:
+            reason = rejection_reason(edit.content)
+            if reason in {"sensitive_data", "identity_or_permission_claim"}:
+                raise InvalidInput(f"content was not stored: {reason}", details={"field": "content"})
+        now = self.p.clock.now()
+        with self.p.locks.hold(tenant_id, user_id):
+            memory = self.get(tenant_id, user_id, memory_id)
+            if edit.version is not None and edit.version != memory.version:
+                raise VersionConflict(f"memory is at version {memory.version}", details={"field": "version"})
+            if memory.status in {Status.SUPERSEDED, Status.ARCHIVED, Status.EXPIRED}:
+                raise VersionConflict(f"a {memory.status.value} memory cannot be edited; edit the current one",
+                                      details={"field": "memory_id"})
+            update: dict[str, Any] = {"version": memory.version + 1, "updated_at": now}
+            changes: list[str] = []
+            if edit.content is not None and edit.content.strip() != memory.content:
+                content = edit.content.strip()
+                parts = sentence_parts(content)
+                vectors = self.p.embedder.embed(parts or [content])
+                whole = vectors.mean(axis=0) if parts else vectors[0]
+                update.update(content=content, embedding=(whole / np.linalg.norm(whole)).tolist(),
+                              part_embeddings=vectors.tolist() if parts else None, confidence=1.0,
+                              last_confirmed_at=now)
+                update["provenance"] = memory.provenance.model_copy(update={"source": SourceKind.USER_EXPLICIT})
+                changes.append("edited by the user")
+            if edit.category is not None and edit.category is not memory.category:
+                update["category"] = edit.category
+                update["expires_at"] = self.p.policy.expiry_for(edit.category, now, memory.scope,
+                                                                self.p.session_ttl)
+                changes.append("recategorised")
+            if edit.status is Status.ACTIVE and memory.status in {Status.PENDING, Status.DISABLED,
+                                                                  Status.PROBATIONARY}:
+                update.update(status=Status.ACTIVE, last_confirmed_at=now,
+                              confidence=max(memory.confidence, 0.9))
+                changes.append("confirmed by the user")
+            elif edit.status is Status.DISABLED and memory.status is not Status.DISABLED:
+                update["status"] = Status.DISABLED
+                changes.append("disabled by the user")
+            if not changes:
+                return memory
+            updated = memory.model_copy(update=update)
+            history = MemoryVersion(memory_id=memory.memory_id, version=memory.version, content=memory.content,
+                                    category=memory.category, status=memory.status, confidence=memory.confidence,
+                                    updated_at=memory.updated_at, reason="; ".join(changes))
+            self.p.memories.save([updated], [history])
+            self.writer.refresh_profile(tenant_id, user_id)
+        self._audit(tenant_id, user_id, "memory.edit", [memory_id], change="; ".join(changes))
+        return updated
+
+    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        with self.p.locks.hold(tenant_id, user_id):
+            self.get(tenant_id, user_id, memory_id)
+            self.p.memories.delete(tenant_id, user_id, [memory_id])
+            self.writer.refresh_profile(tenant_id, user_id)
+        self._audit(tenant_id, user_id, "memory.delete", [memory_id])
+
+    def update_profile(self, tenant_id: str, user_id: str, changes: dict[str, Any]) -> Profile:
+        """Named fields become explicit facts (so facts and profile never disagree); `custom` is the app's."""
+        now = self.p.clock.now()
+        facts: list[NewFact] = []
+        templates = {"name": ("User's name is {}.", "name", Category.BIOGRAPHICAL),
+                     "location": ("User lives in {}.", "location", Category.BIOGRAPHICAL),
+                     "occupation": ("User works as {}.", "job", Category.BIOGRAPHICAL)}
+        for key, (template, subject, category) in templates.items():
+            if changes.get(key):
+                facts.append(NewFact(content=template.format(changes[key]), category=category, subject=subject,
+                                     confidence=1.0, source=SourceKind.USER_EXPLICIT, occurred_at=now))
+        for key, category in (("preferences", Category.PREFERENCE), ("constraints", Category.CONSTRAINT)):
+            for text in changes.get(key) or []:
+                facts.append(NewFact(content=text, category=category, subject=f"profile:{text.lower()[:60]}",
+                                     confidence=1.0, source=SourceKind.USER_EXPLICIT, occurred_at=now))
+        results = self.writer.write(tenant_id, user_id, facts, actor="api") if facts else []
+        rejected = [r.reason for r in results if r.outcome == "rejected"]
+        if rejected:
+            raise InvalidInput(f"profile field was not stored: {rejected[0]}", details={"field": "profile"})
+        with self.p.locks.hold(tenant_id, user_id):
+            profile = self.p.profiles.get(tenant_id, user_id) or Profile()
+            if "custom" in changes and changes["custom"] is not None:
+                custom = {**profile.custom, **changes["custom"]}
+                profile = profile.model_copy(update={"custom": {k: v for k, v in custom.items() if v}})
+                self.p.profiles.put(tenant_id, user_id, profile)
+            self.writer.refresh_profile(tenant_id, user_id)
+        self._audit(tenant_id, user_id, "profile.edit", [r.memory.memory_id for r in results if r.memory])
+        return self.p.profiles.get(tenant_id, user_id) or Profile()
+
+    def settings(self, tenant_id: str, user_id: str) -> UserSettings:
+        return self.p.user_settings.get(tenant_id, user_id)
+
+    def put_settings(self, tenant_id: str, user_id: str, memory_enabled: bool) -> UserSettings:
+        settings = UserSettings(memory_enabled=memory_enabled, updated_at=self.p.clock.now())
+        self.p.user_settings.put(tenant_id, user_id, settings)
+        self._audit(tenant_id, user_id, "settings.edit", [], memory_enabled=str(memory_enabled).lower())
+        return settings
+
+    def export(self, tenant_id: str, user_id: str) -> dict[str, Any]:
+        """Everything held about the user, readable (R11)."""
+        memories = list(self.p.memories.all_for_user(tenant_id, user_id))
+        return {
+            "tenant_user": user_id,
+            "exported_at": self.p.clock.now(),
+            "settings": self.p.user_settings.get(tenant_id, user_id).model_dump(mode="json"),
+            "profile": (self.p.profiles.get(tenant_id, user_id) or Profile()).model_dump(mode="json"),
+            "memories": [
+                {**m.model_dump(mode="json", exclude={"embedding", "part_embeddings"}),
+                 "history": [h.model_dump(mode="json")
+                             for h in self.p.memories.history(tenant_id, user_id, m.memory_id)]}
+                for m in memories],
+            "audit": [e.model_dump(mode="json") for e in self.p.audit.for_user(tenant_id, user_id, 10_000)],
+        }
+
+    def erase(self, tenant_id: str, user_id: str) -> None:
+        """Irrecoverable: the data key goes first (crypto-shredding), then every row of the user."""
+        with self.p.locks.hold(tenant_id, user_id):
+            self.p.vault.destroy(tenant_id, user_id)
+            self.p.profiles.delete_user(tenant_id, user_id)
+            self.p.user_settings.delete_user(tenant_id, user_id)
+            self.p.buffer.delete_user(tenant_id, user_id)
+            self.p.traces.delete_user(tenant_id, user_id)
+            self.p.feedback.delete_user(tenant_id, user_id)
+            self.p.audit.delete_user(tenant_id, user_id)
+            # last: the store also purges the copies it keeps (WAL frames, free pages)
+            self.p.memories.delete_user(tenant_id, user_id)
