@@ -15,6 +15,7 @@ from mnemo.domain.extraction import RuleBasedExtractor
 from mnemo.domain.policy import PolicyTable
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Embedder
+from mnemo.services.consolidation import Consolidator
 from mnemo.services.context import Ports
 from mnemo.services.extraction import ExtractionService
 from mnemo.services.feedback import FeedbackService
@@ -54,6 +55,7 @@ class Mnemo:
     extraction: ExtractionService
     feedback: FeedbackService
     control: UserControl
+    consolidator: Consolidator
     _closers: list[object] = field(default_factory=list)
 
     @property
@@ -75,7 +77,8 @@ def _services(ports: Ports) -> Mnemo:
     forgetter = Forgetter(ports)
     return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports), ingestor=Ingestor(ports),
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter),
-                 feedback=FeedbackService(ports), control=UserControl(ports, writer))
+                 feedback=FeedbackService(ports), control=UserControl(ports, writer),
+                 consolidator=Consolidator(ports))
 
 
 def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,
@@ -136,6 +139,20 @@ def start_worker(mnemo: Mnemo) -> object:
     worker.start()
     mnemo._closers.append(worker)
     return worker
+
+
+def start_scheduler(mnemo: Mnemo) -> object:
+    """Consolidation on a schedule, in-process (EventBridge does this in AWS)."""
+    from mnemo.adapters.local.worker import PeriodicJob
+
+    def consolidate_all() -> None:
+        for tenant_id in mnemo.ports.memories.tenants():
+            mnemo.consolidator.run(tenant_id)
+
+    job = PeriodicJob(consolidate_all, mnemo.settings.consolidation_interval_hours * 3600, "mnemo-consolidate")
+    job.start()
+    mnemo._closers.append(job)
+    return job
 
 
 def run_due_jobs(mnemo: Mnemo) -> int:

@@ -30,7 +30,7 @@ def configure_logging(level: str) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from mnemo.api.app import create_app
-    from mnemo.bootstrap import build_local, start_worker
+    from mnemo.bootstrap import build_local, start_scheduler, start_worker
     from mnemo.server import Authenticator, LocalServer
 
     settings = load_settings(args.data_dir)
@@ -39,6 +39,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     server = LocalServer(create_app(service), Authenticator(settings.tenant_keys()), args.host, args.port,
                          settings.max_body_bytes)
     start_worker(service)
+    start_scheduler(service)
     host, port = server.address
 
     def stop(_sig: int, _frame: FrameType | None) -> None:
@@ -72,6 +73,25 @@ def cmd_import(args: argparse.Namespace) -> int:
         service.close()
     print(file=sys.stderr)
     print(json.dumps(summary, indent=2))
+    return 0
+
+
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    from mnemo.bootstrap import build_local
+
+    settings = load_settings(args.data_dir)
+    service = build_local(settings)
+    try:
+        tenants = [args.tenant] if args.tenant else service.ports.memories.tenants()
+        for tenant_id in tenants:
+            report = service.consolidator.run(
+                tenant_id, args.user,
+                progress=lambda done, total, _user: print(f"\r{done}/{total} users", end="", file=sys.stderr,
+                                                          flush=True))
+            print(file=sys.stderr)
+            print(json.dumps({"tenant": tenant_id, "users": report.users, **vars(report.totals)}))
+    finally:
+        service.close()
     return 0
 
 
@@ -112,6 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     imp.add_argument("--resolve-conflicts", action="store_true")
     imp.add_argument("--data-dir", default=None)
     imp.set_defaults(func=cmd_import)
+    cons = sub.add_parser("consolidate", help="run consolidation now (TTL, pruning, summaries, the cap)")
+    cons.add_argument("--tenant", default=None, help="default: every tenant")
+    cons.add_argument("--user", default=None, help="default: every user")
+    cons.add_argument("--data-dir", default=None)
+    cons.set_defaults(func=cmd_consolidate)
     bench = sub.add_parser("bench", help="run the benchmarks (tests/bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=cmd_bench)

@@ -142,6 +142,10 @@ class MemoryStore(Protocol):
         """Every user of the tenant who has memories (consolidation walks them)."""
         ...
 
+    def tenants(self) -> list[str]:
+        """Every tenant with memories (the scheduled consolidation walks them)."""
+        ...
+
 
 class ProfileStore(Protocol):
     def get(self, tenant_id: str, user_id: str) -> Profile | None: ...

@@ -58,7 +58,7 @@ def test_edit_keeps_history_and_checks_the_version(api: ApiClient) -> None:
                               {"content": "I live in Porto.", "version": 1})
     assert status == 200
     assert (edited["version"], edited["content"]) == (2, "I live in Porto.")
-    status, stale = api.call("PATCH", f"/v1/users/{U}/memories/{memory['memory_id']}",
+    status, _ = api.call("PATCH", f"/v1/users/{U}/memories/{memory['memory_id']}",
                              {"content": "I live in Faro.", "version": 1})
     assert status == 409
     _, full = api.call("GET", f"/v1/users/{U}/memories/{memory['memory_id']}")
@@ -134,7 +134,9 @@ def test_erase_leaves_nothing_readable(api: ApiClient, settings) -> None:
     assert api.memories(U, status=None) == []
     assert api.call("GET", f"/v1/traces/{trace}")[0] == 404
     _, export = api.call("GET", f"/v1/users/{U}/export")
-    assert export["memories"] == [] and export["audit"] == []
+    assert export["memories"] == []
+    assert export["audit"] == []
     for path in settings.data_dir.glob("mnemo.db*"):
         raw = path.read_bytes()
-        assert b"Alfama" not in raw and b"Rex" not in raw
+        assert b"Alfama" not in raw
+        assert b"Rex" not in raw

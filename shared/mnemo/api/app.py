@@ -19,6 +19,8 @@ from mnemo.api.errors import error_response, status_for, validation_details
 from mnemo.api.schemas import (
     ID_PATTERN,
     Adjustment,
+    ConsolidateRequest,
+    ConsolidateResponse,
     CreateMemoryResponse,
     ErrorResponse,
     FeedbackRequest,
@@ -271,6 +273,12 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     def erase(user_id: UserId) -> Response[str]:
         service.control.erase(tenant(), user_id)
         return Response(204, "application/json", "")
+
+    @app.post("/v1/admin/consolidate", tags=["ops"], responses=documented(ConsolidateResponse),
+              summary="Run consolidation now for the tenant (or one user)")
+    def consolidate(body: ConsolidateRequest) -> Response[str]:
+        report = service.consolidator.run(tenant(), body.user_id)
+        return reply(ConsolidateResponse(users=report.users, **vars(report.totals)))
 
     @app.get("/v1/traces/<trace_id>", tags=["ops"], responses=documented(RetrievalTrace),
              summary="What one retrieval considered and chose")

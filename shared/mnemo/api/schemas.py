@@ -264,6 +264,22 @@ class SettingsOut(BaseModel):
     updated_at: datetime | None
 
 
+class ConsolidateRequest(Strict):
+    user_id: AppId | None = None
+
+
+class ConsolidateResponse(BaseModel):
+    users: int
+    expired: int
+    pruned: int
+    archived: int
+    deleted: int
+    summarised: int
+    summaries: int
+    merged: int
+    evicted: int
+
+
 class Health(BaseModel):
     status: Literal["ok"]
     backend: str

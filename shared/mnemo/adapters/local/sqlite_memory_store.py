@@ -263,6 +263,10 @@ class SqliteMemoryStore:
         # secure_delete zeroed the pages in the database; the WAL still holds their old images
         self._db.checkpoint()
 
+    def tenants(self) -> list[str]:
+        with self._db.read() as conn:
+            return [r[0] for r in conn.execute("SELECT DISTINCT tenant_id FROM memories ORDER BY tenant_id")]
+
     def users(self, tenant_id: str) -> list[str]:
         with self._db.read() as conn:
             rows = conn.execute("SELECT DISTINCT user_id FROM memories WHERE tenant_id=? ORDER BY user_id",

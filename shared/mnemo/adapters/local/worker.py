@@ -58,3 +58,27 @@ class DebounceWorker:
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+
+
+class PeriodicJob:
+    """Runs ``job`` every ``interval_seconds`` in a background thread (the EventBridge schedule locally)."""
+
+    def __init__(self, job: Callable[[], object], interval_seconds: float, name: str) -> None:
+        self._job = job
+        self._interval = interval_seconds
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                self._job()
+            except Exception as exc:  # the next round retries; the job is idempotent
+                log.warning("scheduled job failed", extra={"error": type(exc).__name__})
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
