@@ -22,6 +22,7 @@ from mnemo.services.feedback import FeedbackService
 from mnemo.services.forgetting import Forgetter
 from mnemo.services.ingest import Ingestor
 from mnemo.services.retrieval import Retriever
+from mnemo.services.signals import ImplicitSignals
 from mnemo.services.user_control import UserControl
 from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
@@ -75,8 +76,9 @@ class Mnemo:
 def _services(ports: Ports) -> Mnemo:
     writer = MemoryWriter(ports)
     forgetter = Forgetter(ports)
-    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports), ingestor=Ingestor(ports),
-                 forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter),
+    signals = ImplicitSignals(ports)
+    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals), ingestor=Ingestor(ports),
+                 forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer),
                  consolidator=Consolidator(ports))
 

@@ -225,6 +225,10 @@ class ExtractionQueue(Protocol):
 class TraceStore(Protocol):
     def put(self, trace: RetrievalTrace) -> None: ...
 
+    def latest(self, tenant_id: str, user_id: str, conversation_id: str, now: datetime) -> RetrievalTrace | None:
+        """The newest unexpired trace of a conversation (what the assistant was told last)."""
+        ...
+
     def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
         """None when unknown, expired, or another tenant's."""
         ...

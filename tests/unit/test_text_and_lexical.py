@@ -4,7 +4,8 @@ from mnemo.domain.text import sentence_parts, stem, terms
 
 
 def test_terms_drop_stopwords_and_stem() -> None:
-    assert terms("I was hiking and I love hikes") == ["hik", "love", "hik"]
+    assert terms("I was hiking and I love hikes") == ["hik", "lov", "hik"]
+    assert stem("lives") == stem("live") == stem("living")
     assert stem("running") == "run"
     assert stem("glass") == "glass"
 

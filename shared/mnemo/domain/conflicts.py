@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mnemo.domain.models import SOURCE_PRECEDENCE, Memory, Scope
+from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope
 from mnemo.domain.text import normalise_content, terms
 
 
@@ -43,12 +43,14 @@ def same_partition(a: Memory, b: Memory) -> bool:
 
 
 def _outranks(new: Memory, old: Memory) -> bool:
-    """Explicit correction > stated > inferred > summary; among equals the later event wins."""
-    new_rank = SOURCE_PRECEDENCE[new.provenance.source]
-    old_rank = SOURCE_PRECEDENCE[old.provenance.source]
-    if new_rank != old_rank:
-        return new_rank > old_rank
-    return new.created_at >= old.created_at
+    """The user's word beats inference and summaries; between the user's statements the later
+    event wins, and at the same moment an explicit correction beats a plain statement."""
+    new_tier, old_tier = SOURCE_TIER[new.provenance.source], SOURCE_TIER[old.provenance.source]
+    if new_tier != old_tier:
+        return new_tier > old_tier
+    if new.created_at != old.created_at:
+        return new.created_at > old.created_at
+    return SOURCE_PRECEDENCE[new.provenance.source] >= SOURCE_PRECEDENCE[old.provenance.source]
 
 
 def classify(

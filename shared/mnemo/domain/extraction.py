@@ -355,6 +355,10 @@ _CORRECTION = re.compile(
     r"^(?:actually|correction|to correct myself|i meant|sorry,? i meant|wait|no,? i said|no,? actually|"
     r"that's not right|that is not right|that's wrong|that's not correct|not quite|no|nope)\b[,:!.]?\s*"
     r"(?:it's|it is)?\s*", re.IGNORECASE)
+_CORRECTION_OPENING = re.compile(
+    r"^(?:actually|correction|no,? i (?:said|meant)|i meant|that's not (?:right|correct|true)|that is not "
+    r"(?:right|correct|true)|that's wrong|not quite|wrong|no,? (?:that's|that is|it's|it is) (?:not|wrong)|"
+    r"no,? actually|nope,?)\b", re.IGNORECASE)
 _NO_LONGER = re.compile(r"\b(?:not \w+ anymore|no longer|not any ?more|anymore|these days|now)\b",
                         re.IGNORECASE)
 _COORDINATED = re.compile(
@@ -408,9 +412,17 @@ class RuleBasedExtractor:
             text, kinds = redact(message.content)
             result.redacted_kinds.extend(kinds)
             self._from_context(previous_assistant, text, message, result)
+            first = len(result.candidates)
             for clause in split_clauses(text):
                 for part in self._split_coordination(clean(clause)):
                     self._clause(part, message, result)
+            if _CORRECTION_OPENING.match(text.strip()):
+                # "No, that's not right, my favourite is X": the whole message corrects the assistant
+                for candidate in result.candidates[first:]:
+                    if candidate.should_store and candidate.source is SourceKind.EXTRACTED:
+                        candidate.correction = True
+                        candidate.source = SourceKind.USER_EXPLICIT
+                        candidate.confidence = max(candidate.confidence, 0.95)
             previous_assistant = ""
         return result
 

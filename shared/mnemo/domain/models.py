@@ -75,6 +75,15 @@ SOURCE_PRECEDENCE = {
     SourceKind.INFERRED: 1,
     SourceKind.SUMMARY: 0,
 }
+# Whose word it is: among the user's own statements the later one wins (people change their
+# minds); nothing the service inferred or summarised ever overrides what the user said.
+SOURCE_TIER = {
+    SourceKind.USER_EXPLICIT: 2,
+    SourceKind.EXTRACTED: 2,
+    SourceKind.IMPORTED: 2,
+    SourceKind.INFERRED: 1,
+    SourceKind.SUMMARY: 0,
+}
 
 
 class Sensitivity(StrEnum):

@@ -34,23 +34,26 @@ def fold(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to make 'hiking'/'hikes'/'hiked' meet, cheap and stable."""
+    """A light suffix stripper: 'hike'/'hikes'/'hiking'/'hiked' and 'live'/'lives' meet; cheap and stable."""
     if len(word) <= 3 or word.isdigit():
         return word
+    base = word
     for suffix, replacement in (
         ("ies", "y"), ("ied", "y"), ("sses", "ss"), ("ness", ""), ("ments", "ment"),
-        ("ings", ""), ("ing", ""), ("edly", ""), ("ed", ""), ("ly", ""), ("es", ""), ("s", ""),
+        ("ings", ""), ("ing", ""), ("edly", ""), ("ed", ""), ("ly", ""), ("ches", "ch"), ("shes", "sh"),
+        ("xes", "x"), ("zes", "z"), ("ss", "ss"), ("s", ""),
     ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             base = word[: len(word) - len(suffix)] + replacement
-            if suffix == "s" and word.endswith("ss"):
-                return word
             # "running" -> "runn" -> "run": undo a doubled final consonant
             if suffix in {"ing", "ed", "ings"} and len(base) > 3 and base[-1] == base[-2] \
                     and base[-1] not in "lsz":
                 base = base[:-1]
-            return base
-    return word
+            break
+    # a silent final e goes, so the stem of "like" is the stem of "liked" and "likes"
+    if len(base) > 3 and base.endswith("e") and not base.endswith("ee"):
+        base = base[:-1]
+    return base
 
 
 def words(text: str) -> list[str]:

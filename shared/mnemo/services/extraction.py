@@ -10,6 +10,7 @@ from mnemo.domain.models import Provenance, Scope
 from mnemo.ports import ExtractionJob
 from mnemo.services.context import Ports
 from mnemo.services.forgetting import Forgetter
+from mnemo.services.signals import ImplicitSignals
 from mnemo.services.writing import MemoryWriter, NewFact, WriteResult, stable_id
 
 log = logging.getLogger("mnemo.extraction")
@@ -23,13 +24,15 @@ class ExtractionReport:
     results: list[WriteResult] = field(default_factory=list)
     rejected: dict[str, int] = field(default_factory=dict)
     forgotten: list[str] = field(default_factory=list)
+    decayed: list[str] = field(default_factory=list)
 
 
 class ExtractionService:
-    def __init__(self, ports: Ports, writer: MemoryWriter, forgetter: Forgetter) -> None:
+    def __init__(self, ports: Ports, writer: MemoryWriter, forgetter: Forgetter, signals: ImplicitSignals) -> None:
         self.p = ports
         self.writer = writer
         self.forgetter = forgetter
+        self.signals = signals
 
     def process(self, job: ExtractionJob) -> ExtractionReport:
         """Idempotent: a stale or repeated job changes nothing; a crash halfway is safe to redo."""
@@ -56,6 +59,10 @@ class ExtractionService:
                 report.forgotten.extend(self.forgetter.forget(job.tenant_id, job.user_id, request.query,
                                                               actor="extraction"))
             report.results = self.writer.write(job.tenant_id, job.user_id, facts, actor="extraction")
+            corrections = [c for c in extraction.accepted if c.correction]
+            if corrections:
+                report.decayed = self.signals.corrected(job.tenant_id, job.user_id, job.conversation_id,
+                                                        [c.content for c in corrections], [c.subject for c in corrections])
         self.p.buffer.acknowledge(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
         self.p.queue.complete(job)
         log.info("extraction done", extra={"messages": report.messages, "facts": len(report.results),

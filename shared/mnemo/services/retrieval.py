@@ -15,6 +15,7 @@ from mnemo.domain.block import build_block
 from mnemo.domain.gate import GateDecision, decide
 from mnemo.domain.models import (
     SOURCE_PRECEDENCE,
+    SOURCE_TIER,
     AuditEvent,
     Category,
     Memory,
@@ -28,6 +29,7 @@ from mnemo.domain.text import terms
 from mnemo.errors import InvalidInput
 from mnemo.ports import SearchRequest, Vector
 from mnemo.services.context import Ports
+from mnemo.services.signals import ImplicitSignals
 
 
 @dataclass
@@ -70,15 +72,18 @@ class QueryEmbeddings:
 
 
 def _wins(a: Memory, b: Memory) -> bool:
-    """Newer, explicit, higher-confidence wins (R5)."""
-    key_a = (SOURCE_PRECEDENCE[a.provenance.source], a.last_confirmed_at, a.confidence)
-    key_b = (SOURCE_PRECEDENCE[b.provenance.source], b.last_confirmed_at, b.confidence)
+    """The user's word over inference, then newer, then explicit, then more confident (R5)."""
+    key_a = (SOURCE_TIER[a.provenance.source], a.last_confirmed_at, SOURCE_PRECEDENCE[a.provenance.source],
+             a.confidence)
+    key_b = (SOURCE_TIER[b.provenance.source], b.last_confirmed_at, SOURCE_PRECEDENCE[b.provenance.source],
+             b.confidence)
     return key_a >= key_b
 
 
 class Retriever:
-    def __init__(self, ports: Ports) -> None:
+    def __init__(self, ports: Ports, signals: ImplicitSignals | None = None) -> None:
         self.p = ports
+        self.signals = signals
         self.queries = QueryEmbeddings(ports)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
 
@@ -135,6 +140,7 @@ class Retriever:
         profile_future: Future[Profile | None] = self._pool.submit(self.p.profiles.get, tenant_id, user_id)
         ranked: list[Scored] = []
         pending: list[Memory] = []
+        vector: Vector | None = None
         if gate.decision is GateDecision.RETRIEVE:
             t = time.perf_counter()
             vector = self.queries.get(query)
@@ -176,7 +182,7 @@ class Retriever:
         conflicts = [pair for pair in conflicts if all(i in block.included for i in pair)]
         return self._finish(tenant_id, user_id, query, trace_id, "retrieve", gate.reason, profile, ranked,
                             selected, conflicts, pending, timings, started, conversation_id,
-                            rejected=rejected, context=block.text, tokens=block.tokens)
+                            rejected=rejected, context=block.text, tokens=block.tokens, vector=vector)
 
     def _resolve_conflicts(self, kept: list[Scored]) -> tuple[list[Scored], list[list[str]], list[str]]:
         """Same-slot disagreements: the winner stays. Ambiguous pairs (linked at write time) are flagged."""
@@ -209,7 +215,7 @@ class Retriever:
                 profile: Profile | None, candidates: list[Scored], selected: list[Scored],
                 conflicts: list[list[str]], pending: list[Memory], timings: dict[str, float],
                 started: float, conversation_id: str | None, *, rejected: dict[str, str] | None = None,
-                context: str = "", tokens: int = 0) -> RetrieveResult:
+                context: str = "", tokens: int = 0, vector: Vector | None = None) -> RetrieveResult:
         now = self.p.clock.now()
         rejected = rejected or {}
         selected_ids = [s.memory.memory_id for s in selected]
@@ -228,6 +234,8 @@ class Retriever:
             expires_at=now + timedelta(days=self.p.settings.trace_ttl_days),
         )
         self.p.traces.put(trace)
+        if self.signals is not None and vector is not None:
+            self.signals.observe_query(trace, query, vector)
         events = [AuditEvent(tenant_id=tenant_id, user_id=user_id, action="retrieve", actor="api",
                              memory_ids=[s.memory.memory_id for s in candidates][:50], at=now,
                              detail={"trace_id": trace_id, "decision": decision})]

@@ -29,6 +29,8 @@ class BackgroundWriter(Generic[T]):
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._flushing: list[T] = []
+        # one flush at a time: a caller's flush() returns only once what was queued before it is committed
+        self._flush_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
@@ -45,19 +47,20 @@ class BackgroundWriter(Generic[T]):
             return [*self._flushing, *self._items]
 
     def flush(self) -> None:
-        with self._lock:
-            items, self._items = self._items, []
-            self._flushing = items
-        try:
-            if items:
-                self._flush(items)
-        except Exception as exc:  # keep the items: a later flush retries them
-            log.warning("background write failed; will retry", extra={"error": type(exc).__name__})
+        with self._flush_lock:
             with self._lock:
-                self._items = items + self._items
-        finally:
-            with self._lock:
-                self._flushing = []
+                items, self._items = self._items, []
+                self._flushing = items
+            try:
+                if items:
+                    self._flush(items)
+            except Exception as exc:  # keep the items: a later flush retries them
+                log.warning("background write failed; will retry", extra={"error": type(exc).__name__})
+                with self._lock:
+                    self._items = items + self._items
+            finally:
+                with self._lock:
+                    self._flushing = []
 
     def _run(self) -> None:
         while not self._stop.is_set():

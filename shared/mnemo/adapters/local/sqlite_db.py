@@ -57,10 +57,11 @@ CREATE TABLE IF NOT EXISTS extraction_jobs (
 CREATE INDEX IF NOT EXISTS extraction_jobs_due ON extraction_jobs (due_at);
 CREATE TABLE IF NOT EXISTS traces (
     tenant_id TEXT NOT NULL, trace_id TEXT NOT NULL, user_id TEXT NOT NULL,
-    body TEXT NOT NULL, expires_at TEXT NOT NULL,
+    body TEXT NOT NULL, expires_at TEXT NOT NULL, conversation_id TEXT, created_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, trace_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS traces_user ON traces (tenant_id, user_id);
+CREATE INDEX IF NOT EXISTS traces_conversation ON traces (tenant_id, user_id, conversation_id, created_at);
 CREATE TABLE IF NOT EXISTS audit_events (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, action TEXT NOT NULL, actor TEXT NOT NULL,

@@ -102,9 +102,9 @@ class SqliteTraceStore:
 
     def _write(self, traces: Sequence[RetrievalTrace]) -> None:
         with self._db.write() as conn:
-            conn.executemany("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?)",
-                             [(t.tenant_id, t.trace_id, t.user_id, t.model_dump_json(), iso(t.expires_at))
-                              for t in traces])
+            conn.executemany("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?,?,?)",
+                             [(t.tenant_id, t.trace_id, t.user_id, t.model_dump_json(), iso(t.expires_at),
+                               t.conversation_id, iso(t.created_at)) for t in traces])
 
     def put(self, trace: RetrievalTrace) -> None:
         self._writer.put(trace)
@@ -119,6 +119,16 @@ class SqliteTraceStore:
         with self._db.read() as conn:
             row = conn.execute("SELECT body FROM traces WHERE tenant_id=? AND trace_id=? AND expires_at > ?",
                                (tenant_id, trace_id, iso(now))).fetchone()
+        return RetrievalTrace.model_validate_json(row[0]) if row else None
+
+    def latest(self, tenant_id: str, user_id: str, conversation_id: str, now: datetime) -> RetrievalTrace | None:
+        for trace in reversed(self._writer.pending()):
+            if (trace.tenant_id, trace.user_id, trace.conversation_id) == (tenant_id, user_id, conversation_id):
+                return trace if trace.expires_at > now else None
+        with self._db.read() as conn:
+            row = conn.execute("SELECT body FROM traces WHERE tenant_id=? AND user_id=? AND conversation_id=? "
+                               "AND expires_at > ? ORDER BY created_at DESC LIMIT 1",
+                               (tenant_id, user_id, conversation_id, iso(now))).fetchone()
         return RetrievalTrace.model_validate_json(row[0]) if row else None
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
