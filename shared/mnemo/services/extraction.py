@@ -61,8 +61,9 @@ class ExtractionService:
             report.results = self.writer.write(job.tenant_id, job.user_id, facts, actor="extraction")
             corrections = [c for c in extraction.accepted if c.correction]
             if corrections:
-                report.decayed = self.signals.corrected(job.tenant_id, job.user_id, job.conversation_id,
-                                                        [c.content for c in corrections], [c.subject for c in corrections])
+                report.decayed = self.signals.corrected(
+                    job.tenant_id, job.user_id, job.conversation_id,
+                    [c.content for c in corrections], [c.subject for c in corrections])
         self.p.buffer.acknowledge(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
         self.p.queue.complete(job)
         log.info("extraction done", extra={"messages": report.messages, "facts": len(report.results),
