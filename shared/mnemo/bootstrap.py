@@ -22,6 +22,7 @@ from mnemo.services.feedback import FeedbackService
 from mnemo.services.forgetting import Forgetter
 from mnemo.services.ingest import Ingestor
 from mnemo.services.retrieval import Retriever
+from mnemo.services.sessions import SessionService
 from mnemo.services.signals import ImplicitSignals
 from mnemo.services.user_control import UserControl
 from mnemo.services.writing import MemoryWriter
@@ -57,6 +58,7 @@ class Mnemo:
     feedback: FeedbackService
     control: UserControl
     consolidator: Consolidator
+    sessions: SessionService
     _closers: list[object] = field(default_factory=list)
 
     @property
@@ -77,7 +79,9 @@ def _services(ports: Ports) -> Mnemo:
     writer = MemoryWriter(ports)
     forgetter = Forgetter(ports)
     signals = ImplicitSignals(ports)
-    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals), ingestor=Ingestor(ports),
+    sessions = SessionService(ports)
+    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals), ingestor=Ingestor(ports, sessions),
+                 sessions=sessions,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer),
                  consolidator=Consolidator(ports))
@@ -94,6 +98,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         SqliteExtractionQueue,
         SqliteFeedbackStore,
         SqliteProfileStore,
+        SqliteSessionStore,
         SqliteSettingsStore,
         SqliteTraceStore,
         SqliteTurnBuffer,
@@ -116,6 +121,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db), audit=SqliteAuditLog(db),
         vault=cipher, locks=ThreadUserLocks(), extractor=RuleBasedExtractor(),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
+        sessions=SqliteSessionStore(db, cipher),
     )
     service = _services(ports)
     service._closers.extend([ports.traces, ports.audit])

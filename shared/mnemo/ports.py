@@ -28,6 +28,7 @@ from mnemo.domain.models import (
     Message,
     Profile,
     RetrievalTrace,
+    SessionState,
     Status,
     UserSettings,
 )
@@ -232,6 +233,18 @@ class TraceStore(Protocol):
     def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
         """None when unknown, expired, or another tenant's."""
         ...
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+
+
+class SessionStore(Protocol):
+    """Short-lived state of one conversation (R2), expiring with its TTL."""
+
+    def get(self, tenant_id: str, user_id: str, session_id: str, now: datetime) -> SessionState | None:
+        """None when unknown or expired."""
+        ...
+
+    def put(self, tenant_id: str, user_id: str, state: SessionState) -> None: ...
 
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 

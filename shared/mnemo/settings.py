@@ -94,6 +94,12 @@ class Settings(BaseModel):
     )
     session_memory_ttl_hours: int = Field(24, ge=1)
 
+    # -- session state (R2)
+    session_ttl_hours: float = Field(24.0, gt=0)
+    session_summary_every: int = Field(10, ge=2)  # turns between rolling-summary checkpoints
+    session_recent_turns: int = Field(6, ge=1)  # kept raw after a checkpoint
+    session_summary_chars: int = Field(1500, ge=200)
+
     # -- feedback (R7)
     feedback_up: float = Field(0.1, ge=0, le=1)
     feedback_down: float = Field(0.2, ge=0, le=1)

@@ -43,14 +43,16 @@ from mnemo.api.schemas import (
     ScoredMemoryOut,
     SearchRequestBody,
     SearchResponse,
+    SessionPut,
     SettingsBody,
     SettingsOut,
     TurnsAccepted,
     TurnsRequest,
 )
 from mnemo.bootstrap import Mnemo
-from mnemo.domain.models import Category, Profile, RetrievalTrace, SourceKind, Status
+from mnemo.domain.models import Category, Profile, RetrievalTrace, SessionState, SourceKind, Status
 from mnemo.domain.ranking import Scored
+from mnemo.domain.sensitive import contains_sensitive
 from mnemo.services.facts import fact_from_api
 from mnemo.services.ingest import IncomingMessage
 from mnemo.services.user_control import MemoryEdit
@@ -273,6 +275,20 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     def erase(user_id: UserId) -> Response[str]:
         service.control.erase(tenant(), user_id)
         return Response(204, "application/json", "")
+
+    @app.get("/v1/users/<user_id>/sessions/<session_id>", tags=["sessions"], responses=documented(SessionState),
+             summary="The state of one conversation")
+    def get_session(user_id: UserId, session_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> Response[str]:
+        return reply(service.sessions.get(tenant(), user_id, session_id))
+
+    @app.put("/v1/users/<user_id>/sessions/<session_id>", tags=["sessions"], responses=documented(SessionState),
+             summary="Set the structured state of one conversation (expires with its TTL)")
+    def put_session(user_id: UserId, session_id: Annotated[str, Path(pattern=ID_PATTERN)],
+                    body: SessionPut) -> Response[str]:
+        for text in [*(body.confirmed_facts or []), *(body.open_questions or []), body.rolling_summary or ""]:
+            if contains_sensitive(text):
+                raise errors.InvalidInput("session state must not carry secrets", details={"field": "body"})
+        return reply(service.sessions.update(tenant(), user_id, session_id, body.model_dump(exclude_unset=True)))
 
     @app.post("/v1/admin/consolidate", tags=["ops"], responses=documented(ConsolidateResponse),
               summary="Run consolidation now for the tenant (or one user)")

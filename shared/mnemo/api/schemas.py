@@ -264,6 +264,13 @@ class SettingsOut(BaseModel):
     updated_at: datetime | None
 
 
+class SessionPut(Strict):
+    confirmed_facts: list[str] | None = Field(None, max_length=100)
+    task_progress: dict[str, str | int | float | bool | None] | None = None
+    open_questions: list[str] | None = Field(None, max_length=50)
+    rolling_summary: str | None = Field(None, max_length=4000)
+
+
 class ConsolidateRequest(Strict):
     user_id: AppId | None = None
 

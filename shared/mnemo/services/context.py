@@ -16,6 +16,7 @@ from mnemo.ports import (
     KeyVault,
     MemoryStore,
     ProfileStore,
+    SessionStore,
     SettingsStore,
     TraceStore,
     TurnBuffer,
@@ -41,6 +42,7 @@ class Ports:
     extractor: Extractor
     policy: PolicyTable
     feedback: FeedbackStore
+    sessions: SessionStore
 
     @property
     def session_ttl(self) -> timedelta:

@@ -12,6 +12,7 @@ from mnemo.domain.models import BufferedTurn, Message
 from mnemo.domain.sensitive import redact
 from mnemo.ports import ExtractionJob
 from mnemo.services.context import Ports
+from mnemo.services.sessions import SessionService
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,9 @@ class IngestResult:
 
 
 class Ingestor:
-    def __init__(self, ports: Ports) -> None:
+    def __init__(self, ports: Ports, sessions: SessionService) -> None:
         self.p = ports
+        self.sessions = sessions
 
     def add_turns(self, tenant_id: str, user_id: str, conversation_id: str, messages: Sequence[IncomingMessage],
                   project_id: str | None = None) -> IngestResult:
@@ -47,6 +49,9 @@ class Ingestor:
                 seq=0, message=Message(role=m.role, content=content, message_id=message_id,
                                        created_at=to_utc(m.created_at) if m.created_at else now)))
         result = self.p.buffer.append(turns, now)
+        if result.accepted:
+            fresh = [t.message for t in turns if t.message.message_id not in set(result.dropped)]
+            self.sessions.record_turns(tenant_id, user_id, conversation_id, fresh)
         if result.accepted:
             due = now if result.pending >= self.p.settings.debounce_turns else now + timedelta(
                 seconds=self.p.settings.debounce_quiet_seconds)

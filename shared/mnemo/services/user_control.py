@@ -169,6 +169,7 @@ class UserControl:
             self.p.buffer.delete_user(tenant_id, user_id)
             self.p.traces.delete_user(tenant_id, user_id)
             self.p.feedback.delete_user(tenant_id, user_id)
+            self.p.sessions.delete_user(tenant_id, user_id)
             self.p.audit.delete_user(tenant_id, user_id)
             # last: the store also purges the copies it keeps (WAL frames, free pages)
             self.p.memories.delete_user(tenant_id, user_id)

@@ -68,6 +68,11 @@ CREATE TABLE IF NOT EXISTS audit_events (
     memory_ids TEXT NOT NULL, at TEXT NOT NULL, detail TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audit_user ON audit_events (tenant_id, user_id, id);
+CREATE TABLE IF NOT EXISTS sessions (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, sealed BLOB NOT NULL,
+    expires_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, session_id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS feedback (
     tenant_id TEXT NOT NULL, trace_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, trace_id)

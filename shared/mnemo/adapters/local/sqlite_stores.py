@@ -20,6 +20,7 @@ from mnemo.domain.models import (
     Message,
     Profile,
     RetrievalTrace,
+    SessionState,
     UserSettings,
 )
 from mnemo.ports import BufferResult, ExtractionJob
@@ -340,3 +341,33 @@ class SqliteFeedbackStore:
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM feedback WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+
+
+class SqliteSessionStore:
+    """Session state is sealed (it holds recent turns) and hidden once past its expiry."""
+
+    def __init__(self, db: Database, cipher: UserCipher) -> None:
+        self._db = db
+        self._cipher = cipher
+
+    def get(self, tenant_id: str, user_id: str, session_id: str, now: datetime) -> SessionState | None:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT sealed FROM sessions WHERE tenant_id=? AND user_id=? AND session_id=? "
+                               "AND expires_at > ?", (tenant_id, user_id, session_id, iso(now))).fetchone()
+        if row is None:
+            return None
+        return SessionState.model_validate_json(self._cipher.open(tenant_id, user_id, session_id, "session", row[0]))
+
+    def put(self, tenant_id: str, user_id: str, state: SessionState) -> None:
+        sealed = self._cipher.seal(tenant_id, user_id, state.session_id, "session", state.model_dump_json().encode())
+        with self._db.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?)",
+                         (tenant_id, user_id, state.session_id, sealed, iso(state.expires_at)))
+
+    def purge_expired(self, now: datetime) -> int:
+        with self._db.write() as conn:
+            return conn.execute("DELETE FROM sessions WHERE expires_at <= ?", (iso(now),)).rowcount
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM sessions WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))

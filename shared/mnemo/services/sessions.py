@@ -1,0 +1,70 @@
+"""Session state (SPEC R2): what one conversation has established so far, with a rolling summary.
+
+Every ``session_summary_every`` turns the older turns are folded into the rolling summary and
+only the last ``session_recent_turns`` stay raw, so the state stays small however long the
+conversation runs. The summary keeps what the user stated (as the extractor reads it) and the
+questions they asked; it is rule-based, like the rest of the embedded home.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from mnemo.domain.models import Message, SessionState
+from mnemo.services.context import Ports
+
+
+class SessionService:
+    def __init__(self, ports: Ports) -> None:
+        self.p = ports
+
+    def _ttl(self) -> timedelta:
+        return timedelta(hours=self.p.settings.session_ttl_hours)
+
+    def get(self, tenant_id: str, user_id: str, session_id: str) -> SessionState:
+        now = self.p.clock.now()
+        return self.p.sessions.get(tenant_id, user_id, session_id, now) or SessionState(
+            session_id=session_id, updated_at=None, expires_at=None)
+
+    def update(self, tenant_id: str, user_id: str, session_id: str, changes: dict[str, Any]) -> SessionState:
+        """The app sets its structured state (facts confirmed, task progress, open questions)."""
+        now = self.p.clock.now()
+        with self.p.locks.hold(tenant_id, user_id):
+            state = self.get(tenant_id, user_id, session_id)
+            state = state.model_copy(update={**changes, "updated_at": now, "expires_at": now + self._ttl()})
+            self.p.sessions.put(tenant_id, user_id, state)
+        return state
+
+    def record_turns(self, tenant_id: str, user_id: str, session_id: str, messages: Sequence[Message]) -> None:
+        """Called for every accepted turn (already redacted); checkpoints the rolling summary."""
+        now = self.p.clock.now()
+        s = self.p.settings
+        with self.p.locks.hold(tenant_id, user_id):
+            state = self.get(tenant_id, user_id, session_id)
+            recent = [*state.recent_turns, *({"role": m.role, "content": m.content} for m in messages)]
+            count = state.turn_count + len(messages)
+            summary = state.rolling_summary
+            if count // s.session_summary_every > state.turn_count // s.session_summary_every \
+                    and len(recent) > s.session_recent_turns:
+                older, recent = recent[: -s.session_recent_turns], recent[-s.session_recent_turns:]
+                summary = self._fold(summary, older)
+            self.p.sessions.put(tenant_id, user_id, state.model_copy(update={
+                "recent_turns": recent, "turn_count": count, "rolling_summary": summary,
+                "updated_at": now, "expires_at": now + self._ttl()}))
+
+    def _fold(self, summary: str, turns: list[dict[str, str]]) -> str:
+        now = self.p.clock.now()
+        lines = [line for line in summary.splitlines() if line]
+        users = [Message(role=t["role"], content=t["content"], message_id=f"s{i}", created_at=now)
+                 for i, t in enumerate(turns)]
+        extraction = self.p.extractor.extract(users)
+        lines.extend(f"- {c.content}" for c in extraction.accepted)
+        lines.extend(f"- User asked: {t['content'][:160]}" for t in turns
+                     if t["role"] == "user" and t["content"].rstrip().endswith("?"))
+        text = "\n".join(dict.fromkeys(lines))  # ordered, without repeats
+        limit = self.p.settings.session_summary_chars
+        while len(text) > limit and "\n" in text:
+            text = text.split("\n", 1)[1]  # the oldest lines go first
+        return text

@@ -1,0 +1,55 @@
+"""Session state (SPEC R2): structured state, rolling summary checkpoints, TTL."""
+
+from __future__ import annotations
+
+from tests.conftest import ApiClient
+
+U = "session-user"
+
+
+def post(api: ApiClient, session: str, i: int, text: str) -> None:
+    status, _ = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": session, "messages": [
+        {"role": "user", "content": text, "message_id": f"u{i}"},
+        {"role": "assistant", "content": f"Answer {i}.", "message_id": f"a{i}"}]})
+    assert status == 202
+
+
+def test_rolling_summary_keeps_the_last_turns_raw(api: ApiClient) -> None:
+    post(api, "s1", 0, "I'm vegetarian and I live in Lisbon.")
+    post(api, "s1", 1, "Can you plan a three day trip to Porto?")
+    for i in range(2, 6):
+        post(api, "s1", i, f"Tell me more about day {i}.")
+    status, state = api.call("GET", f"/v1/users/{U}/sessions/s1")
+    assert status == 200
+    assert state["turn_count"] == 12
+    # the checkpoint at turn 10 folded turns 1-4 and kept 5-10 raw; 11 and 12 came after it
+    assert len(state["recent_turns"]) == 8
+    assert state["recent_turns"][0] == {"role": "user", "content": "Tell me more about day 2."}
+    assert "User is vegetarian." in state["rolling_summary"]
+    assert "User asked: Can you plan a three day trip to Porto?" in state["rolling_summary"]
+    assert state["recent_turns"][-1] == {"role": "assistant", "content": "Answer 5."}
+
+
+def test_structured_state_is_set_and_expires(api: ApiClient, clock) -> None:
+    status, state = api.call("PUT", f"/v1/users/{U}/sessions/s2", {
+        "confirmed_facts": ["Trip is for two people"], "task_progress": {"step": 2, "done": False},
+        "open_questions": ["Which dates?"]})
+    assert status == 200
+    assert state["task_progress"] == {"step": 2, "done": False}
+    assert api.call("GET", f"/v1/users/{U}/sessions/s2")[1]["open_questions"] == ["Which dates?"]
+    clock.advance(hours=25)
+    assert api.call("GET", f"/v1/users/{U}/sessions/s2")[1]["open_questions"] == []
+
+
+def test_session_state_refuses_secrets_and_is_per_user(api: ApiClient) -> None:
+    status, body = api.call("PUT", f"/v1/users/{U}/sessions/s3", {"confirmed_facts": ["card 4111 1111 1111 1111"]})
+    assert status == 400
+    api.call("PUT", f"/v1/users/{U}/sessions/s3", {"open_questions": ["Which hotel?"]})
+    assert api.call("GET", "/v1/users/other-user/sessions/s3")[1]["open_questions"] == []
+    assert api.as_tenant("tenant_b").call("GET", f"/v1/users/{U}/sessions/s3")[1]["open_questions"] == []
+
+
+def test_turns_are_redacted_in_the_session_too(api: ApiClient) -> None:
+    post(api, "s4", 0, "My password is hunter2!! and I love tea.")
+    _, state = api.call("GET", f"/v1/users/{U}/sessions/s4")
+    assert "hunter2" not in str(state)
