@@ -44,6 +44,7 @@ def test_structured_state_is_set_and_expires(api: ApiClient, clock) -> None:
 def test_session_state_refuses_secrets_and_is_per_user(api: ApiClient) -> None:
     status, body = api.call("PUT", f"/v1/users/{U}/sessions/s3", {"confirmed_facts": ["card 4111 1111 1111 1111"]})
     assert status == 400
+    assert "4111" not in str(body)
     api.call("PUT", f"/v1/users/{U}/sessions/s3", {"open_questions": ["Which hotel?"]})
     assert api.call("GET", "/v1/users/other-user/sessions/s3")[1]["open_questions"] == []
     assert api.as_tenant("tenant_b").call("GET", f"/v1/users/{U}/sessions/s3")[1]["open_questions"] == []
