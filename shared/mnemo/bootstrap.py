@@ -24,6 +24,7 @@ from mnemo.services.ingest import Ingestor
 from mnemo.services.retrieval import Retriever
 from mnemo.services.sessions import SessionService
 from mnemo.services.signals import ImplicitSignals
+from mnemo.services.tuning import Tuner
 from mnemo.services.user_control import UserControl
 from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
@@ -59,6 +60,7 @@ class Mnemo:
     control: UserControl
     consolidator: Consolidator
     sessions: SessionService
+    tuner: Tuner
     _closers: list[object] = field(default_factory=list)
 
     @property
@@ -81,7 +83,7 @@ def _services(ports: Ports) -> Mnemo:
     signals = ImplicitSignals(ports)
     sessions = SessionService(ports)
     return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals), ingestor=Ingestor(ports, sessions),
-                 sessions=sessions,
+                 sessions=sessions, tuner=Tuner(ports),
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer),
                  consolidator=Consolidator(ports))
@@ -102,6 +104,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         SqliteSettingsStore,
         SqliteTraceStore,
         SqliteTurnBuffer,
+        SqliteWeightsStore,
         ThreadUserLocks,
     )
     from mnemo.crypto import UserCipher
@@ -121,7 +124,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db), audit=SqliteAuditLog(db),
         vault=cipher, locks=ThreadUserLocks(), extractor=RuleBasedExtractor(),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
-        sessions=SqliteSessionStore(db, cipher),
+        sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),
     )
     service = _services(ports)
     service._closers.extend([ports.traces, ports.audit])
@@ -156,6 +159,7 @@ def start_scheduler(mnemo: Mnemo) -> object:
     def consolidate_all() -> None:
         for tenant_id in mnemo.ports.memories.tenants():
             mnemo.consolidator.run(tenant_id)
+            mnemo.tuner.run(tenant_id)
 
     job = PeriodicJob(consolidate_all, mnemo.settings.consolidation_interval_hours * 3600, "mnemo-consolidate")
     job.start()

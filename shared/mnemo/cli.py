@@ -95,6 +95,26 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    from mnemo.bootstrap import build_local
+
+    settings = load_settings(args.data_dir)
+    service = build_local(settings)
+    try:
+        tenants = [args.tenant] if args.tenant else service.ports.memories.tenants()
+        for tenant_id in tenants:
+            report = service.tuner.run(tenant_id)
+            state = f"new version {report.version}" if report.changed else f"unchanged (version {report.version})"
+            print(f"tenant {tenant_id}: {report.samples} rated memories; weights {report.weights} {state}")
+            for category in report.worst_categories():
+                stats = report.categories[category]
+                print(f"  {category:<14} rated {int(stats['total']):>4}  corrections/misses/downs "
+                      f"{stats.get('bad_rate', 0.0):.0%}")
+    finally:
+        service.close()
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from mnemo.demo import run_demo
 
@@ -137,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     cons.add_argument("--user", default=None, help="default: every user")
     cons.add_argument("--data-dir", default=None)
     cons.set_defaults(func=cmd_consolidate)
+    tune = sub.add_parser("tune", help="re-tune the ranking weights from feedback; report by category")
+    tune.add_argument("--tenant", default=None)
+    tune.add_argument("--data-dir", default=None)
+    tune.set_defaults(func=cmd_tune)
     bench = sub.add_parser("bench", help="run the benchmarks (tests/bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=cmd_bench)

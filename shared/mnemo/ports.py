@@ -30,6 +30,7 @@ from mnemo.domain.models import (
     RetrievalTrace,
     SessionState,
     Status,
+    TunedWeights,
     UserSettings,
 )
 from mnemo.domain.ranking import Hit
@@ -247,6 +248,16 @@ class SessionStore(Protocol):
     def put(self, tenant_id: str, user_id: str, state: SessionState) -> None: ...
 
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
+
+
+class WeightsStore(Protocol):
+    """Versioned re-ranking weights per tenant (offline tuning, R7)."""
+
+    def current(self, tenant_id: str) -> TunedWeights | None: ...
+
+    def put(self, weights: TunedWeights) -> None:
+        """Versions only grow; an older version never replaces a newer one."""
+        ...
 
 
 class FeedbackStore(Protocol):

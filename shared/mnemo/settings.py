@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from mnemo.errors import ConfigurationError
 
 ENV_PREFIX = "MNEMO_"
+JSON_FIELDS = frozenset({"weights", "retention_days", "recency_exempt", "tuning_bounds"})
 
 
 class RankingWeights(BaseModel):
@@ -106,6 +107,12 @@ class Settings(BaseModel):
     correction_decay: float = Field(0.2, ge=0, le=1)
     forget_min_relevance: float = Field(0.45, ge=0, le=1)
 
+    # offline tuning (R7 channel C): bounds for a, b, c and how much evidence a change needs
+    tuning_bounds: dict[str, tuple[float, float]] = Field(default_factory=lambda: {
+        "a": (0.4, 0.8), "b": (0.05, 0.4), "c": (0.05, 0.3)})
+    tuning_min_samples: int = Field(20, ge=1)
+    tuning_rate: float = Field(0.1, gt=0, le=1)
+
     # -- lifecycle (R8, R9)
     probation_prune_days: int = Field(60, ge=1)
     prune_confidence: float = Field(0.3, ge=0, le=1)
@@ -152,7 +159,7 @@ class Settings(BaseModel):
             value = environ.get(ENV_PREFIX + name.upper())
             if value is None:
                 continue
-            if field.annotation is not None and name in {"weights", "retention_days", "recency_exempt"}:
+            if field.annotation is not None and name in JSON_FIELDS:
                 try:
                     raw[name] = json.loads(value)
                 except json.JSONDecodeError as exc:

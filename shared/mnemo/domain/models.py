@@ -233,6 +233,7 @@ class TraceCandidate(BaseModel):
     lexical: float
     relevance: float
     recency: float
+    confidence: float = 0.0
     score: float
     selected: bool
     reason: str | None = None  # why it was rejected
@@ -255,6 +256,7 @@ class RetrievalTrace(BaseModel):
     conflicts: list[list[str]] = Field(default_factory=list)
     tokens: int = 0
     weights: dict[str, float] = Field(default_factory=dict)
+    weights_version: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)
     created_at: datetime
     expires_at: datetime
@@ -273,6 +275,21 @@ class FeedbackRecord(BaseModel):
     adjustments: dict[str, float] = Field(default_factory=dict)  # memory id -> confidence delta applied
     categories: dict[str, str] = Field(default_factory=dict)  # memory id -> category (for tuning)
     at: datetime
+
+
+class TunedWeights(BaseModel):
+    """One version of a tenant's re-ranking weights, with why it was chosen."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant_id: str
+    version: int
+    a: float
+    b: float
+    c: float
+    created_at: datetime
+    samples: int = 0
+    report: dict[str, dict[str, float]] = Field(default_factory=dict)
 
 
 class AuditEvent(BaseModel):

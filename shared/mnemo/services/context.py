@@ -21,6 +21,7 @@ from mnemo.ports import (
     TraceStore,
     TurnBuffer,
     UserLocks,
+    WeightsStore,
 )
 from mnemo.settings import Settings
 
@@ -43,6 +44,7 @@ class Ports:
     policy: PolicyTable
     feedback: FeedbackStore
     sessions: SessionStore
+    weights: WeightsStore
 
     @property
     def session_ttl(self) -> timedelta:

@@ -90,9 +90,11 @@ class Retriever:
     def close(self) -> None:
         self._pool.shutdown(wait=False)
 
-    def _params(self) -> RankingParams:
+    def _params(self, tenant_id: str | None = None) -> RankingParams:
         w = self.p.settings.weights
-        return RankingParams(a=w.a, b=w.b, c=w.c, importance=w.importance, access=w.access,
+        tuned = self.p.weights.current(tenant_id) if tenant_id else None
+        a, b, c = (tuned.a, tuned.b, tuned.c) if tuned else (w.a, w.b, w.c)
+        return RankingParams(a=a, b=b, c=c, importance=w.importance, access=w.access,
                              lexical_weight=self.p.settings.lexical_weight,
                              recency_lambda=self.p.settings.recency_lambda,
                              sentence_weight=self.p.settings.sentence_weight,
@@ -154,9 +156,10 @@ class Retriever:
             hits = [h for h in found if h.memory.status is not Status.PENDING]
             timings["search"] = _ms(t)
             t = time.perf_counter()
-            ranked = rank(hits, now, self._params())
+            params = self._params(tenant_id)
+            ranked = rank(hits, now, params)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
-                                              self._params()) if s.relevance >= settings.min_relevance][:3]
+                                              params) if s.relevance >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
         t = time.perf_counter()
         profile = profile_future.result()
@@ -219,6 +222,9 @@ class Retriever:
         now = self.p.clock.now()
         rejected = rejected or {}
         selected_ids = [s.memory.memory_id for s in selected]
+        params = self._params(tenant_id)
+        tuned = self.p.weights.current(tenant_id)
+        tuned_version = tuned.version if tuned else 0
         chosen = set(selected_ids)
         timings["total"] = _ms(started)
         trace = RetrievalTrace(
@@ -227,10 +233,12 @@ class Retriever:
             query_hash=hashlib.sha256(query.encode()).hexdigest()[:16],
             candidates=[TraceCandidate(
                 memory_id=s.memory.memory_id, cosine=round(s.cosine, 4), lexical=round(s.lexical, 4),
-                relevance=round(s.relevance, 4), recency=round(s.recency, 4), score=round(s.score, 4),
+                relevance=round(s.relevance, 4), recency=round(s.recency, 4),
+                confidence=round(s.memory.confidence, 4), score=round(s.score, 4),
                 selected=s.memory.memory_id in chosen, reason=rejected.get(s.memory.memory_id)) for s in candidates],
             selected=selected_ids, conflicts=conflicts, tokens=tokens,
-            weights=self.p.settings.weights.model_dump(), timings_ms=timings, created_at=now,
+            weights={"a": params.a, "b": params.b, "c": params.c}, weights_version=tuned_version,
+            timings_ms=timings, created_at=now,
             expires_at=now + timedelta(days=self.p.settings.trace_ttl_days),
         )
         self.p.traces.put(trace)

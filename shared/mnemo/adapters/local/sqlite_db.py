@@ -73,6 +73,10 @@ CREATE TABLE IF NOT EXISTS sessions (
     expires_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id, session_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tuned_weights (
+    tenant_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, version)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS feedback (
     tenant_id TEXT NOT NULL, trace_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, trace_id)

@@ -21,6 +21,7 @@ from mnemo.domain.models import (
     Profile,
     RetrievalTrace,
     SessionState,
+    TunedWeights,
     UserSettings,
 )
 from mnemo.ports import BufferResult, ExtractionJob
@@ -371,3 +372,34 @@ class SqliteSessionStore:
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM sessions WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+
+
+class SqliteWeightsStore:
+    """Every version is kept (an audit of how ranking changed); reads are cached briefly."""
+
+    def __init__(self, db: Database, cache_seconds: float = 30.0) -> None:
+        self._db = db
+        self._cache: dict[str, tuple[float, TunedWeights | None]] = {}
+        self._cache_seconds = cache_seconds
+        self._lock = threading.Lock()
+
+    def current(self, tenant_id: str) -> TunedWeights | None:
+        now = time.monotonic()
+        with self._lock:
+            hit = self._cache.get(tenant_id)
+        if hit is not None and now - hit[0] < self._cache_seconds:
+            return hit[1]
+        with self._db.read() as conn:
+            row = conn.execute("SELECT body FROM tuned_weights WHERE tenant_id=? ORDER BY version DESC LIMIT 1",
+                               (tenant_id,)).fetchone()
+        weights = TunedWeights.model_validate_json(row[0]) if row else None
+        with self._lock:
+            self._cache[tenant_id] = (now, weights)
+        return weights
+
+    def put(self, weights: TunedWeights) -> None:
+        with self._db.write() as conn:
+            conn.execute("INSERT OR IGNORE INTO tuned_weights VALUES (?,?,?)",
+                         (weights.tenant_id, weights.version, weights.model_dump_json()))
+        with self._lock:
+            self._cache.pop(weights.tenant_id, None)
