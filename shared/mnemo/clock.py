@@ -47,6 +47,7 @@ def to_utc(moment: datetime) -> datetime:
 
 
 def iso(moment: datetime | None) -> str | None:
+    """Fixed-width UTC text (always microseconds), so stored times compare correctly as strings."""
     if moment is None:
         return None
-    return to_utc(moment).isoformat().replace("+00:00", "Z")
+    return to_utc(moment).isoformat(timespec="microseconds").replace("+00:00", "Z")

@@ -71,3 +71,11 @@ def test_profile_is_derived_from_facts_and_stays_small() -> None:
     assert profile.location == "Lisbon"
     assert profile.constraints == ["User is allergic to nuts."]
     assert len(profile.model_dump_json()) <= 2048
+
+
+def test_stored_times_sort_as_text() -> None:
+    from mnemo.clock import iso
+
+    whole, fraction = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 1, 0, 0, 0, 1, tzinfo=UTC)
+    assert iso(whole) < iso(fraction)
+    assert len(iso(whole) or "") == len(iso(fraction) or "")
