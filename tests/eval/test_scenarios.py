@@ -147,3 +147,30 @@ def test_pending_high_stakes_fact_is_offered_not_injected(api: ApiClient) -> Non
     result = api.retrieve(USER, "What's my budget for the project?")
     assert "50k" not in " ".join(m["content"] for m in result["memories"])
     assert any("50k" in m["content"] for m in result["pending_confirmations"])
+
+
+def test_what_do_you_remember_about_me_shows_only_permitted_memories(api: ApiClient) -> None:
+    api.say(USER, "c1", "My name is Ana and I live in Lisbon.", "I love fado music.", "I have a cat named Tom.",
+            "Our budget is 50k EUR for the project.")
+    status, disabled = api.call("POST", f"/v1/users/{USER}/memories", {"content": "I secretly love karaoke."})
+    api.call("PATCH", f"/v1/users/{USER}/memories/{disabled['memory']['memory_id']}", {"status": "disabled"})
+    result = api.retrieve(USER, "What do you remember about me?")
+    assert result["reason"] == "the user asks what is remembered"
+    context = result["context"]
+    assert "you may list these memories" in context
+    for fact in ("fado", "Tom", "Lisbon"):
+        assert fact in context
+    assert "karaoke" not in context  # disabled
+    assert "50k" not in context  # pending, not confirmed
+
+
+def test_contradictory_history_resolves_to_the_latest_statement(api: ApiClient, clock) -> None:
+    for city in ("Lisbon", "Berlin", "Paris", "Madrid"):
+        api.say(USER, f"c-{city}", f"I live in {city}.")
+        clock.advance(days=10)
+    live = [m["content"] for m in api.memories(USER)]
+    assert live == ["User lives in Madrid."]
+    superseded = api.memories(USER, status="superseded")
+    assert len(superseded) == 3
+    assert "Madrid" in api.retrieve(USER, "Where do I live?")["context"]
+    assert "Berlin" not in api.retrieve(USER, "Where do I live?")["context"]

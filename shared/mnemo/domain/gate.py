@@ -10,6 +10,7 @@ from enum import StrEnum
 class GateDecision(StrEnum):
     RETRIEVE = "retrieve"
     PROFILE_ONLY = "profile_only"
+    OVERVIEW = "overview"  # "what do you remember about me?": the most important memories, any topic
     SKIP = "skip"
 
 
@@ -45,11 +46,20 @@ _GENERAL = re.compile(
 _YOU_ONLY = re.compile(r"^\s*(?:who|what) are you\b|\byour (?:name|model|version)\b", re.IGNORECASE)
 
 
+_OVERVIEW = re.compile(
+    r"\bwhat (?:do|did|else do) you (?:remember|know|recall|have (?:stored|saved|on file)) (?:about|of|on) me\b|"
+    r"\bwhat(?:'s| is| have you) (?:stored|saved|remembered|kept) about me\b|\bwhat do you know about me\b|"
+    r"\b(?:show|list|tell) me (?:what|everything) you (?:remember|know|have stored|have saved)\b|"
+    r"\bwho am i\?|\bwhat are my memories\b", re.IGNORECASE)
+
+
 def decide(query: str) -> Gate:
     """Cheap, regex-only decision (well under a millisecond)."""
     text = query.strip()
     if not text:
         return Gate(GateDecision.SKIP, "empty query")
+    if _OVERVIEW.search(text):
+        return Gate(GateDecision.OVERVIEW, "the user asks what is remembered")
     if _GREETING.match(text):
         return Gate(GateDecision.PROFILE_ONLY, "greeting: profile only")
     if _PAST.search(text):

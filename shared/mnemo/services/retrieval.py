@@ -24,7 +24,8 @@ from mnemo.domain.models import (
     Status,
     TraceCandidate,
 )
-from mnemo.domain.ranking import RankingParams, Scored, rank
+from mnemo.domain.ranking import Hit, RankingParams, Scored, rank
+from mnemo.domain.scope import visible_in_scope
 from mnemo.domain.text import terms
 from mnemo.errors import InvalidInput
 from mnemo.ports import SearchRequest, Vector
@@ -139,6 +140,9 @@ class Retriever:
             return self._finish(tenant_id, user_id, query, trace_id, "skip", gate.reason, None, [], [], [], [],
                                 timings, started, conversation_id)
 
+        if gate.decision is GateDecision.OVERVIEW:
+            return self._overview(tenant_id, user_id, query, trace_id, gate.reason, top_k, token_budget,
+                                  project_id, session_id, timings, started, conversation_id)
         profile_future: Future[Profile | None] = self._pool.submit(self.p.profiles.get, tenant_id, user_id)
         ranked: list[Scored] = []
         pending: list[Memory] = []
@@ -186,6 +190,24 @@ class Retriever:
         return self._finish(tenant_id, user_id, query, trace_id, "retrieve", gate.reason, profile, ranked,
                             selected, conflicts, pending, timings, started, conversation_id,
                             rejected=rejected, context=block.text, tokens=block.tokens, vector=vector)
+
+    def _overview(self, tenant_id: str, user_id: str, query: str, trace_id: str, reason: str, top_k: int,
+                  token_budget: int, project_id: str | None, session_id: str | None, timings: dict[str, float],
+                  started: float, conversation_id: str | None) -> RetrieveResult:
+        """What is remembered, whatever the topic: the profile and the most important live memories.
+        Only what may be shown: active memories in this scope (not pending, disabled or expired)."""
+        now = self.p.clock.now()
+        profile = self.p.profiles.get(tenant_id, user_id)
+        live = [m for m in self.p.memories.all_for_user(tenant_id, user_id)
+                if m.status is Status.ACTIVE and m.is_live(now) and visible_in_scope(m, project_id, session_id)]
+        params = self._params(tenant_id)
+        # no query relevance here: every memory counts as fully relevant, the rest of the score orders them
+        ranked = rank([Hit(m, 1.0, 0.0) for m in live], now, params)[: max(top_k, 10)]
+        block = build_block(profile if profile and not profile.is_empty() else None, [s.memory for s in ranked],
+                            now, token_budget, overview=True)
+        selected = [s for s in ranked if s.memory.memory_id in set(block.included)]
+        return self._finish(tenant_id, user_id, query, trace_id, "retrieve", reason, profile, ranked, selected,
+                            [], [], timings, started, conversation_id, context=block.text, tokens=block.tokens)
 
     def _resolve_conflicts(self, kept: list[Scored]) -> tuple[list[Scored], list[list[str]], list[str]]:
         """Same-slot disagreements: the winner stays. Ambiguous pairs (linked at write time) are flagged."""

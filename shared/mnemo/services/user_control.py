@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,3 +174,7 @@ class UserControl:
             self.p.audit.delete_user(tenant_id, user_id)
             # last: the store also purges the copies it keeps (WAL frames, free pages)
             self.p.memories.delete_user(tenant_id, user_id)
+        # the erasure itself is audited under a pseudonym: the trail shows it happened, not to whom
+        pseudonym = "erased:" + hashlib.sha256(f"{tenant_id}\x1f{user_id}".encode()).hexdigest()[:16]
+        self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=pseudonym, action="user.erase", actor="api",
+                                        at=self.p.clock.now())])

@@ -19,15 +19,6 @@ from mnemo.domain.text import terms
 from mnemo.ports import SearchRequest, Vector
 
 
-def visible_in(memory: Memory, project_id: str | None, session_id: str | None) -> bool:
-    """User-scoped facts are always in view; project and session facts only in their own."""
-    if memory.scope is Scope.PROJECT:
-        return project_id is not None and memory.project_id == project_id
-    if memory.scope is Scope.SESSION:
-        return session_id is not None and memory.session_id == session_id
-    return True
-
-
 class UserIndex:
     def __init__(self, dimension: int, generation: int, k1: float, b: float) -> None:
         self.generation = generation
