@@ -153,6 +153,7 @@ def test_what_do_you_remember_about_me_shows_only_permitted_memories(api: ApiCli
     api.say(USER, "c1", "My name is Ana and I live in Lisbon.", "I love fado music.", "I have a cat named Tom.",
             "Our budget is 50k EUR for the project.")
     status, disabled = api.call("POST", f"/v1/users/{USER}/memories", {"content": "I secretly love karaoke."})
+    assert status == 201
     api.call("PATCH", f"/v1/users/{USER}/memories/{disabled['memory']['memory_id']}", {"status": "disabled"})
     result = api.retrieve(USER, "What do you remember about me?")
     assert result["reason"] == "the user asks what is remembered"
