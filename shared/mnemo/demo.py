@@ -11,6 +11,7 @@ import shutil
 import tempfile
 import textwrap
 import urllib.request
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,56 @@ def show_memories(client: Client, status: str | None = None) -> list[dict[str, A
     for m in page["items"]:
         extra = f" -> superseded by {m['superseded_by'][:8]}" if m["superseded_by"] else ""
         print(f"  [{m['status']:<10}] {m['category']:<12} {m['subject']:<28} {m['content']}{extra}")
+    return list(page["items"])
+
+
+def session_three(client: Client, clock: ManualClock, service: Any, data_dir: Path) -> None:
+    step("Feedback changes a ranking: two memories compete for one slot in the answer")
+    for text in ("I like hiking in the Alps.", "I like hiking in the Dolomites."):
+        client.call("POST", f"/v1/users/{USER}/memories", {"content": text})
+    question = "Where should I go hiking this summer?"
+    first = None
+    for round_ in range(1, 6):
+        _, result = client.call("POST", f"/v1/users/{USER}/retrieve", {"query": question, "top_k": 1})
+        top = result["memories"][0]
+        print(f"  round {round_}: injected {top['content']!r} (confidence {top['confidence']:.2f})")
+        first = first or top["memory_id"]
+        if top["memory_id"] != first:
+            print("  the other memory now ranks first: thumbs down moved the ranking")
+            break
+        _, rated = client.call("POST", f"/v1/users/{USER}/feedback",
+                               {"trace_id": result["trace_id"], "rating": "down"})
+        print(f"    thumbs down -> confidence {rated['adjusted'][0]['confidence']:.2f}; "
+              f"the app may ask: {rated['follow_up']!r}")
+
+    step("Forget: POST forget with a description")
+    _, forgot = client.call("POST", f"/v1/users/{USER}/forget", {"query": "window seats when flying"})
+    print(f"  forgotten: {len(forgot['forgotten'])} memory; still there about seats: "
+          f"{[m['content'] for m in show_silent(client) if 'seat' in m['content']]}")
+
+    step("Consolidation: 55 runs logged over two months become a few summary facts")
+    start = clock.now() - timedelta(days=60)
+    items = [{"content": f"Went for a {5 + i % 8} km run along the river on day {i}.", "category": "episodic",
+              "created_at": (start + timedelta(days=i)).isoformat()} for i in range(55)]
+    client.call("POST", f"/v1/users/{USER}/memories/import", {"items": items})
+    _, report = client.call("POST", "/v1/admin/consolidate", {"user_id": USER})
+    print(f"  {report['summarised']} episodic memories -> {report['summaries']} summaries "
+          "(originals archived, not lost):")
+    for m in show_silent(client):
+        if m["category"] == "summary":
+            print(f"    {m['content']}")
+
+    step("Erase the user: the data key is destroyed first, then every record")
+    status, _ = client.call("DELETE", f"/v1/users/{USER}")
+    _, left = client.call("GET", f"/v1/users/{USER}/export")
+    service.ports.memories.delete_user("default", "nobody")  # checkpoint the write-ahead log
+    leftovers = [p.name for p in data_dir.glob("mnemo.db*") if b"Dolomites" in p.read_bytes()]
+    print(f"  DELETE user -> {status}; export now holds {len(left['memories'])} memories; "
+          f"files still containing the text: {leftovers or 'none'}")
+
+
+def show_silent(client: Client) -> list[dict[str, Any]]:
+    _, page = client.call("GET", f"/v1/users/{USER}/memories?limit=200")
     return list(page["items"])
 
 
@@ -124,6 +175,7 @@ def run_demo(keep: bool = False) -> int:
         if trace:
             print(f"  the trace kept {len(trace.get('candidates', []))} candidates with scores and reasons, "
                   "and no text")
+        session_three(client, clock, service, data_dir)
         print("\nDone.")
         return 0
     finally:

@@ -131,3 +131,18 @@ def test_open_mode_refuses_a_public_address(tmp_path) -> None:
         env={k: v for k, v in __import__("os").environ.items() if k != "MNEMO_API_KEYS"})
     assert result.returncode != 0
     assert "loopback" in result.stderr
+
+
+def test_the_demo_runs_and_shows_each_step() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "mnemo.cli", "demo"], check=False, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    for expected in ("what mnemo learned", "superseded by", "## What you know about this user",
+                     "thumbs down moved the ranking", "forgotten: 1 memory", "summaries (originals archived",
+                     "files still containing the text: none"):
+        assert expected in out
+    assert "4111" not in out.split("what mnemo learned", 1)[1]
