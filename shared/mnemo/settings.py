@@ -68,7 +68,7 @@ class Settings(BaseModel):
     lexical_weight: float = Field(0.3, ge=0, le=1)  # hybrid relevance = 0.3 BM25 + 0.7 cosine
     sentence_weight: float = Field(0.7, ge=0, le=1)  # long memories: mix of whole and best sentence
     min_relevance: float = Field(0.3, ge=0, le=1)
-    min_cosine: float = Field(0.2, ge=-1, le=1)
+    min_cosine: float = Field(0.1, ge=-1, le=1)  # a floor under the fused relevance, for lexical-only matches
     candidate_multiplier: int = Field(4, ge=1, le=50)
     default_top_k: int = Field(5, ge=1, le=50)
     token_budget: int = Field(500, ge=50)

@@ -50,6 +50,7 @@ def profile_lines(profile: Profile) -> list[str]:
     if profile.occupation:
         lines.append(f"occupation: {quote(profile.occupation)}")
     lines.extend(f"constraint: {quote(c)}" for c in profile.constraints)
+    lines.extend(f"how to answer: {quote(i)}" for i in profile.instructions)
     lines.extend(f"preference: {quote(p)}" for p in profile.preferences)
     lines.extend(f"{k}: {quote(v)}" for k, v in sorted(profile.custom.items()))
     return lines
@@ -90,7 +91,7 @@ def build_block(
             used += cost
     included: list[str] = []
     dropped: list[str] = []
-    in_profile = set(profile.constraints + profile.preferences) if profile else set()
+    in_profile = set(profile.constraints + profile.preferences + profile.instructions) if profile else set()
     if memories:
         title = "Relevant memories (most relevant first):"
         title_cost = estimate_tokens(title)

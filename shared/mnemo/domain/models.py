@@ -194,12 +194,13 @@ class Profile(BaseModel):
     occupation: str | None = None
     preferences: list[str] = Field(default_factory=list)
     constraints: list[str] = Field(default_factory=list)
+    instructions: list[str] = Field(default_factory=list)  # how the user wants answers: apply to every request
     custom: dict[str, str] = Field(default_factory=dict)  # set by the app (PATCH profile)
     updated_at: datetime | None = None
 
     def is_empty(self) -> bool:
         return not (self.name or self.location or self.occupation or self.preferences
-                    or self.constraints or self.custom)
+                    or self.constraints or self.instructions or self.custom)
 
 
 class UserSettings(BaseModel):

@@ -42,7 +42,8 @@ class PolicyTable:
             self._policies[category] = CategoryPolicy(
                 category=category,
                 storable=True,
-                in_profile=category in {Category.PREFERENCE, Category.CONSTRAINT, Category.BIOGRAPHICAL},
+                in_profile=category in {Category.PREFERENCE, Category.CONSTRAINT, Category.BIOGRAPHICAL,
+                                        Category.PROCEDURAL},
                 retention=None if days is None else timedelta(days=days),
                 refresh_on_repeat=category in {Category.PREFERENCE, Category.PROCEDURAL,
                                                Category.PROJECT_FACT},

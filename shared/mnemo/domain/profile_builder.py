@@ -29,14 +29,15 @@ def build_profile(facts: list[Memory], custom: dict[str, str], now: datetime, ma
     job = by_subject.get("job")
     ranked = sorted(live, key=lambda m: (-IMPORTANCE_WEIGHT[m.importance], -m.confidence, m.memory_id))
     constraints = [m.content for m in ranked if m.category is Category.CONSTRAINT]
-    preferences = [m.content for m in ranked
-                   if m.category in {Category.PREFERENCE, Category.PROCEDURAL} and m.subject != "preferred_name"]
+    preferences = [m.content for m in ranked if m.category is Category.PREFERENCE and m.subject != "preferred_name"]
+    instructions = [m.content for m in ranked if m.category is Category.PROCEDURAL]
     profile = Profile(
         name=_value(name) if name else None,
         location=_value(location) if location else None,
         occupation=_value(job) if job else None,
         constraints=constraints,
         preferences=preferences,
+        instructions=instructions,
         custom=dict(custom),
         updated_at=now,
     )
@@ -44,6 +45,8 @@ def build_profile(facts: list[Memory], custom: dict[str, str], now: datetime, ma
     while len(json.dumps(profile.model_dump(mode="json"))) > max_bytes:
         if profile.preferences:
             profile.preferences.pop()
+        elif profile.instructions:
+            profile.instructions.pop()
         elif profile.constraints:
             profile.constraints.pop()
         else:

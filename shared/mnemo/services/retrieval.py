@@ -182,7 +182,13 @@ class Retriever:
             rejected[s.memory.memory_id] = "below_top_k"
         kept = kept[:top_k]
         conflicted = {i for pair in conflicts for i in pair}
-        block = build_block(profile if profile and not profile.is_empty() else None,
+        shown = profile
+        if profile is not None and gate.decision is GateDecision.RETRIEVE:
+            # identity and constraints always go in; a preference only when this request touches it
+            # (seed 001: "irrelevant memory suppression")
+            relevant = {s.memory.content for s in kept}
+            shown = profile.model_copy(update={"preferences": [p for p in profile.preferences if p in relevant]})
+        block = build_block(shown if shown and not shown.is_empty() else None,
                             [s.memory for s in kept], now, token_budget, conflicted)
         rejected.update(dict.fromkeys(block.dropped, "token_budget"))
         selected = [s for s in kept if s.memory.memory_id in set(block.included)]
