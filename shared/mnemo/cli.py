@@ -8,12 +8,17 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from mnemo.errors import MnemoError
 from mnemo.settings import Settings
+
+if TYPE_CHECKING:
+    from mnemo.bootstrap import Mnemo
 
 
 def load_settings(data_dir: str | None = None) -> Settings:
@@ -21,6 +26,18 @@ def load_settings(data_dir: str | None = None) -> Settings:
     if data_dir:
         overrides["data_dir"] = Path(data_dir)
     return Settings.from_env(os.environ, **overrides)
+
+
+@contextmanager
+def local_service(data_dir: str | None) -> Iterator[Mnemo]:
+    """The embedded home for a one-shot command, closed (and flushed) at the end."""
+    from mnemo.bootstrap import build_local
+
+    service = build_local(load_settings(data_dir))
+    try:
+        yield service
+    finally:
+        service.close()
 
 
 def configure_logging(level: str) -> None:
@@ -58,30 +75,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from mnemo.bootstrap import build_local
     from mnemo.services.importer import import_file
 
-    settings = load_settings(args.data_dir)
-    service = build_local(settings)
-    try:
+    with local_service(args.data_dir) as service:
         summary = import_file(service.writer, service.ports.clock, Path(args.file), tenant_id=args.tenant,
                               default_user=args.user,
                               resolve_conflicts=args.resolve_conflicts,
                               progress=lambda done, total: print(f"\rimported {done}/{total}", end="",
                                                                  file=sys.stderr, flush=True))
-    finally:
-        service.close()
     print(file=sys.stderr)
     print(json.dumps(summary, indent=2))
     return 0
 
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
-    from mnemo.bootstrap import build_local
-
-    settings = load_settings(args.data_dir)
-    service = build_local(settings)
-    try:
+    with local_service(args.data_dir) as service:
         tenants = [args.tenant] if args.tenant else service.ports.memories.tenants()
         for tenant_id in tenants:
             report = service.consolidator.run(
@@ -90,17 +98,11 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
                                                           flush=True))
             print(file=sys.stderr)
             print(json.dumps({"tenant": tenant_id, "users": report.users, **vars(report.totals)}))
-    finally:
-        service.close()
     return 0
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from mnemo.bootstrap import build_local
-
-    settings = load_settings(args.data_dir)
-    service = build_local(settings)
-    try:
+    with local_service(args.data_dir) as service:
         tenants = [args.tenant] if args.tenant else service.ports.memories.tenants()
         for tenant_id in tenants:
             report = service.tuner.run(tenant_id)
@@ -110,8 +112,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
                 stats = report.categories[category]
                 print(f"  {category:<14} rated {int(stats['total']):>4}  corrections/misses/downs "
                       f"{stats.get('bad_rate', 0.0):.0%}")
-    finally:
-        service.close()
     return 0
 
 

@@ -146,3 +146,36 @@ def test_the_demo_runs_and_shows_each_step() -> None:
                      "files still containing the text: none"):
         assert expected in out
     assert "4111" not in out.split("what mnemo learned", 1)[1]
+
+
+def test_cli_import_consolidate_and_tune(tmp_path) -> None:
+    import json as _json
+    import subprocess
+    import sys
+
+    items = [{"user_id": "u1", "content": "User likes hiking in the Alps."},
+             {"user_id": "u1", "content": "User likes hiking in the Alps."},
+             {"content": "User is allergic to penicillin.", "category": "constraint"},
+             {"content": "User liked jazz.", "created_at": "2020-01-02T10:00:00Z"}]
+    source = tmp_path / "memories.json"
+    source.write_text(_json.dumps(items))
+
+    def mnemo(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mnemo.cli", *args, "--data-dir", str(tmp_path / "d")],
+                              check=False, capture_output=True, text=True, timeout=120)
+
+    imported = mnemo("import", str(source), "--user", "u2")
+    assert imported.returncode == 0, imported.stderr
+    assert _json.loads(imported.stdout)["outcomes"] == {"created": 3, "merged": 1}
+    assert "imported 4/4" in imported.stderr
+    consolidated = mnemo("consolidate")
+    assert consolidated.returncode == 0
+    assert _json.loads(consolidated.stdout.splitlines()[0])["expired"] == 1  # the 2020 preference
+    tuned = mnemo("tune")
+    assert tuned.returncode == 0
+    assert "unchanged (version 0)" in tuned.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"content": ""}]')
+    refused = mnemo("import", str(bad), "--user", "u2")
+    assert refused.returncode == 2
+    assert "item 0: content" in refused.stderr

@@ -35,7 +35,6 @@ from mnemo.api.schemas import (
     MemoryOut,
     MemoryPage,
     MemoryPatch,
-    MemoryVersionOut,
     MemoryWithHistory,
     ProfilePatch,
     RetrieveRequest,
@@ -218,9 +217,7 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         tenant_id = tenant()
         memory = service.control.get(tenant_id, user_id, memory_id)
         history = service.ports.memories.history(tenant_id, user_id, memory_id)
-        return reply(MemoryWithHistory(**MemoryOut.of(memory).model_dump(), history=[
-            MemoryVersionOut(version=h.version, content=h.content, category=h.category, status=h.status,
-                             confidence=h.confidence, updated_at=h.updated_at, reason=h.reason) for h in history]))
+        return reply(MemoryWithHistory(**MemoryOut.of(memory).model_dump(), history=history))
 
     @app.patch("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], responses=documented(MemoryOut),
                summary="Edit (a new version), confirm a pending memory, disable or re-enable")

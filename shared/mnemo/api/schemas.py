@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from mnemo.domain.models import Category, Memory, Profile, Scope, Status
+from mnemo.domain.models import Category, Memory, MemoryVersion, Profile, Scope, Status
 
 ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 _ID = re.compile(ID_PATTERN)
@@ -201,18 +201,8 @@ class MemoryPage(BaseModel):
     next_cursor: str | None
 
 
-class MemoryVersionOut(BaseModel):
-    version: int
-    content: str
-    category: Category
-    status: Status
-    confidence: float
-    updated_at: datetime
-    reason: str
-
-
 class MemoryWithHistory(MemoryOut):
-    history: list[MemoryVersionOut]
+    history: list[MemoryVersion]
 
 
 class FeedbackRequest(Strict):
