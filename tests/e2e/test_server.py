@@ -156,7 +156,7 @@ def test_cli_import_consolidate_and_tune(tmp_path) -> None:
     items = [{"user_id": "u1", "content": "User likes hiking in the Alps."},
              {"user_id": "u1", "content": "User likes hiking in the Alps."},
              {"content": "User is allergic to penicillin.", "category": "constraint"},
-             {"content": "User liked jazz.", "created_at": "2020-01-02T10:00:00Z"}]
+             {"content": "User likes jazz.", "created_at": "2020-01-02T10:00:00Z"}]
     source = tmp_path / "memories.json"
     source.write_text(_json.dumps(items))
 
