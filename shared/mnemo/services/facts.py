@@ -18,8 +18,18 @@ _THIRD_TO_FIRST = [
     (re.compile(r"^(?:the )?user (?:is|was)\b", re.I), "I am"),
     (re.compile(r"^(?:the )?user (?:has)\b", re.I), "I have"),
     (re.compile(r"^(?:the )?user (?:does not|doesn't)\b", re.I), "I don't"),
-    (re.compile(r"^(?:the )?user (\w+?)(?:es|s)\b", re.I), r"I \1"),
+    (re.compile(r"^(?:the )?user (\w+s)\b", re.I), lambda m: "I " + _base_form(m.group(1))),
 ]
+
+
+def _base_form(verb: str) -> str:
+    """likes -> like, goes -> go, watches -> watch, studies -> study."""
+    low = verb.lower()
+    if low.endswith("ies"):
+        return verb[:-3] + "y"
+    if re.search(r"(?:ch|sh|ss|x|z|o)es$", low):
+        return verb[:-2]
+    return verb[:-1]
 
 
 class MemoryInput(Protocol):
@@ -48,6 +58,7 @@ class MemoryInput(Protocol):
 
 
 def first_person(content: str) -> str:
+    """'User likes jazz.' -> 'I like jazz.', so the extractor's rules can classify an app's fact."""
     for pattern, replacement in _THIRD_TO_FIRST:
         if pattern.match(content):
             return pattern.sub(replacement, content, count=1)
