@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
@@ -13,7 +14,7 @@ from mnemo.errors import InvalidInput
 from mnemo.services.writing import NewFact
 
 _EXTRACTOR = RuleBasedExtractor()
-_THIRD_TO_FIRST = [
+_THIRD_TO_FIRST: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"^(?:the )?user's\b", re.I), "my"),
     (re.compile(r"^(?:the )?user (?:is|was)\b", re.I), "I am"),
     (re.compile(r"^(?:the )?user (?:has)\b", re.I), "I have"),
