@@ -49,6 +49,16 @@ class Extractor(Protocol):
         ...
 
 
+class Summariser(Protocol):
+    """Folds a cluster of episodic memories into a few facts (rules locally; an LLM in AWS)."""
+
+    name: str
+
+    def summarise(self, memories: list[Memory], vectors: Vector) -> list[str]:
+        """3 to 5 self-contained facts; ``vectors`` are the memories' embeddings, row for row."""
+        ...
+
+
 class Embedder(Protocol):
     """Sentence embeddings, L2-normalised, so a dot product is the cosine."""
 

@@ -179,3 +179,24 @@ def test_cli_import_consolidate_and_tune(tmp_path) -> None:
     refused = mnemo("import", str(bad), "--user", "u2")
     assert refused.returncode == 2
     assert "item 0: content" in refused.stderr
+
+
+def test_user_control_over_http(server: Server) -> None:
+    u = user()
+    status, created = server.call("POST", f"/v1/users/{u}/memories", {"content": "I love fado music."})
+    assert status == 201
+    memory_id = created["memory"]["memory_id"]
+    status, result = server.call("POST", f"/v1/users/{u}/retrieve", {"query": "What music do I love?"})
+    assert memory_id in [m["memory_id"] for m in result["memories"]]
+    status, rated = server.call("POST", f"/v1/users/{u}/feedback", {"trace_id": result["trace_id"], "rating": "down"})
+    assert (status, rated["adjusted"][0]["confidence"], rated["follow_up"]) == (200, 0.8, "What should I have known?")
+    status, edited = server.call("PATCH", f"/v1/users/{u}/memories/{memory_id}", {"content": "I love jazz music."})
+    assert (status, edited["version"]) == (200, 2)
+    assert server.call("GET", f"/v1/users/{u}/settings")[1]["memory_enabled"] is True
+    assert server.call("POST", f"/v1/users/{u}/forget", {"query": "jazz music"})[1]["forgotten"] == [memory_id]
+    assert server.call("PUT", f"/v1/users/{u}/sessions/s1", {"open_questions": ["Which venue?"]})[0] == 200
+    assert server.call("GET", f"/v1/users/{u}/export")[0] == 200
+    assert server.call("POST", "/v1/admin/consolidate", {"user_id": u})[0] == 200
+    status, _ = server.call("DELETE", f"/v1/users/{u}")
+    assert status == 204
+    assert server.call("GET", f"/v1/users/{u}/sessions/s1")[1]["open_questions"] == []

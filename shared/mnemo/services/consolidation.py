@@ -18,6 +18,7 @@ from mnemo.domain.lifecycle import is_due_for_archive, is_due_for_deletion, is_e
 from mnemo.domain.models import AuditEvent, Category, Memory, Provenance, SourceKind, Status
 from mnemo.domain.ranking import recency
 from mnemo.domain.summarise import RuleBasedSummariser
+from mnemo.ports import Summariser
 from mnemo.services.context import Ports
 from mnemo.services.writing import stable_id
 
@@ -46,7 +47,7 @@ class ConsolidationReport:
 
 
 class Consolidator:
-    def __init__(self, ports: Ports, summariser: RuleBasedSummariser | None = None) -> None:
+    def __init__(self, ports: Ports, summariser: Summariser | None = None) -> None:
         self.p = ports
         self.summariser = summariser or RuleBasedSummariser()
 
