@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import binascii
 import json
 import logging
 from typing import Annotated, Any
@@ -110,6 +111,12 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         details = validation_details(exc.errors())
         return error_response(422, "invalid_input", f"{details[0]['field']}: {details[0]['reason']}"
                               if details else "invalid input", details)
+
+    @app.exception_handler([UnicodeDecodeError, binascii.Error])
+    def _not_text(_exc: Exception) -> Response[str]:
+        # API Gateway base64-encodes a body that is not text; the resolver fails decoding it
+        return error_response(400, "invalid_input", "body must be UTF-8 JSON",
+                              [{"field": "body", "reason": "not UTF-8 text"}])
 
     @app.exception_handler(errors.MnemoError)
     def _mnemo(exc: errors.MnemoError) -> Response[str]:
