@@ -139,3 +139,35 @@ def test_high_stakes_facts_are_flagged_for_confirmation() -> None:
 def test_clause_splitting() -> None:
     assert split_clauses("I love tea. I hate coffee!\nMy cat is Tom") == ["I love tea.", "I hate coffee!",
                                                                           "My cat is Tom"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm into rock climbing.", [("preference", "likes:rock_climb")]),
+    ("I'm 34.", [("biographical", "age")]),
+    ("I turned 40 last week.", [("biographical", "age")]),
+    ("We have two kids, Leo and Mia.", [("biographical", "family:kid")]),
+    ("I have a golden retriever called Max.", [("biographical", "pet:max")]),
+    ("I work remotely as a UX designer for Spotify.", [("biographical", "job")]),
+    ("Coffee is my favorite drink.", [("preference", "favorite:drink")]),
+    ("Please use metric units from now on.", [("procedural", "style:units")]),
+    ("Don't use emojis in your answers.", [("procedural", "style_avoid:use_emoji_answer")]),
+    ("I'm getting married in June.", [("episodic", "plan:get_marry_jun")]),
+    ("My daughter starts school next month.", [("episodic", "event:daughter_start_school")]),
+    ("I use Neovim for coding.", [("preference", "uses:editor")]),
+    ("I'm allergic to shellfish, sesame and penicillin.",
+     [("constraint", "allergy:shellfish"), ("constraint", "allergy:sesam"), ("constraint", "allergy:penicillin")]),
+    ("My wife is pregnant.", []),  # not a name: nothing rather than a wrong "name" fact
+    ("I'm a Catholic.", []),  # special categories of personal data are not inferred into memory
+])
+def test_other_phrasings(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(c, s) for c, s, _ in kept(text)] == expected
+
+
+def test_abbreviations_do_not_cut_a_sentence() -> None:
+    (candidate,) = extract("I'm a nurse at St. Mary's hospital.").accepted
+    assert candidate.content == "User is a nurse at St. Mary's hospital."
+
+
+def test_irregular_past_tense_keeps_its_form() -> None:
+    (candidate,) = extract("I ran a half marathon yesterday.").accepted
+    assert candidate.content.startswith("User ran a half marathon")

@@ -115,9 +115,37 @@ _TRAILING = re.compile(
     r"now|currently|anymore|any more|for sure|honestly|actually))+[.!]*$", re.IGNORECASE)
 
 
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:st|dr|mr|mrs|ms|jr|sr|mt|ave|inc|co|ltd|corp|vs|etc|no|prof|rev|gen|sgt|approx|dept|univ)|"
+    r"\b[a-z]|\be\.g|\bi\.e)\.$", re.IGNORECASE)
+
+
+def _sentences(text: str) -> list[str]:
+    """Split on sentence ends, but not after an abbreviation ("St. Mary's", "Dr. Lee", "e.g.")."""
+    out: list[str] = []
+    for piece in _SENTENCE.split(text):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+_CONTRACTIONS = [(re.compile(r"\bi'm\b", re.I), "I am"), (re.compile(r"\bi've\b", re.I), "I have"),
+                 (re.compile(r"\bi'll\b", re.I), "I will"), (re.compile(r"\bi'd\b", re.I), "I would"),
+                 (re.compile(r"\bwe're\b", re.I), "we are"), (re.compile(r"\bwe've\b", re.I), "we have")]
+
+
+def expand_contractions(text: str) -> str:
+    """One spelling for the rules to match ("I'm into X" and "I am into X" alike)."""
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    return text.replace("\u2019", "'")
+
+
 def split_clauses(text: str) -> list[str]:
     clauses: list[str] = []
-    for sentence in _SENTENCE.split(text):
+    for sentence in _sentences(text):
         for part in _CONJUNCTION.split(sentence):
             stripped = part.strip(" \t\"'()[]-–—")
             if stripped:
@@ -161,12 +189,15 @@ def _g(m: re.Match[str], name: str = "x") -> str:
     return _object(m.group(name))
 
 
-_NAME = r"(?P<x>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
-_PLACE = r"(?P<x>[A-Z][\w'.-]*(?:[ ,]+(?:[A-Z][\w'.-]*|de|da|do|del|la|le|of|am|upon|on))*)"
+# names must be capitalised even though the rules ignore case: "my wife is pregnant" names nobody
+_NAME = r"(?P<x>(?-i:[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}))"
+_PLACE = r"(?P<x>[A-Z0-9][\w'.-]*(?:[ ,]+(?:[A-Z0-9][\w'.-]*|de|da|do|del|la|le|of|am|upon|on))*)"
 _RELATION = (r"(?P<rel>wife|husband|partner|spouse|son|daughter|kid|child|mother|mom|mum|father|dad|brother|"
              r"sister|boyfriend|girlfriend|fianc[eé]e?|grandmother|grandma|grandfather|grandpa|"
              r"best friend|roommate|boss|manager|cousin|aunt|uncle|niece|nephew|twin)")
-_PET = r"(?P<species>dog|cat|puppy|kitten|parrot|bird|rabbit|bunny|hamster|fish|turtle|horse|snake|lizard|pet)"
+_PET = (r"(?P<species>dog|cat|puppy|kitten|parrot|bird|rabbit|bunny|hamster|fish|turtle|horse|snake|lizard|pet|"
+        r"retriever|labrador|lab|terrier|poodle|spaniel|shepherd|bulldog|beagle|husky|dachshund|corgi|collie|"
+        r"chihuahua|pug|boxer|greyhound|tabby|guinea pig|ferret|budgie|cockatiel|goldfish)")
 _DIETS = (r"(?P<x>vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten[- ]free|dairy[- ]free|lactose[- ]"
           r"intolerant|halal|kosher|teetotal|sober|low[- ]carb|plant[- ]based|carnivore|flexitarian)")
 _HEALTH = (r"(?P<x>diabetes|diabetic|asthma|asthmatic|celiac|coeliac|epilepsy|epileptic|adhd|autism|autistic|"
@@ -183,7 +214,9 @@ RULES: list[Rule] = [
           "preferred_name", importance=Importance.HIGH, confidence=0.95,
           content=lambda m, _c: f"User prefers to be called {_g(m)}."),
     # age and dates of the user
-    _rule(r"^i(?:'m| am) (?P<x>\d{1,3}) (?:years old|yrs old|y/?o)\b", Category.BIOGRAPHICAL, "age",
+    _rule(r"^i(?:'m| am) (?P<x>\d{1,3})(?: (?:years old|yrs old|y/?o)\b|\W*$)", Category.BIOGRAPHICAL, "age",
+          content=lambda m, _c: f"User is {m.group('x')} years old."),
+    _rule(r"^i (?:just |recently )?turned (?P<x>\d{1,3})\b", Category.BIOGRAPHICAL, "age",
           content=lambda m, _c: f"User is {m.group('x')} years old."),
     _rule(r"^my birthday is (?:on )?(?P<x>.+)", Category.BIOGRAPHICAL, "birthday", importance=Importance.HIGH),
     _rule(r"^i was born (?:in|on) (?P<x>.+)", Category.BIOGRAPHICAL, "birth"),
@@ -198,8 +231,8 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'m| am) (?:originally )?from " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     _rule(r"^i grew up in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     # work and study
-    _rule(r"^i (?:work|am working|'m working) (?:as|as an?) (?P<x>.+)", Category.BIOGRAPHICAL, "job",
-          importance=Importance.HIGH),
+    _rule(r"^i (?:\w+ly )?(?:work|am working|'m working)(?: \w+ly| from home| part[- ]time| full[- ]time)? "
+          r"(?:as|as an?) (?P<x>.+)", Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
     _rule(r"^my (?:job|profession|occupation|role|position|job title|title) is (?P<x>.+)",
           Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
     _rule(r"^i (?:work|am working|'m working|am employed|'m employed) (?:at|for|with) (?P<x>[A-Z][\w&.'-]*"
@@ -225,7 +258,7 @@ RULES: list[Rule] = [
     # family and pets
     _rule(r"^my " + _RELATION + r"(?:'s name)? is (?:called |named )?" + _NAME, Category.BIOGRAPHICAL,
           lambda m: f"family:{m.group('rel').lower()}", sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^i have (?:an? |one |two |three |four |five |\d+ )(?:little |young |older |younger |grown )?"
+    _rule(r"^(?:i|we) have (?:an? |one |two |three |four |five |\d+ )(?:little |young |older |younger |grown )?"
           r"(?P<x>(?:sons?|daughters?|kids?|children|child|brothers?|sisters?|siblings?|grandchildren|"
           r"grandkids|twins))\b", Category.BIOGRAPHICAL, lambda m: f"family:{slot_key(m.group('x'), 1)}",
           sensitivity=Sensitivity.PERSONAL),
@@ -270,6 +303,15 @@ RULES: list[Rule] = [
           r"format|include|call|address|talk|speak|be)\b.+)", Category.PROCEDURAL,
           lambda m: f"style:{topic_of(m.group('x')) or slot_key(m.group('x'), 2)}", confidence=0.9,
           content=lambda m, _c: f"User wants the assistant to {_lower_first(_g(m))}."),
+    _rule(r"^(?:please )?(?P<x>(?:answer|reply|respond|write|use|give|show|explain|keep|format|include|call|"
+          r"address|talk|speak|be)\b.+?),? (?:from now on|going forward|in (?:the )?future|by default|always|"
+          r"every time)\W*$", Category.PROCEDURAL,
+          lambda m: f"style:{topic_of(m.group('x')) or slot_key(m.group('x'), 2)}", confidence=0.9,
+          content=lambda m, _c: f"User wants the assistant to {_lower_first(_g(m))}."),
+    _rule(r"^(?:please )?(?:don't|do not) (?P<x>(?:use|give|include|add|send|write|mention|put)\b.+?\b"
+          r"(?:in (?:your|the|any) (?:answers?|replies|reply|responses?|messages?)|ever|anymore|any more))\W*$",
+          Category.PROCEDURAL, lambda m: f"style_avoid:{slot_key(m.group('x'), 3)}",
+          content=lambda m, _c: f"User does not want the assistant to {_assistant_view(_g(m))}."),
     _rule(r"^(?:please )?(?:never|don't ever|do not ever|stop) (?P<x>(?:use|give|show|send|include|add|write|"
           r"recommend|suggest|call|mention)\b.+)", Category.PROCEDURAL,
           lambda m: f"style_avoid:{slot_key(m.group('x'), 3)}",
@@ -277,6 +319,9 @@ RULES: list[Rule] = [
     # preferences
     _rule(r"^my (?:absolute )?(?:favou?rite|fave) (?P<what>[\w -]+?) (?:is|are) (?P<x>.+)", Category.PREFERENCE,
           lambda m: f"favorite:{slot_key(m.group('what'), 2)}", importance=Importance.MEDIUM),
+    _rule(r"^(?P<x>[\w' -]+?) (?:is|are) (?:definitely |probably )?my (?:absolute )?(?:favou?rite|fave) "
+          r"(?P<what>[\w -]+?)\W*$", Category.PREFERENCE, lambda m: f"favorite:{slot_key(m.group('what'), 2)}",
+          content=lambda m, _c: f"User's favorite {_object(m.group('what'))} is {_object(m.group('x'))}."),
     _rule(r"^i (?:would |'d )?(?:much |really |strongly |generally |usually )?prefer (?P<x>.+)",
           Category.PREFERENCE, lambda m: f"prefers:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
     _rule(r"^i (?:really |absolutely |totally |just |also |do )?(?:love|like|enjoy|adore|am into|'m into|"
@@ -296,6 +341,11 @@ RULES: list[Rule] = [
           r"hiking|surfing|skiing|boxing|karate|judo|crossfit|cycling|martial arts|\w+ing)\b.*)",
           Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 2)}"),
     _rule(r"^i speak (?P<x>.+)", Category.BIOGRAPHICAL, lambda m: f"speaks:{slot_key(_g(m), 3)}"),
+    _rule(r"^i (?:mostly |mainly |usually |always |only |now )?use (?P<x>(?!to\b).+?)(?: (?:for|at|when) .+)?$",
+          Category.PREFERENCE, lambda m: f"uses:{topic_of(m.group('x')) or slot_key(_g(m), 2)}", confidence=0.85),
+    _rule(r"^my (?:e-?mail(?: address)?|phone(?: number)?|mobile(?: number)?|cell(?: number)?|home address|"
+          r"address|postal address) is (?P<x>.+)", Category.BIOGRAPHICAL,
+          lambda m: f"contact:{slot_key(m.group(0).split(' is ')[0], 2)}", sensitivity=Sensitivity.PERSONAL),
     _rule(r"^my (?:native|first|mother) (?:language|tongue) is (?P<x>.+)", Category.BIOGRAPHICAL,
           "native_language"),
     # things the user has
@@ -329,6 +379,17 @@ RULES: list[Rule] = [
     _rule(r"^(?:next|this) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|"
           r"wednesday|thursday|friday|saturday|sunday),? (?:i|we)(?:'m| am|'re| are| will|'ll)? (?P<x>.+)",
           Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
+    _rule(r"^i am (?P<x>(?:getting|having|moving|starting|taking|visiting|flying|traveling|travelling|leaving|"
+          r"retiring|graduating|hosting|attending|running|doing|going|throwing|buying|selling|adopting)\b.*\b"
+          r"(?:next|tomorrow|tonight|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|evening)|"
+          r"soon|in (?:january|february|march|april|may|june|july|august|september|october|november|december|"
+          r"\w+ (?:days|weeks|months))|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b.*)",
+          Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
+    _rule(r"^(?:my|our) (?P<x>(?:\w+ ){0,2}(?:is|are|starts?|has|have|will|begins?|gets?|comes?)\b.*\b"
+          r"(?:next|tomorrow|tonight|this (?:week|weekend|month|year|summer)|soon|in (?:january|february|march|"
+          r"april|may|june|july|august|september|october|november|december)|on (?:monday|tuesday|wednesday|"
+          r"thursday|friday|saturday|sunday))\b.*)", Category.EPISODIC,
+          lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^i have an? (?P<x>(?:\w+ ){0,3}(?:appointment|interview|exam|test|meeting|flight|trip|surgery|"
           r"wedding|party|concert|game|match|race|marathon|deadline|presentation|conference|vacation|holiday)"
           r"\b.*)", Category.EPISODIC, lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
@@ -361,6 +422,18 @@ _CORRECTION_OPENING = re.compile(
     r"no,? actually|nope,?)\b", re.IGNORECASE)
 _NO_LONGER = re.compile(r"\b(?:not \w+ anymore|no longer|not any ?more|anymore|these days|now)\b",
                         re.IGNORECASE)
+_LISTED = re.compile(r"^(?P<head>i am (?:severely |very |highly )?allergic to) (?P<items>.+)$", re.IGNORECASE)
+
+
+def _split_list(clause: str) -> list[str]:
+    """'I am allergic to nuts, shellfish and penicillin' -> one statement per item (one slot each)."""
+    m = _LISTED.match(clause)
+    if not m:
+        return [clause]
+    items = [i.strip(" .") for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group("items")) if i.strip(" .")]
+    return [f"{m.group('head')} {item}" for item in items] if len(items) > 1 else [clause]
+
+
 _COORDINATED = re.compile(
     r"^(?P<head>(?P<prefix>i'm|i am|i have|i've|i)\b.+?),? and (?:also )?(?P<tail>(?!i\b|i'm|my\b).+)$", re.I)
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b", re.IGNORECASE)
@@ -380,6 +453,11 @@ _CONFIRM_Q = re.compile(r"\b(?:should|shall) i remember (?:that )?(?P<x>.+?)\?",
 
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text else text
+
+
+def _assistant_view(text: str) -> str:
+    """An instruction addressed to "you", restated about the assistant ("your answers" -> "its answers")."""
+    return re.sub(r"\byour\b", "its", _lower_first(text))
 
 
 def _date_suffix(when: datetime, clause: str) -> str:
@@ -414,8 +492,9 @@ class RuleBasedExtractor:
             self._from_context(previous_assistant, text, message, result)
             first = len(result.candidates)
             for clause in split_clauses(text):
-                for part in self._split_coordination(clean(clause)):
-                    self._clause(part, message, result)
+                for part in self._split_coordination(clean(expand_contractions(clause))):
+                    for item in _split_list(part):
+                        self._clause(item, message, result)
             if _CORRECTION_OPENING.match(text.strip()):
                 # "No, that's not right, my favourite is X": the whole message corrects the assistant
                 for candidate in result.candidates[first:]:
@@ -442,7 +521,7 @@ class RuleBasedExtractor:
         For facts an app hands over directly (remember, import): the app has vetted them, and
         the write path still refuses secrets and identity claims.
         """
-        clause = clean(statement)
+        clause = clean(expand_contractions(statement))
         for part in self._split_coordination(clause):
             candidate = self._match(part, Message(role="user", content=part, message_id="api", created_at=when),
                                     explicit=True)
@@ -474,7 +553,7 @@ class RuleBasedExtractor:
                 return
 
     def _clause(self, raw: str, message: Message, result: Extraction, explicit: bool = False) -> None:
-        clause = clean(raw)
+        clause = clean(expand_contractions(raw))
         if not clause or (clause.endswith("?") and not _REMEMBER.match(clause)):
             return
         forget = _FORGET.match(clause)

@@ -11,7 +11,12 @@ _IRREGULAR = {
 }
 _UNCHANGED = frozenset(
     "can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't "
-    "didn't did had hadn't need used ought".split()
+    "didn't did had hadn't need used ought "
+    # irregular past tenses take no -s
+    "ran went got made took saw came bought met won lost left felt read wrote began ate drank swam flew drove "
+    "gave found sold told thought knew grew spent built sent paid brought caught taught kept slept sat stood "
+    "became broke chose forgot held heard led meant put quit rode rang rose said set shut sang sank spoke "
+    "stole struck swore threw understood woke wore".split()
 )
 _ADVERBS = frozenset(
     "really also usually always never often just still actually now currently absolutely totally "
