@@ -104,10 +104,11 @@ def topic_of(text: str) -> str | None:
 # --- clause splitting
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])(?=[A-Z])")
 _CONJUNCTION = re.compile(
-    r",?\s+(?:and|but|so|although|though|while|whereas|because)\s+(?=(?:i|i'm|i've|my|we|our|i'll)\b)"
-    r"|,\s+(?=(?:i|i'm|i've|my)\s)", re.IGNORECASE)
+    r",?\s+(?:and|but|so|although|though|while|whereas|because)\s+(?=(?:now |then )?(?:i|i'm|i've|my|we|our|"
+    r"i'll)\b)|,\s+(?=(?:now |then |these days |nowadays )?(?:i|i'm|i've|my)\s)", re.IGNORECASE)
 _LEADING = re.compile(
     r"^(?:(?:oh|ah|well|so|hey|hi|hello|ok|okay|yeah|yes|yep|sure|btw|by the way|fyi|also|anyway|anyways|"
+    r"these days|nowadays|lately|currently|now|at the moment|for what it's worth|"
     r"and|but|just so you know|for (?:the|your) record|to be honest|honestly|fun fact|in fact|lol|haha|"
     r"please|pls|thanks|thank you)\b[,!.:]?\s*)+", re.IGNORECASE)
 _TRAILING = re.compile(
@@ -191,7 +192,9 @@ def _g(m: re.Match[str], name: str = "x") -> str:
 
 # names must be capitalised even though the rules ignore case: "my wife is pregnant" names nobody
 _NAME = r"(?P<x>(?-i:[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}))"
-_PLACE = r"(?P<x>[A-Z0-9][\w'.-]*(?:[ ,]+(?:[A-Z0-9][\w'.-]*|de|da|do|del|la|le|of|am|upon|on))*)"
+# the first word may come in lower case ("i live in berlin"); later words only capitalised, so
+# "Porto, not Lisbon" stops at "Porto"
+_PLACE = r"(?P<x>[A-Z0-9][\w'.-]*(?-i:(?:[ ,]+(?:[A-Z0-9][\w'.-]*|de|da|do|del|la|le|of|am|upon|on))*))"
 _RELATION = (r"(?P<rel>wife|husband|partner|spouse|son|daughter|kid|child|mother|mom|mum|father|dad|brother|"
              r"sister|boyfriend|girlfriend|fianc[eé]e?|grandmother|grandma|grandfather|grandpa|"
              r"best friend|roommate|boss|manager|cousin|aunt|uncle|niece|nephew|twin)")
@@ -221,13 +224,17 @@ RULES: list[Rule] = [
     _rule(r"^my birthday is (?:on )?(?P<x>.+)", Category.BIOGRAPHICAL, "birthday", importance=Importance.HIGH),
     _rule(r"^i was born (?:in|on) (?P<x>.+)", Category.BIOGRAPHICAL, "birth"),
     # where
-    _rule(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to " + _PLACE,
+    _rule(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [\w' ,.-]+? )?(?:back )?to "
+          + _PLACE,
           Category.BIOGRAPHICAL, "location", importance=Importance.HIGH, confidence=0.92),
     _rule(r"^i(?:'m| am)? (?:currently |now )?(?:live|living|reside|residing|based|located|staying) "
           r"(?:in|at|near|outside|out of) (?:the )?" + _PLACE, Category.BIOGRAPHICAL, "location",
           importance=Importance.HIGH),
     _rule(r"^my (?:home|house|apartment|flat|place) is in " + _PLACE, Category.BIOGRAPHICAL, "location",
           importance=Importance.HIGH),
+    _rule(r"^i am (?:now |currently )?(?:in|back in) " + _PLACE + r" (?:now|these days|nowadays|for good)\W*$",
+          Category.BIOGRAPHICAL, "location", importance=Importance.HIGH,
+          content=lambda m, _c: f"User lives in {_object(m.group('x'))}."),
     _rule(r"^i(?:'m| am) (?:originally )?from " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     _rule(r"^i grew up in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     # work and study
@@ -264,13 +271,18 @@ RULES: list[Rule] = [
           sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i(?:'m| am| got| just got) (?P<x>married|divorced|engaged|single|widowed|separated|pregnant)\b",
           Category.BIOGRAPHICAL, "relationship_status", sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^i have (?:an? |one |two |three |\d+ )?(?:\w+ )?" + _PET + r"s?(?: (?:named|called) " + _NAME + r")?",
+    _rule(r"^(?:i|we) (?:have(?: got)?|got|own) (?:an? |one |two |three |\d+ )?(?:\w+ )?" + _PET
+          + r"s?(?: (?:named|called) " + _NAME + r")?",
           Category.BIOGRAPHICAL, lambda m: f"pet:{(m.group('x') or m.group('species')).lower()}"),
     _rule(r"^my " + _PET + r"(?:'s name is| is called| is named) " + _NAME, Category.BIOGRAPHICAL,
           lambda m: f"pet:{m.group('x').lower()}"),
     # diet, allergies, health, other constraints
+    _rule(r"^i(?:'m| am) (?:no longer|not) (?:a |an |strictly |fully )?" + _DIETS + r"\b", Category.CONSTRAINT,
+          "diet", importance=Importance.HIGH, polarity=False),
     _rule(r"^i(?:'m| am)(?: now| currently)? (?:a |an |strictly |fully |100% )?" + _DIETS + r"\b",
           Category.CONSTRAINT, "diet", importance=Importance.HIGH),
+    _rule(r"^i (?:have )?(?:become|became|went|turned|switched to being|am now) (?:a |an |fully |strictly )?"
+          + _DIETS + r"\b", Category.CONSTRAINT, "diet", importance=Importance.HIGH),
     _rule(r"^i(?:'m| am)? (?:on|follow|following|eat) an? " + _DIETS + r" diet", Category.CONSTRAINT, "diet",
           importance=Importance.HIGH),
     _rule(r"^i(?:'m| am)(?: severely| very| highly| deathly)? allergic to (?P<x>.+)", Category.CONSTRAINT,
@@ -285,6 +297,8 @@ RULES: list[Rule] = [
     _rule(r"^i (?:don't|do not|never|can't|cannot|can not|no longer|won't) (?:eat|drink|consume|touch) "
           r"(?P<x>.+)", Category.CONSTRAINT, lambda m: f"avoids:{slot_key(_g(m), 2)}",
           importance=Importance.HIGH, polarity=True),
+    _rule(r"^i (?:have )?(?:stopped|quit|gave up|given up) (?:eating|drinking|consuming) (?P<x>.+)",
+          Category.CONSTRAINT, lambda m: f"avoids:{slot_key(_g(m), 2)}", importance=Importance.HIGH),
     _rule(r"^i(?:'m| am| have)? (?:a |an )?" + _HEALTH + r"\b", Category.CONSTRAINT,
           lambda m: f"health:{slot_key(m.group('x'), 2)}", importance=Importance.HIGH,
           sensitivity=Sensitivity.PERSONAL),
@@ -323,6 +337,8 @@ RULES: list[Rule] = [
           r"(?P<what>[\w -]+?)\W*$", Category.PREFERENCE, lambda m: f"favorite:{slot_key(m.group('what'), 2)}",
           content=lambda m, _c: f"User's favorite {_object(m.group('what'))} is {_object(m.group('x'))}."),
     _rule(r"^i (?:would |'d )?(?:much |really |strongly |generally |usually )?prefer (?P<x>.+)",
+          Category.PREFERENCE, lambda m: f"prefers:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
+    _rule(r"^i (?:would|'d) (?:much )?rather (?:have |get |use |see |go with |read )?(?P<x>.+)",
           Category.PREFERENCE, lambda m: f"prefers:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
     _rule(r"^i (?:really |absolutely |totally |just |also |do )?(?:love|like|enjoy|adore|am into|'m into|"
           r"am obsessed with|'m obsessed with|am a (?:big |huge )?fan of|'m a (?:big |huge )?fan of|"
@@ -413,7 +429,8 @@ _FORGET = re.compile(
     r"do not remember|drop)(?: about| that| the fact that| everything about| what i said about| my| the "
     r"(?:memory|note|fact) (?:about|that|of))?\s+(?P<x>.+)", re.IGNORECASE)
 _CORRECTION = re.compile(
-    r"^(?:actually|correction|to correct myself|i meant|sorry,? i meant|wait|no,? i said|no,? actually|"
+    r"^(?:actually|correction|to correct myself|i meant|sorry,? i meant|wait|(?:no,? )?i (?:said|told you)(?: that)?|"
+    r"what i said was|no,? actually|"
     r"that's not right|that is not right|that's wrong|that's not correct|not quite|no|nope)\b[,:!.]?\s*"
     r"(?:it's|it is)?\s*", re.IGNORECASE)
 _CORRECTION_OPENING = re.compile(

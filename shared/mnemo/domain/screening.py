@@ -41,7 +41,11 @@ _IDENTITY = re.compile(
     r"permissions|clearance)|grant (?:me|my account)|give me (?:admin|root|full)|my (?:role|access level|"
     r"permission level|clearance) is|treat me as (?:an? )?(?:admin|root|owner|superuser|developer)|"
     r"i(?:'m| am) (?:permitted|cleared|entitled) to|i own this (?:system|service|account)|"
-    r"elevate my (?:access|privileges|permissions)|unlock (?:admin|developer|god) mode)",
+    r"elevate my (?:access|privileges|permissions)|unlock (?:admin|developer|god) mode|"
+    r"(?:give|grant|allow) (?:me|my account|my user) (?:full |admin |root |unrestricted )?(?:access|permission|"
+    r"permissions|rights|privileges)|access to (?:all|every|other|everyone'?s?|any) (?:\w+ )?(?:accounts?|users?|"
+    r"data|records|memories|customers?|tenants?)|i(?:'m| am) the (?:ceo|owner|founder|admin|administrator|"
+    r"operator|developer) of (?:this|your) (?:company|service|app|platform|system|account|assistant|bot))",
     re.IGNORECASE,
 )
 _INSTRUCTION = re.compile(
