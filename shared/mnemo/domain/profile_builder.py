@@ -12,11 +12,13 @@ from mnemo.domain.models import IMPORTANCE_WEIGHT, Category, Memory, Profile, St
 def _value(memory: Memory) -> str:
     """The value of a slot fact: 'User lives in Lisbon.' -> 'Lisbon' where the shape is known."""
     content = memory.content.rstrip(".")
-    for pattern in (r"name is (.+)$", r"be called (.+)$", r"(?:lives|living|based|located|moved|relocated)"
-                    r"(?: back)? (?:in|to|at|near) (?:the )?(.+)$", r"works as (?:an? )?(.+)$", r"^User is an? (.+)$"):
+    for pattern in (r"name is (.+)$", r"be called (.+)$", r"(?:moved|relocated)(?: from .+?)? (?:back )?to (?:the )?(.+)$",
+                    r"(?:lives|living|based|located)(?: out of)? (?:in|at|near) (?:the )?(.+)$",
+                    r"works(?: remotely)? as (?:an? )?(.+)$", r"^User is an? (.+)$"):
         m = re.search(pattern, content)
         if m:
-            return re.sub(r"\s+(?:last|this|next) \w+$|\s+now$", "", m.group(1)).strip()
+            value = re.split(r",?\s+not\s+|\s+(?:since|because|but)\s+", m.group(1))[0]
+            return re.sub(r"\s+(?:last|this|next) \w+$|\s+now$", "", value).strip()
     return content
 
 
