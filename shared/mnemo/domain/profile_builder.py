@@ -12,8 +12,9 @@ from mnemo.domain.models import IMPORTANCE_WEIGHT, Category, Memory, Profile, St
 def _value(memory: Memory) -> str:
     """The value of a slot fact: 'User lives in Lisbon.' -> 'Lisbon' where the shape is known."""
     content = memory.content.rstrip(".")
-    for pattern in (r"name is (.+)$", r"be called (.+)$", r"(?:moved|relocated)(?: from .+?)? (?:back )?to (?:the )?(.+)$",
-                    r"(?:lives|living|based|located)(?: out of)? (?:in|at|near) (?:the )?(.+)$",
+    for pattern in (r"name is (.+)$", r"be called (.+)$",
+                    r"(?:moved|relocated)(?: from .+?)? (?:back )?to (?:the )?(.+)$",
+                    r"(?:lives|living|based|located) (?:out of |in|at|near)\s*(?:the )?(.+)$",
                     r"works(?: remotely)? as (?:an? )?(.+)$", r"^User is an? (.+)$"):
         m = re.search(pattern, content)
         if m:
