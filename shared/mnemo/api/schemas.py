@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
@@ -142,15 +142,19 @@ class MemoryOut(BaseModel):
 
     @classmethod
     def of(cls, m: Memory) -> MemoryOut:
-        return cls(
+        return cls.model_construct(**cls.fields_of(m))
+
+    @staticmethod
+    def fields_of(m: Memory) -> dict[str, Any]:
+        return dict(
             memory_id=m.memory_id, content=m.content, category=m.category, subject=m.subject,
             confidence=m.confidence, status=m.status, version=m.version, scope=m.scope, project_id=m.project_id,
             session_id=m.session_id, importance=m.importance.value, polarity=m.polarity, created_at=m.created_at,
             updated_at=m.updated_at, last_confirmed_at=m.last_confirmed_at, last_accessed_at=m.last_accessed_at,
             access_count=m.access_count, expires_at=m.expires_at, source=m.provenance.source.value,
-            provenance=Provenance(conversation_id=m.provenance.conversation_id,
-                                  message_ids=m.provenance.message_ids, extractor=m.provenance.extractor,
-                                  evidence=m.provenance.evidence),
+            provenance=Provenance.model_construct(
+                conversation_id=m.provenance.conversation_id, message_ids=m.provenance.message_ids,
+                extractor=m.provenance.extractor, evidence=m.provenance.evidence),
             superseded_by=m.superseded_by, supersedes=m.supersedes, conflicts_with=m.conflicts_with,
             tags=m.tags, metadata=m.metadata,
         )

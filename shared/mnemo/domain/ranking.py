@@ -40,6 +40,7 @@ class RankingParams:
     recency_lambda: float
     sentence_weight: float = 0.0
     recency_exempt: frozenset[str] = frozenset()
+    version: int = 0  # of the tuned weights in force (0: the configured defaults)
 
 
 def recency(memory: Memory, now: datetime, recency_lambda: float,

@@ -96,6 +96,7 @@ class Retriever:
         tuned = self.p.weights.current(tenant_id) if tenant_id else None
         a, b, c = (tuned.a, tuned.b, tuned.c) if tuned else (w.a, w.b, w.c)
         return RankingParams(a=a, b=b, c=c, importance=w.importance, access=w.access,
+                             version=tuned.version if tuned else 0,
                              lexical_weight=self.p.settings.lexical_weight,
                              recency_lambda=self.p.settings.recency_lambda,
                              sentence_weight=self.p.settings.sentence_weight,
@@ -147,6 +148,7 @@ class Retriever:
         ranked: list[Scored] = []
         pending: list[Memory] = []
         vector: Vector | None = None
+        params = self._params(tenant_id)
         if gate.decision is GateDecision.RETRIEVE:
             t = time.perf_counter()
             vector = self.queries.get(query)
@@ -160,7 +162,6 @@ class Retriever:
             hits = [h for h in found if h.memory.status is not Status.PENDING]
             timings["search"] = _ms(t)
             t = time.perf_counter()
-            params = self._params(tenant_id)
             ranked = rank(hits, now, params)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
                                               params) if s.relevance >= settings.min_relevance][:3]
@@ -195,7 +196,8 @@ class Retriever:
         conflicts = [pair for pair in conflicts if all(i in block.included for i in pair)]
         return self._finish(tenant_id, user_id, query, trace_id, "retrieve", gate.reason, profile, ranked,
                             selected, conflicts, pending, timings, started, conversation_id,
-                            rejected=rejected, context=block.text, tokens=block.tokens, vector=vector)
+                            rejected=rejected, context=block.text, tokens=block.tokens, vector=vector,
+                            params=params)
 
     def _overview(self, tenant_id: str, user_id: str, query: str, trace_id: str, reason: str, top_k: int,
                   token_budget: int, project_id: str | None, session_id: str | None, timings: dict[str, float],
@@ -213,7 +215,8 @@ class Retriever:
                             now, token_budget, overview=True)
         selected = [s for s in ranked if s.memory.memory_id in set(block.included)]
         return self._finish(tenant_id, user_id, query, trace_id, "retrieve", reason, profile, ranked, selected,
-                            [], [], timings, started, conversation_id, context=block.text, tokens=block.tokens)
+                            [], [], timings, started, conversation_id, context=block.text, tokens=block.tokens,
+                            params=params)
 
     def _resolve_conflicts(self, kept: list[Scored]) -> tuple[list[Scored], list[list[str]], list[str]]:
         """Same-slot disagreements: the winner stays. Ambiguous pairs (linked at write time) are flagged."""
@@ -246,26 +249,26 @@ class Retriever:
                 profile: Profile | None, candidates: list[Scored], selected: list[Scored],
                 conflicts: list[list[str]], pending: list[Memory], timings: dict[str, float],
                 started: float, conversation_id: str | None, *, rejected: dict[str, str] | None = None,
-                context: str = "", tokens: int = 0, vector: Vector | None = None) -> RetrieveResult:
+                context: str = "", tokens: int = 0, vector: Vector | None = None,
+                params: RankingParams | None = None) -> RetrieveResult:
         now = self.p.clock.now()
         rejected = rejected or {}
         selected_ids = [s.memory.memory_id for s in selected]
-        params = self._params(tenant_id)
-        tuned = self.p.weights.current(tenant_id)
-        tuned_version = tuned.version if tuned else 0
+        params = params or self._params(tenant_id)
         chosen = set(selected_ids)
         timings["total"] = _ms(started)
         trace = RetrievalTrace(
             trace_id=trace_id, tenant_id=tenant_id, user_id=user_id, conversation_id=conversation_id,
             decision=decision, reason=reason,
             query_hash=hashlib.sha256(query.encode()).hexdigest()[:16],
-            candidates=[TraceCandidate(
+            # built without re-validation: every value comes from our own ranked objects (hot path)
+            candidates=[TraceCandidate.model_construct(
                 memory_id=s.memory.memory_id, cosine=round(s.cosine, 4), lexical=round(s.lexical, 4),
                 relevance=round(s.relevance, 4), recency=round(s.recency, 4),
-                confidence=round(s.memory.confidence, 4), score=round(s.score, 4),
+                confidence=s.memory.confidence, score=round(s.score, 4),
                 selected=s.memory.memory_id in chosen, reason=rejected.get(s.memory.memory_id)) for s in candidates],
             selected=selected_ids, conflicts=conflicts, tokens=tokens,
-            weights={"a": params.a, "b": params.b, "c": params.c}, weights_version=tuned_version,
+            weights={"a": params.a, "b": params.b, "c": params.c}, weights_version=params.version,
             timings_ms=timings, created_at=now,
             expires_at=now + timedelta(days=self.p.settings.trace_ttl_days),
         )
