@@ -46,6 +46,23 @@ def iban_valid(candidate: str) -> bool:
 
 _CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b", re.IGNORECASE)
+
+
+def _iban_prefix(candidate: str) -> str | None:
+    """The longest valid IBAN at the start of a match (a following word may have been swallowed)."""
+    chunks = candidate.split(" ")
+    while chunks:
+        text = " ".join(chunks)
+        if iban_valid(text):
+            return text
+        if len(chunks) == 1:
+            # unspaced: try every length from the longest down
+            for end in range(len(text) - 1, 14, -1):
+                if iban_valid(text[:end]):
+                    return text[:end]
+            return None
+        chunks.pop()
+    return None
 _KEYWORD_VALUE = r"\s*(?:is|was|:|=|->|of)?\s*[\"'`]?"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -80,10 +97,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"(?i)\b(?:social security(?: number)?|ssn|passport(?: number| no\.?| #)?|national (?:id|insurance)"
         r"(?: number| no\.?)?|nino|driver'?s? licen[cs]e(?: number| no\.?)?|tax (?:id|number)|tin|nif|nie"
         r"|dni|aadhaar(?: number)?|pan(?: card)?(?: number)?|sin|medicare(?: number)?|id number"
-        r"|personalausweis(?:nummer)?|bsn|codice fiscale|cpf|curp|rut|steuer-?id)\b"
+        r"|personalausweis(?:nummer)?|bsn|codice fiscale|cpf|curp|rut|steuer-?id)(?:\b|(?<=[.#]))"
         + _KEYWORD_VALUE + r"(?=[A-Za-z0-9 -]*\d)[A-Za-z0-9][A-Za-z0-9 -]{4,22}[A-Za-z0-9]")),
     ("bank_account", re.compile(
-        r"(?i)\b(?:account(?: number| no\.?| #)?|acct|routing(?: number)?|sort code|bic|swift)\b"
+        r"(?i)\b(?:account(?: number| no\.?| #)?|acct|routing(?: number)?|sort code|bic|swift)(?:\b|(?<=[.#]))"
         + _KEYWORD_VALUE + r"(?=[A-Za-z0-9 -]*\d{4})[A-Za-z0-9][A-Za-z0-9 -]{5,30}[A-Za-z0-9]")),
 ]
 
@@ -98,8 +115,9 @@ def find_sensitive(text: str) -> list[Finding]:
         if 13 <= len(digits) <= 19 and luhn_valid(digits) and len(set(digits)) > 1:
             findings.append(Finding("payment_card", m.start(), m.end()))
     for m in _IBAN.finditer(text):
-        if iban_valid(m.group()):
-            findings.append(Finding("iban", m.start(), m.end()))
+        found = _iban_prefix(m.group())
+        if found:
+            findings.append(Finding("iban", m.start(), m.start() + len(found)))
     findings.sort(key=lambda f: (f.start, -(f.end - f.start)))
     merged: list[Finding] = []
     for f in findings:
