@@ -55,8 +55,8 @@ def secrets(rng: random.Random) -> list[tuple[str, str]]:
          + "".join(rng.choice(alnum + "_-") for _ in range(43))),
         ("bearer", "Bearer " + "".join(rng.choice(alnum) for _ in range(32))),
         ("db_url", f"postgres://admin:{''.join(rng.choice(alnum) for _ in range(12))}@db.internal:5432/prod"),
-        ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA" + "".join(rng.choice(alnum) for _ in range(60))
-         + "\n-----END RSA PRIVATE KEY-----"),
+        ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA"
+         + "".join(rng.choice(alnum) for _ in range(60)) + "\n-----END RSA PRIVATE KEY-----"),
         ("private_key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA"
          + "".join(rng.choice(alnum) for _ in range(40)) + "\n-----END OPENSSH PRIVATE KEY-----"),
     ]
