@@ -213,7 +213,10 @@ RULES: list[Rule] = [
     # identity
     _rule(r"^my (?:full |first )?name is " + _NAME, Category.BIOGRAPHICAL, "name",
           importance=Importance.HIGH, confidence=0.95, content=lambda m, _c: f"User's name is {_g(m)}."),
-    _rule(r"^(?:please )?(?:call me|i go by|you can call me|people call me) " + _NAME, Category.PREFERENCE,
+    _rule(r"^(?:my )?name'?s " + _NAME, Category.BIOGRAPHICAL, "name", importance=Importance.HIGH,
+          confidence=0.95, content=lambda m, _c: f"User's name is {_g(m)}."),
+    _rule(r"^(?:please )?(?:call me|i go by|you can call me|(?:people|everyone|everybody|my friends|friends) "
+          r"(?:usually |mostly |just )?calls? me) " + _NAME, Category.PREFERENCE,
           "preferred_name", importance=Importance.HIGH, confidence=0.95,
           content=lambda m, _c: f"User prefers to be called {_g(m)}."),
     # age and dates of the user
@@ -232,6 +235,13 @@ RULES: list[Rule] = [
           importance=Importance.HIGH),
     _rule(r"^my (?:home|house|apartment|flat|place) is in " + _PLACE, Category.BIOGRAPHICAL, "location",
           importance=Importance.HIGH),
+    _rule(r"^i (?:have )?lived in " + _PLACE + r" (?:for|since) ", Category.BIOGRAPHICAL, "location",
+          importance=Importance.HIGH, content=lambda m, _c: f"User lives in {_object(m.group('x'))}."),
+    _rule(r"^home (?:for me )?is " + _PLACE + r"\W*$", Category.BIOGRAPHICAL, "location", importance=Importance.HIGH,
+          content=lambda m, _c: f"User lives in {_object(m.group('x'))}."),
+    _rule(r"^i (?:don't|do not|no longer) live in " + _PLACE, Category.BIOGRAPHICAL, "location",
+          importance=Importance.HIGH, polarity=False,
+          content=lambda m, _c: f"User no longer lives in {_object(m.group('x'))}."),
     _rule(r"^i am (?:now |currently )?(?:in|back in) " + _PLACE + r" (?:now|these days|nowadays|for good)\W*$",
           Category.BIOGRAPHICAL, "location", importance=Importance.HIGH,
           content=lambda m, _c: f"User lives in {_object(m.group('x'))}."),
@@ -262,6 +272,11 @@ RULES: list[Rule] = [
     _rule(r"^i (?:studied|graduated (?:from|in)|have a degree in|hold a degree in) (?P<x>.+)",
           Category.BIOGRAPHICAL, "education"),
     _rule(r"^i(?:'m| am) retired\b", Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
+    _rule(r"^i (?:teach|lecture (?:in|on)|coach|train) (?P<x>[\w ]+?)(?: at | for |\W*$)", Category.BIOGRAPHICAL, "job",
+          importance=Importance.HIGH),
+    _rule(r"^i (?:own|run|manage) (?:an? |my own )(?P<x>(?:[\w-]+ ){0,2}(?:business|company|shop|store|bakery|"
+          r"restaurant|cafe|bar|startup|agency|practice|clinic|studio|farm|salon|firm|hotel|gym))\b",
+          Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
     # family and pets
     _rule(r"^my " + _RELATION + r"(?:'s name)? is (?:called |named )?" + _NAME, Category.BIOGRAPHICAL,
           lambda m: f"family:{m.group('rel').lower()}", sensitivity=Sensitivity.PERSONAL),
@@ -269,12 +284,15 @@ RULES: list[Rule] = [
           r"(?P<x>(?:sons?|daughters?|kids?|children|child|brothers?|sisters?|siblings?|grandchildren|"
           r"grandkids|twins))\b", Category.BIOGRAPHICAL, lambda m: f"family:{slot_key(m.group('x'), 1)}",
           sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i(?:'m| am) an? (?:single |proud |stay-at-home |new |working )?(?P<x>dad|father|mom|mum|mother|parent)"
+          r"(?: of (?P<n>.+))?", Category.BIOGRAPHICAL, "family:children", sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i(?:'m| am| got| just got) (?P<x>married|divorced|engaged|single|widowed|separated|pregnant)\b",
           Category.BIOGRAPHICAL, "relationship_status", sensitivity=Sensitivity.PERSONAL),
     _rule(r"^(?:i|we) (?:have(?: got)?|got|own) (?:an? |one |two |three |\d+ )?(?:\w+ )?" + _PET
           + r"s?(?: (?:named|called) " + _NAME + r")?",
           Category.BIOGRAPHICAL, lambda m: f"pet:{(m.group('x') or m.group('species')).lower()}"),
-    _rule(r"^my " + _PET + r"(?:'s name is| is called| is named) " + _NAME, Category.BIOGRAPHICAL,
+    _rule(r"^(?:my|our) " + _PET + r"(?:'s name is| is called| is named| named| called) " + _NAME,
+          Category.BIOGRAPHICAL,
           lambda m: f"pet:{m.group('x').lower()}"),
     # diet, allergies, health, other constraints
     _rule(r"^i(?:'m| am) (?:no longer|not) (?:a |an |strictly |fully )?" + _DIETS + r"\b", Category.CONSTRAINT,
@@ -285,6 +303,12 @@ RULES: list[Rule] = [
           + _DIETS + r"\b", Category.CONSTRAINT, "diet", importance=Importance.HIGH),
     _rule(r"^i(?:'m| am)? (?:on|follow|following|eat) an? " + _DIETS + r" diet", Category.CONSTRAINT, "diet",
           importance=Importance.HIGH),
+    _rule(r"^i (?:keep|eat|observe) (?P<x>kosher|halal)\b", Category.CONSTRAINT, "diet", importance=Importance.HIGH),
+    _rule(r"^(?P<x>[\w -]+?) (?:give|gives|cause|causes) me (?:an? )?(?:severe |bad |serious |mild )?"
+          r"(?:allergic reactions?|an allergy|hives|anaphylaxis)", Category.CONSTRAINT,
+          lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.9,
+          sensitivity=Sensitivity.PERSONAL,
+          content=lambda m, _c: f"User is allergic to {_lower_first(_object(m.group('x')))}."),
     _rule(r"^i(?:'m| am)(?: severely| very| highly| deathly)? allergic to (?P<x>.+)", Category.CONSTRAINT,
           lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.95,
           sensitivity=Sensitivity.PERSONAL),
@@ -294,7 +318,9 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'m| am) (?:lactose|gluten|fructose|histamine) intolerant|^i(?:'m| am) intolerant to (?P<x>.+)",
           Category.CONSTRAINT, lambda m: f"intolerance:{slot_key(m.group(0), 3)}",
           importance=Importance.CRITICAL, sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^i (?:don't|do not|never|can't|cannot|can not|no longer|won't) (?:eat|drink|consume|touch) "
+    _rule(r"^i (?:avoid|stay away from|cut out) (?P<x>.+)", Category.CONSTRAINT,
+          lambda m: f"avoids:{slot_key(_g(m), 2)}", importance=Importance.HIGH, confidence=0.85),
+    _rule(r"^i (?:don't|do not|never|can't|cannot|can not|no longer|won't) (?:eat|drink|consume|touch|have) "
           r"(?P<x>.+)", Category.CONSTRAINT, lambda m: f"avoids:{slot_key(_g(m), 2)}",
           importance=Importance.HIGH, polarity=True),
     _rule(r"^i (?:have )?(?:stopped|quit|gave up|given up) (?:eating|drinking|consuming) (?P<x>.+)",
@@ -327,7 +353,8 @@ RULES: list[Rule] = [
           Category.PROCEDURAL, lambda m: f"style_avoid:{slot_key(m.group('x'), 3)}",
           content=lambda m, _c: f"User does not want the assistant to {_assistant_view(_g(m))}."),
     _rule(r"^(?:please )?(?:never|don't ever|do not ever|stop) (?P<x>(?:use|give|show|send|include|add|write|"
-          r"recommend|suggest|call|mention)\b.+)", Category.PROCEDURAL,
+          r"recommend|suggest|call|mention|using|giving|showing|sending|including|adding|writing|recommending|"
+          r"suggesting|calling|mentioning)\b.+)", Category.PROCEDURAL,
           lambda m: f"style_avoid:{slot_key(m.group('x'), 3)}",
           content=lambda m, _c: f"User does not want the assistant to {_lower_first(_g(m))}."),
     # preferences
@@ -350,6 +377,15 @@ RULES: list[Rule] = [
           r"'m not (?:a )?(?:big )?fan of|am not into|'m not into|don't love|no longer like|no longer enjoy|"
           r"don't really like|stopped liking) (?P<x>.+)", Category.PREFERENCE,
           lambda m: f"likes:{slot_key(_g(m))}", polarity=False),
+    _rule(r"^(?P<x>[\w' -]+?) (?:is|are) (?:totally |really |definitely )?(?:my thing|my jam|my passion|my obsession|"
+          r"my favou?rite thing)\W*$", Category.PREFERENCE, lambda m: f"likes:{slot_key(_g(m))}",
+          content=lambda m, _c: f"User loves {_lower_first(_object(m.group('x')))}."),
+    _rule(r"^(?P<x>[\w' -]+?) (?:is not|isn't|are not|aren't) (?:really )?(?:for me|my thing|my cup of tea)\W*$",
+          Category.PREFERENCE, lambda m: f"likes:{slot_key(_g(m))}", polarity=False,
+          content=lambda m, _c: f"User does not like {_lower_first(_object(m.group('x')))}."),
+    _rule(r"^i (?P<x>(?!think|guess|feel|do |play |go |practi)\w+ .+?) (?:every|each) (?:day|morning|evening|night|week|weekend|month|"
+          r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", Category.PROCEDURAL,
+          lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
     _rule(r"^i (?:usually|always|normally|typically|often|regularly|tend to) (?P<x>(?!think|guess|feel)\w.+)",
           Category.PROCEDURAL, lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
     _rule(r"^i (?:play|practice|practise|do|go) (?P<x>(?:the )?(?:guitar|piano|violin|drums|tennis|soccer|"
@@ -364,6 +400,8 @@ RULES: list[Rule] = [
           lambda m: f"contact:{slot_key(m.group(0).split(' is ')[0], 2)}", sensitivity=Sensitivity.PERSONAL),
     _rule(r"^my (?:native|first|mother) (?:language|tongue) is (?P<x>.+)", Category.BIOGRAPHICAL,
           "native_language"),
+    _rule(r"^i drive an? (?P<x>(?-i:[A-Z][\w-]*)(?: [\w-]+){0,2})", Category.BIOGRAPHICAL,
+          lambda m: f"owns:{slot_key(_g(m), 2)}", confidence=0.85),
     # things the user has
     _rule(r"^i (?:have|own|drive|ride) (?:an? |my own )(?P<x>(?!\w+ allergy)(?:[\w-]+ ){0,3}(?:car|bike|bicycle|"
           r"motorcycle|truck|van|house|apartment|flat|boat|garden|cabin|tesla|toyota|honda|bmw|audi|"
@@ -381,11 +419,16 @@ RULES: list[Rule] = [
           lambda m: f"compliance:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, high_stakes=True),
     _rule(r"^(?:our|the|my) (?:tech )?stack (?:is|uses|includes) (?P<x>.+)", Category.PROJECT_FACT, "stack",
           importance=Importance.HIGH),
+    _rule(r"^(?:our|the|my) (?:project'?s? |team'?s? |final |next )?(?P<what>deadline|launch date|release date|"
+          r"go-live|due date|milestone) (?:is|was moved to|moved to|will be) (?P<x>.+)", Category.PROJECT_FACT,
+          lambda m: m.group("what").lower().replace(" ", "_"), importance=Importance.HIGH),
+    _rule(r"^we are (?:currently )?(?:building|developing|writing|making|migrating|rewriting) (?P<x>.+)",
+          Category.PROJECT_FACT, lambda m: f"working_on:{slot_key(_g(m), 3)}", confidence=0.85),
     _rule(r"^(?:we|our (?:team|company|project|app|service)) (?:use|uses|run|runs|deploy|deploys|are using|"
           r"is using|build|builds) (?P<x>.+)", Category.PROJECT_FACT,
           lambda m: f"uses:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
     _rule(r"^i(?:'m| am) (?:currently |now )?(?:training for|preparing for|saving (?:up )?for|learning|practi[cs]ing|"
-          r"studying for|trying to|working towards|recovering from|renovating|planning) (?P<x>.+)",
+          r"studying for|trying to|working towards|recovering from|renovating|planning (?!to\b)) ?(?P<x>.+)",
           Category.EPISODIC, lambda m: f"ongoing:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^i(?:'m| am) (?:currently )?(?:working on|building|developing|writing|leading|running) (?P<x>.+)",
           Category.PROJECT_FACT, lambda m: f"working_on:{slot_key(_g(m), 3)}", confidence=0.85),
@@ -395,13 +438,13 @@ RULES: list[Rule] = [
     _rule(r"^(?:next|this) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|"
           r"wednesday|thursday|friday|saturday|sunday),? (?:i|we)(?:'m| am|'re| are| will|'ll)? (?P<x>.+)",
           Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
-    _rule(r"^i am (?P<x>(?:getting|having|moving|starting|taking|visiting|flying|traveling|travelling|leaving|"
+    _rule(r"^(?:i am|we are) (?P<x>(?:getting|having|moving|starting|taking|visiting|flying|traveling|travelling|leaving|"
           r"retiring|graduating|hosting|attending|running|doing|going|throwing|buying|selling|adopting)\b.*\b"
           r"(?:next|tomorrow|tonight|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|evening)|"
           r"soon|in (?:january|february|march|april|may|june|july|august|september|october|november|december|"
           r"\w+ (?:days|weeks|months))|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b.*)",
           Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
-    _rule(r"^(?:my|our) (?P<x>(?:\w+ ){0,2}(?:is|are|starts?|has|have|will|begins?|gets?|comes?)\b.*\b"
+    _rule(r"^(?:my|our) (?P<x>(?:\w+ ){0,2}\w+(?:s|ed)?\b.*\b"
           r"(?:next|tomorrow|tonight|this (?:week|weekend|month|year|summer)|soon|in (?:january|february|march|"
           r"april|may|june|july|august|september|october|november|december)|on (?:monday|tuesday|wednesday|"
           r"thursday|friday|saturday|sunday))\b.*)", Category.EPISODIC,
@@ -453,6 +496,10 @@ def _split_list(clause: str) -> list[str]:
 
 _COORDINATED = re.compile(
     r"^(?P<head>(?P<prefix>i'm|i am|i have|i've|i)\b.+?),? and (?:also )?(?P<tail>(?!i\b|i'm|my\b).+)$", re.I)
+_REACTION = re.compile(
+    r"^(?:it|that|this|these|those|them|that one|this one|that idea|this idea|the idea|that plan|this plan|"
+    r"the plan|the suggestion|your \w+|the answer|what you said|"
+    r"how you \w+ (?:it|that)|the (?:first|second|last) (?:one|option))$", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b", re.IGNORECASE)
 
 # Short answers to the assistant's own question (context, not assistant facts).
@@ -628,6 +675,8 @@ class RuleBasedExtractor:
             m = rule.pattern.search(clause)
             if not m:
                 continue
+            if "x" in m.re.groupindex and m.group("x") and _REACTION.match(_object(m.group("x"))):
+                return None  # "I love it!", "I like that idea": a reaction to the reply, not a preference
             content = rule.content(m, clause) if rule.content else third_person(_TRAILING.sub("", clause))
             if rule.episodic:
                 content = content.rstrip(".") + _date_suffix(message.created_at, clause) + "."
