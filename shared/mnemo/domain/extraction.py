@@ -383,7 +383,8 @@ RULES: list[Rule] = [
     _rule(r"^(?P<x>[\w' -]+?) (?:is not|isn't|are not|aren't) (?:really )?(?:for me|my thing|my cup of tea)\W*$",
           Category.PREFERENCE, lambda m: f"likes:{slot_key(_g(m))}", polarity=False,
           content=lambda m, _c: f"User does not like {_lower_first(_object(m.group('x')))}."),
-    _rule(r"^i (?P<x>(?!think|guess|feel|do |play |go |practi)\w+ .+?) (?:every|each) (?:day|morning|evening|night|week|weekend|month|"
+    _rule(r"^i (?P<x>(?!think|guess|feel|do |play |go |practi)\w+ .+?) (?:every|each) "
+          r"(?:day|morning|evening|night|week|weekend|month|"
           r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", Category.PROCEDURAL,
           lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
     _rule(r"^i (?:usually|always|normally|typically|often|regularly|tend to) (?P<x>(?!think|guess|feel)\w.+)",
@@ -438,8 +439,8 @@ RULES: list[Rule] = [
     _rule(r"^(?:next|this) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|"
           r"wednesday|thursday|friday|saturday|sunday),? (?:i|we)(?:'m| am|'re| are| will|'ll)? (?P<x>.+)",
           Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
-    _rule(r"^(?:i am|we are) (?P<x>(?:getting|having|moving|starting|taking|visiting|flying|traveling|travelling|leaving|"
-          r"retiring|graduating|hosting|attending|running|doing|going|throwing|buying|selling|adopting)\b.*\b"
+    _rule(r"^(?:i am|we are) (?P<x>(?:getting|having|moving|starting|taking|visiting|flying|traveling|travelling|"
+          r"leaving|retiring|graduating|hosting|attending|running|doing|going|throwing|buying|selling|adopting)\b.*\b"
           r"(?:next|tomorrow|tonight|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|evening)|"
           r"soon|in (?:january|february|march|april|may|june|july|august|september|october|november|december|"
           r"\w+ (?:days|weeks|months))|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b.*)",
