@@ -129,6 +129,20 @@ class LocalServer:
                 if self.command != "HEAD":
                     self.wfile.write(body)
 
+            def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+                """The stdlib's own errors (bad request line, unknown method) in our JSON shape; a method
+                we do not serve is the client's mistake (405), not a server fault (501)."""
+                status = 405 if code == 501 else code
+                names = {400: "invalid_input", 405: "method_not_allowed", 408: "timeout", 414: "uri_too_long",
+                         431: "headers_too_large"}
+                self._error(status, names.get(status, "invalid_input"), message or "request refused", close=True)
+
+            def do_HEAD(self) -> None:
+                self._error(405, "method_not_allowed", "HEAD is not served; use GET")
+
+            def do_OPTIONS(self) -> None:
+                self._error(405, "method_not_allowed", "OPTIONS is not served")
+
             def _error(self, status: int, code: str, message: str, close: bool = False) -> None:
                 body = json.dumps({"error": {"code": code, "message": message, "details": None}}).encode()
                 headers = {"Content-Type": "application/json"}

@@ -200,3 +200,20 @@ def test_user_control_over_http(server: Server) -> None:
     status, _ = server.call("DELETE", f"/v1/users/{u}")
     assert status == 204
     assert server.call("GET", f"/v1/users/{u}/sessions/s1")[1]["open_questions"] == []
+
+
+def test_methods_not_served_are_a_client_error(server: Server) -> None:
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(server.base)
+    for method in ("HEAD", "OPTIONS", "TRACE", "BREW"):
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        connection.request(method, "/health")
+        response = connection.getresponse()
+        body = response.read()
+        connection.close()
+        assert response.status == 405, method
+        assert response.getheader("Content-Type") == "application/json"
+        if method != "HEAD":
+            assert b'"method_not_allowed"' in body
