@@ -113,6 +113,8 @@ class LocalServer:
             protocol_version = "HTTP/1.1"
             # headers and body go out in two writes; with Nagle on, the second waits ~40 ms for an ACK
             disable_nagle_algorithm = True
+            # a client that connects and says nothing does not hold a thread for ever
+            timeout = 60
             server_version = "mnemo"
             sys_version = ""
 
