@@ -1,0 +1,1 @@
+"""The AWS home: DynamoDB, KMS (and, next, OpenSearch, SQS, Bedrock). Imported only when chosen."""

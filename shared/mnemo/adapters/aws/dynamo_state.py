@@ -1,0 +1,161 @@
+"""Small per-user state in one DynamoDB table: profiles, settings, sessions, tuned weights.
+
+Key design (every key starts with tenant and user, DESIGN.md section 7):
+- pk = "<tenant>#<user>", sk = "PROFILE" | "SETTINGS" | "SESSION#<id>"; tenant-wide items use the
+  user "_tenant" (sk = "WEIGHTS#<version>"). Ids are restricted to [A-Za-z0-9._:@-] by the API, so
+  "#" cannot occur inside them.
+- Items that expire carry ``ttl`` (epoch seconds) for DynamoDB's TTL and are also hidden by the
+  code: DynamoDB deletes expired items up to days late (and moto never does).
+- User text is sealed with the user's data key before it reaches the table.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from mnemo.adapters.aws.errors import aws_errors
+from mnemo.clock import iso
+from mnemo.crypto import UserCipher
+from mnemo.domain.models import Profile, SessionState, TunedWeights, UserSettings
+
+TENANT_WIDE = "_tenant"
+
+
+def pk(tenant_id: str, user_id: str) -> str:
+    return f"{tenant_id}#{user_id}"
+
+
+class DynamoTable:
+    """The thin layer every DynamoDB adapter shares: keyed get/put/delete/query with error translation."""
+
+    def __init__(self, client: Any, table_name: str) -> None:
+        self.client = client
+        self.table = table_name
+
+    def get(self, key_pk: str, sk: str) -> dict[str, Any] | None:
+        with aws_errors("DynamoDB"):
+            item: dict[str, Any] | None = self.client.get_item(
+                TableName=self.table, Key={"pk": {"S": key_pk}, "sk": {"S": sk}}, ConsistentRead=True).get("Item")
+        return item
+
+    def put(self, item: dict[str, Any], **conditions: Any) -> None:
+        with aws_errors("DynamoDB"):
+            self.client.put_item(TableName=self.table, Item=item, **conditions)
+
+    def delete(self, key_pk: str, sk: str) -> None:
+        with aws_errors("DynamoDB"):
+            self.client.delete_item(TableName=self.table, Key={"pk": {"S": key_pk}, "sk": {"S": sk}})
+
+    def query(self, key_pk: str, sk_prefix: str = "", newest_first: bool = False,
+              limit: int | None = None) -> list[dict[str, Any]]:
+        args: dict[str, Any] = {
+            "TableName": self.table, "ConsistentRead": True, "ScanIndexForward": not newest_first,
+            "KeyConditionExpression": "pk = :pk" + (" AND begins_with(sk, :sk)" if sk_prefix else ""),
+            "ExpressionAttributeValues": {":pk": {"S": key_pk}, **({":sk": {"S": sk_prefix}} if sk_prefix else {})},
+        }
+        if limit:
+            args["Limit"] = limit
+        items: list[dict[str, Any]] = []
+        with aws_errors("DynamoDB"):
+            while True:
+                page = self.client.query(**args)
+                items.extend(page.get("Items", []))
+                if not page.get("LastEvaluatedKey") or (limit and len(items) >= limit):
+                    return items[:limit] if limit else items
+                args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def delete_partition(self, key_pk: str) -> None:
+        for item in self.query(key_pk):
+            self.delete(key_pk, item["sk"]["S"])
+
+
+def _expired(item: dict[str, Any], now: datetime) -> bool:
+    return "ttl" in item and int(item["ttl"]["N"]) <= int(now.timestamp())
+
+
+class DynamoProfileStore:
+    def __init__(self, table: DynamoTable, cipher: UserCipher) -> None:
+        self._t = table
+        self._cipher = cipher
+
+    def get(self, tenant_id: str, user_id: str) -> Profile | None:
+        item = self._t.get(pk(tenant_id, user_id), "PROFILE")
+        if item is None:
+            return None
+        return Profile.model_validate_json(
+            self._cipher.open(tenant_id, user_id, "profile", "profile", item["sealed"]["B"]))
+
+    def put(self, tenant_id: str, user_id: str, profile: Profile) -> None:
+        sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", profile.model_dump_json().encode())
+        self._t.put({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": "PROFILE"}, "sealed": {"B": sealed}})
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        self._t.delete(pk(tenant_id, user_id), "PROFILE")
+
+
+class DynamoSettingsStore:
+    def __init__(self, table: DynamoTable) -> None:
+        self._t = table
+
+    def get(self, tenant_id: str, user_id: str) -> UserSettings:
+        item = self._t.get(pk(tenant_id, user_id), "SETTINGS")
+        return UserSettings.model_validate_json(item["body"]["S"]) if item else UserSettings()
+
+    def put(self, tenant_id: str, user_id: str, settings: UserSettings) -> None:
+        self._t.put({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": "SETTINGS"},
+                     "body": {"S": settings.model_dump_json()}})
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        self._t.delete(pk(tenant_id, user_id), "SETTINGS")
+
+
+class DynamoSessionStore:
+    def __init__(self, table: DynamoTable, cipher: UserCipher) -> None:
+        self._t = table
+        self._cipher = cipher
+
+    def get(self, tenant_id: str, user_id: str, session_id: str, now: datetime) -> SessionState | None:
+        item = self._t.get(pk(tenant_id, user_id), f"SESSION#{session_id}")
+        if item is None or _expired(item, now):
+            return None
+        return SessionState.model_validate_json(
+            self._cipher.open(tenant_id, user_id, session_id, "session", item["sealed"]["B"]))
+
+    def put(self, tenant_id: str, user_id: str, state: SessionState) -> None:
+        sealed = self._cipher.seal(tenant_id, user_id, state.session_id, "session", state.model_dump_json().encode())
+        item: dict[str, Any] = {"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": f"SESSION#{state.session_id}"},
+                                "sealed": {"B": sealed}}
+        if state.expires_at is not None:
+            item["ttl"] = {"N": str(int(state.expires_at.timestamp()))}
+            item["expires_at"] = {"S": iso(state.expires_at) or ""}
+        self._t.put(item)
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        key = pk(tenant_id, user_id)
+        for item in self._t.query(key, "SESSION#"):
+            self._t.delete(key, item["sk"]["S"])
+
+
+class DynamoWeightsStore:
+    """Versions only grow: a put of an existing version is refused by a condition, never overwritten."""
+
+    def __init__(self, table: DynamoTable) -> None:
+        self._t = table
+
+    def current(self, tenant_id: str) -> TunedWeights | None:
+        items = self._t.query(pk(tenant_id, TENANT_WIDE), "WEIGHTS#", newest_first=True, limit=1)
+        return TunedWeights.model_validate_json(items[0]["body"]["S"]) if items else None
+
+    def put(self, weights: TunedWeights) -> None:
+        from botocore.exceptions import ClientError
+
+        try:
+            self._t.client.put_item(
+                TableName=self._t.table, ConditionExpression="attribute_not_exists(pk)",
+                Item={"pk": {"S": pk(weights.tenant_id, TENANT_WIDE)}, "sk": {"S": f"WEIGHTS#{weights.version:08d}"},
+                      "body": {"S": weights.model_dump_json()}})
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                with aws_errors("DynamoDB"):
+                    raise

@@ -1,0 +1,82 @@
+"""Both homes behind the same ports: the embedded adapters and the AWS ones (moto)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from mnemo.adapters.aws.dynamo_state import (
+    DynamoProfileStore,
+    DynamoSessionStore,
+    DynamoSettingsStore,
+    DynamoTable,
+    DynamoWeightsStore,
+)
+from mnemo.adapters.aws.kms_vault import KmsKeyVault
+from mnemo.adapters.local.key_file_vault import KeyFileVault
+from mnemo.adapters.local.sqlite_db import Database
+from mnemo.adapters.local.sqlite_stores import (
+    SqliteProfileStore,
+    SqliteSessionStore,
+    SqliteSettingsStore,
+    SqliteWeightsStore,
+)
+from mnemo.clock import ManualClock
+from mnemo.crypto import UserCipher
+
+REGION = "eu-west-1"
+
+
+@dataclass
+class Home:
+    name: str
+    vault: Any
+    profiles: Any
+    settings: Any
+    sessions: Any
+    weights: Any
+    raw: Any  # what a thief with the storage would see, for the sealing checks
+
+
+def local_home(tmp_path: Path, clock: ManualClock) -> Home:
+    db = Database(tmp_path / "m.db")
+    vault = KeyFileVault(db, tmp_path / "master.key", clock)
+    cipher = UserCipher(vault)
+    return Home("local", cipher, SqliteProfileStore(db, cipher), SqliteSettingsStore(db, cache_seconds=0),
+                SqliteSessionStore(db, cipher), SqliteWeightsStore(db, cache_seconds=0),
+                lambda: b"".join(p.read_bytes() for p in tmp_path.glob("m.db*")))
+
+
+def aws_home() -> Home:
+    dynamodb = boto3.client("dynamodb", region_name=REGION)
+    dynamodb.create_table(TableName="mnemo-state", BillingMode="PAY_PER_REQUEST",
+                          KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                     {"AttributeName": "sk", "KeyType": "RANGE"}],
+                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                                {"AttributeName": "sk", "AttributeType": "S"}])
+    kms = boto3.client("kms", region_name=REGION)
+    key_id = kms.create_key(Description="mnemo test")["KeyMetadata"]["KeyId"]
+    table = DynamoTable(dynamodb, "mnemo-state")
+    cipher = UserCipher(KmsKeyVault(kms, table, key_id))
+    return Home("aws", cipher, DynamoProfileStore(table, cipher), DynamoSettingsStore(table),
+                DynamoSessionStore(table, cipher), DynamoWeightsStore(table),
+                lambda: repr(dynamodb.scan(TableName="mnemo-state")["Items"]).encode())
+
+
+@pytest.fixture(params=["local", "aws"])
+def home(request: pytest.FixtureRequest, tmp_path: Path, clock: ManualClock,
+         monkeypatch: pytest.MonkeyPatch) -> Iterator[Home]:
+    if request.param == "local":
+        yield local_home(tmp_path, clock)
+        return
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SECURITY_TOKEN", "AWS_SESSION_TOKEN"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    with mock_aws():
+        yield aws_home()

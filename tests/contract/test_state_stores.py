@@ -1,0 +1,69 @@
+"""One contract per port, run against every home: what keeps the embedded and AWS homes identical."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from mnemo.crypto import SealError
+from mnemo.domain.models import Profile, SessionState, TunedWeights, UserSettings
+from tests.contract.conftest import Home
+
+
+def test_profile_round_trip_is_sealed_and_per_user(home: Home, clock) -> None:
+    assert home.profiles.get("t1", "u1") is None
+    home.profiles.put("t1", "u1", Profile(name="Ana", constraints=["User is allergic to sesame."], updated_at=clock.now()))
+    assert home.profiles.get("t1", "u1").constraints == ["User is allergic to sesame."]
+    assert home.profiles.get("t1", "u2") is None
+    assert home.profiles.get("t2", "u1") is None
+    assert b"sesame" not in home.raw()
+    home.profiles.delete_user("t1", "u1")
+    assert home.profiles.get("t1", "u1") is None
+
+
+def test_settings_default_and_change(home: Home) -> None:
+    assert home.settings.get("t1", "u1").memory_enabled is True
+    home.settings.put("t1", "u1", UserSettings(memory_enabled=False))
+    assert home.settings.get("t1", "u1").memory_enabled is False
+    assert home.settings.get("t2", "u1").memory_enabled is True
+    home.settings.delete_user("t1", "u1")
+    assert home.settings.get("t1", "u1").memory_enabled is True
+
+
+def test_sessions_expire_and_are_sealed(home: Home, clock) -> None:
+    state = SessionState(session_id="s1", open_questions=["Which hotel in Alfama?"], updated_at=clock.now(),
+                         expires_at=clock.now() + timedelta(hours=24))
+    home.sessions.put("t1", "u1", state)
+    assert home.sessions.get("t1", "u1", "s1", clock.now()).open_questions == ["Which hotel in Alfama?"]
+    assert home.sessions.get("t1", "u2", "s1", clock.now()) is None
+    assert b"Alfama" not in home.raw()
+    assert home.sessions.get("t1", "u1", "s1", clock.now() + timedelta(hours=25)) is None
+    home.sessions.delete_user("t1", "u1")
+    assert home.sessions.get("t1", "u1", "s1", clock.now()) is None
+
+
+def test_weights_are_versioned_and_never_overwritten(home: Home, clock) -> None:
+    assert home.weights.current("t1") is None
+    for version, a in ((1, 0.62), (2, 0.65)):
+        home.weights.put(TunedWeights(tenant_id="t1", version=version, a=a, b=0.23, c=0.15, created_at=clock.now()))
+    home.weights.put(TunedWeights(tenant_id="t1", version=2, a=0.99, b=0.01, c=0.0, created_at=clock.now()))
+    current = home.weights.current("t1")
+    assert (current.version, current.a) == (2, 0.65)
+    assert home.weights.current("t2") is None
+
+
+def test_data_keys_are_per_user_stable_and_shreddable(home: Home) -> None:
+    first = home.vault.data_key("t1", "u1")
+    assert len(first) == 32
+    assert home.vault.data_key("t1", "u1") == first
+    assert home.vault.data_key("t1", "u2") != first
+    assert home.vault.data_key("t2", "u1") != first
+    sealed = home.vault.seal("t1", "u1", "r1", "memory", b"secret thing")
+    assert home.vault.open("t1", "u1", "r1", "memory", sealed) == b"secret thing"
+    with pytest.raises(SealError):
+        home.vault.open("t1", "u2", "r1", "memory", sealed)  # another user's key
+    home.vault.destroy("t1", "u1")
+    assert home.vault.data_key("t1", "u1") != first  # a new life, the old data is gone for good
+    with pytest.raises(SealError):
+        home.vault.open("t1", "u1", "r1", "memory", sealed)
