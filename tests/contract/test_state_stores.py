@@ -13,7 +13,8 @@ from tests.contract.conftest import Home
 
 def test_profile_round_trip_is_sealed_and_per_user(home: Home, clock) -> None:
     assert home.profiles.get("t1", "u1") is None
-    home.profiles.put("t1", "u1", Profile(name="Ana", constraints=["User is allergic to sesame."], updated_at=clock.now()))
+    profile = Profile(name="Ana", constraints=["User is allergic to sesame."], updated_at=clock.now())
+    home.profiles.put("t1", "u1", profile)
     assert home.profiles.get("t1", "u1").constraints == ["User is allergic to sesame."]
     assert home.profiles.get("t1", "u2") is None
     assert home.profiles.get("t2", "u1") is None
