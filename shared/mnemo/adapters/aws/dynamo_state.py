@@ -70,7 +70,7 @@ class DynamoTable:
             self.delete(key_pk, item["sk"]["S"])
 
 
-def _expired(item: dict[str, Any], now: datetime) -> bool:
+def expired(item: dict[str, Any], now: datetime) -> bool:
     return "ttl" in item and int(item["ttl"]["N"]) <= int(now.timestamp())
 
 
@@ -117,7 +117,7 @@ class DynamoSessionStore:
 
     def get(self, tenant_id: str, user_id: str, session_id: str, now: datetime) -> SessionState | None:
         item = self._t.get(pk(tenant_id, user_id), f"SESSION#{session_id}")
-        if item is None or _expired(item, now):
+        if item is None or expired(item, now):
             return None
         return SessionState.model_validate_json(
             self._cipher.open(tenant_id, user_id, session_id, "session", item["sealed"]["B"]))

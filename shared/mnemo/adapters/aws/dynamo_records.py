@@ -1,0 +1,214 @@
+"""Traces, feedback, audit and the turn buffer in the same DynamoDB table (see dynamo_state).
+
+Lookups the API makes without a user (a trace by id, a tenant's feedback since a moment) go
+through small pointer items in a tenant-wide partition that hold ids only; the records themselves
+live in the user's partition, so erasing a user's partition removes every record, and a pointer
+left behind resolves to nothing. Everything that can hold user text is sealed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from botocore.exceptions import ClientError
+
+from mnemo.adapters.aws.dynamo_state import DynamoTable, expired, pk
+from mnemo.adapters.aws.errors import aws_errors
+from mnemo.clock import iso
+from mnemo.crypto import UserCipher
+from mnemo.domain.models import AuditEvent, BufferedTurn, FeedbackRecord, Message, RetrievalTrace
+from mnemo.ports import BufferResult
+
+
+def _ttl(moment: datetime) -> dict[str, str]:
+    return {"N": str(int(moment.timestamp()))}
+
+
+class DynamoTraceStore:
+    def __init__(self, table: DynamoTable) -> None:
+        self._t = table
+
+    def put(self, trace: RetrievalTrace) -> None:
+        owner = pk(trace.tenant_id, trace.user_id)
+        ttl = _ttl(trace.expires_at)
+        self._t.put({"pk": {"S": owner}, "sk": {"S": f"TRACE#{trace.trace_id}"},
+                     "body": {"S": trace.model_dump_json()}, "ttl": ttl})
+        self._t.put({"pk": {"S": f"{trace.tenant_id}#_trace"}, "sk": {"S": trace.trace_id},
+                     "user_id": {"S": trace.user_id}, "ttl": ttl})
+        if trace.conversation_id:
+            self._t.put({"pk": {"S": owner}, "sk": {"S": f"CONV#{trace.conversation_id}#{iso(trace.created_at)}"},
+                         "trace_id": {"S": trace.trace_id}, "ttl": ttl})
+
+    def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
+        pointer = self._t.get(f"{tenant_id}#_trace", trace_id)
+        if pointer is None or expired(pointer, now):
+            return None
+        item = self._t.get(pk(tenant_id, pointer["user_id"]["S"]), f"TRACE#{trace_id}")
+        if item is None or expired(item, now):
+            return None
+        return RetrievalTrace.model_validate_json(item["body"]["S"])
+
+    def latest(self, tenant_id: str, user_id: str, conversation_id: str, now: datetime) -> RetrievalTrace | None:
+        items = self._t.query(pk(tenant_id, user_id), f"CONV#{conversation_id}#", newest_first=True, limit=1)
+        if not items or expired(items[0], now):
+            return None
+        return self.get(tenant_id, items[0]["trace_id"]["S"], now)
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        owner = pk(tenant_id, user_id)
+        for prefix in ("TRACE#", "CONV#"):
+            for item in self._t.query(owner, prefix):
+                self._t.delete(owner, item["sk"]["S"])
+
+
+class DynamoFeedbackStore:
+    def __init__(self, table: DynamoTable, cipher: UserCipher) -> None:
+        self._t = table
+        self._cipher = cipher
+
+    def get(self, tenant_id: str, trace_id: str) -> FeedbackRecord | None:
+        pointer = self._t.get(f"{tenant_id}#_feedback_by_trace", trace_id)
+        if pointer is None:
+            return None
+        return self._load(tenant_id, pointer["user_id"]["S"], trace_id)
+
+    def _load(self, tenant_id: str, user_id: str, trace_id: str) -> FeedbackRecord | None:
+        item = self._t.get(pk(tenant_id, user_id), f"FEEDBACK#{trace_id}")
+        if item is None:
+            return None
+        return FeedbackRecord.model_validate_json(
+            self._cipher.open(tenant_id, user_id, trace_id, "feedback", item["sealed"]["B"]))
+
+    def put(self, record: FeedbackRecord) -> None:
+        sealed = self._cipher.seal(record.tenant_id, record.user_id, record.trace_id, "feedback",
+                                   record.model_dump_json().encode())
+        self._t.put({"pk": {"S": pk(record.tenant_id, record.user_id)}, "sk": {"S": f"FEEDBACK#{record.trace_id}"},
+                     "sealed": {"B": sealed}})
+        self._t.put({"pk": {"S": f"{record.tenant_id}#_feedback_by_trace"}, "sk": {"S": record.trace_id},
+                     "user_id": {"S": record.user_id}})
+        self._t.put({"pk": {"S": f"{record.tenant_id}#_feedback_by_time"},
+                     "sk": {"S": f"{iso(record.at)}#{record.trace_id}"}, "user_id": {"S": record.user_id}})
+
+    def since(self, tenant_id: str, moment: datetime) -> list[FeedbackRecord]:
+        with aws_errors("DynamoDB"):
+            items = self._t.client.query(
+                TableName=self._t.table, ConsistentRead=True,
+                KeyConditionExpression="pk = :pk AND sk >= :from",
+                ExpressionAttributeValues={":pk": {"S": f"{tenant_id}#_feedback_by_time"},
+                                           ":from": {"S": iso(moment) or ""}}).get("Items", [])
+        out = []
+        for item in items:
+            trace_id = item["sk"]["S"].split("#", 1)[1]
+            record = self._load(tenant_id, item["user_id"]["S"], trace_id)
+            if record is not None and record.at >= moment:
+                out.append(record)
+        return out
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        owner = pk(tenant_id, user_id)
+        for item in self._t.query(owner, "FEEDBACK#"):
+            self._t.delete(owner, item["sk"]["S"])
+
+
+class DynamoAuditLog:
+    """Ids, actor and time only; newest first per user."""
+
+    def __init__(self, table: DynamoTable, retention: timedelta = timedelta(days=365)) -> None:
+        self._t = table
+        self._retention = retention
+
+    def record(self, events: Sequence[AuditEvent]) -> None:
+        for e in events:
+            self._t.put({"pk": {"S": pk(e.tenant_id, e.user_id)},
+                         "sk": {"S": f"AUDIT#{iso(e.at)}#{uuid.uuid4().hex[:8]}"},
+                         "body": {"S": e.model_dump_json()}, "ttl": _ttl(e.at + self._retention)})
+
+    def for_user(self, tenant_id: str, user_id: str, limit: int) -> list[AuditEvent]:
+        items = self._t.query(pk(tenant_id, user_id), "AUDIT#", newest_first=True, limit=limit)
+        return [AuditEvent.model_validate_json(i["body"]["S"]) for i in items]
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        owner = pk(tenant_id, user_id)
+        for item in self._t.query(owner, "AUDIT#"):
+            self._t.delete(owner, item["sk"]["S"])
+
+
+class DynamoTurnBuffer:
+    """Sealed buffered messages with a per-conversation sequence; message ids are remembered (as
+    markers) after extraction, so a redelivered message is ignored."""
+
+    def __init__(self, table: DynamoTable, cipher: UserCipher, ttl: timedelta) -> None:
+        self._t = table
+        self._cipher = cipher
+        self._ttl = ttl
+
+    def append(self, turns: Sequence[BufferedTurn], now: datetime) -> BufferResult:
+        if not turns:
+            raise ValueError("no turns")
+        first = turns[0]
+        owner, conv = pk(first.tenant_id, first.user_id), first.conversation_id
+        expires = _ttl(now + self._ttl)
+        accepted, dropped, seq = 0, [], 0
+        for turn in turns:
+            try:
+                self._t.client.put_item(
+                    TableName=self._t.table, ConditionExpression="attribute_not_exists(pk)",
+                    Item={"pk": {"S": owner}, "sk": {"S": f"MSG#{conv}#{turn.message.message_id}"}, "ttl": expires})
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                    dropped.append(turn.message.message_id)
+                    continue
+                with aws_errors("DynamoDB"):
+                    raise
+            with aws_errors("DynamoDB"):
+                counter = self._t.client.update_item(
+                    TableName=self._t.table, Key={"pk": {"S": owner}, "sk": {"S": f"SEQ#{conv}"}},
+                    UpdateExpression="ADD seq :one SET #ttl = :ttl", ExpressionAttributeNames={"#ttl": "ttl"},
+                    ExpressionAttributeValues={":one": {"N": "1"}, ":ttl": expires}, ReturnValues="UPDATED_NEW")
+            seq = int(counter["Attributes"]["seq"]["N"])
+            record_id = f"{conv}/{turn.message.message_id}"
+            sealed = self._cipher.seal(turn.tenant_id, turn.user_id, record_id, "turn", turn.message.content.encode())
+            self._t.put({"pk": {"S": owner}, "sk": {"S": f"BUF#{conv}#{seq:010d}"}, "sealed": {"B": sealed},
+                         "message_id": {"S": turn.message.message_id}, "role": {"S": turn.message.role},
+                         "created_at": {"S": iso(turn.message.created_at) or ""},
+                         "project_id": {"S": turn.project_id or ""}, "buffered_at": {"S": iso(now) or ""},
+                         "ttl": expires})
+            accepted += 1
+        live = [i for i in self._t.query(owner, f"BUF#{conv}#") if "sealed" in i]
+        users = [i for i in live if i["role"]["S"] == "user"]
+        first_at = min((datetime.fromisoformat(i["buffered_at"]["S"]) for i in users), default=None)
+        last = max((int(i["sk"]["S"].rsplit("#", 1)[1]) for i in live), default=seq)
+        return BufferResult(accepted=accepted, pending=len(users), last_seq=max(seq, last), last_at=now,
+                            first_pending_at=first_at, dropped=dropped)
+
+    def pending(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> list[BufferedTurn]:
+        out = []
+        for item in self._t.query(pk(tenant_id, user_id), f"BUF#{conversation_id}#"):
+            seq = int(item["sk"]["S"].rsplit("#", 1)[1])
+            if seq > up_to_seq or "sealed" not in item:
+                continue
+            message_id = item["message_id"]["S"]
+            content = self._cipher.open(tenant_id, user_id, f"{conversation_id}/{message_id}", "turn",
+                                        item["sealed"]["B"])
+            out.append(BufferedTurn(
+                tenant_id=tenant_id, user_id=user_id, conversation_id=conversation_id,
+                project_id=item["project_id"]["S"] or None, seq=seq,
+                message=Message(role=item["role"]["S"], content=content.decode(), message_id=message_id,
+                                created_at=datetime.fromisoformat(item["created_at"]["S"]))))
+        return out
+
+    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> None:
+        owner = pk(tenant_id, user_id)
+        for item in self._t.query(owner, f"BUF#{conversation_id}#"):
+            if int(item["sk"]["S"].rsplit("#", 1)[1]) <= up_to_seq:
+                self._t.delete(owner, item["sk"]["S"])
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        owner = pk(tenant_id, user_id)
+        for prefix in ("BUF#", "MSG#", "SEQ#", "JOB#"):
+            for item in self._t.query(owner, prefix):
+                self._t.delete(owner, item["sk"]["S"])
+
+
