@@ -92,5 +92,8 @@ class UserCipher:
 
     def term_hashes(self, tenant_id: str, user_id: str, text: str) -> list[str]:
         """Index terms as opaque keyed hashes (server-side BM25 without plaintext, AWS home)."""
+        return self.keyed_hash_terms(tenant_id, user_id, terms(text))
+
+    def keyed_hash_terms(self, tenant_id: str, user_id: str, words: list[str]) -> list[str]:
         _, hash_key = self._keys(tenant_id, user_id)
-        return [hmac.new(hash_key, t.encode(), hashlib.sha256).hexdigest()[:16] for t in terms(text)]
+        return [hmac.new(hash_key, t.encode(), hashlib.sha256).hexdigest()[:16] for t in words]
