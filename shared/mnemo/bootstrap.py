@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from mnemo.clock import Clock, SystemClock
 from mnemo.domain.extraction import RuleBasedExtractor
@@ -131,10 +132,68 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     return service
 
 
+def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,
+              dynamodb: Any = None, kms: Any = None, sqs: Any = None, opensearch: Any = None) -> Mnemo:
+    """The AWS home: DynamoDB + KMS + OpenSearch + SQS. Clients may be injected (tests, custom sessions)."""
+    import boto3
+
+    from mnemo.adapters.aws.dynamo_records import (
+        DynamoAuditLog,
+        DynamoFeedbackStore,
+        DynamoTraceStore,
+        DynamoTurnBuffer,
+    )
+    from mnemo.adapters.aws.dynamo_state import (
+        DynamoProfileStore,
+        DynamoSessionStore,
+        DynamoSettingsStore,
+        DynamoTable,
+        DynamoWeightsStore,
+    )
+    from mnemo.adapters.aws.kms_vault import KmsKeyVault
+    from mnemo.adapters.aws.locks import DynamoUserLocks
+    from mnemo.adapters.aws.opensearch_store import OpenSearchMemoryStore
+    from mnemo.adapters.aws.sqs_queue import SqsExtractionQueue
+    from mnemo.crypto import UserCipher
+
+    for name, value in (("kms_key_id", settings.kms_key_id), ("extract_queue_url", settings.extract_queue_url)):
+        if not value:
+            raise ConfigurationError(f"MNEMO_{name.upper()} is required for the AWS back end")
+    clock = clock or SystemClock()
+    dynamodb = dynamodb or boto3.client("dynamodb", region_name=settings.aws_region)
+    kms = kms or boto3.client("kms", region_name=settings.aws_region)
+    sqs = sqs or boto3.client("sqs", region_name=settings.aws_region)
+    transport = opensearch or _opensearch_transport(settings)
+    table = DynamoTable(dynamodb, settings.state_table)
+    cipher = UserCipher(KmsKeyVault(kms, table, settings.kms_key_id, settings.data_key_cache_seconds))
+    embedder = embedder or shared_embedder(settings)
+    ports = Ports(
+        settings=settings, clock=clock, embedder=embedder,
+        memories=OpenSearchMemoryStore(transport, settings.opensearch_index, cipher, table, embedder.dimension),
+        profiles=DynamoProfileStore(table, cipher), user_settings=DynamoSettingsStore(table),
+        buffer=DynamoTurnBuffer(table, cipher, timedelta(days=settings.buffer_ttl_days)),
+        queue=SqsExtractionQueue(sqs, settings.extract_queue_url, table, clock), traces=DynamoTraceStore(table),
+        audit=DynamoAuditLog(table), vault=cipher, locks=DynamoUserLocks(table, clock),
+        extractor=RuleBasedExtractor(), policy=PolicyTable(settings.retention_days),
+        feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
+        weights=DynamoWeightsStore(table),
+    )
+    return _services(ports)
+
+
+def _opensearch_transport(settings: Settings) -> Any:
+    """opensearch-py over HTTPS, requests signed with the function's role (SigV4)."""
+    if not settings.opensearch_url:
+        raise ConfigurationError("MNEMO_OPENSEARCH_URL is required for the AWS back end")
+    from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
+
+    return SignedOpenSearchTransport(settings.opensearch_url, settings.aws_region)
+
+
 def build(settings: Settings, **kwargs: object) -> Mnemo:
     if settings.backend == "local":
         return build_local(settings, **kwargs)  # type: ignore[arg-type]
-    raise ConfigurationError(f"backend {settings.backend!r} is not available in this build")
+    return build_aws(settings, **kwargs)  # type: ignore[arg-type]
 
 
 def start_worker(mnemo: Mnemo) -> object:
@@ -167,12 +226,14 @@ def start_scheduler(mnemo: Mnemo) -> object:
     return job
 
 
-def run_due_jobs(mnemo: Mnemo) -> int:
-    """Process every due extraction job now, in this thread (tests, the CLI, the demo)."""
-    from mnemo.adapters.local.sqlite_stores import SqliteExtractionQueue
-    from mnemo.adapters.local.worker import DebounceWorker
-
-    queue = mnemo.ports.queue
-    if not isinstance(queue, SqliteExtractionQueue):
-        raise ConfigurationError("run_due_jobs needs the embedded back end")
-    return DebounceWorker(queue, mnemo.ports.clock, mnemo.extraction.process, 1.0).run_due(limit=10_000)
+def run_due_jobs(mnemo: Mnemo, limit: int = 10_000) -> int:
+    """Process every due extraction job now, in this thread (tests, the CLI, the demo), any back end."""
+    ran = 0
+    while ran < limit:
+        jobs = mnemo.ports.queue.due(mnemo.ports.clock.now(), min(10, limit - ran))
+        if not jobs:
+            return ran
+        for job in jobs:
+            mnemo.extraction.process(job)
+            ran += 1
+    return ran

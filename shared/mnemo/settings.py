@@ -43,6 +43,15 @@ class Settings(BaseModel):
     api_keys: str = ""  # "tenant_a=key_a,tenant_b=key_b"
     log_level: str = "INFO"
 
+    # -- the AWS home (names come from the CDK stack through the Lambda environment)
+    aws_region: str = "eu-west-1"
+    state_table: str = "mnemo-state"
+    kms_key_id: str = ""
+    opensearch_url: str = ""
+    opensearch_index: str = "mnemo-memories"
+    extract_queue_url: str = ""
+    data_key_cache_seconds: float = Field(300.0, ge=0)
+
     # -- debounce (R3)
     debounce_turns: int = Field(5, ge=1, le=100)
     debounce_quiet_seconds: float = Field(30.0, ge=0, le=900)

@@ -82,3 +82,33 @@ def test_queue_newer_schedule_overtakes_and_complete_removes(home: Home, clock) 
     assert newer in due
     home.queue.complete(newer)
     assert not home.queue.is_current(newer)
+
+
+def test_the_user_lease_serialises_workers(home: Home, clock) -> None:
+    import threading
+
+    from mnemo.adapters.aws.locks import DynamoUserLocks
+    from mnemo.adapters.local.sqlite_stores import ThreadUserLocks
+
+    if home.name == "aws":
+        locks: object = DynamoUserLocks(home.buffer._t, clock, wait_seconds=10)
+    else:
+        locks = ThreadUserLocks()
+    inside, overlaps = [0], [0]
+    guard = threading.Lock()
+
+    def work() -> None:
+        with locks.hold("t1", "u1"):  # type: ignore[attr-defined]
+            with guard:
+                inside[0] += 1
+                overlaps[0] = max(overlaps[0], inside[0])
+            threading.Event().wait(0.02)
+            with guard:
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlaps[0] == 1

@@ -39,6 +39,7 @@ class ExtractionService:
         report = ExtractionReport(job)
         if not self.p.queue.is_current(job):
             report.stale = True  # a newer turn overtook it; the newer job covers these turns
+            self.p.queue.complete(job)  # removes only this delivery: the newer job stays scheduled
             return report
         turns = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
         report.messages = len(turns)

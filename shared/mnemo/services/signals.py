@@ -30,7 +30,7 @@ class ImplicitSignals:
         """The user corrected the assistant: decay the memories injected last time that the correction
         is about (same slot, or close in meaning). The corrected fact itself is stored by extraction."""
         now = self.p.clock.now()
-        trace = self.p.traces.get(tenant_id, self._latest_id(tenant_id, user_id, conversation_id, now), now)
+        trace = self.p.traces.latest(tenant_id, user_id, conversation_id, now)
         if trace is None or not trace.selected:
             return []
         vectors = self.p.embedder.embed(list(contents))
@@ -47,10 +47,6 @@ class ImplicitSignals:
         if decayed:
             self._record(trace, "correction", decayed, now)
         return decayed
-
-    def _latest_id(self, tenant_id: str, user_id: str, conversation_id: str, now: datetime) -> str:
-        trace = self.p.traces.latest(tenant_id, user_id, conversation_id, now)
-        return trace.trace_id if trace else ""
 
     def observe_query(self, trace: RetrievalTrace, query: str, vector: Vector) -> bool:
         """Called on each retrieve of a conversation: a near-repeat of the previous question soon after

@@ -1,0 +1,63 @@
+"""Serialising one user's writes across Lambda workers: a short lease in DynamoDB (R6, DESIGN.md 4).
+
+A worker takes the lease with a conditional put (free, or expired); it is released on exit. A
+crashed worker's lease lapses after ``lease_seconds``. Waiting is a bounded poll; a worker that
+cannot get the lease in time raises Throttled (its SQS message is retried later).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from botocore.exceptions import ClientError
+
+from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
+from mnemo.adapters.aws.errors import aws_errors
+from mnemo.clock import Clock
+from mnemo.errors import Throttled
+
+
+class DynamoUserLocks:
+    def __init__(self, table: DynamoTable, clock: Clock, lease_seconds: float = 30.0, wait_seconds: float = 20.0,
+                 poll_seconds: float = 0.05) -> None:
+        self._t = table
+        self._clock = clock
+        self._lease = lease_seconds
+        self._wait = wait_seconds
+        self._poll = poll_seconds
+
+    @contextmanager
+    def hold(self, tenant_id: str, user_id: str) -> Iterator[None]:
+        owner = uuid.uuid4().hex
+        key = {"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": "LOCK"}}
+        deadline = time.monotonic() + self._wait
+        while True:
+            now = self._clock.now().timestamp()
+            try:
+                self._t.client.put_item(
+                    TableName=self._t.table,
+                    Item={**key, "owner": {"S": owner}, "until": {"N": str(now + self._lease)}},
+                    ConditionExpression="attribute_not_exists(pk) OR #until < :now",
+                    ExpressionAttributeNames={"#until": "until"}, ExpressionAttributeValues={":now": {"N": str(now)}})
+                break
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    with aws_errors("DynamoDB"):
+                        raise
+                if time.monotonic() > deadline:
+                    raise Throttled("another worker holds this user's write lease") from exc
+                time.sleep(self._poll)
+        try:
+            yield
+        finally:
+            try:
+                self._t.client.delete_item(TableName=self._t.table, Key=key, ConditionExpression="#owner = :me",
+                                           ExpressionAttributeNames={"#owner": "owner"},
+                                           ExpressionAttributeValues={":me": {"S": owner}})
+            except ClientError as exc:  # our lease lapsed and another worker holds it now: leave theirs
+                if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    with aws_errors("DynamoDB"):
+                        raise
