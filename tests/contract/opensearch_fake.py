@@ -88,7 +88,7 @@ class FakeOpenSearch:
         else:
             ids = self._matching(query, routing)
             if body.get("sort"):
-                keys = [(next(iter(s)), next(iter(s.values()))) for s in body["sort"]]
+                keys = [(next(iter(s)), next(iter(s.values()))["order"]) for s in body["sort"]]
                 ids.sort(key=lambda i: tuple(self.docs[i][k] or "" for k, _ in keys), reverse=keys[0][1] == "desc")
                 if "search_after" in body:
                     after = tuple(body["search_after"])

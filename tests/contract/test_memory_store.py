@@ -147,3 +147,37 @@ def test_opensearch_requests_are_routed_and_filter_inside_knn(store: Any, clock)
     raw = repr(store.fake.docs)
     assert "likes tea" not in raw  # sealed
     assert "tea" not in " ".join(d["terms"] for d in store.fake.docs.values())  # hashed terms only
+
+
+def test_every_opensearch_request_conforms_to_the_api_spec(store: Any, clock) -> None:
+    if not hasattr(store, "fake"):
+        assert isinstance(store, SqliteMemoryStore)
+        return
+    from tests.contract.opensearch_spec import problems
+
+    old = mem(clock, "a", "User lives in Lisbon", seed=3, subject="location")
+    store.save([old, mem(clock, "b", "User likes tea. User also likes green tea a lot.", seed=4)])
+    store.search("t1", "u1", request(clock, 3, "lisbon tea", project_id="p1", session_id="s1"))
+    store.by_subject("t1", "u1", ["location"])
+    store.by_fingerprint("t1", "u1", "User lives in Lisbon")
+    store.similar("t1", "u1", np.asarray(vec(3), dtype=np.float32), 3)
+    store.page("t1", "u1", statuses=[Status.ACTIVE], category=Category.PREFERENCE, limit=1, cursor=None)
+    store.count("t1", "u1", [Status.ACTIVE])
+    list(store.all_for_user("t1", "u1"))
+    store.users("t1")
+    store.delete("t1", "u1", ["a"])
+    store.delete_user("t1", "u1")
+    checked = 0
+    for method, path, _params, body in store.fake.requests:
+        assert problems(method, path, body) == [], (method, path)
+        checked += 1
+    assert checked >= 12
+
+
+def test_the_spec_check_catches_wrong_bodies() -> None:
+    from tests.contract.opensearch_spec import problems
+
+    assert problems("POST", "/m/_search", {"size": "ten", "query": {"match_all": {}}})
+    assert problems("POST", "/m/_search", {"sort": [123], "query": {"match_all": {}}})
+    assert problems("POST", "/m/_count", {"query": "everything"})
+    assert problems("POST", "/m/_search", {"size": 3, "sort": [{"created_at": {"order": "desc"}}]}) == []

@@ -249,7 +249,7 @@ class OpenSearchMemoryStore:
         if category is not None:
             filters.append({"term": {"category": category.value}})
         body: dict[str, Any] = {"size": limit + 1, "query": {"bool": {"filter": filters}},
-                                "sort": [{"created_at": "desc"}, {"memory_id": "desc"}]}
+                                "sort": [{"created_at": {"order": "desc"}}, {"memory_id": {"order": "desc"}}]}
         if cursor:
             try:
                 body["search_after"] = json.loads(base64.urlsafe_b64decode(cursor.encode()))
@@ -282,7 +282,7 @@ class OpenSearchMemoryStore:
         after: list[Any] | None = None
         while True:
             body: dict[str, Any] = {"size": 500, "query": {"bool": {"filter": self._owner_filter(tenant_id, user_id)}},
-                                    "sort": [{"created_at": "asc"}, {"memory_id": "asc"}]}
+                                    "sort": [{"created_at": {"order": "asc"}}, {"memory_id": {"order": "asc"}}]}
             if after:
                 body["search_after"] = after
             hits = self._search(tenant_id, user_id, body)
