@@ -76,3 +76,33 @@ def test_tenant_comes_from_the_authorizer_only() -> None:
     response = retrieve(no_tenant, Context())
     assert response["statusCode"] == 401
     assert json.loads(response["body"])["error"]["code"] == "unauthorized"
+
+
+def sqs_event(*bodies: str) -> dict[str, object]:
+    return {"Records": [{
+        "messageId": f"msg-{i}", "receiptHandle": f"rh-{i}", "body": body,
+        "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795640400000",
+                       "SenderId": "AIDAEXAMPLE", "ApproximateFirstReceiveTimestamp": "1795640400000"},
+        "messageAttributes": {}, "md5OfBody": "0" * 32, "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:eu-west-1:123456789012:mnemo-extract", "awsRegion": "eu-west-1",
+    } for i, body in enumerate(bodies)]}
+
+
+@pytest.mark.usefixtures("lambda_env")
+def test_extract_consumes_jobs_and_reports_poison_records() -> None:
+    from functions.extract.handler import handler as extract
+    from functions.ingest.handler import handler as ingest
+    from mnemo.adapters.aws.sqs_queue import job_to_body
+
+    turns = {"conversation_id": "c9", "messages": [{"role": "user", "content": "I have a cat named Miso."}]}
+    assert ingest(event("POST", "/v1/users/u1/turns", turns), Context())["statusCode"] == 202
+    assert ingest(event("POST", "/v1/users/u1/conversations/c9/close", None), Context())["statusCode"] == 202
+    jobs = runtime.service().ports.queue.due(runtime.service().ports.clock.now(), 10)
+    assert len(jobs) == 1
+    result = extract(sqs_event(job_to_body(jobs[0]), "{not a job"), Context())
+    assert result == {"batchItemFailures": [{"itemIdentifier": "msg-1"}]}
+    memories = list(runtime.service().ports.memories.all_for_user("tenant_a", "u1"))
+    assert [m.content for m in memories] == ["User has a cat named Miso."]
+    # the same message delivered again changes nothing
+    assert extract(sqs_event(job_to_body(jobs[0])), Context()) == {"batchItemFailures": []}
+    assert len(list(runtime.service().ports.memories.all_for_user("tenant_a", "u1"))) == 1
