@@ -51,6 +51,8 @@ class Settings(BaseModel):
     opensearch_index: str = "mnemo-memories"
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
+    consolidate_queue_url: str = ""
+    consolidate_inline_users: int = Field(200, ge=0)  # above: one SQS message per user
 
     # -- debounce (R3)
     debounce_turns: int = Field(5, ge=1, le=100)

@@ -106,3 +106,63 @@ def test_extract_consumes_jobs_and_reports_poison_records() -> None:
     # the same message delivered again changes nothing
     assert extract(sqs_event(job_to_body(jobs[0])), Context()) == {"batchItemFailures": []}
     assert len(list(runtime.service().ports.memories.all_for_user("tenant_a", "u1"))) == 1
+
+
+@pytest.mark.usefixtures("lambda_env")
+def test_memories_and_feedback_handlers_serve_their_routes() -> None:
+    from functions.feedback.handler import handler as feedback
+    from functions.memories.handler import handler as memories
+    from functions.retrieve.handler import handler as retrieve
+
+    created = memories(event("POST", "/v1/users/u1/memories", {"content": "I love fado music."}), Context())
+    assert created["statusCode"] == 201
+    found = json.loads(retrieve(event("POST", "/v1/users/u1/retrieve", {"query": "What music do I love?"}),
+                                Context())["body"])
+    rated = feedback(event("POST", "/v1/users/u1/feedback", {"trace_id": found["trace_id"], "rating": "down"}),
+                     Context())
+    assert rated["statusCode"] == 200
+    assert json.loads(rated["body"])["adjusted"][0]["confidence"] == 0.8
+    assert memories(event("DELETE", "/v1/users/u1", None), Context())["statusCode"] == 204
+
+
+@pytest.mark.usefixtures("lambda_env")
+def test_consolidate_runs_on_the_schedule_and_from_the_fan_out_queue(monkeypatch: pytest.MonkeyPatch) -> None:
+    from functions.consolidate.handler import handler as consolidate
+    from functions.memories.handler import handler as memories
+
+    for user in ("u1", "u2"):
+        memories(event("POST", f"/v1/users/{user}/memories", {"content": "I went to the dentist.",
+                                                              "category": "episodic",
+                                                              "created_at": "2020-01-01T00:00:00Z"}), Context())
+    scheduled = {"version": "0", "id": "e-1", "detail-type": "Scheduled Event", "source": "aws.events",
+                 "account": "123456789012", "time": "2026-11-25T03:00:00Z", "region": "eu-west-1",
+                 "resources": ["arn:aws:events:eu-west-1:123456789012:rule/mnemo-consolidate"], "detail": {}}
+    assert consolidate(scheduled, Context()) == {"inline": 2, "fanned_out": 0}
+    store = runtime.service().ports.memories
+    statuses = {m.status.value for u in ("u1", "u2") for m in store.all_for_user("tenant_a", u)}
+    assert statuses == {"expired"}
+    result = consolidate(sqs_event(json.dumps({"tenant_id": "tenant_a", "user_id": "u1"}), "nope"), Context())
+    assert result == {"batchItemFailures": [{"itemIdentifier": "msg-1"}]}
+
+
+@pytest.mark.usefixtures("lambda_env")
+def test_consolidate_fans_out_one_message_per_user_past_the_inline_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import boto3
+    from moto import mock_aws
+
+    from functions.consolidate.handler import run_schedule
+    from functions.memories.handler import handler as memories
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    with mock_aws():
+        sqs = boto3.client("sqs", region_name="eu-west-1")
+        url = sqs.create_queue(QueueName="mnemo-consolidate")["QueueUrl"]
+        monkeypatch.setenv("MNEMO_CONSOLIDATE_QUEUE_URL", url)
+        monkeypatch.setenv("MNEMO_CONSOLIDATE_INLINE_USERS", "1")
+        runtime.settings.cache_clear()
+        for user in ("u1", "u2", "u3"):
+            memories(event("POST", f"/v1/users/{user}/memories", {"content": f"I like tea {user}."}), Context())
+        assert run_schedule(sqs) == {"inline": 0, "fanned_out": 3}
+        bodies = [json.loads(m["Body"]) for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]]
+        assert sorted(b["user_id"] for b in bodies) == ["u1", "u2", "u3"]

@@ -1,0 +1,58 @@
+"""Scheduled maintenance (EventBridge): consolidation and offline tuning for every tenant.
+
+With few users the job runs here; past ``MNEMO_CONSOLIDATE_INLINE_USERS`` it fans out: one SQS
+message per user to the consolidation queue, which this same function consumes (batch processing
+with partial failures). Each user's run is idempotent, so a retried message is harmless.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from functions.common.runtime import logger, metrics, service, settings
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def consolidate_user(record: SQSRecord) -> None:
+    body = json.loads(record.body)
+    report = service().consolidator.run_user(body["tenant_id"], body["user_id"])
+    metrics.add_metric(name="ConsolidationChanges", unit=MetricUnit.Count, value=report.total())
+
+
+def run_schedule(sqs: Any = None) -> dict[str, Any]:
+    mnemo = service()
+    fanned, inline = 0, 0
+    for tenant_id in mnemo.ports.memories.tenants():
+        users = mnemo.ports.memories.users(tenant_id)
+        if len(users) <= settings().consolidate_inline_users or not settings().consolidate_queue_url:
+            mnemo.consolidator.run(tenant_id)
+            inline += len(users)
+        else:
+            import boto3
+
+            client = sqs or boto3.client("sqs", region_name=settings().aws_region)
+            for start in range(0, len(users), 10):
+                client.send_message_batch(QueueUrl=settings().consolidate_queue_url, Entries=[
+                    {"Id": str(i), "MessageBody": json.dumps({"tenant_id": tenant_id, "user_id": user})}
+                    for i, user in enumerate(users[start:start + 10])])
+            fanned += len(users)
+        mnemo.tuner.run(tenant_id)
+    metrics.add_metric(name="ConsolidationUsersInline", unit=MetricUnit.Count, value=inline)
+    metrics.add_metric(name="ConsolidationUsersFannedOut", unit=MetricUnit.Count, value=fanned)
+    return {"inline": inline, "fanned_out": fanned}
+
+
+@logger.inject_lambda_context(log_event=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if "Records" in event:  # the fan-out queue
+        return process_partial_response(event=event, record_handler=consolidate_user, processor=processor,
+                                        context=context)
+    return run_schedule()  # the EventBridge schedule

@@ -1,0 +1,15 @@
+"""The memories routes of the HTTP API (API Gateway HTTP API, payload v2), over the shared resolver."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from functions.common.runtime import logger, metrics, serve
+
+
+@logger.inject_lambda_context(log_event=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return serve(event, context)
