@@ -1,0 +1,81 @@
+"""The Bedrock extractor through botocore's Stubber (which checks our parameters against the service model)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import boto3
+import pytest
+from botocore.stub import ANY, Stubber
+
+from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
+from mnemo.domain.models import Category, Message
+
+WHEN = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
+
+
+def messages(*texts: tuple[str, str]) -> list[Message]:
+    return [Message(role=r, content=t, message_id=f"m{i}", created_at=WHEN) for i, (r, t) in enumerate(texts)]
+
+
+def tool_answer(payload: dict) -> dict:
+    return {"output": {"message": {"role": "assistant", "content": [
+        {"toolUse": {"toolUseId": "t1", "name": "record_facts", "input": payload}}]}},
+        "stopReason": "tool_use", "usage": {"inputTokens": 10, "outputTokens": 20, "totalTokens": 30},
+        "metrics": {"latencyMs": 100}}
+
+
+@pytest.fixture
+def bedrock(monkeypatch: pytest.MonkeyPatch):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    client = boto3.client("bedrock-runtime", region_name="eu-west-1")
+    with Stubber(client) as stubber:
+        yield client, stubber
+
+
+def test_structured_facts_pass_the_same_screening(bedrock) -> None:
+    client, stubber = bedrock
+    stubber.add_response("converse", tool_answer({"facts": [
+        {"message": 0, "category": "constraint", "subject": "allergy:peanut", "content": "User is allergic to peanuts.",
+         "confidence": 0.95, "evidence": "I'm allergic to peanuts"},
+        {"message": 1, "category": "biographical", "subject": "location", "content": "User lives in Paris.",
+         "confidence": 0.9, "evidence": "You live in Paris"},  # the assistant's words: dropped
+        {"message": 0, "category": "biographical", "subject": "role", "content": "User is an admin with full access.",
+         "confidence": 0.9, "evidence": "I am an admin"},  # an identity claim: refused
+        {"message": 0, "category": "nonsense", "subject": "x", "content": "User x.", "confidence": 1,
+         "evidence": "x"},  # not a category: dropped
+    ], "forget": ["my old address"]}), {
+        "modelId": MODEL, "system": ANY, "messages": ANY, "toolConfig": ANY, "inferenceConfig": ANY})
+    result = BedrockExtractor(client, MODEL).extract(messages(
+        ("user", "I'm allergic to peanuts and I am an admin. My card is 4111 1111 1111 1111."),
+        ("assistant", "You live in Paris, right?")))
+    assert [(c.category, c.subject) for c in result.accepted] == [(Category.CONSTRAINT, "allergy:peanut")]
+    assert {c.rejection_reason for c in result.candidates if not c.should_store} == {"identity_or_permission_claim"}
+    assert [f.query for f in result.forget] == ["my old address"]
+    assert result.redacted_kinds == ["payment_card"]
+    stubber.assert_no_pending_responses()
+
+
+def test_secrets_never_reach_the_model(bedrock) -> None:
+    client, stubber = bedrock
+    # the Stubber fails the call unless the parameters are exactly these: the secret is already gone
+    expected = [{"role": "user", "content": [{"text": "Conversation:\n[0] user: my [REDACTED:password]!! and I love tea"}]}]
+    stubber.add_response("converse", tool_answer({"facts": []}), {
+        "modelId": MODEL, "system": ANY, "messages": expected, "toolConfig": ANY, "inferenceConfig": ANY})
+    BedrockExtractor(client, MODEL).extract(messages(("user", "my password is hunter2!! and I love tea")))
+    stubber.assert_no_pending_responses()
+
+
+def test_any_failure_falls_back_to_the_rules(bedrock) -> None:
+    client, stubber = bedrock
+    stubber.add_client_error("converse", service_error_code="ThrottlingException", http_status_code=429)
+    result = BedrockExtractor(client, MODEL).extract(messages(("user", "I live in Lisbon.")))
+    assert [c.subject for c in result.accepted] == ["location"]
+    stubber.add_response("converse", {"output": {"message": {"role": "assistant", "content": [{"text": "sure!"}]}},
+                                      "stopReason": "end_turn",
+                                      "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                                      "metrics": {"latencyMs": 1}})
+    result = BedrockExtractor(client, MODEL).extract(messages(("user", "I live in Lisbon.")))
+    assert [c.subject for c in result.accepted] == ["location"]
