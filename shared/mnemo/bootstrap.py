@@ -174,11 +174,26 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         buffer=DynamoTurnBuffer(table, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqsExtractionQueue(sqs, settings.extract_queue_url, table, clock), traces=DynamoTraceStore(table),
         audit=DynamoAuditLog(table), vault=cipher, locks=DynamoUserLocks(table, clock),
-        extractor=RuleBasedExtractor(), policy=PolicyTable(settings.retention_days),
+        extractor=_extractor(settings), policy=PolicyTable(settings.retention_days),
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
         weights=DynamoWeightsStore(table),
     )
     return _services(ports)
+
+
+def _extractor(settings: Settings) -> Any:
+    """Bedrock when chosen (with the rules as its fallback), else the rules."""
+    if settings.extractor == "rules":
+        return RuleBasedExtractor()
+    import boto3
+    from botocore.config import Config
+
+    from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
+
+    client = boto3.client("bedrock-runtime", region_name=settings.aws_region, config=Config(
+        read_timeout=settings.bedrock_timeout_seconds, connect_timeout=5,
+        retries={"max_attempts": 3, "mode": "adaptive"}))
+    return BedrockExtractor(client, settings.bedrock_model_id)
 
 
 def _opensearch_transport(settings: Settings) -> Any:

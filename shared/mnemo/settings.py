@@ -52,6 +52,9 @@ class Settings(BaseModel):
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
     consolidate_queue_url: str = ""
+    extractor: Literal["rules", "bedrock"] = "rules"
+    bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"
+    bedrock_timeout_seconds: float = Field(20.0, gt=0)
     consolidate_inline_users: int = Field(200, ge=0)  # above: one SQS message per user
 
     # -- debounce (R3)

@@ -20,6 +20,7 @@ class FakeOpenSearch:
         self.docs: dict[str, dict[str, Any]] = {}  # _id -> source
         self.routing: dict[str, str] = {}
         self.requests: list[tuple[str, str, dict[str, str], Any]] = []
+        self.indices: set[str] = set()
 
     # -- transport
     def request(self, method: str, path: str, *, params: dict[str, str] | None = None,
@@ -45,7 +46,14 @@ class FakeOpenSearch:
             found = self.docs.pop(parts[-1], None)
             return {"result": "deleted" if found else "not_found"}
         if method == "PUT" and len(parts) == 1:
+            self.indices.add(parts[0])
             return {"acknowledged": True}
+        if method == "HEAD" and len(parts) == 1:
+            if parts[0] not in self.indices:
+                from mnemo.errors import BackendUnavailable
+
+                raise BackendUnavailable("404 index_not_found_exception")
+            return {}
         raise AssertionError(f"unexpected request {method} {path}")
 
     def _bulk(self, body: str) -> dict[str, Any]:

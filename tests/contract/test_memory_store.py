@@ -181,3 +181,20 @@ def test_the_spec_check_catches_wrong_bodies() -> None:
     assert problems("POST", "/m/_search", {"sort": [123], "query": {"match_all": {}}})
     assert problems("POST", "/m/_count", {"query": "everything"})
     assert problems("POST", "/m/_search", {"size": 3, "sort": [{"created_at": {"order": "desc"}}]}) == []
+
+
+def test_index_creation_is_idempotent_and_conforms() -> None:
+    from mnemo.adapters.aws.opensearch_store import ensure_index
+    from tests.contract.opensearch_spec import problems
+
+    fake = FakeOpenSearch()
+    assert ensure_index(fake, "memories", DIM) == "created"
+    assert ensure_index(fake, "memories", DIM) == "exists"
+    created = [body for method, _path, _params, body in fake.requests if method == "PUT"]
+    assert len(created) == 1
+    assert problems("PUT", "/memories", created[0]) == []
+    mapping = created[0]["mappings"]
+    assert mapping["dynamic"] == "strict"
+    assert mapping["_routing"] == {"required": True}
+    assert mapping["properties"]["embedding"]["method"]["engine"] == "faiss"
+    assert mapping["properties"]["embedding"]["method"]["space_type"] == "innerproduct"

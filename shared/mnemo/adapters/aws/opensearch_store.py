@@ -63,6 +63,23 @@ def index_body(dimension: int) -> dict[str, Any]:
     }
 
 
+def ensure_index(transport: Transport, index: str, dimension: int) -> str:
+    """Create the index if it is missing (idempotent): run at deploy time by the CDK custom resource.
+
+    Returns "created" or "exists". A new mapping field is added with a PUT _mapping by a later
+    migration; the embedding dimension is fixed for the life of an index (a new model means a new
+    index and a re-embed job).
+    """
+    from mnemo.errors import BackendUnavailable
+
+    try:
+        transport.request("HEAD", f"/{index}")
+        return "exists"
+    except BackendUnavailable:
+        transport.request("PUT", f"/{index}", body=index_body(dimension))
+        return "created"
+
+
 class OpenSearchMemoryStore:
     def __init__(self, transport: Transport, index: str, cipher: UserCipher, history: DynamoTable,
                  dimension: int) -> None:
