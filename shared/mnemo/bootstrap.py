@@ -78,7 +78,7 @@ class Mnemo:
         self._closers.clear()
 
 
-def _services(ports: Ports) -> Mnemo:
+def _services(ports: Ports, summariser: Any = None) -> Mnemo:
     writer = MemoryWriter(ports)
     forgetter = Forgetter(ports)
     signals = ImplicitSignals(ports)
@@ -87,7 +87,7 @@ def _services(ports: Ports) -> Mnemo:
                  sessions=sessions, tuner=Tuner(ports),
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer),
-                 consolidator=Consolidator(ports))
+                 consolidator=Consolidator(ports, summariser))
 
 
 def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,
@@ -133,7 +133,8 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
 
 
 def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,
-              dynamodb: Any = None, kms: Any = None, sqs: Any = None, opensearch: Any = None) -> Mnemo:
+              dynamodb: Any = None, kms: Any = None, sqs: Any = None, opensearch: Any = None,
+              bedrock: Any = None) -> Mnemo:
     """The AWS home: DynamoDB + KMS + OpenSearch + SQS. Clients may be injected (tests, custom sessions)."""
     import boto3
 
@@ -174,26 +175,34 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         buffer=DynamoTurnBuffer(table, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqsExtractionQueue(sqs, settings.extract_queue_url, table, clock), traces=DynamoTraceStore(table),
         audit=DynamoAuditLog(table), vault=cipher, locks=DynamoUserLocks(table, clock),
-        extractor=_extractor(settings), policy=PolicyTable(settings.retention_days),
+        extractor=_extractor(settings, bedrock), policy=PolicyTable(settings.retention_days),
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
         weights=DynamoWeightsStore(table),
     )
-    return _services(ports)
+    summariser = None
+    if settings.extractor == "bedrock":
+        from mnemo.adapters.aws.bedrock_extractor import BedrockSummariser
+
+        summariser = BedrockSummariser(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
+    return _services(ports, summariser)
 
 
-def _extractor(settings: Settings) -> Any:
-    """Bedrock when chosen (with the rules as its fallback), else the rules."""
-    if settings.extractor == "rules":
-        return RuleBasedExtractor()
+def _bedrock_client(settings: Settings) -> Any:
     import boto3
     from botocore.config import Config
 
-    from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
-
-    client = boto3.client("bedrock-runtime", region_name=settings.aws_region, config=Config(
+    return boto3.client("bedrock-runtime", region_name=settings.aws_region, config=Config(
         read_timeout=settings.bedrock_timeout_seconds, connect_timeout=5,
         retries={"max_attempts": 3, "mode": "adaptive"}))
-    return BedrockExtractor(client, settings.bedrock_model_id)
+
+
+def _extractor(settings: Settings, bedrock: Any = None) -> Any:
+    """Bedrock when chosen (with the rules as its fallback), else the rules."""
+    if settings.extractor == "rules":
+        return RuleBasedExtractor()
+    from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
+
+    return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
 
 
 def _opensearch_transport(settings: Settings) -> Any:

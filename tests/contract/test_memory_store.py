@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -33,7 +34,11 @@ def vec(seed: int) -> list[float]:
     return (v / np.linalg.norm(v)).tolist()
 
 
-@pytest.fixture(params=["sqlite", "opensearch"])
+# the same contract runs against a real cluster when one is configured (never here: no server runs)
+HOMES = ["sqlite", "opensearch"] + (["opensearch-live"] if os.environ.get("MNEMO_OPENSEARCH_URL") else [])
+
+
+@pytest.fixture(params=HOMES)
 def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     if request.param == "sqlite":
         db = Database(tmp_path / "m.db")
@@ -51,6 +56,18 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: py
         kms = boto3.client("kms", region_name=REGION)
         table = DynamoTable(dynamodb, "state")
         cipher = UserCipher(KmsKeyVault(kms, table, kms.create_key()["KeyMetadata"]["KeyId"]))
+        if request.param == "opensearch-live":
+            from mnemo.adapters.aws.opensearch_store import ensure_index
+            from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
+
+            live = SignedOpenSearchTransport(os.environ["MNEMO_OPENSEARCH_URL"], REGION)
+            index = f"mnemo-contract-{os.getpid()}"
+            ensure_index(live, index, DIM)
+            try:
+                yield OpenSearchMemoryStore(live, index, cipher, table, DIM)
+            finally:
+                live.request("DELETE", f"/{index}")
+            return
         fake = FakeOpenSearch()
         fake.request("PUT", "/memories", body=index_body(DIM))
         adapter = OpenSearchMemoryStore(fake, "memories", cipher, table, DIM)

@@ -80,3 +80,25 @@ def test_any_failure_falls_back_to_the_rules(bedrock) -> None:
                                       "metrics": {"latencyMs": 1}})
     result = BedrockExtractor(client, MODEL).extract(messages(("user", "I live in Lisbon.")))
     assert [c.subject for c in result.accepted] == ["location"]
+
+
+def test_the_llm_summariser_and_its_fallback(bedrock) -> None:
+    from mnemo.adapters.aws.bedrock_extractor import BedrockSummariser
+    from mnemo.domain.models import Memory
+
+    client, stubber = bedrock
+    memories = [Memory(memory_id=f"m{i}", tenant_id="t", user_id="u", category=Category.EPISODIC,
+                       subject=f"event:{i}", content=f"User ran {5 + i} km.", confidence=0.9, created_at=WHEN,
+                       updated_at=WHEN, last_confirmed_at=WHEN) for i in range(6)]
+    vectors = __import__("numpy").eye(6, 384, dtype="float32")
+    stubber.add_response("converse", {"output": {"message": {"role": "assistant", "content": [{"toolUse": {
+        "toolUseId": "t", "name": "record_summary", "input": {"facts": [
+            "User runs regularly, 5 to 10 km.", "User ran six times in March 2026.",
+            "User's longest run was 10 km."]}}}]}}, "stopReason": "tool_use",
+        "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}})
+    summary = BedrockSummariser(client, MODEL).summarise(memories, vectors)
+    assert summary[0] == "User runs regularly, 5 to 10 km."
+    stubber.add_client_error("converse", service_error_code="ServiceUnavailableException", http_status_code=503)
+    fallback = BedrockSummariser(client, MODEL).summarise(memories, vectors)
+    assert len(fallback) == 3
+    assert all("related events" in f for f in fallback)

@@ -133,9 +133,51 @@ class BedrockExtractor:
         )
 
 
-def _tool_input(response: dict[str, Any]) -> dict[str, Any]:
+def _tool_input(response: dict[str, Any], tool: str = "record_facts") -> dict[str, Any]:
     for block in response["output"]["message"]["content"]:
-        if "toolUse" in block and block["toolUse"]["name"] == "record_facts":
+        if "toolUse" in block and block["toolUse"]["name"] == tool:
             data = block["toolUse"]["input"]
             return data if isinstance(data, dict) else json.loads(data)
-    raise ValueError("the model did not call record_facts")
+    raise ValueError(f"the model did not call {tool}")
+
+
+SUMMARY_SYSTEM = (
+    "You condense a cluster of related episodic memories about one USER into 3 to 5 durable facts. "
+    "Keep dates, counts and names; write each fact in the third person starting with 'User'; never "
+    "invent anything that is not in the memories. Answer only through the record_summary tool."
+)
+SUMMARY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"facts": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 5}},
+    "required": ["facts"],
+}
+
+
+class BedrockSummariser:
+    """The LLM behind the Summariser port; the rule-based summariser answers whenever Bedrock cannot."""
+
+    name = "bedrock-summariser"
+
+    def __init__(self, client: Any, model_id: str, fallback: Any = None) -> None:
+        from mnemo.domain.summarise import RuleBasedSummariser
+
+        self._client = client
+        self._model_id = model_id
+        self._fallback = fallback or RuleBasedSummariser()
+
+    def summarise(self, memories: list[Any], vectors: Any) -> list[str]:
+        listing = "\n".join(f"- ({m.created_at.date().isoformat()}) {m.content}" for m in memories)
+        try:
+            response = self._client.converse(
+                modelId=self._model_id, system=[{"text": SUMMARY_SYSTEM}],
+                messages=[{"role": "user", "content": [{"text": f"Memories:\n{listing}"}]}],
+                toolConfig={"tools": [{"toolSpec": {"name": "record_summary", "description": "The summary facts.",
+                                                    "inputSchema": {"json": SUMMARY_SCHEMA}}}],
+                            "toolChoice": {"tool": {"name": "record_summary"}}},
+                inferenceConfig={"maxTokens": 800, "temperature": 0.0})
+            facts = [str(f).strip() for f in _tool_input(response, "record_summary").get("facts", []) if str(f).strip()]
+        except (ClientError, BotoCoreError, KeyError, TypeError, ValueError) as exc:
+            log.warning("Bedrock summary failed; the rules take over", extra={"error": type(exc).__name__})
+            return list(self._fallback.summarise(memories, vectors))
+        clean = [f for f in facts if rejection_reason(f) is None][:5]
+        return clean if len(clean) >= 3 else list(self._fallback.summarise(memories, vectors))
