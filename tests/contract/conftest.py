@@ -24,6 +24,7 @@ from mnemo.adapters.aws.dynamo_state import (
     DynamoSettingsStore,
     DynamoTable,
     DynamoWeightsStore,
+    create_table,
 )
 from mnemo.adapters.aws.kms_vault import KmsKeyVault
 from mnemo.adapters.aws.sqs_queue import SqsExtractionQueue
@@ -80,11 +81,7 @@ def local_home(tmp_path: Path, clock: ManualClock) -> Home:
 
 def aws_home(clock: ManualClock) -> Home:
     dynamodb = boto3.client("dynamodb", region_name=REGION)
-    dynamodb.create_table(TableName="mnemo-state", BillingMode="PAY_PER_REQUEST",
-                          KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
-                                     {"AttributeName": "sk", "KeyType": "RANGE"}],
-                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                                                {"AttributeName": "sk", "AttributeType": "S"}])
+    create_table(dynamodb, "mnemo-state")
     kms = boto3.client("kms", region_name=REGION)
     key_id = kms.create_key(Description="mnemo test")["KeyMetadata"]["KeyId"]
     table = DynamoTable(dynamodb, "mnemo-state")

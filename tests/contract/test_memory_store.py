@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.aws.dynamo_state import DynamoTable
+from mnemo.adapters.aws.dynamo_state import DynamoTable, create_table
 from mnemo.adapters.aws.kms_vault import KmsKeyVault
 from mnemo.adapters.aws.opensearch_store import OpenSearchMemoryStore, index_body
 from mnemo.adapters.local.key_file_vault import KeyFileVault
@@ -48,11 +48,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: py
         monkeypatch.setenv(name, "testing")
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name=REGION)
-        dynamodb.create_table(TableName="state", BillingMode="PAY_PER_REQUEST",
-                              KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
-                                         {"AttributeName": "sk", "KeyType": "RANGE"}],
-                              AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                                                    {"AttributeName": "sk", "AttributeType": "S"}])
+        create_table(dynamodb, "state")
         kms = boto3.client("kms", region_name=REGION)
         table = DynamoTable(dynamodb, "state")
         cipher = UserCipher(KmsKeyVault(kms, table, kms.create_key()["KeyMetadata"]["KeyId"]))

@@ -8,6 +8,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from mnemo.adapters.aws.dynamo_state import create_table
 from mnemo.adapters.aws.opensearch_store import index_body
 from mnemo.bootstrap import Mnemo, build_aws, build_local
 from mnemo.clock import ManualClock
@@ -20,11 +21,7 @@ REGION = "eu-west-1"
 
 def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> Mnemo:
     dynamodb = boto3.client("dynamodb", region_name=REGION)
-    dynamodb.create_table(TableName="mnemo-state", BillingMode="PAY_PER_REQUEST",
-                          KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
-                                     {"AttributeName": "sk", "KeyType": "RANGE"}],
-                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                                                {"AttributeName": "sk", "AttributeType": "S"}])
+    create_table(dynamodb, "mnemo-state")
     kms = boto3.client("kms", region_name=REGION)
     sqs = boto3.client("sqs", region_name=REGION)
     fake = FakeOpenSearch()

@@ -159,3 +159,14 @@ class DynamoWeightsStore:
             if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                 with aws_errors("DynamoDB"):
                     raise
+
+
+KEY_SCHEMA = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
+ATTRIBUTES = [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}]
+
+
+def create_table(client: Any, name: str) -> None:
+    """The state table as the service expects it (tests, local tooling; the CDK stack mirrors it)."""
+    with aws_errors("DynamoDB"):
+        client.create_table(TableName=name, BillingMode="PAY_PER_REQUEST", KeySchema=KEY_SCHEMA,
+                            AttributeDefinitions=ATTRIBUTES)
