@@ -7,6 +7,7 @@ missing required fields; the in-memory fake rejects any query outside the subset
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,14 +17,23 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "opensearch" / "opensearch-openapi.yaml"
+def spec_path() -> Path:
+    """The handbook's copy: $MNEMO_OPENSEARCH_SPEC, else shared/opensearch/ beside the project (as in CI)."""
+    if os.environ.get("MNEMO_OPENSEARCH_SPEC"):
+        return Path(os.environ["MNEMO_OPENSEARCH_SPEC"])
+    for folder in Path(__file__).resolve().parents:
+        candidate = folder / "shared" / "opensearch" / "opensearch-openapi.yaml"
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError("the OpenSearch API spec (shared/opensearch/opensearch-openapi.yaml beside the "
+                            "project, or $MNEMO_OPENSEARCH_SPEC) is needed to check request bodies")
 BASE = "https://opensearch.example/openapi.json"
 BODY = {"_search": "search", "_count": "count", "_delete_by_query": "delete_by_query", "_mget": "mget"}
 
 
 @cache
 def registry() -> Registry:
-    document = yaml.load(SPEC.read_text(), Loader=yaml.CSafeLoader)
+    document = yaml.load(spec_path().read_text(), Loader=yaml.CSafeLoader)
     return Registry().with_resource(BASE, Resource.from_contents(document, default_specification=DRAFT202012))
 
 
