@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+
 def spec_path() -> Path:
     """The handbook's copy: $MNEMO_OPENSEARCH_SPEC, else shared/opensearch/ beside the project (as in CI)."""
     if os.environ.get("MNEMO_OPENSEARCH_SPEC"):
