@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -38,12 +39,9 @@ def vec(seed: int) -> list[float]:
 HOMES = ["sqlite", "opensearch"] + (["opensearch-live"] if os.environ.get("MNEMO_OPENSEARCH_URL") else [])
 
 
-@pytest.fixture(params=HOMES)
-def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    if request.param == "sqlite":
-        db = Database(tmp_path / "m.db")
-        yield SqliteMemoryStore(db, UserCipher(KeyFileVault(db, tmp_path / "k", clock)), DIM)
-        return
+@contextmanager
+def aws_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[UserCipher, DynamoTable]]:
+    """moto's DynamoDB and KMS: the history table and the user keys beside the index."""
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
     with mock_aws():
@@ -51,7 +49,24 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: py
         create_table(dynamodb, "state")
         kms = boto3.client("kms", region_name=REGION)
         table = DynamoTable(dynamodb, "state")
-        cipher = UserCipher(KmsKeyVault(kms, table, kms.create_key()["KeyMetadata"]["KeyId"]))
+        yield UserCipher(KmsKeyVault(kms, table, kms.create_key()["KeyMetadata"]["KeyId"])), table
+
+
+def fake_store(cipher: UserCipher, table: DynamoTable) -> Any:
+    fake = FakeOpenSearch()
+    fake.request("PUT", "/memories", body=index_body(DIM))
+    adapter = OpenSearchMemoryStore(fake, "memories", cipher, table, DIM)
+    adapter.fake = fake  # type: ignore[attr-defined]
+    return adapter
+
+
+@pytest.fixture(params=HOMES)
+def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    if request.param == "sqlite":
+        db = Database(tmp_path / "m.db")
+        yield SqliteMemoryStore(db, UserCipher(KeyFileVault(db, tmp_path / "k", clock)), DIM)
+        return
+    with aws_state(monkeypatch) as (cipher, table):
         if request.param == "opensearch-live":
             from mnemo.adapters.aws.opensearch_store import ensure_index
             from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
@@ -64,11 +79,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: py
             finally:
                 live.request("DELETE", f"/{index}")
             return
-        fake = FakeOpenSearch()
-        fake.request("PUT", "/memories", body=index_body(DIM))
-        adapter = OpenSearchMemoryStore(fake, "memories", cipher, table, DIM)
-        adapter.fake = fake  # type: ignore[attr-defined]
-        yield adapter
+        yield fake_store(cipher, table)
+
+
+@pytest.fixture
+def os_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The OpenSearch adapter over the fake only: for checks of the requests themselves."""
+    with aws_state(monkeypatch) as (cipher, table):
+        yield fake_store(cipher, table)
 
 
 def mem(clock, mid: str, content: str, *, tenant: str = "t1", user: str = "u1", seed: int = 0,
@@ -146,10 +164,8 @@ def test_paging_listing_deleting(store: Any, clock) -> None:
     assert list(store.all_for_user("t9", "u9")) == []
 
 
-def test_opensearch_requests_are_routed_and_filter_inside_knn(store: Any, clock) -> None:
-    if not hasattr(store, "fake"):
-        assert isinstance(store, SqliteMemoryStore)  # the embedded home has no requests to check
-        return
+def test_opensearch_requests_are_routed_and_filter_inside_knn(os_store: Any, clock) -> None:
+    store = os_store
     store.save([mem(clock, "a", "User likes tea", seed=1)])
     store.search("t1", "u1", request(clock, 1, "tea"))
     for _method, path, params, body in store.fake.requests:
@@ -162,12 +178,10 @@ def test_opensearch_requests_are_routed_and_filter_inside_knn(store: Any, clock)
     assert "tea" not in " ".join(d["terms"] for d in store.fake.docs.values())  # hashed terms only
 
 
-def test_every_opensearch_request_conforms_to_the_api_spec(store: Any, clock) -> None:
-    if not hasattr(store, "fake"):
-        assert isinstance(store, SqliteMemoryStore)
-        return
+def test_every_opensearch_request_conforms_to_the_api_spec(os_store: Any, clock) -> None:
     from tests.contract.opensearch_spec import problems
 
+    store = os_store
     old = mem(clock, "a", "User lives in Lisbon", seed=3, subject="location")
     store.save([old, mem(clock, "b", "User likes tea. User also likes green tea a lot.", seed=4)])
     store.search("t1", "u1", request(clock, 3, "lisbon tea", project_id="p1", session_id="s1"))
