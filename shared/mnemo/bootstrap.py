@@ -243,6 +243,12 @@ def start_scheduler(mnemo: Mnemo) -> object:
         for tenant_id in mnemo.ports.memories.tenants():
             mnemo.consolidator.run(tenant_id)
             mnemo.tuner.run(tenant_id)
+        # what DynamoDB's TTL deletes in AWS: acknowledged buffer rows and expired sessions
+        now = mnemo.ports.clock.now()
+        for store in (mnemo.ports.buffer, mnemo.ports.sessions):
+            purge = getattr(store, "purge_expired", None)
+            if callable(purge):
+                purge(now)
 
     job = PeriodicJob(consolidate_all, mnemo.settings.consolidation_interval_hours * 3600, "mnemo-consolidate")
     job.start()

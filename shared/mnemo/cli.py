@@ -79,7 +79,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     with local_service(args.data_dir) as service:
         summary = import_file(service.writer, service.ports.clock, Path(args.file), tenant_id=args.tenant,
-                              default_user=args.user,
+                              default_user=args.user, max_chars=service.settings.max_content_chars,
                               resolve_conflicts=args.resolve_conflicts,
                               progress=lambda done, total: print(f"\rimported {done}/{total}", end="",
                                                                  file=sys.stderr, flush=True))

@@ -52,9 +52,3 @@ class BackendUnavailable(MnemoError):
     """A store or model could not be reached; nothing was half-written."""
 
     code = "backend_unavailable"
-
-
-class MemoryDisabled(MnemoError):
-    """The user switched memory off."""
-
-    code = "memory_disabled"

@@ -140,3 +140,12 @@ def test_erase_leaves_nothing_readable(api: ApiClient, settings) -> None:
         raw = path.read_bytes()
         assert b"Alfama" not in raw
         assert b"Rex" not in raw
+
+
+def test_content_and_import_limits_are_the_settings(api: ApiClient) -> None:
+    status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": "x" * 2001})
+    assert (status, body["error"]["details"]["field"]) == (400, "content")
+    items = [{"content": f"User likes thing {i}."} for i in range(501)]
+    status, body = api.call("POST", f"/v1/users/{U}/memories/import", {"items": items})
+    assert (status, body["error"]["details"]["field"]) == (400, "items")
+    assert api.memories(U, status=None) == []  # nothing half-written

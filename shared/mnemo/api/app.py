@@ -185,7 +185,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.post("/v1/users/<user_id>/memories", tags=["memories"],
               responses=documented(CreateMemoryResponse, 201, "remembered"), summary="Remember a fact explicitly")
     def create_memory(user_id: UserId, body: MemoryIn) -> Response[str]:
-        fact = fact_from_api(body, service.ports.clock.now(), SourceKind.USER_EXPLICIT, default_confidence=1.0)
+        fact = fact_from_api(body, service.ports.clock.now(), SourceKind.USER_EXPLICIT, default_confidence=1.0,
+                             max_chars=service.settings.max_content_chars)
         result = service.writer.write(tenant(), user_id, [fact], actor="api")[0]
         if result.outcome == "rejected" or result.memory is None:
             raise errors.InvalidInput(f"content was not stored: {result.reason}",
@@ -196,8 +197,12 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.post("/v1/users/<user_id>/memories/import", tags=["memories"], responses=documented(ImportResponse),
               summary="Bulk load curated memories (at most 500)")
     def import_memories(user_id: UserId, body: ImportRequest) -> Response[str]:
+        if len(body.items) > service.settings.max_import_items:
+            raise errors.InvalidInput(f"at most {service.settings.max_import_items} items per import",
+                                      details={"field": "items"})
         now = service.ports.clock.now()
-        facts = [fact_from_api(item, now, SourceKind.IMPORTED, default_confidence=0.9) for item in body.items]
+        facts = [fact_from_api(item, now, SourceKind.IMPORTED, default_confidence=0.9,
+                               max_chars=service.settings.max_content_chars) for item in body.items]
         results = service.writer.write(tenant(), user_id, facts, resolve_conflicts=body.resolve_conflicts,
                                        actor="import")
         return reply(ImportResponse(results=[

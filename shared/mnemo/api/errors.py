@@ -17,7 +17,6 @@ STATUS: dict[type[errors.MnemoError], int] = {
     errors.PayloadTooLarge: 413,
     errors.Throttled: 429,
     errors.BackendUnavailable: 503,
-    errors.MemoryDisabled: 409,
     errors.ConfigurationError: 500,
 }
 

@@ -89,7 +89,7 @@ class TurnsAccepted(BaseModel):
 
 
 class MemoryIn(Strict):
-    content: str = Field(min_length=1, max_length=2000)
+    content: str = Field(min_length=1, description="at most MNEMO_MAX_CONTENT_CHARS (2,000) characters")
     category: Category | None = None
     subject: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[a-z0-9_.:-]+$")
     scope: Literal["user", "project", "session"] | None = None
@@ -102,7 +102,7 @@ class MemoryIn(Strict):
 
 
 class ImportRequest(Strict):
-    items: list[MemoryIn] = Field(min_length=1, max_length=500)
+    items: list[MemoryIn] = Field(min_length=1, description="at most MNEMO_MAX_IMPORT_ITEMS (500)")
     resolve_conflicts: bool = False
 
 

@@ -481,8 +481,6 @@ _CORRECTION_OPENING = re.compile(
     r"^(?:actually|correction|no,? i (?:said|meant)|i meant|that's not (?:right|correct|true)|that is not "
     r"(?:right|correct|true)|that's wrong|not quite|wrong|no,? (?:that's|that is|it's|it is) (?:not|wrong)|"
     r"no,? actually|nope,?)\b", re.IGNORECASE)
-_NO_LONGER = re.compile(r"\b(?:not \w+ anymore|no longer|not any ?more|anymore|these days|now)\b",
-                        re.IGNORECASE)
 _LISTED = re.compile(r"^(?P<head>i am (?:severely |very |highly )?allergic to) (?P<items>.+)$", re.IGNORECASE)
 
 

@@ -11,7 +11,7 @@ from mnemo.clock import to_utc
 from mnemo.domain.extraction import RuleBasedExtractor, guess_category, slot_key
 from mnemo.domain.models import Category, Provenance, Scope, SourceKind
 from mnemo.errors import InvalidInput
-from mnemo.services.writing import NewFact
+from mnemo.services.writing import NewFact, validate_content
 
 _EXTRACTOR = RuleBasedExtractor()
 _THIRD_TO_FIRST: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
@@ -66,10 +66,9 @@ def first_person(content: str) -> str:
     return content
 
 
-def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_confidence: float) -> NewFact:
-    content = item.content.strip()
-    if not content:
-        raise InvalidInput("content must not be empty", details={"field": "content"})
+def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_confidence: float,
+                  max_chars: int) -> NewFact:
+    content = validate_content(item.content, max_chars)
     scope = Scope(item.scope) if item.scope else (
         Scope.PROJECT if item.project_id else Scope.SESSION if item.session_id else Scope.USER)
     if scope is Scope.PROJECT and not item.project_id:

@@ -15,7 +15,7 @@ from mnemo.clock import Clock
 from mnemo.domain.models import Category, SourceKind
 from mnemo.errors import InvalidInput
 from mnemo.services.facts import fact_from_api
-from mnemo.services.writing import MemoryWriter
+from mnemo.services.writing import MemoryWriter, validate_content
 
 BATCH = 500
 
@@ -26,7 +26,7 @@ class FileItem(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     user_id: str | None = Field(None, pattern=r"^[A-Za-z0-9._:@-]{1,128}$")
-    content: str = Field(min_length=1, max_length=2000)
+    content: str = Field(min_length=1)
     category: Category | None = None
     subject: str | None = None
     scope: str | None = None
@@ -47,7 +47,7 @@ def _items(document: Any) -> list[dict[str, Any]]:
 
 
 def import_file(writer: MemoryWriter, clock: Clock, path: Path, *, tenant_id: str, default_user: str | None,
-                resolve_conflicts: bool = False,
+                max_chars: int, resolve_conflicts: bool = False,
                 progress: Callable[[int, int], object] | None = None) -> dict[str, Any]:
     try:
         raw = _items(json.loads(path.read_text(encoding="utf-8")))
@@ -61,6 +61,10 @@ def import_file(writer: MemoryWriter, clock: Clock, path: Path, *, tenant_id: st
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"])
             raise InvalidInput(f"item {position}: {field}: {first['msg']}") from exc
+        try:
+            validate_content(item.content, max_chars)
+        except InvalidInput as exc:  # every item is checked before anything is written
+            raise InvalidInput(f"item {position}: content: {exc.message}") from exc
         if item.user_id is None and default_user is None:
             raise InvalidInput(f"item {position} names no user_id and no --user was given")
         items.append(item)
@@ -73,7 +77,8 @@ def import_file(writer: MemoryWriter, clock: Clock, path: Path, *, tenant_id: st
     for user_id, user_items in by_user.items():
         for start in range(0, len(user_items), BATCH):
             batch = user_items[start:start + BATCH]
-            facts = [fact_from_api(i, now, SourceKind.IMPORTED, default_confidence=0.9) for i in batch]
+            facts = [fact_from_api(i, now, SourceKind.IMPORTED, default_confidence=0.9, max_chars=max_chars)
+                     for i in batch]
             for result in writer.write(tenant_id, user_id, facts, resolve_conflicts=resolve_conflicts,
                                                actor="import"):
                 outcomes[result.outcome] += 1
