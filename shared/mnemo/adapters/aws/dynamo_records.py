@@ -12,8 +12,6 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from botocore.exceptions import ClientError
-
 from mnemo.adapters.aws.dynamo_state import DynamoTable, expired, pk
 from mnemo.adapters.aws.errors import aws_errors
 from mnemo.clock import iso
@@ -152,16 +150,10 @@ class DynamoTurnBuffer:
         expires = _ttl(now + self._ttl)
         accepted, dropped, seq = 0, [], 0
         for turn in turns:
-            try:
-                self._t.client.put_item(
-                    TableName=self._t.table, ConditionExpression="attribute_not_exists(pk)",
-                    Item={"pk": {"S": owner}, "sk": {"S": f"MSG#{conv}#{turn.message.message_id}"}, "ttl": expires})
-            except ClientError as exc:
-                if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                    dropped.append(turn.message.message_id)
-                    continue
-                with aws_errors("DynamoDB"):
-                    raise
+            if not self._t.put_if({"pk": {"S": owner}, "sk": {"S": f"MSG#{conv}#{turn.message.message_id}"},
+                                   "ttl": expires}, "attribute_not_exists(pk)"):
+                dropped.append(turn.message.message_id)  # seen before: a redelivery
+                continue
             with aws_errors("DynamoDB"):
                 counter = self._t.client.update_item(
                     TableName=self._t.table, Key={"pk": {"S": owner}, "sk": {"S": f"SEQ#{conv}"}},

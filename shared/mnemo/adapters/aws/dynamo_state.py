@@ -14,10 +14,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from mnemo.adapters.aws.errors import aws_errors
 from mnemo.clock import iso
 from mnemo.crypto import UserCipher
 from mnemo.domain.models import Profile, SessionState, TunedWeights, UserSettings
+from mnemo.errors import BackendUnavailable
 
 TENANT_WIDE = "_tenant"
 
@@ -42,6 +45,30 @@ class DynamoTable:
     def put(self, item: dict[str, Any], **conditions: Any) -> None:
         with aws_errors("DynamoDB"):
             self.client.put_item(TableName=self.table, Item=item, **conditions)
+
+    def put_if(self, item: dict[str, Any], condition: str, names: dict[str, str] | None = None,
+               values: dict[str, Any] | None = None) -> bool:
+        """Conditional put; False (not an error) when the condition does not hold."""
+        return self._conditional(self.client.put_item, Item=item, ConditionExpression=condition,
+                                 **_expression(names, values))
+
+    def delete_if(self, key_pk: str, sk: str, condition: str, names: dict[str, str] | None = None,
+                  values: dict[str, Any] | None = None) -> bool:
+        """Conditional delete; False when the item is not the one the caller meant."""
+        return self._conditional(self.client.delete_item, Key={"pk": {"S": key_pk}, "sk": {"S": sk}},
+                                 ConditionExpression=condition, **_expression(names, values))
+
+    def _conditional(self, call: Any, **kwargs: Any) -> bool:
+        try:
+            with aws_errors("DynamoDB"):
+                call(TableName=self.table, **kwargs)
+        except BackendUnavailable as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ClientError) and \
+                    cause.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
 
     def delete(self, key_pk: str, sk: str) -> None:
         with aws_errors("DynamoDB"):
@@ -68,6 +95,15 @@ class DynamoTable:
     def delete_partition(self, key_pk: str) -> None:
         for item in self.query(key_pk):
             self.delete(key_pk, item["sk"]["S"])
+
+
+def _expression(names: dict[str, str] | None, values: dict[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if names:
+        out["ExpressionAttributeNames"] = names
+    if values:
+        out["ExpressionAttributeValues"] = values
+    return out
 
 
 def expired(item: dict[str, Any], now: datetime) -> bool:
@@ -148,17 +184,8 @@ class DynamoWeightsStore:
         return TunedWeights.model_validate_json(items[0]["body"]["S"]) if items else None
 
     def put(self, weights: TunedWeights) -> None:
-        from botocore.exceptions import ClientError
-
-        try:
-            self._t.client.put_item(
-                TableName=self._t.table, ConditionExpression="attribute_not_exists(pk)",
-                Item={"pk": {"S": pk(weights.tenant_id, TENANT_WIDE)}, "sk": {"S": f"WEIGHTS#{weights.version:08d}"},
-                      "body": {"S": weights.model_dump_json()}})
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                with aws_errors("DynamoDB"):
-                    raise
+        self._t.put_if({"pk": {"S": pk(weights.tenant_id, TENANT_WIDE)}, "sk": {"S": f"WEIGHTS#{weights.version:08d}"},
+                        "body": {"S": weights.model_dump_json()}}, "attribute_not_exists(pk)")
 
 
 KEY_SCHEMA = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]

@@ -13,8 +13,6 @@ import threading
 import time
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
 from mnemo.adapters.aws.errors import aws_errors
 
@@ -54,16 +52,9 @@ class KmsKeyVault:
         with aws_errors("KMS"):
             generated = self._kms.generate_data_key(KeyId=self._key_id, KeySpec="AES_256",
                                                     EncryptionContext=self._context(tenant_id, user_id))
-        try:
-            # two workers may race to create the first key: only one wins, the other uses it
-            self._t.client.put_item(
-                TableName=self._t.table, ConditionExpression="attribute_not_exists(pk)",
-                Item={"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": "DATAKEY"},
-                      "wrapped": {"B": generated["CiphertextBlob"]}})
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                with aws_errors("DynamoDB"):
-                    raise
+        # two workers may race to create the first key: only one wins, the other uses it
+        if not self._t.put_if({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": "DATAKEY"},
+                               "wrapped": {"B": generated["CiphertextBlob"]}}, "attribute_not_exists(pk)"):
             return self.data_key(tenant_id, user_id)
         return bytes(generated["Plaintext"])
 

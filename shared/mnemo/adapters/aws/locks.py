@@ -12,10 +12,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from botocore.exceptions import ClientError
-
 from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
-from mnemo.adapters.aws.errors import aws_errors
 from mnemo.clock import Clock
 from mnemo.errors import Throttled
 
@@ -36,28 +33,16 @@ class DynamoUserLocks:
         deadline = time.monotonic() + self._wait
         while True:
             now = self._clock.now().timestamp()
-            try:
-                self._t.client.put_item(
-                    TableName=self._t.table,
-                    Item={**key, "owner": {"S": owner}, "until": {"N": str(now + self._lease)}},
-                    ConditionExpression="attribute_not_exists(pk) OR #until < :now",
-                    ExpressionAttributeNames={"#until": "until"}, ExpressionAttributeValues={":now": {"N": str(now)}})
+            if self._t.put_if({**key, "owner": {"S": owner}, "until": {"N": str(now + self._lease)}},
+                              "attribute_not_exists(pk) OR #until < :now", names={"#until": "until"},
+                              values={":now": {"N": str(now)}}):
                 break
-            except ClientError as exc:
-                if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                    with aws_errors("DynamoDB"):
-                        raise
-                if time.monotonic() > deadline:
-                    raise Throttled("another worker holds this user's write lease") from exc
-                time.sleep(self._poll)
+            if time.monotonic() > deadline:
+                raise Throttled("another worker holds this user's write lease")
+            time.sleep(self._poll)
         try:
             yield
         finally:
-            try:
-                self._t.client.delete_item(TableName=self._t.table, Key=key, ConditionExpression="#owner = :me",
-                                           ExpressionAttributeNames={"#owner": "owner"},
-                                           ExpressionAttributeValues={":me": {"S": owner}})
-            except ClientError as exc:  # our lease lapsed and another worker holds it now: leave theirs
-                if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                    with aws_errors("DynamoDB"):
-                        raise
+            # only our own lease: if it lapsed and another worker holds it now, theirs stays
+            self._t.delete_if(key["pk"]["S"], "LOCK", "#owner = :me", names={"#owner": "owner"},
+                              values={":me": {"S": owner}})

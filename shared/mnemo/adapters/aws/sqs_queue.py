@@ -14,8 +14,6 @@ import threading
 from datetime import datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
 from mnemo.adapters.aws.errors import aws_errors
 from mnemo.clock import Clock, iso
@@ -45,19 +43,12 @@ class SqsExtractionQueue:
         self._lock = threading.Lock()
 
     def schedule(self, job: ExtractionJob) -> None:
-        try:
-            self._t.client.put_item(
-                TableName=self._t.table,
-                Item={"pk": {"S": pk(job.tenant_id, job.user_id)}, "sk": {"S": f"JOB#{job.conversation_id}"},
-                      "up_to_seq": {"N": str(job.up_to_seq)}, "due_at": {"S": iso(job.due_at) or ""}},
-                # a late writer with an older seq never replaces a newer job
-                ConditionExpression="attribute_not_exists(up_to_seq) OR up_to_seq <= :seq",
-                ExpressionAttributeValues={":seq": {"N": str(job.up_to_seq)}})
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return
-            with aws_errors("DynamoDB"):
-                raise
+        # a late writer with an older seq never replaces a newer job
+        if not self._t.put_if(
+                {"pk": {"S": pk(job.tenant_id, job.user_id)}, "sk": {"S": f"JOB#{job.conversation_id}"},
+                 "up_to_seq": {"N": str(job.up_to_seq)}, "due_at": {"S": iso(job.due_at) or ""}},
+                "attribute_not_exists(up_to_seq) OR up_to_seq <= :seq", values={":seq": {"N": str(job.up_to_seq)}}):
+            return
         delay = int(max(0.0, min(MAX_DELAY_SECONDS, (job.due_at - self._clock.now()).total_seconds())))
         with aws_errors("SQS"):
             self._sqs.send_message(QueueUrl=self._url, MessageBody=job_to_body(job), DelaySeconds=delay)
@@ -82,15 +73,9 @@ class SqsExtractionQueue:
             and item["due_at"]["S"] == iso(job.due_at)
 
     def complete(self, job: ExtractionJob) -> None:
-        try:
-            self._t.client.delete_item(
-                TableName=self._t.table,
-                Key={"pk": {"S": pk(job.tenant_id, job.user_id)}, "sk": {"S": f"JOB#{job.conversation_id}"}},
-                ConditionExpression="up_to_seq = :seq", ExpressionAttributeValues={":seq": {"N": str(job.up_to_seq)}})
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                with aws_errors("DynamoDB"):
-                    raise
+        # only this job: a newer one scheduled meanwhile stays
+        self._t.delete_if(pk(job.tenant_id, job.user_id), f"JOB#{job.conversation_id}", "up_to_seq = :seq",
+                          values={":seq": {"N": str(job.up_to_seq)}})
         with self._lock:
             receipt = self._receipts.pop((job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq), None)
         if receipt:
