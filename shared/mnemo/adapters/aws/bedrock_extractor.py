@@ -80,17 +80,9 @@ class BedrockExtractor:
             kinds.extend(found)
             redacted.append(m.model_copy(update={"content": text}))
         transcript = "\n".join(f"[{i}] {m.role}: {m.content}" for i, m in enumerate(redacted))
-        try:
-            response = self._client.converse(
-                modelId=self._model_id, system=[{"text": SYSTEM}],
-                messages=[{"role": "user", "content": [{"text": f"Conversation:\n{transcript}"}]}],
-                toolConfig={"tools": [{"toolSpec": {"name": "record_facts", "description": "Record the facts to keep.",
-                                                    "inputSchema": {"json": TOOL_SCHEMA}}}],
-                            "toolChoice": {"tool": {"name": "record_facts"}}},
-                inferenceConfig={"maxTokens": self._max_tokens, "temperature": 0.0})
-            answer = _tool_input(response)
-        except (ClientError, BotoCoreError, KeyError, TypeError, ValueError) as exc:
-            log.warning("Bedrock extraction failed; the rules take over", extra={"error": type(exc).__name__})
+        answer = call_tool(self._client, self._model_id, SYSTEM, f"Conversation:\n{transcript}",
+                           "record_facts", "Record the facts to keep.", TOOL_SCHEMA, self._max_tokens)
+        if answer is None:
             return self._fallback.extract(messages)
         result = Extraction(redacted_kinds=kinds)
         for fact in answer.get("facts", []):
@@ -133,7 +125,23 @@ class BedrockExtractor:
         )
 
 
-def _tool_input(response: dict[str, Any], tool: str = "record_facts") -> dict[str, Any]:
+def call_tool(client: Any, model_id: str, system: str, text: str, tool: str, description: str,
+              schema: dict[str, Any], max_tokens: int) -> dict[str, Any] | None:
+    """One Converse call that must answer through ``tool``; None on any failure (the caller falls back)."""
+    try:
+        response = client.converse(
+            modelId=model_id, system=[{"text": system}], messages=[{"role": "user", "content": [{"text": text}]}],
+            toolConfig={"tools": [{"toolSpec": {"name": tool, "description": description,
+                                                "inputSchema": {"json": schema}}}],
+                        "toolChoice": {"tool": {"name": tool}}},
+            inferenceConfig={"maxTokens": max_tokens, "temperature": 0.0})
+        return _tool_input(response, tool)
+    except (ClientError, BotoCoreError, KeyError, TypeError, ValueError) as exc:
+        log.warning("Bedrock call failed; the rules take over", extra={"tool": tool, "error": type(exc).__name__})
+        return None
+
+
+def _tool_input(response: dict[str, Any], tool: str) -> dict[str, Any]:
     for block in response["output"]["message"]["content"]:
         if "toolUse" in block and block["toolUse"]["name"] == tool:
             data = block["toolUse"]["input"]
@@ -167,17 +175,8 @@ class BedrockSummariser:
 
     def summarise(self, memories: list[Any], vectors: Any) -> list[str]:
         listing = "\n".join(f"- ({m.created_at.date().isoformat()}) {m.content}" for m in memories)
-        try:
-            response = self._client.converse(
-                modelId=self._model_id, system=[{"text": SUMMARY_SYSTEM}],
-                messages=[{"role": "user", "content": [{"text": f"Memories:\n{listing}"}]}],
-                toolConfig={"tools": [{"toolSpec": {"name": "record_summary", "description": "The summary facts.",
-                                                    "inputSchema": {"json": SUMMARY_SCHEMA}}}],
-                            "toolChoice": {"tool": {"name": "record_summary"}}},
-                inferenceConfig={"maxTokens": 800, "temperature": 0.0})
-            facts = [str(f).strip() for f in _tool_input(response, "record_summary").get("facts", []) if str(f).strip()]
-        except (ClientError, BotoCoreError, KeyError, TypeError, ValueError) as exc:
-            log.warning("Bedrock summary failed; the rules take over", extra={"error": type(exc).__name__})
-            return list(self._fallback.summarise(memories, vectors))
+        answer = call_tool(self._client, self._model_id, SUMMARY_SYSTEM, f"Memories:\n{listing}",
+                           "record_summary", "The summary facts.", SUMMARY_SCHEMA, 800)
+        facts = [str(f).strip() for f in (answer or {}).get("facts", []) if str(f).strip()]
         clean = [f for f in facts if rejection_reason(f) is None][:5]
         return clean if len(clean) >= 3 else list(self._fallback.summarise(memories, vectors))
