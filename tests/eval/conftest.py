@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import boto3
 import pytest
@@ -29,7 +29,36 @@ def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> M
     aws = settings.model_copy(update={
         "backend": "aws", "kms_key_id": kms.create_key()["KeyMetadata"]["KeyId"],
         "extract_queue_url": sqs.create_queue(QueueName="mnemo-extract")["QueueUrl"]})
-    return build_aws(aws, clock=clock, embedder=embedder, dynamodb=dynamodb, kms=kms, sqs=sqs, opensearch=fake)
+    svc = build_aws(aws, clock=clock, embedder=embedder, dynamodb=dynamodb, kms=kms, sqs=sqs, opensearch=fake)
+
+    def raw() -> bytes:  # read at call time: the storage as it is then
+        return (repr(dynamodb.scan(TableName="mnemo-state")["Items"]) + repr(fake.docs)).encode()
+
+    RAW[id(svc)] = raw
+    return svc
+
+
+# what each home has persisted, read as someone holding a copy of its storage would read it
+RAW: dict[int, Callable[[], bytes]] = {}
+
+
+@pytest.fixture
+def stored(service: Mnemo, settings: Settings) -> Callable[[], bytes]:
+    def local() -> bytes:
+        for store in (service.ports.traces, service.ports.audit):
+            flush = getattr(store, "flush", None)
+            if callable(flush):
+                flush()  # batched writes land before the storage is read
+        return b"".join(p.read_bytes() for p in settings.data_dir.glob("mnemo.db*"))
+
+    read = RAW.get(id(service), local)
+
+    def checked() -> bytes:
+        raw = read()
+        assert len(raw) > 1000, "the storage read must hold something, or the check could not fail"
+        return raw
+
+    return checked
 
 
 @pytest.fixture(params=["local", "aws"])
@@ -46,3 +75,4 @@ def service(request: pytest.FixtureRequest, settings: Settings, clock: ManualClo
         svc = aws_service(settings, clock, embedder)
         yield svc
         svc.close()
+        RAW.pop(id(svc), None)

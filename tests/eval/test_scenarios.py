@@ -71,15 +71,14 @@ def test_one_off_request_is_not_stored(api: ApiClient) -> None:
     assert api.memories(USER, status=None) == []
 
 
-def test_secret_is_not_stored_anywhere(api: ApiClient, settings) -> None:
+def test_secret_is_not_stored_anywhere(api: ApiClient, stored) -> None:
     api.say(USER, "c1", "My AWS key is AKIAIOSFODNN7EXAMPLE and my password is Tr0ub4dor&3. I live in Porto.")
     contents = [m["content"] for m in api.memories(USER, status=None)]
     assert contents == ["User lives in Porto."]
     status, export = api.call("GET", f"/v1/users/{USER}/memories?limit=200")
     assert status == 200
     assert "AKIA" not in str(export)
-    for path in settings.data_dir.glob("mnemo.db*"):
-        assert b"AKIAIOSFODNN7EXAMPLE" not in path.read_bytes()
+    assert b"AKIAIOSFODNN7EXAMPLE" not in stored()
 
 
 def test_nothing_is_invented_for_a_user_with_no_memories(api: ApiClient) -> None:

@@ -14,17 +14,17 @@ def test_the_corpus_is_large_and_every_secret_is_detected() -> None:
     assert missed == []
 
 
-def test_no_secret_survives_the_pipeline(api: ApiClient, settings) -> None:
+def test_no_secret_survives_the_pipeline(api: ApiClient, stored) -> None:
     cases = corpus(rounds=2)
     for i, (_kind, _value, message, _fact) in enumerate(cases):
         api.say(f"user-{i % 20}", f"conv-{i}", message)
-    stored = " ".join(m["content"] + " " + str(m["provenance"]) + " " + str(m["metadata"])
+    listed = " ".join(m["content"] + " " + str(m["provenance"]) + " " + str(m["metadata"])
                       for u in range(20) for m in api.memories(f"user-{u}", status=None))
-    raw = b"".join(p.read_bytes() for p in settings.data_dir.glob("mnemo.db*"))
+    raw = stored()
     for kind, forms, _message, _fact in cases:
         for secret in forms:
             assert len(secret) >= 6, (kind, secret)
-            assert secret not in stored, kind
+            assert secret not in listed, kind
             assert secret.encode() not in raw, kind
     for u in range(20):
         export = str(api.call("GET", f"/v1/users/user-{u}/export")[1])

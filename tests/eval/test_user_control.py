@@ -126,7 +126,7 @@ def test_export_holds_everything_readable(api: ApiClient) -> None:
     assert all("fado" not in str(e) for e in export["audit"])  # audit carries ids, never content
 
 
-def test_erase_leaves_nothing_readable(api: ApiClient, settings) -> None:
+def test_erase_leaves_nothing_readable(api: ApiClient, stored) -> None:
     remember(api, "I love fado music and I live in Alfama.")
     api.say(U, "c1", "I have a dog named Rex.", close=False)
     trace = api.retrieve(U, "What music do I love?")["trace_id"]
@@ -136,10 +136,10 @@ def test_erase_leaves_nothing_readable(api: ApiClient, settings) -> None:
     _, export = api.call("GET", f"/v1/users/{U}/export")
     assert export["memories"] == []
     assert export["audit"] == []
-    for path in settings.data_dir.glob("mnemo.db*"):
-        raw = path.read_bytes()
-        assert b"Alfama" not in raw
-        assert b"Rex" not in raw
+    api.call("POST", "/v1/users/someone-else/memories", {"content": "I like tea."})  # the storage is not empty
+    raw = stored()
+    assert b"Alfama" not in raw
+    assert b"Rex" not in raw
 
 
 def test_content_and_import_limits_are_the_settings(api: ApiClient) -> None:

@@ -1,4 +1,8 @@
-"""The SQLite memory store for real: sealing at rest, filters, paging, isolation."""
+"""The SQLite memory store for real: sealing at rest, key handling, cross-process freshness.
+
+Isolation, filters, similarity and paging are in the MemoryStore contract (tests/contract), run
+against both homes.
+"""
 
 from __future__ import annotations
 
@@ -66,55 +70,6 @@ def test_master_key_file_is_private_and_checked(tmp_path: Path) -> None:
     os.chmod(path, 0o644)
     with pytest.raises(ConfigurationError):
         load_or_create_master_key(path)
-
-
-def test_other_users_and_tenants_see_nothing(parts, clock) -> None:
-    _, _, store = parts
-    store.save([mem(clock, "a", "mine", seed=1)])
-    assert store.get("t2", "u1", "a") is None
-    assert store.get("t1", "u2", "a") is None
-    assert store.search("t2", "u1", request(clock, 1)) == []
-    assert store.search("t1", "u1", request(clock, 1))[0].memory.memory_id == "a"
-
-
-def test_search_filters_status_expiry_and_scope(parts, clock) -> None:
-    _, _, store = parts
-    store.save([
-        mem(clock, "live", "live", seed=1),
-        mem(clock, "old", "old", seed=1, status=Status.SUPERSEDED),
-        mem(clock, "soon", "soon", seed=1, expires_in=timedelta(hours=1)),
-        mem(clock, "proj", "proj", seed=1, scope=Scope.PROJECT, project="p1"),
-    ])
-    ids = {h.memory.memory_id for h in store.search("t1", "u1", request(clock, 1))}
-    assert ids == {"live", "soon"}
-    clock.advance(hours=2)
-    ids = {h.memory.memory_id for h in store.search("t1", "u1", request(clock, 1, project_id="p1"))}
-    assert ids == {"live", "proj"}
-    ids = {h.memory.memory_id for h in store.search("t1", "u1", request(clock, 1, project_id="p2"))}
-    assert ids == {"live"}
-
-
-def test_similarity_orders_results(parts, clock) -> None:
-    _, _, store = parts
-    store.save([mem(clock, f"m{i}", f"m{i}", seed=i) for i in range(20)])
-    best = store.similar("t1", "u1", np.asarray(vec(7), dtype=np.float32), 3)
-    assert best[0][0].memory_id == "m7"
-    assert best[0][1] == pytest.approx(1.0, abs=1e-5)
-
-
-def test_paging_walks_every_memory_once(parts, clock) -> None:
-    _, _, store = parts
-    for i in range(25):
-        store.save([mem(clock, f"m{i:02d}", f"c{i}", seed=i)])
-        clock.advance(seconds=1)
-    seen, cursor = [], None
-    while True:
-        page = store.page("t1", "u1", statuses=None, category=None, limit=10, cursor=cursor)
-        seen += [m.memory_id for m in page.items]
-        if not page.next_cursor:
-            break
-        cursor = page.next_cursor
-    assert seen == [f"m{i:02d}" for i in reversed(range(25))]
 
 
 def test_destroying_the_key_makes_sealed_data_unreadable(parts, clock, tmp_path: Path) -> None:

@@ -114,6 +114,9 @@ class SqliteTraceStore:
     def close(self) -> None:
         self._writer.close()
 
+    def flush(self) -> None:
+        self._writer.flush()
+
     def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
         for trace in self._writer.pending():
             if trace.tenant_id == tenant_id and trace.trace_id == trace_id:
@@ -152,6 +155,9 @@ class SqliteAuditLog:
 
     def close(self) -> None:
         self._writer.close()
+
+    def flush(self) -> None:
+        self._writer.flush()
 
     def _write(self, events: Sequence[AuditEvent]) -> None:
         with self._db.write() as conn:
