@@ -126,6 +126,7 @@ def main() -> int:
         variants: dict[str, dict[str, Any]] = {
             "mnemo (hybrid, default settings)": {},
             "mnemo ranked by the full retrieve score": {"rank_by": "score"},
+            "mnemo, queries through the packaged model": {"fast_query_model": False},
             "bm25 only": {"lexical_weight": 1.0},
             "embedding only (whole-memory cosine)": {"lexical_weight": 0.0, "sentence_weight": 0.0},
         }
@@ -136,8 +137,9 @@ def main() -> int:
         for name, given in variants.items():
             overrides = dict(given)
             rank_by = overrides.pop("rank_by", "relevance")
+            # the query-model variant needs its own embedder; the memories stay as imported
             variant = build_local(Settings.model_validate({**base.model_dump(), **overrides}), clock=clock,
-                                  embedder=service.ports.embedder)
+                                  embedder=None if "fast_query_model" in overrides else service.ports.embedder)
             result = evaluate(InProcessClient(create_app(variant)), data, id_to_dia, clock, rank_by)
             variant.close()
             report["variants"][name] = result

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ALL = ["latency", "throughput", "locomo"]
+ALL = ["embedding", "latency", "throughput", "locomo"]
 
 
 def main() -> int:

@@ -76,7 +76,8 @@ def documented(model: type[BaseModel], status: int = 200, description: str = "su
 
 
 def reply(model: BaseModel, status: int = 200) -> Response[str]:
-    """Serialise with pydantic-core; letting the resolver walk the model costs ~2.5 ms a retrieve."""
+    """Serialise with pydantic-core: the resolver would re-validate the model and walk it in Python,
+    a cost that showed in the retrieve latency benchmark (tests/bench/latency.py)."""
     return Response(status, "application/json", model.model_dump_json())
 
 

@@ -2,11 +2,11 @@
 
 The packaged model stores int8 weights that onnxruntime expands to float32 at load, so every
 product runs in float32. Quantising the activations as well (dynamic int8, u8 x s8 products)
-makes a one-sentence query ~40% faster on CPUs without VNNI (measured: 5.4 ms -> 3.1 ms on 2
-cores). Its vectors stay in the same space: 0.965 mean cosine to the float path, and on LoCoMo
-queries embedded this way against memories embedded the packaged way keep R@10 at 0.708 (0.706
-with both packaged), while embedding the memories this way too would cost 0.01. So memories are
-embedded with the packaged model and queries with this twin.
+makes a one-sentence query about twice as fast on CPUs without VNNI (tests/bench/embedding.py
+here: p50 5.16 ms -> 2.57 ms on 2 cores). Its vectors stay in the same space (mean cosine 0.963
+to the packaged ones), and on LoCoMo, queries embedded this way against memories embedded the
+packaged way reach R@10 0.716 against 0.713 with packaged queries (tests/bench/locomo.py). The
+memories keep the packaged model: the stored side is embedded once and is where precision lasts.
 
 The twin is derived from the pinned package model on first use and cached; nothing is downloaded.
 """
