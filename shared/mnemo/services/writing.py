@@ -257,7 +257,9 @@ class MemoryWriter:
 
     def refresh_profile(self, tenant_id: str, user_id: str) -> None:
         current = self.p.profiles.get(tenant_id, user_id)
-        facts = [m for m in self.p.memories.all_for_user(tenant_id, user_id) if m.status is Status.ACTIVE]
+        # active facts only, without their vectors: this runs after every write that touches the profile
+        facts = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=None,
+                                     limit=2 * self.p.settings.max_active_memories, cursor=None).items
         profile = build_profile(facts, current.custom if current else {}, self.p.clock.now(),
                                 self.p.settings.profile_max_bytes)
         self.p.profiles.put(tenant_id, user_id, profile)
