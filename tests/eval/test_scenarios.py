@@ -174,3 +174,12 @@ def test_contradictory_history_resolves_to_the_latest_statement(api: ApiClient, 
     assert len(superseded) == 3
     assert "Madrid" in api.retrieve(USER, "Where do I live?")["context"]
     assert "Berlin" not in api.retrieve(USER, "Where do I live?")["context"]
+
+
+def test_budget_and_top_k_defaults_and_the_cap(api: ApiClient) -> None:
+    for dish in ("sushi", "ramen", "tacos", "pho", "paella", "falafel", "curry", "dumplings"):
+        status, _ = api.call("POST", f"/v1/users/{USER}/memories", {"content": f"I love eating {dish} for dinner."})
+        assert status == 201
+    assert len(api.retrieve(USER, "What do I love eating for dinner?")["memories"]) == 5  # the default top_k
+    status, body = api.call("POST", f"/v1/users/{USER}/retrieve", {"query": "my trails", "token_budget": 2001})
+    assert (status, body["error"]["details"]["field"]) == (400, "token_budget")

@@ -151,7 +151,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
               summary="Memories that matter for this query, as a labelled prompt block")
     def retrieve(user_id: UserId, body: RetrieveRequest) -> Response[str]:
         result = service.retriever.retrieve(
-            tenant(), user_id, body.query, top_k=body.top_k, token_budget=body.token_budget,
+            tenant(), user_id, body.query, top_k=body.top_k or service.settings.default_top_k,
+            token_budget=body.token_budget or service.settings.token_budget,
             project_id=body.project_id, session_id=body.session_id, conversation_id=body.conversation_id)
         return reply(RetrieveResponse(
             decision="retrieve" if result.decision == "retrieve" else "skip", reason=result.reason,

@@ -48,8 +48,9 @@ class RetrieveRequest(Strict):
     session_id: AppId | None = None
     project_id: AppId | None = None
     conversation_id: AppId | None = None
-    top_k: int = Field(5, ge=1, le=50)
-    token_budget: int = Field(500, ge=50, le=2000)
+    top_k: int | None = Field(None, ge=1, le=50, description="default MNEMO_DEFAULT_TOP_K (5)")
+    token_budget: int | None = Field(
+        None, ge=50, description="default MNEMO_TOKEN_BUDGET (500), at most MNEMO_TOKEN_BUDGET_CAP (2,000)")
 
 
 class SearchRequestBody(Strict):
