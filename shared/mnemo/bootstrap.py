@@ -116,6 +116,9 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     db = Database(root / "mnemo.db")
     vault = KeyFileVault(db, root / "master.key", clock)
     cipher = UserCipher(vault)
+    if settings.embedder != "onnx" and embedder is None:
+        raise ConfigurationError("the embedded home runs the bundled model only (MNEMO_EMBEDDER=onnx): "
+                                 "it makes no network calls")
     embedder = embedder or shared_embedder(settings)
     ports = Ports(
         settings=settings, clock=clock, embedder=embedder,
@@ -167,7 +170,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
     transport = opensearch or _opensearch_transport(settings)
     table = DynamoTable(dynamodb, settings.state_table)
     cipher = UserCipher(KmsKeyVault(kms, table, settings.kms_key_id, settings.data_key_cache_seconds))
-    embedder = embedder or shared_embedder(settings)
+    embedder = embedder or _aws_embedder(settings, bedrock)
     ports = Ports(
         settings=settings, clock=clock, embedder=embedder,
         memories=OpenSearchMemoryStore(transport, settings.opensearch_index, cipher, table, embedder.dimension),
@@ -177,7 +180,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         audit=DynamoAuditLog(table), vault=cipher, locks=DynamoUserLocks(table, clock),
         extractor=_extractor(settings, bedrock), policy=PolicyTable(settings.retention_days),
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
-        weights=DynamoWeightsStore(table),
+        weights=DynamoWeightsStore(table), judge=_judge(settings, bedrock),
     )
     summariser = None
     if settings.extractor == "bedrock":
@@ -203,6 +206,23 @@ def _extractor(settings: Settings, bedrock: Any = None) -> Any:
     from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
 
     return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
+
+
+def _aws_embedder(settings: Settings, bedrock: Any = None) -> Embedder:
+    if settings.embedder == "onnx":
+        return shared_embedder(settings)
+    from mnemo.adapters.aws.bedrock_embedder import TitanEmbedder
+
+    return TitanEmbedder(bedrock or _bedrock_client(settings), settings.titan_model_id, settings.titan_dimensions,
+                         settings.titan_concurrency)
+
+
+def _judge(settings: Settings, bedrock: Any = None) -> Any:
+    if settings.conflict_judge == "rules":
+        return None
+    from mnemo.adapters.aws.bedrock_conflicts import BedrockConflictJudge
+
+    return BedrockConflictJudge(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
 
 
 def _opensearch_transport(settings: Settings) -> Any:

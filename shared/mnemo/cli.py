@@ -1,4 +1,4 @@
-"""The `mnemo` command: serve, demo, import, bench."""
+"""The `mnemo` command: serve, demo, import, consolidate, tune, reembed, bench."""
 
 from __future__ import annotations
 
@@ -115,6 +115,28 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reembed(args: argparse.Namespace) -> int:
+    """Re-embed every memory with the configured embedder (after a model change)."""
+    from mnemo.bootstrap import build
+    from mnemo.services.reembed import Reembedder
+
+    settings = load_settings(args.data_dir)
+    service = build(settings)
+    try:
+        target = None
+        if args.target_index:
+            on_index = getattr(service.ports.memories, "on_index", None)
+            if on_index is None:
+                print("mnemo: --target-index is for the AWS back end (an OpenSearch index)", file=sys.stderr)
+                return 2
+            target = on_index(args.target_index, service.ports.embedder.dimension)
+        report = Reembedder(service.ports, target).run()
+        print(json.dumps({"model": service.ports.embedder.model_id, **vars(report)}))
+    finally:
+        service.close()
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from mnemo.demo import run_demo
 
@@ -161,6 +183,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     tune.add_argument("--tenant", default=None)
     tune.add_argument("--data-dir", default=None)
     tune.set_defaults(func=cmd_tune)
+    reembed = sub.add_parser("reembed", help="re-embed every memory with the configured embedder")
+    reembed.add_argument("--target-index", default=None,
+                         help="AWS: write into this new OpenSearch index (when the dimension changes)")
+    reembed.add_argument("--data-dir", default=None)
+    reembed.set_defaults(func=cmd_reembed)
     bench = sub.add_parser("bench", help="run the benchmarks (tests/bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=cmd_bench)

@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from mnemo.domain.conflicts import Relation
 from mnemo.domain.extraction import Extraction
 from mnemo.domain.models import (
     AuditEvent,
@@ -57,6 +58,19 @@ class Summariser(Protocol):
     def summarise(self, memories: list[Memory], vectors: Vector) -> list[str]:
         """3 to 5 self-contained facts; ``vectors`` are the memories' embeddings, row for row."""
         ...
+
+
+class ConflictJudge(Protocol):
+    """Second opinion on a pair of facts the rules found ambiguous (similar, in different slots).
+
+    Only ever consulted for AMBIGUOUS pairs: the rules stay the authority on restatements and on
+    one-fact-per-slot contradictions. None means "no opinion": both facts stay, flagged.
+    """
+
+    name: str
+    version: str
+
+    def judge(self, new: Memory, other: Memory) -> Relation | None: ...
 
 
 class Embedder(Protocol):

@@ -55,6 +55,7 @@ class Settings(BaseModel):
     extractor: Literal["rules", "bedrock"] = "rules"
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"
     bedrock_timeout_seconds: float = Field(20.0, gt=0)
+    conflict_judge: Literal["rules", "bedrock"] = "rules"  # bedrock: a second opinion on ambiguous pairs
     consolidate_inline_users: int = Field(200, ge=0)  # above: one SQS message per user
 
     # -- debounce (R3)
@@ -138,6 +139,10 @@ class Settings(BaseModel):
     profile_max_bytes: int = Field(2048, ge=256)
 
     # -- embeddings
+    embedder: Literal["onnx", "titan"] = "onnx"  # titan: Amazon Titan Text Embeddings V2 (AWS home only)
+    titan_model_id: str = "amazon.titan-embed-text-v2:0"
+    titan_dimensions: Literal[256, 512, 1024] = 1024
+    titan_concurrency: int = Field(8, ge=1, le=64)
     embedding_threads: int = Field(2, ge=1, le=64)
     embedding_batch_size: int = Field(64, ge=1, le=512)
     # queries through the faster dynamic-int8 twin of the model (adapters/local/query_model.py)

@@ -42,7 +42,7 @@ def same_partition(a: Memory, b: Memory) -> bool:
     return True
 
 
-def _outranks(new: Memory, old: Memory) -> bool:
+def outranks(new: Memory, old: Memory) -> bool:
     """The user's word beats inference and summaries; between the user's statements the later
     event wins, and at the same moment an explicit correction beats a plain statement."""
     new_tier, old_tier = SOURCE_TIER[new.provenance.source], SOURCE_TIER[old.provenance.source]
@@ -71,7 +71,7 @@ def classify(
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if e.memory.subject == new.subject:
             # one active fact per slot: a different value or polarity is a contradiction
-            return Resolution(Relation.CONTRADICTS, e.memory, new_wins=_outranks(new, e.memory))
+            return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if e.cosine > conflict_similarity:
             # embeddings barely see "morning" vs "afternoon": across slots, only the same words are the same fact

@@ -9,6 +9,7 @@ from mnemo.clock import Clock
 from mnemo.domain.policy import PolicyTable
 from mnemo.ports import (
     AuditLog,
+    ConflictJudge,
     Embedder,
     ExtractionQueue,
     Extractor,
@@ -45,6 +46,7 @@ class Ports:
     feedback: FeedbackStore
     sessions: SessionStore
     weights: WeightsStore
+    judge: ConflictJudge | None = None  # a second opinion on ambiguous pairs (Bedrock in AWS)
 
     @property
     def session_ttl(self) -> timedelta:

@@ -10,7 +10,7 @@ from datetime import datetime
 import numpy as np
 
 from mnemo.clock import to_utc
-from mnemo.domain.conflicts import Existing, Relation, classify, same_partition
+from mnemo.domain.conflicts import Existing, Relation, Resolution, classify, outranks, same_partition
 from mnemo.domain.models import (
     RETRIEVABLE,
     AuditEvent,
@@ -28,6 +28,7 @@ from mnemo.domain.profile_builder import build_profile
 from mnemo.domain.screening import rejection_reason
 from mnemo.domain.text import normalise_content, sentence_parts
 from mnemo.errors import InvalidInput
+from mnemo.ports import Embedder
 from mnemo.services.context import Ports
 
 ID_NAMESPACE = uuid.UUID("6f1c1f4e-8a43-4c8e-9a7e-6d4b1f0d2a11")
@@ -106,28 +107,7 @@ class MemoryWriter:
         return results
 
     def _embed(self, facts: Sequence[NewFact]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
-        """One batch for all: a short memory is embedded whole; a long one sentence by sentence, its
-        whole vector being the normalised mean of its sentences (half the cost of embedding it whole
-        too; a development experiment on LoCoMo saw no loss in R@10, tests/bench/locomo.py measures
-        the result)."""
-        parts = [sentence_parts(f.content) for f in facts]
-        texts = [p for f, ps in zip(facts, parts, strict=True) for p in (ps or [f.content])]
-        embedded = self.p.embedder.embed(texts)
-        vectors: list[np.ndarray] = []
-        part_vectors: list[np.ndarray | None] = []
-        cursor = 0
-        for ps in parts:
-            if ps:
-                block = embedded[cursor:cursor + len(ps)]
-                mean = block.mean(axis=0)
-                vectors.append((mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32))
-                part_vectors.append(block)
-                cursor += len(ps)
-            else:
-                vectors.append(embedded[cursor])
-                part_vectors.append(None)
-                cursor += 1
-        return vectors, part_vectors
+        return embed_contents(self.p.embedder, [f.content for f in facts])
 
     def _write_plain(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], vectors: list[np.ndarray],
                      part_vectors: list[np.ndarray | None]) -> list[WriteResult]:
@@ -203,6 +183,7 @@ class MemoryWriter:
         resolution = classify(new, list(nearby.values()),
                               conflict_similarity=self.p.settings.conflict_similarity,
                               duplicate_similarity=self.p.settings.duplicate_similarity)
+        resolution = self._second_opinion(new, resolution)
         other = resolution.other
         if resolution.relation is Relation.SAME and other is not None:
             return WriteResult(self._confirm(other, new), "merged")
@@ -223,6 +204,20 @@ class MemoryWriter:
             return WriteResult(new, "created")
         self.p.memories.save([new])
         return WriteResult(new, "created")
+
+    def _second_opinion(self, new: Memory, resolution: Resolution) -> Resolution:
+        """Ask the judge (when there is one) about a pair the rules could not settle."""
+        judge, other = self.p.judge, resolution.other
+        if judge is None or resolution.relation is not Relation.AMBIGUOUS or other is None:
+            return resolution
+        verdict = judge.judge(new, other)
+        if verdict is Relation.SAME:
+            return Resolution(Relation.SAME, other)
+        if verdict is Relation.CONTRADICTS:
+            return Resolution(Relation.CONTRADICTS, other, new_wins=outranks(new, other))
+        if verdict is Relation.INDEPENDENT:
+            return Resolution(Relation.INDEPENDENT)
+        return resolution
 
     def _confirm(self, old: Memory, new: Memory) -> Memory:
         """Same fact restated: keep one, refresh when it was confirmed (and its expiry, by policy)."""
@@ -263,6 +258,31 @@ class MemoryWriter:
         profile = build_profile(facts, current.custom if current else {}, self.p.clock.now(),
                                 self.p.settings.profile_max_bytes)
         self.p.profiles.put(tenant_id, user_id, profile)
+
+
+def embed_contents(embedder: Embedder, contents: Sequence[str]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    """One batch for all: a short memory is embedded whole; a long one sentence by sentence, its
+    whole vector being the normalised mean of its sentences (half the cost of embedding it whole
+    too; a development experiment on LoCoMo saw no loss in R@10, tests/bench/locomo.py measures
+    the result). Returns each memory's vector and, for a long one, its sentences' vectors."""
+    parts = [sentence_parts(c) for c in contents]
+    texts = [p for c, ps in zip(contents, parts, strict=True) for p in (ps or [c])]
+    embedded = embedder.embed(texts)
+    vectors: list[np.ndarray] = []
+    part_vectors: list[np.ndarray | None] = []
+    cursor = 0
+    for ps in parts:
+        if ps:
+            block = embedded[cursor:cursor + len(ps)]
+            mean = block.mean(axis=0)
+            vectors.append((mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32))
+            part_vectors.append(block)
+            cursor += len(ps)
+        else:
+            vectors.append(embedded[cursor])
+            part_vectors.append(None)
+            cursor += 1
+    return vectors, part_vectors
 
 
 def validate_content(content: str, max_chars: int) -> str:

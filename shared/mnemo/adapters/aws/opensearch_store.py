@@ -89,6 +89,12 @@ class OpenSearchMemoryStore:
         self._history = history
         self._dimension = dimension
 
+    def on_index(self, index: str, dimension: int) -> OpenSearchMemoryStore:
+        """The same store over another index, created if missing: the target of a re-embed job
+        when a new model changes the dimension (the version history stays in DynamoDB, shared)."""
+        ensure_index(self._http, index, dimension)
+        return OpenSearchMemoryStore(self._http, index, self._cipher, self._history, dimension)
+
     # -- documents
     @staticmethod
     def _routing(tenant_id: str, user_id: str) -> str:
