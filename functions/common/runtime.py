@@ -11,18 +11,21 @@ import time
 from functools import cache
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mnemo.api.app import create_app
 from mnemo.bootstrap import Mnemo, build
+from mnemo.services.retrieval import RetrieveResult
 from mnemo.settings import Settings
 
 # the logger never gets request bodies or memory content: only ids, counts and timings
 logger = Logger(service="mnemo", log_uncaught_exceptions=True)
 metrics = Metrics(namespace="mnemo", service="mnemo")
+# X-Ray: off outside Lambda (POWERTOOLS_TRACE_DISABLED), patches boto3 so every AWS call is a subsegment
+tracer = Tracer(service="mnemo")
 
 
 @cache
@@ -32,7 +35,20 @@ def settings() -> Settings:
 
 @cache
 def service() -> Mnemo:
-    return build(settings())
+    built = build(settings())
+    built.retriever.observers.append(record_retrieval)
+    return built
+
+
+def record_retrieval(result: RetrieveResult) -> None:
+    """Per-stage latency and what was injected, as metrics; ids and timings only on the trace."""
+    for stage, ms in result.timings_ms.items():
+        metrics.add_metric(name=f"RetrieveStage_{stage}", unit=MetricUnit.Milliseconds, value=ms)
+    metrics.add_metric(name="MemoriesInjected", unit=MetricUnit.Count, value=len(result.memories))
+    metrics.add_metric(name="MemoryTokens", unit=MetricUnit.Count, value=result.tokens)
+    metrics.add_metric(name=f"RetrieveDecision_{result.decision}", unit=MetricUnit.Count, value=1)
+    tracer.put_annotation(key="decision", value=result.decision)
+    tracer.put_metadata(key="timings_ms", value=result.timings_ms)
 
 
 @cache

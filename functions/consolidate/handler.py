@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.common.runtime import logger, metrics, service, settings
+from functions.common.runtime import logger, metrics, service, settings, tracer
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -50,6 +50,7 @@ def run_schedule(sqs: Any = None) -> dict[str, Any]:
 
 
 @logger.inject_lambda_context(log_event=False)
+@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if "Records" in event:  # the fan-out queue

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.common.runtime import logger, metrics, service
+from functions.common.runtime import logger, metrics, service, tracer
 from mnemo.adapters.aws.sqs_queue import job_from_body
 
 processor = BatchProcessor(event_type=EventType.SQS)
@@ -29,6 +29,7 @@ def record_handler(record: SQSRecord) -> None:
 
 
 @logger.inject_lambda_context(log_event=False)
+@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return process_partial_response(event=event, record_handler=record_handler, processor=processor,

@@ -65,6 +65,12 @@ def test_ingest_then_retrieve_through_the_handlers(capsys: pytest.CaptureFixture
     assert "peanuts" in json.loads(response["body"])["context"]
     logs = capsys.readouterr().out
     assert "peanuts" not in logs  # no user content in the logs
+    emf = [json.loads(line) for line in logs.splitlines() if line.startswith("{") and "_aws" in line]
+    retrieval = next(blob for blob in emf if "MemoriesInjected" in blob)
+    assert len(retrieval["MemoriesInjected"]) == 1  # the allergy travels in the profile part of the block
+    assert retrieval["MemoryTokens"][0] > 0
+    for stage in ("gate", "embed", "search", "rerank", "total"):
+        assert retrieval[f"RetrieveStage_{stage}"][0] >= 0
 
 
 @pytest.mark.usefixtures("lambda_env")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import boto3
 import numpy as np
 import pytest
 from moto import mock_aws

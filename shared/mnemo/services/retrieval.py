@@ -7,6 +7,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -87,6 +88,8 @@ class Retriever:
         self.signals = signals
         self.queries = QueryEmbeddings(ports)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
+        # told of every retrieval (the Lambda records its per-stage metrics); never given the query text
+        self.observers: list[Callable[[RetrieveResult], None]] = []
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
@@ -282,9 +285,12 @@ class Retriever:
             events.append(AuditEvent(tenant_id=tenant_id, user_id=user_id, action="inject", actor="api",
                                      memory_ids=selected_ids, at=now, detail={"trace_id": trace_id}))
         self.p.audit.record(events)
-        return RetrieveResult(decision=decision, reason=reason, profile=profile, memories=selected,
-                              conflicts=conflicts, pending=pending, context=context, tokens=tokens,
-                              trace_id=trace_id, timings_ms=timings)
+        result = RetrieveResult(decision=decision, reason=reason, profile=profile, memories=selected,
+                                conflicts=conflicts, pending=pending, context=context, tokens=tokens,
+                                trace_id=trace_id, timings_ms=timings)
+        for observe in self.observers:
+            observe(result)
+        return result
 
 
 def _ms(since: float) -> float:
