@@ -26,10 +26,16 @@ def consolidate_user(record: SQSRecord) -> None:
     metrics.add_metric(name="ConsolidationChanges", unit=MetricUnit.Count, value=report.total())
 
 
-def run_schedule(sqs: Any = None) -> dict[str, Any]:
+def run_schedule(sqs: Any = None, job: str = "all") -> dict[str, Any]:
+    """``job``: "consolidate", "tune" (the two EventBridge rules) or "all"."""
     mnemo = service()
-    fanned, inline = 0, 0
+    fanned, inline, tuned = 0, 0, 0
     for tenant_id in mnemo.ports.memories.tenants():
+        if job in ("tune", "all"):
+            mnemo.tuner.run(tenant_id)
+            tuned += 1
+        if job == "tune":
+            continue
         users = mnemo.ports.memories.users(tenant_id)
         if len(users) <= settings().consolidate_inline_users or not settings().consolidate_queue_url:
             mnemo.consolidator.run(tenant_id)
@@ -43,7 +49,7 @@ def run_schedule(sqs: Any = None) -> dict[str, Any]:
                     {"Id": str(i), "MessageBody": json.dumps({"tenant_id": tenant_id, "user_id": user})}
                     for i, user in enumerate(users[start:start + 10])])
             fanned += len(users)
-        mnemo.tuner.run(tenant_id)
+    metrics.add_metric(name="TenantsTuned", unit=MetricUnit.Count, value=tuned)
     metrics.add_metric(name="ConsolidationUsersInline", unit=MetricUnit.Count, value=inline)
     metrics.add_metric(name="ConsolidationUsersFannedOut", unit=MetricUnit.Count, value=fanned)
     return {"inline": inline, "fanned_out": fanned}
@@ -56,4 +62,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if "Records" in event:  # the fan-out queue
         return process_partial_response(event=event, record_handler=consolidate_user, processor=processor,
                                         context=context)
-    return run_schedule()  # the EventBridge schedule
+    job = str(event.get("job", "all"))  # the rule's input names the job
+    if job not in ("all", "consolidate", "tune"):
+        metrics.add_metric(name="ScheduledJobRejected", unit=MetricUnit.Count, value=1)
+        raise ValueError(f"unknown scheduled job {job!r}")
+    return run_schedule(job=job)

@@ -137,6 +137,35 @@ def cmd_reembed(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_apikey(args: argparse.Namespace) -> int:
+    """Issue or revoke a tenant's API key in the AWS home (the authorizer's table)."""
+    import boto3
+
+    from mnemo.adapters.aws.api_keys import DynamoApiKeys
+    from mnemo.adapters.aws.dynamo_state import DynamoTable
+    from mnemo.clock import SystemClock
+
+    settings = load_settings(None)
+    keys = DynamoApiKeys(DynamoTable(boto3.client("dynamodb", region_name=settings.aws_region),
+                                     settings.state_table))
+    if args.action == "create":
+        if not args.tenant:
+            print("mnemo: --tenant is required to create a key", file=sys.stderr)
+            return 2
+        try:
+            issued = keys.create(args.tenant, SystemClock().now())
+        except ValueError as exc:
+            print(f"mnemo: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps({"tenant": args.tenant, "key": issued.key, "key_id": issued.key_id}))
+        print("the key is shown once; keep it in the chat app's secret store", file=sys.stderr)
+        return 0
+    key = sys.stdin.readline().strip()  # never on the command line, where shell history keeps it
+    keys.revoke(key)
+    print(json.dumps({"revoked": True}))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from mnemo.demo import run_demo
 
@@ -188,6 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                          help="AWS: write into this new OpenSearch index (when the dimension changes)")
     reembed.add_argument("--data-dir", default=None)
     reembed.set_defaults(func=cmd_reembed)
+    apikey = sub.add_parser("apikey", help="AWS: issue a tenant API key, or revoke one read from stdin")
+    apikey.add_argument("action", choices=["create", "revoke"])
+    apikey.add_argument("--tenant", default=None)
+    apikey.set_defaults(func=cmd_apikey)
     bench = sub.add_parser("bench", help="run the benchmarks (tests/bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=cmd_bench)

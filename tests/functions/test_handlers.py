@@ -152,6 +152,22 @@ def test_consolidate_runs_on_the_schedule_and_from_the_fan_out_queue(monkeypatch
 
 
 @pytest.mark.usefixtures("lambda_env")
+def test_the_tuning_rule_tunes_without_consolidating() -> None:
+    from functions.consolidate.handler import handler as consolidate
+    from functions.memories.handler import handler as memories
+
+    memories(event("POST", "/v1/users/u1/memories", {"content": "I went to the dentist.", "category": "episodic",
+                                                     "created_at": "2020-01-01T00:00:00Z"}), Context())
+    rule = {"job": "tune"}  # the rule's constant input
+    assert consolidate(rule, Context()) == {"inline": 0, "fanned_out": 0}
+    statuses = {m.status.value for m in runtime.service().ports.memories.all_for_user("tenant_a", "u1")}
+    assert statuses == {"active"}  # an expired episode stays until the consolidation rule runs
+    assert consolidate({"job": "consolidate"}, Context()) == {"inline": 1, "fanned_out": 0}
+    with pytest.raises(ValueError, match="unknown scheduled job"):
+        consolidate({"job": "drop-tables"}, Context())
+
+
+@pytest.mark.usefixtures("lambda_env")
 def test_consolidate_fans_out_one_message_per_user_past_the_inline_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     import boto3
     from moto import mock_aws

@@ -15,9 +15,8 @@ class SignedOpenSearchTransport:
         from opensearchpy import OpenSearch, RequestsHttpConnection
         from requests_aws4auth import AWS4Auth
 
-        credentials = boto3.Session().get_credentials()
-        auth = AWS4Auth(credentials.access_key, credentials.secret_key, region, "es",
-                        session_token=credentials.token)
+        # refreshable: a warm Lambda outlives one set of role credentials
+        auth = AWS4Auth(region=region, service="es", refreshable_credentials=boto3.Session().get_credentials())
         parts = urlsplit(url)
         self._client = OpenSearch(hosts=[{"host": parts.hostname, "port": parts.port or 443}], http_auth=auth,
                                   use_ssl=parts.scheme == "https", verify_certs=True,

@@ -1,0 +1,126 @@
+"""The functions that exist only in the AWS home: the authorizer, the index custom resource, the
+scheduled jobs by name. Real-shaped events; DynamoDB through moto, OpenSearch through the fake."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from functions.common import runtime
+from mnemo.adapters.aws.api_keys import DynamoApiKeys
+from mnemo.adapters.aws.dynamo_state import DynamoTable, create_table
+from mnemo.adapters.aws.opensearch_store import index_body
+from mnemo.clock import ManualClock
+from tests.contract.opensearch_fake import FakeOpenSearch
+from tests.functions.test_handlers import Context, event
+
+
+@pytest.fixture
+def aws_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[DynamoApiKeys]:
+    from functions.authorizer import handler as authorizer
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("MNEMO_STATE_TABLE", "mnemo-test-state")
+    monkeypatch.setenv("MNEMO_AWS_REGION", "eu-west-1")
+    monkeypatch.setenv("MNEMO_DATA_DIR", str(tmp_path))
+    runtime.settings.cache_clear()
+    authorizer.api_keys.cache_clear()
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="eu-west-1")
+        create_table(client, "mnemo-test-state")
+        yield DynamoApiKeys(DynamoTable(client, "mnemo-test-state"))
+    runtime.settings.cache_clear()
+    authorizer.api_keys.cache_clear()
+
+
+def authorizer_event(authorization: str | None) -> dict[str, object]:
+    base = event("POST", "/v1/users/u1/retrieve", {"query": "hi"})
+    base["type"] = "REQUEST"
+    base["routeArn"] = "arn:aws:execute-api:eu-west-1:123456789012:abc123/$default/POST/v1/users/u1/retrieve"
+    base["identitySource"] = [authorization] if authorization else []
+    base["requestContext"].pop("authorizer")  # type: ignore[attr-defined]
+    if authorization is not None:
+        base["headers"]["authorization"] = authorization  # type: ignore[index]
+    return base
+
+
+def test_a_valid_key_resolves_its_tenant_and_nothing_else_does(aws_env: DynamoApiKeys) -> None:
+    from functions.authorizer.handler import handler
+
+    issued = aws_env.create("tenant_a", ManualClock().now())
+    other = aws_env.create("tenant_b", ManualClock().now())
+    assert handler(authorizer_event(f"Bearer {issued.key}"), Context()) == {
+        "isAuthorized": True, "context": {"tenant_id": "tenant_a"}}
+    assert handler(authorizer_event(f"bearer {other.key}"), Context())["context"] == {"tenant_id": "tenant_b"}
+    for bad in (None, "", "Bearer", f"Basic {issued.key}", f"Bearer {issued.key}x", "Bearer mk_" + "a" * 500,
+                "Bearer ' OR 1=1 --"):
+        assert handler(authorizer_event(bad), Context()) == {"isAuthorized": False}, bad
+    aws_env.revoke(issued.key)
+    assert handler(authorizer_event(f"Bearer {issued.key}"), Context()) == {"isAuthorized": False}
+
+
+def test_only_the_hash_of_a_key_is_stored(aws_env: DynamoApiKeys) -> None:
+    issued = aws_env.create("tenant_a", ManualClock().now())
+    items = boto3.client("dynamodb", region_name="eu-west-1").scan(TableName="mnemo-test-state")["Items"]
+    assert len(items) == 1
+    assert issued.key not in json.dumps(items)
+    with pytest.raises(ValueError, match="tenant"):
+        aws_env.create("bad#tenant", ManualClock().now())
+
+
+def test_the_authorizer_denies_when_the_table_is_unreachable(aws_env: DynamoApiKeys,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from functions.authorizer.handler import handler
+
+    issued = aws_env.create("tenant_a", ManualClock().now())
+    monkeypatch.setenv("MNEMO_STATE_TABLE", "no-such-table")
+    runtime.settings.cache_clear()
+    from functions.authorizer import handler as module
+
+    module.api_keys.cache_clear()
+    assert handler(authorizer_event(f"Bearer {issued.key}"), Context()) == {"isAuthorized": False}
+
+
+def custom_resource(request_type: str) -> dict[str, object]:
+    return {"RequestType": request_type, "ServiceToken": "arn:aws:lambda:eu-west-1:123456789012:function:x",
+            "ResponseURL": "https://cloudformation-custom-resource-response.example/x",
+            "StackId": "arn:aws:cloudformation:eu-west-1:123456789012:stack/mnemo-dev/1",
+            "RequestId": "r-1", "LogicalResourceId": "KnnIndex", "ResourceType": "Custom::KnnIndex",
+            "ResourceProperties": {"ServiceToken": "x", "IndexName": "mnemo-dev-memories", "Dimension": "384"}}
+
+
+def test_the_index_custom_resource_creates_the_adapters_mapping_once() -> None:
+    from functions.index_setup.handler import handler
+
+    fake = FakeOpenSearch()
+    created = handler(custom_resource("Create"), Context(), http=fake)
+    assert created["PhysicalResourceId"] == "knn-index:mnemo-dev-memories"
+    handler(custom_resource("Update"), Context(), http=fake)  # idempotent
+    handler(custom_resource("Delete"), Context(), http=fake)  # memories survive a stack operation
+    puts = [(path, body) for method, path, _, body in fake.requests if method == "PUT"]
+    assert puts == [("/mnemo-dev-memories", index_body(384))]
+    assert not [r for r in fake.requests if r[0] == "DELETE"]
+    assert "mnemo-dev-memories" in fake.indices
+
+
+def test_the_cli_issues_a_key_the_authorizer_accepts_and_revokes_it(
+        aws_env: DynamoApiKeys, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from functions.authorizer.handler import handler
+    from mnemo.cli import main
+
+    assert main(["apikey", "create", "--tenant", "acme"]) == 0
+    issued = json.loads(capsys.readouterr().out)
+    assert issued["tenant"] == "acme"
+    assert handler(authorizer_event(f"Bearer {issued['key']}"), Context())["context"] == {"tenant_id": "acme"}
+    monkeypatch.setattr("sys.stdin", io.StringIO(issued["key"] + "\n"))
+    assert main(["apikey", "revoke"]) == 0
+    assert handler(authorizer_event(f"Bearer {issued['key']}"), Context()) == {"isAuthorized": False}
+    assert main(["apikey", "create"]) == 2
