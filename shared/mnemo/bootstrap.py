@@ -36,12 +36,13 @@ _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
 def shared_embedder(settings: Settings) -> Embedder:
     """One model per process: loading costs a second, and the session is thread-safe."""
     key = (settings.embedding_threads, settings.embedding_batch_size, settings.fast_query_model,
-           str(settings.model_cache_dir))
+           f"{settings.model_cache_dir}|{settings.model_dir}|{settings.query_model_path}")
     if key not in _EMBEDDERS:
         from mnemo.adapters.local.onnx_embedder import OnnxMiniLmEmbedder
 
         _EMBEDDERS[key] = OnnxMiniLmEmbedder(
             threads=settings.embedding_threads, batch_size=settings.embedding_batch_size,
+            model_dir=settings.model_dir, query_model_path=settings.query_model_path,
             query_model_cache=(settings.model_cache_dir or settings.data_dir / "models")
             if settings.fast_query_model else None)
     return _EMBEDDERS[key]

@@ -148,6 +148,10 @@ class Settings(BaseModel):
     # queries through the faster dynamic-int8 twin of the model (adapters/local/query_model.py)
     fast_query_model: bool = True
     model_cache_dir: Path | None = None  # default: <data_dir>/models
+    # the Lambda bundle carries model.onnx + tokenizer.json (and the derived query twin) in one folder,
+    # without the packages they come from; default: found in the installed packages
+    model_dir: Path | None = None
+    query_model_path: Path | None = None  # a query twin derived at build time (read-only file systems)
 
     # -- limits of the API
     max_body_bytes: int = Field(1_048_576, ge=1024)

@@ -48,9 +48,11 @@ class OnnxMiniLmEmbedder:
     model_id = MODEL_ID
 
     def __init__(self, threads: int = 2, batch_size: int = 64, model_dir: Path | None = None,
-                 verify: bool = True, query_model_cache: Path | None = None) -> None:
+                 verify: bool = True, query_model_cache: Path | None = None,
+                 query_model_path: Path | None = None) -> None:
         """``query_model_cache``: where the faster query twin is derived and kept (see query_model);
-        None embeds queries with the packaged model too."""
+        ``query_model_path``: a twin derived beforehand (the Lambda bundle), used as it is;
+        neither embeds queries with the packaged model too."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -68,7 +70,10 @@ class OnnxMiniLmEmbedder:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self._query_session = self._session
-        if query_model_cache is not None:
+        if query_model_path is not None:
+            self._query_session = ort.InferenceSession(str(query_model_path), options,
+                                                       providers=["CPUExecutionProvider"])
+        elif query_model_cache is not None:
             self._query_session = self._load_query_twin(ort, options, model_path, query_model_cache)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
