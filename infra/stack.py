@@ -145,9 +145,11 @@ class MnemoStack(Stack):
 
         # -- the k-NN index, created by the adapter's own code at deploy time
         provider = cr.Provider(self, "IndexProvider", on_event_handler=self.functions["index_setup"])
-        body = index_body(dimension)
+        shards, replicas = self.service_settings.opensearch_shards, self.service_settings.opensearch_replicas
+        body = index_body(dimension, shards, replicas)
         self.index = CustomResource(self, "KnnIndex", service_token=provider.service_token, properties={
-            "IndexName": self.index_name, "Dimension": str(dimension),
+            "IndexName": self.index_name, "Dimension": str(dimension), "Shards": str(shards),
+            "Replicas": str(replicas),
             # a changed mapping re-runs the resource (ensure_index leaves an existing index as it is)
             "MappingHash": hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]})
         self.index.node.add_dependency(self.domain)

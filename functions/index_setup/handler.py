@@ -25,7 +25,8 @@ def transport() -> Any:
 def handler(event: dict[str, Any], context: LambdaContext, http: Any = None) -> dict[str, Any]:
     props = event.get("ResourceProperties", {})
     index, dimension = str(props["IndexName"]), int(props["Dimension"])
+    shards, replicas = int(props.get("Shards", 4)), int(props.get("Replicas", 1))
     if event["RequestType"] in ("Create", "Update"):
-        outcome = ensure_index(http or transport(), index, dimension)
+        outcome = ensure_index(http or transport(), index, dimension, shards, replicas)
         logger.info("k-NN index ready", extra={"index": index, "outcome": outcome})
     return {"PhysicalResourceId": f"knn-index:{index}", "Data": {"IndexName": index}}

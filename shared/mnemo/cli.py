@@ -129,7 +129,8 @@ def cmd_reembed(args: argparse.Namespace) -> int:
             if on_index is None:
                 print("mnemo: --target-index is for the AWS back end (an OpenSearch index)", file=sys.stderr)
                 return 2
-            target = on_index(args.target_index, service.ports.embedder.dimension)
+            target = on_index(args.target_index, service.ports.embedder.dimension, settings.opensearch_shards,
+                              settings.opensearch_replicas)
         report = Reembedder(service.ports, target).run()
         print(json.dumps({"model": service.ports.embedder.model_id, **vars(report)}))
     finally:

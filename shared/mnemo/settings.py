@@ -49,6 +49,10 @@ class Settings(BaseModel):
     kms_key_id: str = ""
     opensearch_url: str = ""
     opensearch_index: str = "mnemo-memories"
+    # fixed when the index is created: per-user routing sends each query to one shard, so size shards
+    # for storage (~40 GB each; README "Sizing"), not for query fan-out
+    opensearch_shards: int = Field(4, ge=1, le=1024)
+    opensearch_replicas: int = Field(1, ge=0, le=5)
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
     consolidate_queue_url: str = ""

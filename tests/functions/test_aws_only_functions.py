@@ -92,7 +92,8 @@ def custom_resource(request_type: str) -> dict[str, object]:
             "ResponseURL": "https://cloudformation-custom-resource-response.example/x",
             "StackId": "arn:aws:cloudformation:eu-west-1:123456789012:stack/mnemo-dev/1",
             "RequestId": "r-1", "LogicalResourceId": "KnnIndex", "ResourceType": "Custom::KnnIndex",
-            "ResourceProperties": {"ServiceToken": "x", "IndexName": "mnemo-dev-memories", "Dimension": "384"}}
+            "ResourceProperties": {"ServiceToken": "x", "IndexName": "mnemo-dev-memories", "Dimension": "384",
+                                   "Shards": "12", "Replicas": "1"}}
 
 
 def test_the_index_custom_resource_creates_the_adapters_mapping_once() -> None:
@@ -104,7 +105,8 @@ def test_the_index_custom_resource_creates_the_adapters_mapping_once() -> None:
     handler(custom_resource("Update"), Context(), http=fake)  # idempotent
     handler(custom_resource("Delete"), Context(), http=fake)  # memories survive a stack operation
     puts = [(path, body) for method, path, _, body in fake.requests if method == "PUT"]
-    assert puts == [("/mnemo-dev-memories", index_body(384))]
+    assert puts == [("/mnemo-dev-memories", index_body(384, 12, 1))]
+    assert puts[0][1]["settings"]["index"]["number_of_shards"] == 12
     assert not [r for r in fake.requests if r[0] == "DELETE"]
     assert "mnemo-dev-memories" in fake.indices
 

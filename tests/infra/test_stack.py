@@ -127,12 +127,15 @@ def test_the_domain_is_private_encrypted_and_sized_by_stage(dev: Synth, prod: Sy
     assert prod_cluster["ZoneAwarenessEnabled"] is True
 
 
-def test_the_index_is_created_by_the_adapters_code_with_the_embedders_dimension(dev: Synth) -> None:
+def test_the_index_is_created_by_the_adapters_code_with_the_embedders_dimension(dev: Synth, prod: Synth) -> None:
+    (prod_index,) = [r for r in prod.resources.values() if r["Type"] == "AWS::CloudFormation::CustomResource"]
+    assert prod_index["Properties"]["Shards"] == "12"  # the stage's MNEMO_OPENSEARCH_SHARDS
     (index,) = dev.of_type("AWS::CloudFormation::CustomResource").values() or \
         [r for r in dev.resources.values() if r["Type"].startswith("Custom::")]
     props = index["Properties"]
     assert props["IndexName"] == "mnemo-dev-memories"
     assert props["Dimension"] == "384"
+    assert (props["Shards"], props["Replicas"]) == ("4", "1")
     assert re.fullmatch(r"[0-9a-f]{16}", props["MappingHash"])
     assert any(d.startswith("Search") for d in index["DependsOn"])
     assert functions(dev)["index_setup"]["Handler"] == "functions.index_setup.handler.handler"

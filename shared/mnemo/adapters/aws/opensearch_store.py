@@ -37,14 +37,14 @@ class Transport(Protocol):
                 body: Any = None) -> dict[str, Any]: ...
 
 
-def index_body(dimension: int) -> dict[str, Any]:
+def index_body(dimension: int, shards: int = 4, replicas: int = 1) -> dict[str, Any]:
     """The index: strict mapping, faiss HNSW inner product, routing required (also used by the CDK custom resource)."""
     vector = {"type": "knn_vector", "dimension": dimension,
               "method": {"name": "hnsw", "engine": "faiss", "space_type": "innerproduct",
                          "parameters": {"m": 16, "ef_construction": 128}}}
     keyword = {"type": "keyword"}
     return {
-        "settings": {"index": {"knn": True, "number_of_shards": 4, "number_of_replicas": 1},
+        "settings": {"index": {"knn": True, "number_of_shards": shards, "number_of_replicas": replicas},
                      "analysis": {"analyzer": {"hashed_terms": {"type": "custom", "tokenizer": "whitespace"}}}},
         "mappings": {
             "dynamic": "strict",
@@ -63,7 +63,7 @@ def index_body(dimension: int) -> dict[str, Any]:
     }
 
 
-def ensure_index(transport: Transport, index: str, dimension: int) -> str:
+def ensure_index(transport: Transport, index: str, dimension: int, shards: int = 4, replicas: int = 1) -> str:
     """Create the index if it is missing (idempotent): run at deploy time by the CDK custom resource.
 
     Returns "created" or "exists". A new mapping field is added with a PUT _mapping by a later
@@ -76,7 +76,7 @@ def ensure_index(transport: Transport, index: str, dimension: int) -> str:
         transport.request("HEAD", f"/{index}")
         return "exists"
     except BackendUnavailable:
-        transport.request("PUT", f"/{index}", body=index_body(dimension))
+        transport.request("PUT", f"/{index}", body=index_body(dimension, shards, replicas))
         return "created"
 
 
@@ -89,10 +89,10 @@ class OpenSearchMemoryStore:
         self._history = history
         self._dimension = dimension
 
-    def on_index(self, index: str, dimension: int) -> OpenSearchMemoryStore:
+    def on_index(self, index: str, dimension: int, shards: int = 4, replicas: int = 1) -> OpenSearchMemoryStore:
         """The same store over another index, created if missing: the target of a re-embed job
         when a new model changes the dimension (the version history stays in DynamoDB, shared)."""
-        ensure_index(self._http, index, dimension)
+        ensure_index(self._http, index, dimension, shards, replicas)
         return OpenSearchMemoryStore(self._http, index, self._cipher, self._history, dimension)
 
     # -- documents
