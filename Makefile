@@ -51,6 +51,10 @@ e2e: $(STAMP)
 eval: $(STAMP)
 	$(BIN)/python -m pytest -q tests/eval
 
+# the long variants: hypothesis at ten times the examples, schemathesis at 200 per operation
+fuzz: $(STAMP)
+	MNEMO_FUZZ_SCALE=10 MNEMO_FUZZ_EXAMPLES=200 $(BIN)/python -m pytest -q tests/fuzz
+
 bench: $(STAMP)
 	$(BIN)/python tests/bench/run_all.py
 

@@ -14,7 +14,7 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 
@@ -59,6 +59,9 @@ def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes
                 source_ip: str) -> dict[str, Any]:
     """The HTTP API payload format 2.0 event, with the authorizer's tenant in its context."""
     parts = urlsplit(raw_path)
+    # API Gateway HTTP APIs hand the function the path percent-decoded; so does this server, so
+    # "/v1/users/a%3Ab/..." means user "a:b" in both homes
+    path = unquote(parts.path)
     query = dict(parse_qsl(parts.query, keep_blank_values=True))
     text: str | None
     try:
@@ -70,13 +73,13 @@ def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes
     return {
         "version": "2.0",
         "routeKey": "$default",
-        "rawPath": parts.path,
+        "rawPath": path,
         "rawQueryString": parts.query,
         "headers": headers,
         "queryStringParameters": query or None,
         "requestContext": {
             "accountId": "local", "apiId": "local", "domainName": "localhost", "domainPrefix": "localhost",
-            "http": {"method": method, "path": parts.path, "protocol": "HTTP/1.1", "sourceIp": source_ip,
+            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": source_ip,
                      "userAgent": headers.get("user-agent", "")},
             "requestId": uuid.uuid4().hex, "routeKey": "$default", "stage": "$default",
             "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)), "timeEpoch": int(now * 1000),

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ApiClient
+
+SCALE = float(os.environ.get("MNEMO_FUZZ_SCALE", "1"))  # `make fuzz` runs many more
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-2**63, 2**63) | st.floats(allow_nan=False) | st.text(max_size=50),
@@ -41,7 +44,7 @@ def check(status: int, body: Any) -> None:
         assert {"code", "message"} <= set(body["error"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(150 * SCALE), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(route=st.sampled_from(ROUTES), ident=IDS, body=BODIES)
 def test_structured_garbage_never_breaks_a_route(api: ApiClient, route: tuple[str, str], ident: str,
                                                  body: Any) -> None:
@@ -50,7 +53,7 @@ def test_structured_garbage_never_breaks_a_route(api: ApiClient, route: tuple[st
     check(status, answer)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(60 * SCALE), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(route=st.sampled_from(ROUTES), raw=st.binary(max_size=200))
 def test_raw_bytes_never_break_a_route(api: ApiClient, route: tuple[str, str], raw: bytes) -> None:
     method, template = route
@@ -58,7 +61,7 @@ def test_raw_bytes_never_break_a_route(api: ApiClient, route: tuple[str, str], r
     check(status, answer)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(40 * SCALE), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=400))
 def test_any_message_text_goes_through_the_whole_loop(api: ApiClient, text: str) -> None:
     if not text.strip():

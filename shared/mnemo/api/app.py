@@ -24,6 +24,7 @@ from mnemo.api.schemas import (
     ConsolidateResponse,
     CreateMemoryResponse,
     ErrorResponse,
+    ExportOut,
     FeedbackRequest,
     FeedbackResponse,
     ForgetRequest,
@@ -56,6 +57,7 @@ from mnemo.domain.sensitive import contains_sensitive
 from mnemo.services.facts import fact_from_api
 from mnemo.services.ingest import IncomingMessage
 from mnemo.services.user_control import MemoryEdit
+from mnemo.settings import Settings
 
 log = logging.getLogger("mnemo.api")
 
@@ -86,6 +88,22 @@ def scored_out(s: Scored) -> ScoredMemoryOut:
     return ScoredMemoryOut.model_construct(
         **MemoryOut.fields_of(s.memory), score=round(s.score, 4), relevance=round(s.relevance, 4),
         similarity=round(s.cosine, 4), lexical=round(s.lexical, 4), recency=round(s.recency, 4))
+
+
+def finish_document(doc: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """What the generator cannot know: limits that are settings, not constants (written into the
+    document this deployment serves), and that a 204 has no body (it derives one from the return type)."""
+    for operations in doc.get("paths", {}).values():
+        for operation in operations.values():
+            empty = operation.get("responses", {}).get("204")
+            if empty is not None:
+                empty.pop("content", None)
+    budget = doc.get("components", {}).get("schemas", {}).get("RetrieveRequest", {}).get("properties", {}).get(
+        "token_budget", {})
+    for option in budget.get("anyOf", [budget]):
+        if option.get("type") == "integer":
+            option["maximum"] = settings.token_budget_cap
+    return doc
 
 
 def create_app(service: Mnemo) -> APIGatewayHttpResolver:
@@ -141,11 +159,16 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     def health() -> Response[str]:
         return reply(Health(status="ok", backend=service.settings.backend, version=mnemo.__version__))
 
+    document: list[str] = []  # built on first request, then served as is
+
     @app.get("/openapi.json", include_in_schema=False)
     def openapi() -> Response[str]:
-        return Response(200, "application/json", app.get_openapi_json_schema(
-            title="mnemo", version=mnemo.__version__,
-            description="Long-term memory and personalization for chat applications"))
+        if not document:
+            generated = json.loads(app.get_openapi_json_schema(
+                title="mnemo", version=mnemo.__version__,
+                description="Long-term memory and personalization for chat applications"))
+            document.append(json.dumps(finish_document(generated, service.settings)))
+        return Response(200, "application/json", document[0])
 
     @app.post("/v1/users/<user_id>/retrieve", tags=["memory"], responses=documented(RetrieveResponse),
               summary="Memories that matter for this query, as a labelled prompt block")
@@ -246,7 +269,7 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
                 responses={204: {"description": "deleted"}, **ERROR_DOCS})
     def delete_memory(user_id: UserId, memory_id: MemoryId) -> Response[str]:
         service.control.delete(tenant(), user_id, memory_id)
-        return Response(204, "application/json", "")
+        return Response(204, None, "")
 
     @app.post("/v1/users/<user_id>/forget", tags=["memories"], responses=documented(ForgetResponse),
               summary="Forget what matches a description")
@@ -277,16 +300,16 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         current = service.control.put_settings(tenant(), user_id, body.memory_enabled)
         return reply(SettingsOut(memory_enabled=current.memory_enabled, updated_at=current.updated_at))
 
-    @app.get("/v1/users/<user_id>/export", tags=["users"], summary="Everything held about the user")
+    @app.get("/v1/users/<user_id>/export", tags=["users"], summary="Everything held about the user",
+             responses=documented(ExportOut))
     def export(user_id: UserId) -> Response[str]:
-        return Response(200, "application/json", json.dumps(service.control.export(tenant(), user_id),
-                                                            default=str))
+        return reply(ExportOut.model_validate(service.control.export(tenant(), user_id)))
 
     @app.delete("/v1/users/<user_id>", tags=["users"], summary="Erase the user, irrecoverably",
                 responses={204: {"description": "erased"}, **ERROR_DOCS})
     def erase(user_id: UserId) -> Response[str]:
         service.control.erase(tenant(), user_id)
-        return Response(204, "application/json", "")
+        return Response(204, None, "")
 
     @app.get("/v1/users/<user_id>/sessions/<session_id>", tags=["sessions"], responses=documented(SessionState),
              summary="The state of one conversation")
@@ -300,7 +323,11 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         for text in [*(body.confirmed_facts or []), *(body.open_questions or []), body.rolling_summary or ""]:
             if contains_sensitive(text):
                 raise errors.InvalidInput("session state must not carry secrets", details={"field": "body"})
-        return reply(service.sessions.update(tenant(), user_id, session_id, body.model_dump(exclude_unset=True)))
+        changes = body.model_dump(exclude_unset=True)
+        for name, value in changes.items():
+            if value is None:  # an explicit null clears the field
+                changes[name] = SessionState.model_fields[name].get_default(call_default_factory=True)
+        return reply(service.sessions.update(tenant(), user_id, session_id, changes))
 
     @app.post("/v1/admin/consolidate", tags=["ops"], responses=documented(ConsolidateResponse),
               summary="Run consolidation now for the tenant (or one user)")

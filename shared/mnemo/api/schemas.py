@@ -20,7 +20,8 @@ def _app_id(value: str) -> str:
     return value
 
 
-AppId = Annotated[str, AfterValidator(_app_id)]
+# the pattern is in the OpenAPI document too, so a client (or a fuzzer) knows the rule before sending
+AppId = Annotated[str, Field(pattern=ID_PATTERN), AfterValidator(_app_id)]
 
 
 class Strict(BaseModel):
@@ -40,7 +41,9 @@ def _metadata(value: dict[str, str] | None) -> dict[str, str] | None:
     return value
 
 
-Metadata = Annotated[dict[str, str] | None, AfterValidator(_metadata)]
+MetaKey = Annotated[str, Field(min_length=1, max_length=64)]
+MetaValue = Annotated[str, Field(max_length=256)]
+Metadata = Annotated[dict[MetaKey, MetaValue] | None, Field(max_length=16), AfterValidator(_metadata)]
 
 
 class RetrieveRequest(Strict):
@@ -296,3 +299,14 @@ class ErrorBody(BaseModel):
 
 class ErrorResponse(BaseModel):
     error: ErrorBody
+
+
+class ExportOut(BaseModel):
+    """GET /export: everything held about the user, readable (R11)."""
+
+    tenant_user: str
+    exported_at: datetime
+    settings: dict[str, Any]
+    profile: dict[str, Any]
+    memories: list[dict[str, Any]] = Field(description="every memory, any status, each with its history")
+    audit: list[dict[str, Any]]
