@@ -40,6 +40,8 @@ class Settings(BaseModel):
     # -- homes and back ends
     backend: Literal["local", "aws"] = "local"
     data_dir: Path = Path(".mnemo")
+    # how long a write waits for another process's lock before answering 503
+    sqlite_busy_timeout_ms: int = Field(10_000, ge=1, le=600_000)
     api_keys: str = ""  # "tenant_a=key_a,tenant_b=key_b"
     log_level: str = "INFO"
 

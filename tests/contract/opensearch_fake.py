@@ -21,12 +21,19 @@ class FakeOpenSearch:
         self.routing: dict[str, str] = {}
         self.requests: list[tuple[str, str, dict[str, str], Any]] = []
         self.indices: set[str] = set()
+        self.down = False  # every request fails, as when the domain is unreachable
+        self.refuse_writes = False  # searches work, bulk writes fail (a red cluster, a full disk)
 
     # -- transport
     def request(self, method: str, path: str, *, params: dict[str, str] | None = None,
                 body: Any = None) -> dict[str, Any]:
         params = params or {}
         self.requests.append((method, path, params, body))
+        writing = method in ("PUT", "DELETE") or path.endswith(("/_bulk", "/_delete_by_query"))
+        if self.down or (self.refuse_writes and writing):
+            from mnemo.errors import BackendUnavailable
+
+            raise BackendUnavailable("OpenSearch request failed")
         parts = path.strip("/").split("/")
         if method == "POST" and path == "/_bulk":
             return self._bulk(body)

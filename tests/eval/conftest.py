@@ -35,11 +35,13 @@ def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> M
         return (repr(dynamodb.scan(TableName="mnemo-state")["Items"]) + repr(fake.docs)).encode()
 
     RAW[id(svc)] = raw
+    FAKES[id(svc)] = fake
     return svc
 
 
 # what each home has persisted, read as someone holding a copy of its storage would read it
 RAW: dict[int, Callable[[], bytes]] = {}
+FAKES: dict[int, FakeOpenSearch] = {}  # the AWS home's OpenSearch, for fault injection
 
 
 @pytest.fixture
@@ -76,3 +78,4 @@ def service(request: pytest.FixtureRequest, settings: Settings, clock: ManualClo
         yield svc
         svc.close()
         RAW.pop(id(svc), None)
+        FAKES.pop(id(svc), None)

@@ -247,7 +247,8 @@ class MemoryWriter:
         history = MemoryVersion(memory_id=old.memory_id, version=old.version, content=old.content,
                                 category=old.category, status=old.status, confidence=old.confidence,
                                 updated_at=old.updated_at, reason=f"superseded by {new.memory_id}")
-        self.p.memories.save([retired, new], [history])
+        # the new version first: were a bulk write to stop half-way, the fact would not be lost
+        self.p.memories.save([new, retired], [history])
         return WriteResult(new, "superseded", superseded=[old.memory_id])
 
     def refresh_profile(self, tenant_id: str, user_id: str) -> None:

@@ -168,14 +168,15 @@ class OpenSearchMemoryStore:
             lines.append(json.dumps({"index": {"_index": self._index, "_id": doc_id,
                                                "routing": self._routing(m.tenant_id, m.user_id)}}))
             lines.append(json.dumps(self._document(m, vector, parts)))
+        rows = []
         for h in history:
             if h.memory_id not in by_id:
                 raise InvalidInput("a version must be saved together with its memory")
             owner = by_id[h.memory_id]
             sealed = self._cipher.seal(owner.tenant_id, owner.user_id, f"{h.memory_id}#{h.version}", "version",
                                        h.model_dump_json().encode())
-            self._history.put({"pk": {"S": pk(owner.tenant_id, owner.user_id)},
-                               "sk": {"S": f"VERSION#{h.memory_id}#{h.version:06d}"}, "sealed": {"B": sealed}})
+            rows.append({"pk": {"S": pk(owner.tenant_id, owner.user_id)},
+                         "sk": {"S": f"VERSION#{h.memory_id}#{h.version:06d}"}, "sealed": {"B": sealed}})
         if lines:
             result = self._http.request("POST", "/_bulk", params={"refresh": "wait_for"},
                                         body="\n".join(lines) + "\n")
@@ -183,6 +184,10 @@ class OpenSearchMemoryStore:
                 from mnemo.errors import BackendUnavailable
 
                 raise BackendUnavailable("OpenSearch refused part of a bulk write")
+        # the versions only once their memories are written: a failed write leaves no orphan version
+        # behind, and a retry writes the same rows again (same keys)
+        for row in rows:
+            self._history.put(row)
 
     def _vectors_for(self, m: Memory) -> tuple[Vector, Vector | None]:
         if m.embedding is not None:

@@ -93,8 +93,9 @@ CREATE TABLE IF NOT EXISTS data_keys (
 class Database:
     """Thread-safe access to the SQLite file: readers run concurrently, writers one at a time."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, busy_timeout_ms: int = 10_000) -> None:
         self.path = path
+        self._busy_ms = busy_timeout_ms
         path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._write_lock = threading.RLock()
@@ -103,10 +104,11 @@ class Database:
             self.connection().executescript(SCHEMA)
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None,
+                               check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=10000")
+        conn.execute(f"PRAGMA busy_timeout={int(self._busy_ms)}")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA secure_delete=ON")  # erased rows do not linger in free pages
         return conn
