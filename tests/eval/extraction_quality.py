@@ -4,8 +4,9 @@
 
 Each line of data/extraction_*.txt is a message and the facts a careful reader would
 store (category and the start of the slot), or "-" for nothing. A predicted fact is right when
-its category matches and its slot starts with the expected prefix. Prints per-category figures
-and writes tests/eval/results/extraction_quality.json.
+its category matches and its slot starts with the expected prefix, as written or with its words
+stemmed the way slots are ("allergy:sesame" also matches "allergy:sesam"). Prints per-category
+figures for every file and for all of them, and writes tests/eval/results/extraction_quality.json.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from mnemo.domain.extraction import RuleBasedExtractor
 from mnemo.domain.models import Message
+from mnemo.domain.text import stem
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "extraction_labelled.txt"
@@ -47,7 +49,8 @@ def evaluate(cases: list[tuple[str, list[tuple[str, str]]]]) -> dict[str, Any]:
             [Message(role="user", content=message, message_id=f"m{i}", created_at=when)]).accepted]
         unmatched = list(expected)
         for category, subject in got:
-            match = next((e for e in unmatched if e[0] == category and subject.startswith(e[1])), None)
+            match = next((e for e in unmatched if e[0] == category and
+                          (subject.startswith(e[1]) or subject.startswith(stemmed(e[1])))), None)
             if match:
                 unmatched.remove(match)
                 stats[category]["tp"] += 1
@@ -68,6 +71,10 @@ def evaluate(cases: list[tuple[str, list[tuple[str, str]]]]) -> dict[str, Any]:
     return report
 
 
+def stemmed(prefix: str) -> str:
+    return ":".join("_".join(stem(w) for w in part.split("_")) for part in prefix.split(":"))
+
+
 def _figures(s: dict[str, int]) -> dict[str, float]:
     precision = s["tp"] / (s["tp"] + s["fp"]) if s["tp"] + s["fp"] else 1.0
     recall = s["tp"] / (s["tp"] + s["fn"]) if s["tp"] + s["fn"] else 1.0
@@ -75,21 +82,31 @@ def _figures(s: dict[str, int]) -> dict[str, float]:
 
 
 def load_all() -> list[tuple[str, list[tuple[str, str]]]]:
-    return [case for path in sorted((HERE / "data").glob("extraction_*.txt")) for case in load(path)]
+    return [case for path in files() for case in load(path)]
+
+
+def files() -> list[Path]:
+    return sorted((HERE / "data").glob("extraction_*.txt"))
+
+
+def table(title: str, report: dict[str, Any]) -> None:
+    print(f"{title} ({report['messages']} messages)")
+    print(f"  {'category':<14} {'precision':>9} {'recall':>7} {'tp':>4} {'fp':>4} {'fn':>4}")
+    for category, f in [*report["by_category"].items(), ("all", report["all"])]:
+        print(f"  {category:<14} {f['precision']:>9.3f} {f['recall']:>7.3f} {f['tp']:>4} {f['fp']:>4} {f['fn']:>4}")
 
 
 def main() -> int:
-    report = evaluate(load_all())
-    print(f"{'category':<14} {'precision':>9} {'recall':>7} {'tp':>4} {'fp':>4} {'fn':>4}")
-    for category, f in [*report["by_category"].items(), ("all", report["all"])]:
-        print(f"{category:<14} {f['precision']:>9.3f} {f['recall']:>7.3f} {f['tp']:>4} {f['fp']:>4} {f['fn']:>4}")
-    print(f"({report['messages']} messages)")
-    if "-v" in sys.argv:
-        for error in report["errors"]:
-            print("  ", error)
+    reports = {path.stem: evaluate(load(path)) for path in files()}
+    reports["all"] = evaluate(load_all())
+    for name, report in reports.items():
+        table(name, report)
+        if "-v" in sys.argv and name != "all":
+            for error in report["errors"]:
+                print("    ", error)
     out = HERE / "results"
     out.mkdir(exist_ok=True)
-    (out / "extraction_quality.json").write_text(json.dumps(report, indent=2))
+    (out / "extraction_quality.json").write_text(json.dumps(reports, indent=2))
     return 0
 
 
