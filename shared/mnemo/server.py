@@ -90,6 +90,12 @@ def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes
     }
 
 
+class _ThreadingServer(ThreadingHTTPServer):
+    # the listen backlog: socketserver's default of 5 resets connections when many clients connect at once
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class LocalServer:
     def __init__(self, app: APIGatewayHttpResolver, auth: Authenticator, host: str, port: int,
                  max_body_bytes: int) -> None:
@@ -101,8 +107,7 @@ class LocalServer:
         # Powertools keeps the current event on a class attribute: one resolution at a time.
         self.resolve_lock = threading.Lock()
         handler = self._handler_class()
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _ThreadingServer((host, port), handler)
 
     @property
     def address(self) -> tuple[str, int]:

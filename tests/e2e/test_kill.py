@@ -8,6 +8,7 @@ must pass its integrity check with every sealed record readable."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -67,7 +68,7 @@ def snapshot(data_dir: Path) -> dict[str, Any]:
 
 def count(data_dir: Path, where: str) -> int:
     with sqlite3.connect(data_dir / "mnemo.db") as conn:
-        return int(conn.execute(f"SELECT count(*) FROM memories WHERE {where}").fetchone()[0])  # noqa: S608
+        return int(conn.execute(f"SELECT count(*) FROM memories WHERE {where}").fetchone()[0])
 
 
 # -- extraction ----------------------------------------------------------------------------------------
@@ -185,7 +186,5 @@ def test_a_kill_during_consolidation_is_completed_by_the_next_run(tmp_path: Path
 
 
 def _quietly(call: Any, *args: Any) -> None:
-    try:
+    with contextlib.suppress(OSError):  # the server died under the request: that is the point
         call(*args)
-    except OSError:
-        pass  # the server died under the request: that is the point

@@ -72,7 +72,9 @@ def evaluate(cases: list[tuple[str, list[tuple[str, str]]]]) -> dict[str, Any]:
 
 
 def stemmed(prefix: str) -> str:
-    return ":".join("_".join(stem(w) for w in part.split("_")) for part in prefix.split(":"))
+    """The slot's kind stays as written ("favorite", "avoids"); its object is stemmed ("movie" -> "movi")."""
+    kind, *objects = prefix.split(":")
+    return ":".join([kind, *("_".join(stem(w) for w in part.split("_")) for part in objects)])
 
 
 def _figures(s: dict[str, int]) -> dict[str, float]:

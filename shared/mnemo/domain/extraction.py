@@ -105,10 +105,14 @@ def topic_of(text: str) -> str | None:
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])(?=[A-Z])")
 _CONJUNCTION = re.compile(
     r",?\s+(?:and|but|so|although|though|while|whereas|because)\s+(?=(?:now |then )?(?:i|i'm|i've|my|we|our|"
-    r"i'll)\b)|,\s+(?=(?:now |then |these days |nowadays )?(?:i|i'm|i've|my)\s)", re.IGNORECASE)
+    r"i'll)\b)|,\s+(?=(?:now |then |these days |nowadays )?(?:i|i'm|i've|my)\s)"
+    # a statement, then a question about it: "I live in Seattle, what's good for brunch?"
+    r"|,\s+(?=(?:what|what's|how|where|which|who|when|why|can|could|would|will|should|do|does|is|are|any)\b"
+    r"[^.!]*\?\s*$)", re.IGNORECASE)
 _LEADING = re.compile(
-    r"^(?:(?:oh|ah|well|so|hey|hi|hello|ok|okay|yeah|yes|yep|sure|btw|by the way|fyi|also|anyway|anyways|"
-    r"these days|nowadays|lately|currently|now|at the moment|for what it's worth|"
+    r"^(?:(?:oh|ah|well|so|hey|hi|hello|hi there|hello there|ok|okay|yeah|yes|yep|sure|btw|by the way|fyi|fwiw|"
+    r"also|anyway|anyways|these days|nowadays|lately|currently|now|at the moment|for what it's worth|"
+    r"by profession|professionally|just so you know|for context|"
     r"and|but|just so you know|for (?:the|your) record|to be honest|honestly|fun fact|in fact|lol|haha|"
     r"please|pls|thanks|thank you)\b[,!.:]?\s*)+", re.IGNORECASE)
 _TRAILING = re.compile(
@@ -213,8 +217,11 @@ RULES: list[Rule] = [
     # identity
     _rule(r"^my (?:full |first )?name is " + _NAME, Category.BIOGRAPHICAL, "name",
           importance=Importance.HIGH, confidence=0.95, content=lambda m, _c: f"User's name is {_g(m)}."),
-    _rule(r"^(?:my )?name'?s " + _NAME, Category.BIOGRAPHICAL, "name", importance=Importance.HIGH,
+    _rule(r"^(?:my |the )?name'?s " + _NAME, Category.BIOGRAPHICAL, "name", importance=Importance.HIGH,
           confidence=0.95, content=lambda m, _c: f"User's name is {_g(m)}."),
+    _rule(r"^i am (?P<x>(?-i:[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){0,2}))(?:,? (?:by the way|btw|nice to meet you|"
+          r"and\b.*|here)\b.*|\W*)$", Category.BIOGRAPHICAL, lambda m: "name" if _is_name(m.group("x")) else "",
+          importance=Importance.HIGH, confidence=0.9, content=lambda m, _c: f"User's name is {_g(m)}."),
     _rule(r"^(?:please )?(?:call me|i go by|you can call me|(?:people|everyone|everybody|my friends|friends) "
           r"(?:usually |mostly |just )?calls? me) " + _NAME, Category.PREFERENCE,
           "preferred_name", importance=Importance.HIGH, confidence=0.95,
@@ -230,9 +237,9 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [\w' ,.-]+? )?(?:back )?to "
           + _PLACE,
           Category.BIOGRAPHICAL, "location", importance=Importance.HIGH, confidence=0.92),
-    _rule(r"^i(?:'m| am)? (?:currently |now )?(?:live|living|reside|residing|based|located|staying) "
-          r"(?:in|at|near|outside|out of) (?:the )?" + _PLACE, Category.BIOGRAPHICAL, "location",
-          importance=Importance.HIGH),
+    _rule(r"^(?:i|we)(?:'m| am| are)? (?:currently |now |still |just )?(?:live|living|reside|residing|based|"
+          r"located|staying) (?:just |right )?(?:in|at|near|outside|out of|outside of) (?:the )?" + _PLACE,
+          Category.BIOGRAPHICAL, "location", importance=Importance.HIGH),
     _rule(r"^my (?:home|house|apartment|flat|place) is in " + _PLACE, Category.BIOGRAPHICAL, "location",
           importance=Importance.HIGH),
     _rule(r"^i (?:have )?lived in " + _PLACE + r" (?:for|since) ", Category.BIOGRAPHICAL, "location",
@@ -247,17 +254,33 @@ RULES: list[Rule] = [
           content=lambda m, _c: f"User lives in {_object(m.group('x'))}."),
     _rule(r"^i(?:'m| am) (?:originally )?from " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     _rule(r"^i grew up in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
+    _rule(r"^i was born and (?:raised|brought up) in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
+    _rule(r"^i (?:come|hail) from (?:a (?:small |little |tiny )?(?:town|village|city) (?:in|near|outside) )?"
+          + _PLACE, Category.BIOGRAPHICAL, "hometown"),
+    _rule(r"^my (?:home ?town|birthplace|home country) is " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     # work and study
     _rule(r"^i (?:\w+ly )?(?:work|am working|'m working)(?: \w+ly| from home| part[- ]time| full[- ]time)? "
           r"(?:as|as an?) (?P<x>.+)", Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
     _rule(r"^my (?:job|profession|occupation|role|position|job title|title) is (?P<x>.+)",
           Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
-    _rule(r"^i (?:work|am working|'m working|am employed|'m employed) (?:at|for|with) (?P<x>[A-Z][\w&.'-]*"
-          r"(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH),
+    _rule(r"^i (?:(?:have )?been working|work|am working|'m working|am employed|'m employed)(?: remotely| full[- ]time"
+          r"| part[- ]time)? (?:at|for|with) (?P<x>[A-Z][\w&.'-]*(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL,
+          "employer", importance=Importance.HIGH),
+    _rule(r"^i (?:(?:have )?been working|work|am working|am employed)(?: remotely| full[- ]time| part[- ]time)? "
+          r"(?:at|for|in) an? (?P<x>(?:[\w-]+ ){0,3}(?:startup|company|firm|agency|bank|hospital|clinic|school|"
+          r"university|college|nonprofit|non-profit|charity|ngo|consultancy|studio|restaurant|shop|store|"
+          r"factory|lab|laboratory|warehouse|hotel|airline|newspaper|publisher|law firm)\b.*)",
+          Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH),
+    _rule(r"^i (?:have )?(?:just )?(?:quit|left) my (?:job|position|role) (?:at|with) (?P<x>[A-Z][\w&.'-]*"
+          r"(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH, polarity=False,
+          content=lambda m, _c: f"User no longer works at {_g(m)}."),
     _rule(r"^i(?:'ve| have)? (?:just )?(?:started|joined|got) (?:a new job |working |a job )?(?:at|with) "
           r"(?P<x>[A-Z][\w&.'-]*(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL, "employer",
           importance=Importance.HIGH),
-    _rule(r"^i(?:'m| am) (?:an?|the) (?P<x>(?:[\w-]+ ){0,3}(?:engineer|developer|programmer|designer|manager|"
+    _rule(r"^i(?:'m| am) (?:currently |now |also |actually )?an? (?P<x>(?:[\w-]+ ){0,3}student)\b",
+          Category.BIOGRAPHICAL, "education"),
+    _rule(r"^i(?:'m| am) (?:currently |now |also |actually )?(?:an?|the) (?P<x>(?:[\w-]+ ){0,3}(?:engineer|developer|"
+          r"programmer|designer|manager|"
           r"teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|accountant|architect|scientist|"
           r"researcher|analyst|consultant|student|professor|lecturer|writer|author|journalist|editor|artist|"
           r"musician|photographer|chef|cook|baker|pilot|driver|mechanic|electrician|plumber|carpenter|"
@@ -267,8 +290,9 @@ RULES: list[Rule] = [
           r"administrator|coach|trainer|tutor|vet|veterinarian|paramedic|economist|translator|"
           r"data scientist|product owner|specialist|technician|homemaker|stay-at-home \w+))\b",
           Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
-    _rule(r"^i(?:'m| am) (?:currently )?(?:studying|majoring in|doing a (?:degree|phd|master'?s) in) (?P<x>.+)",
-          Category.BIOGRAPHICAL, "education"),
+    _rule(r"^i(?:'m| am) (?:currently )?(?:studying (?!for\b)|majoring in |doing a (?:degree|phd|master'?s) in )"
+          r"(?P<x>.+)", Category.BIOGRAPHICAL, "education"),
+    _rule(r"^i (?:study|major in|am majoring in) (?P<x>.+)", Category.BIOGRAPHICAL, "education"),
     _rule(r"^i (?:studied|graduated (?:from|in)|have a degree in|hold a degree in) (?P<x>.+)",
           Category.BIOGRAPHICAL, "education"),
     _rule(r"^i(?:'m| am) retired\b", Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
@@ -280,14 +304,25 @@ RULES: list[Rule] = [
     # family and pets
     _rule(r"^my " + _RELATION + r"(?:'s name)? is (?:called |named )?" + _NAME, Category.BIOGRAPHICAL,
           lambda m: f"family:{m.group('rel').lower()}", sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^(?:i|we) have (?:an? |one |two |three |four |five |\d+ )(?:little |young |older |younger |grown )?"
+    _rule(r"^my " + _RELATION + r" (?:lives|is living|is staying|stays) with (?:me|us)\b", Category.BIOGRAPHICAL,
+          lambda m: f"family:{m.group('rel').lower()}", sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^(?:i|we) have (?:got )?(?:an? |one |two |three |four |five |\d+ )"
+          r"(?:little |young |older |younger |grown )?"
           r"(?P<x>(?:sons?|daughters?|kids?|children|child|brothers?|sisters?|siblings?|grandchildren|"
           r"grandkids|twins))\b", Category.BIOGRAPHICAL, lambda m: f"family:{slot_key(m.group('x'), 1)}",
           sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i(?:'m| am) an? (?:single |proud |stay-at-home |new |working )?(?P<x>dad|father|mom|mum|mother|parent)"
           r"(?: of (?P<n>.+))?", Category.BIOGRAPHICAL, "family:children", sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^i(?:'m| am| got| just got) (?P<x>married|divorced|engaged|single|widowed|separated|pregnant)\b",
+    _rule(r"^i(?:'m| am| got| just got) (?P<x>married|divorced|engaged|single|widowed|separated)\b",
           Category.BIOGRAPHICAL, "relationship_status", sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i(?:'m| am) (?:currently |now )?(?P<x>pregnant|expecting a baby)\b", Category.CONSTRAINT,
+          "health:pregnant", importance=Importance.HIGH, sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i am (?P<x>left-handed|right-handed|ambidextrous|colou?r-?blind)\b", Category.BIOGRAPHICAL,
+          lambda m: f"trait:{slot_key(m.group('x'), 1)}"),
+    _rule(r"^i am an? (?P<x>morning person|night owl|early bird|early riser|late riser|night person)\b",
+          Category.PREFERENCE, "chronotype"),
+    _rule(r"^i am (?:an? )?(?:bit of an? |pretty |very |quite |a total |total )?(?P<x>introvert|extrovert|ambivert|"
+          r"introverted|extroverted|people person|homebody)\b", Category.BIOGRAPHICAL, "personality"),
     _rule(r"^(?:i|we) (?:have(?: got)?|got|own) (?:an? |one |two |three |\d+ )?(?:\w+ )?" + _PET
           + r"s?(?: (?:named|called) " + _NAME + r")?",
           Category.BIOGRAPHICAL, lambda m: f"pet:{(m.group('x') or m.group('species')).lower()}"),
@@ -297,8 +332,8 @@ RULES: list[Rule] = [
     # diet, allergies, health, other constraints
     _rule(r"^i(?:'m| am) (?:no longer|not) (?:a |an |strictly |fully )?" + _DIETS + r"\b", Category.CONSTRAINT,
           "diet", importance=Importance.HIGH, polarity=False),
-    _rule(r"^i(?:'m| am)(?: now| currently)? (?:a |an |strictly |fully |100% )?" + _DIETS + r"\b",
-          Category.CONSTRAINT, "diet", importance=Importance.HIGH),
+    _rule(r"^i(?:'m| am| have been|'ve been)(?: now| currently)? (?:a |an |strictly |fully |100% )?" + _DIETS
+          + r"\b", Category.CONSTRAINT, "diet", importance=Importance.HIGH),
     _rule(r"^i (?:have )?(?:become|became|went|turned|switched to being|am now) (?:a |an |fully |strictly )?"
           + _DIETS + r"\b", Category.CONSTRAINT, "diet", importance=Importance.HIGH),
     _rule(r"^i(?:'m| am)? (?:on|follow|following|eat) an? " + _DIETS + r" diet", Category.CONSTRAINT, "diet",
@@ -312,11 +347,12 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'m| am)(?: severely| very| highly| deathly)? allergic to (?P<x>.+)", Category.CONSTRAINT,
           lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.95,
           sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^i have (?:an? |a severe |a serious |a mild )?(?P<x>[\w -]+?) allergy", Category.CONSTRAINT,
+    _rule(r"^i have (?:an? )?(?:severe |serious |mild |bad |slight |life-threatening |deadly )?(?P<x>[\w -]+?) allergy",
+          Category.CONSTRAINT,
           lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.95,
           sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^i(?:'m| am) (?:lactose|gluten|fructose|histamine) intolerant|^i(?:'m| am) intolerant to (?P<x>.+)",
-          Category.CONSTRAINT, lambda m: f"intolerance:{slot_key(m.group(0), 3)}",
+    _rule(r"^i(?:'m| am) (?P<x>lactose|gluten|fructose|histamine) intolerant|^i(?:'m| am) intolerant to (?P<y>.+)",
+          Category.CONSTRAINT, lambda m: f"intolerance:{slot_key(_object(m.group('x') or m.group('y')), 2)}",
           importance=Importance.CRITICAL, sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i (?:avoid|stay away from|cut out) (?P<x>.+)", Category.CONSTRAINT,
           lambda m: f"avoids:{slot_key(_g(m), 2)}", importance=Importance.HIGH, confidence=0.85),
@@ -325,11 +361,15 @@ RULES: list[Rule] = [
           importance=Importance.HIGH, polarity=True),
     _rule(r"^i (?:have )?(?:stopped|quit|gave up|given up) (?:eating|drinking|consuming) (?P<x>.+)",
           Category.CONSTRAINT, lambda m: f"avoids:{slot_key(_g(m), 2)}", importance=Importance.HIGH),
-    _rule(r"^i(?:'m| am| have)? (?:a |an )?" + _HEALTH + r"\b", Category.CONSTRAINT,
+    _rule(r"^i(?:'m| am| have| suffer from| live with| (?:have been|was) diagnosed with)? (?:a |an )?"
+          r"(?:type [12] |type (?:one|two) |chronic |severe |mild |bad )?" + _HEALTH + r"\b", Category.CONSTRAINT,
           lambda m: f"health:{slot_key(m.group('x'), 2)}", importance=Importance.HIGH,
           sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i (?:use|am in|'m in) a wheelchair", Category.CONSTRAINT, "mobility", importance=Importance.HIGH,
           sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i (?:can't|cannot|can not|am unable to) (?P<x>(?:lift|carry) (?:heavy|anything heavy)[\w ]*|run|jog|kneel|"
+          r"bend|stand for long|sit for long|see well|hear well|read small print)\b.*\b(?:because of|due to) my "
+          r"\w+", Category.CONSTRAINT, lambda m: f"cannot:{slot_key(_g(m), 3)}", importance=Importance.HIGH),
     _rule(r"^i (?:can't|cannot|can not|don't|do not) (?P<x>drive|swim|fly|travel|walk long distances|"
           r"climb stairs|work (?:on )?weekends|take calls (?:before|after) [\w: ]+|use \w+)",
           Category.CONSTRAINT, lambda m: f"cannot:{slot_key(_g(m), 3)}", importance=Importance.HIGH),
@@ -352,13 +392,19 @@ RULES: list[Rule] = [
           r"(?:in (?:your|the|any) (?:answers?|replies|reply|responses?|messages?)|ever|anymore|any more))\W*$",
           Category.PROCEDURAL, lambda m: f"style_avoid:{slot_key(m.group('x'), 3)}",
           content=lambda m, _c: f"User does not want the assistant to {_assistant_view(_g(m))}."),
+    _rule(r"^(?:please )?(?:don't|do not) (?P<x>use (?:any )?(?:emojis?|emoticons|jargon|slang|abbreviations|"
+          r"markdown|bullet points|tables|exclamation (?:marks|points)|capital letters|all caps|profanity|"
+          r"swear words|technical terms|headers|headings))\W*$", Category.PROCEDURAL,
+          lambda m: f"style_avoid:{slot_key(m.group('x'), 3)}",
+          content=lambda m, _c: f"User does not want the assistant to {_lower_first(_g(m))}."),
     _rule(r"^(?:please )?(?:never|don't ever|do not ever|stop) (?P<x>(?:use|give|show|send|include|add|write|"
           r"recommend|suggest|call|mention|using|giving|showing|sending|including|adding|writing|recommending|"
           r"suggesting|calling|mentioning)\b.+)", Category.PROCEDURAL,
           lambda m: f"style_avoid:{slot_key(m.group('x'), 3)}",
           content=lambda m, _c: f"User does not want the assistant to {_lower_first(_g(m))}."),
     # preferences
-    _rule(r"^my (?:absolute )?(?:favou?rite|fave) (?P<what>[\w -]+?) (?:is|are) (?P<x>.+)", Category.PREFERENCE,
+    _rule(r"^my (?:absolute |all-time |all time |very )?(?:favou?rite|fave) (?P<what>[\w -]+?) (?:is|are) (?P<x>.+)",
+          Category.PREFERENCE,
           lambda m: f"favorite:{slot_key(m.group('what'), 2)}", importance=Importance.MEDIUM),
     _rule(r"^(?P<x>[\w' -]+?) (?:is|are) (?:definitely |probably )?my (?:absolute )?(?:favou?rite|fave) "
           r"(?P<what>[\w -]+?)\W*$", Category.PREFERENCE, lambda m: f"favorite:{slot_key(m.group('what'), 2)}",
@@ -383,7 +429,7 @@ RULES: list[Rule] = [
     _rule(r"^(?P<x>[\w' -]+?) (?:is not|isn't|are not|aren't) (?:really )?(?:for me|my thing|my cup of tea)\W*$",
           Category.PREFERENCE, lambda m: f"likes:{slot_key(_g(m))}", polarity=False,
           content=lambda m, _c: f"User does not like {_lower_first(_object(m.group('x')))}."),
-    _rule(r"^i (?P<x>(?!think|guess|feel|do |play |go |practi)\w+ .+?) (?:every|each) "
+    _rule(r"^i (?P<x>(?!think|guess|feel|do\b|play\b|go\b|practi)\w+(?: .+?)?) (?:every|each) "
           r"(?:day|morning|evening|night|week|weekend|month|"
           r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", Category.PROCEDURAL,
           lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
@@ -393,6 +439,8 @@ RULES: list[Rule] = [
           r"football|basketball|chess|yoga|pilates|golf|volleyball|climbing|bouldering|running|swimming|"
           r"hiking|surfing|skiing|boxing|karate|judo|crossfit|cycling|martial arts|\w+ing)\b.*)",
           Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 2)}"),
+    _rule(r"^i (?P<x>(?!think|guess|feel|am\b|have\b|need\b|want\b)\w+(?: [\w'-]+){0,4}) in my (?:free|spare|own) "
+          r"time\b", Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 2)}"),
     _rule(r"^i speak (?P<x>.+)", Category.BIOGRAPHICAL, lambda m: f"speaks:{slot_key(_g(m), 3)}"),
     _rule(r"^i (?:mostly |mainly |usually |always |only |now )?use (?P<x>(?!to\b).+?)(?: (?:for|at|when) .+)?$",
           Category.PREFERENCE, lambda m: f"uses:{topic_of(m.group('x')) or slot_key(_g(m), 2)}", confidence=0.85),
@@ -410,7 +458,8 @@ RULES: list[Rule] = [
           Category.BIOGRAPHICAL, lambda m: f"owns:{slot_key(_g(m), 3)}", confidence=0.85),
     # projects and team facts: high-stakes ones wait for confirmation
     _rule(r"^(?:our|the|my) (?:project'?s? |team'?s? |annual |monthly |total |marketing |)?budget "
-          r"(?:is|was|will be|has been set to) (?P<x>.+)", Category.PROJECT_FACT, "budget",
+          r"(?:for (?:the |our |this )?[\w -]+? )?(?:is|was|will be|has been set to) (?P<x>.+)",
+          Category.PROJECT_FACT, "budget",
           importance=Importance.CRITICAL, high_stakes=True),
     _rule(r"^(?:we|i) (?:have )?(?:decided|agreed|chose|chosen|settled on) (?:to |on )?(?P<x>.+)",
           Category.PROJECT_FACT, lambda m: f"decision:{topic_of(m.group('x')) or slot_key(_g(m), 3)}",
@@ -418,10 +467,20 @@ RULES: list[Rule] = [
     _rule(r"^(?:we|our (?:company|team|product|system|app)|i) (?:must|need to|have to) (?:be )?"
           r"(?:comply|compliant|conform) (?:with )?(?P<x>.+)", Category.PROJECT_FACT,
           lambda m: f"compliance:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, high_stakes=True),
+    _rule(r"^(?:we|our (?:company|team|product|system|app)|i) (?:must|need to|have to) be (?P<x>[\w -]+?) "
+          r"(?:compliant|certified)\b", Category.PROJECT_FACT,
+          lambda m: f"compliance:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, high_stakes=True),
+    _rule(r"^(?:our|the|my) (?P<what>backend|frontend|front end|back end|api|app|service|website|site|codebase|"
+          r"server|platform|pipeline|mobile app) (?:is (?:written|built|implemented|developed) (?:in|with|on)|"
+          r"runs on|is powered by) (?P<x>.+)", Category.PROJECT_FACT,
+          lambda m: f"stack:{slot_key(m.group('what'), 2)}", importance=Importance.HIGH),
+    _rule(r"^(?:our|my) team (?:is|has|consists of|is made up of) (?P<x>\w+) (?:people|persons|engineers|developers|"
+          r"members|designers)\b", Category.PROJECT_FACT, "team_size"),
     _rule(r"^(?:our|the|my) (?:tech )?stack (?:is|uses|includes) (?P<x>.+)", Category.PROJECT_FACT, "stack",
           importance=Importance.HIGH),
     _rule(r"^(?:our|the|my) (?:project'?s? |team'?s? |final |next )?(?P<what>deadline|launch date|release date|"
-          r"go-live|due date|milestone) (?:is|was moved to|moved to|will be) (?P<x>.+)", Category.PROJECT_FACT,
+          r"go-live|due date|milestone) (?:for (?:the |our |this )?[\w -]+? )?(?:is|was moved to|moved to|will be) "
+          r"(?P<x>.+)", Category.PROJECT_FACT,
           lambda m: m.group("what").lower().replace(" ", "_"), importance=Importance.HIGH),
     _rule(r"^we are (?:currently )?(?:building|developing|writing|making|migrating|rewriting) (?P<x>.+)",
           Category.PROJECT_FACT, lambda m: f"working_on:{slot_key(_g(m), 3)}", confidence=0.85),
@@ -450,7 +509,10 @@ RULES: list[Rule] = [
           r"april|may|june|july|august|september|october|november|december)|on (?:monday|tuesday|wednesday|"
           r"thursday|friday|saturday|sunday))\b.*)", Category.EPISODIC,
           lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
-    _rule(r"^i have an? (?P<x>(?:\w+ ){0,3}(?:appointment|interview|exam|test|meeting|flight|trip|surgery|"
+    _rule(r"^(?:tomorrow|tonight|later today|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)),? "
+          r"(?:i|we) (?:have|am having|are having|have got) (?P<x>.+)", Category.EPISODIC,
+          lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
+    _rule(r"^i have an? (?P<x>(?:[\w']+ ){0,3}(?:appointment|interview|exam|test|meeting|flight|trip|surgery|"
           r"wedding|party|concert|game|match|race|marathon|deadline|presentation|conference|vacation|holiday)"
           r"\b.*)", Category.EPISODIC, lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^(?:yesterday|last (?:week|weekend|month|year|night|monday|tuesday|wednesday|thursday|friday|"
@@ -493,6 +555,18 @@ def _split_list(clause: str) -> list[str]:
     return [f"{m.group('head')} {item}" for item in items] if len(items) > 1 else [clause]
 
 
+_ROLE = re.compile(r"^(?:as|being) (?P<what>an? [\w -]+?|vegan|vegetarian|pescatarian|diabetic|celiac|coeliac)"
+                   r"(?:(?:,\s*|\s+)(?P<rest>(?:i|my|we)\b.+)|,?$)", re.IGNORECASE)
+
+
+def _split_role(clause: str) -> list[str]:
+    """'As a nurse, I work weekends' -> 'I am a nurse' and 'I work weekends': the role is a fact too."""
+    m = _ROLE.match(clause)
+    if not m:
+        return [clause]
+    return [f"I am {m.group('what')}", *([m.group("rest")] if m.group("rest") else [])]
+
+
 _COORDINATED = re.compile(
     r"^(?P<head>(?P<prefix>i'm|i am|i have|i've|i)\b.+?),? and (?:also )?(?P<tail>(?!i\b|i'm|my\b).+)$", re.I)
 _REACTION = re.compile(
@@ -512,6 +586,31 @@ _ASKED = [
 ]
 _AFFIRM = re.compile(r"^(?:yes|yep|yeah|correct|right|exactly|please do|sure|that's right)\b", re.I)
 _CONFIRM_Q = re.compile(r"\b(?:should|shall) i remember (?:that )?(?P<x>.+?)\?", re.I)
+
+
+# not names: "I'm Italian", "I'm Catholic", "I'm Ready"
+_NOT_NAMES = re.compile(
+    r"^(?:\w+(?:an|ian|ese|ish|ic|ist|i|ch)|sure|fine|good|ok|okay|here|back|done|ready|sorry|new|home|"
+    r"christian|jewish|muslim|hindu|buddhist|catholic|protestant|mormon|atheist|agnostic|dutch|greek|thai|"
+    r"swiss|french|irish|welsh|british|scottish|polish|danish|finnish|swedish|turkish|english|spanish|"
+    r"jewish|black|white|asian|latino|latina|gay|lesbian|bi|trans|queer|straight|single|married)$", re.IGNORECASE)
+_COMMON_NAMES_ENDING_LIKE_ADJECTIVES = frozenset({
+    "brian", "ian", "adrian", "julian", "christian", "vivian", "lillian", "jillian", "sebastian", "fabian",
+    "damian", "ivan", "dean", "sean", "logan", "ryan", "jordan", "morgan", "nathan", "ethan", "jonathan", "dan",
+    "alan", "evan", "megan", "susan", "jan", "stan", "juan", "rafael", "nick", "eric", "patrick", "derrick",
+    "dominic", "alexis", "chris", "mitch", "rich", "kenji", "yuki", "naomi", "dani", "remi", "ali", "eli",
+})
+
+
+def _is_name(words_: str) -> bool:
+    """"Sofia Martins" or "Rafael": a name, not a nationality, a faith or a state ("I'm Italian", "I'm Ready")."""
+    parts = words_.split()
+    first = parts[0].lower()
+    if first in _COMMON_NAMES_ENDING_LIKE_ADJECTIVES:
+        return True
+    if len(parts) > 1:
+        return not _NOT_NAMES.match(first)
+    return not _NOT_NAMES.match(first) and len(first) > 1
 
 
 def _lower_first(text: str) -> str:
@@ -555,7 +654,8 @@ class RuleBasedExtractor:
             self._from_context(previous_assistant, text, message, result)
             first = len(result.candidates)
             for clause in split_clauses(text):
-                for part in self._split_coordination(clean(expand_contractions(clause))):
+                for part in (p for whole in _split_role(clean(expand_contractions(clause)))
+                             for p in self._split_coordination(whole)):
                     for item in _split_list(part):
                         self._clause(item, message, result)
             if _CORRECTION_OPENING.match(text.strip()):

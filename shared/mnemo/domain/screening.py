@@ -45,14 +45,26 @@ _IDENTITY = re.compile(
     r"(?:give|grant|allow) (?:me|my account|my user) (?:full |admin |root |unrestricted )?(?:access|permission|"
     r"permissions|rights|privileges)|access to (?:all|every|other|everyone'?s?|any) (?:\w+ )?(?:accounts?|users?|"
     r"data|records|memories|customers?|tenants?)|i(?:'m| am) the (?:ceo|owner|founder|admin|administrator|"
-    r"operator|developer) of (?:this|your) (?:company|service|app|platform|system|account|assistant|bot))",
+    r"operator|developer) of (?:this|your) (?:company|service|app|platform|system|account|assistant|bot)"
+    # a rank claimed to get something: "I'm the CEO here so give me ..."
+    r"|i(?:'m| am) (?:the |a |an )?(?:ceo|cto|cfo|boss|head|director|manager|owner|founder|admin|supervisor|"
+    r"in charge|your boss|the boss)\b[^.!?]{0,40}?,? (?:so|and|therefore|which means|hence)\b[^.!?]{0,20}?"
+    r"\b(?:give|grant|show|let|send|unlock|allow|need|want)\b"
+    # other people's data asked for, whoever asks
+    r"|(?:give|show|send|let me see|pull up|dump|export|list|read me) (?:me )?(?:all of )?"
+    r"(?:everyone'?s?|everybody'?s?|"
+    r"all (?:the )?(?:other )?(?:users?|customers?|clients?|employees?|people|members?)'?s?|other (?:users?|"
+    r"people|customers?|members?)'?s?|every (?:user|customer|member)'?s?) (?:\w+ ){0,2}(?:data|logs?|chats?|"
+    r"messages|records|memories|conversations|emails|files|passwords|details|profiles|histor(?:y|ies)))",
     re.IGNORECASE,
 )
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override) (?:all |any |the |your )?(?:previous|prior|above|earlier|"
     r"system|safety|other) (?:instructions|prompts?|rules|messages|guidelines)|\bsystem prompt\b|"
     r"\byou are now\b|\bjailbreak\b|\bdeveloper mode\b|\bdo anything now\b|\bnew instructions?:|"
-    r"\bact as (?:an? )?(?:unrestricted|unfiltered)|\breveal (?:your|the) (?:system )?prompt\b",
+    r"\bact as (?:an? )?(?:unrestricted|unfiltered)|\breveal (?:your|the) (?:system )?prompt\b|"
+    r"\b(?:bypass|disable|turn off|switch off|skip|ignore) (?:all |the |your |any )?(?:safety|security|content)? ?"
+    r"(?:filters?|checks?|guardrails|restrictions|moderation|safeguards|rules)\b",
     re.IGNORECASE,
 )
 
