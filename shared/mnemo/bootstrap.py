@@ -6,6 +6,7 @@ AWS modules are imported only when the AWS back end is chosen.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -31,6 +32,17 @@ from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
 
 _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
+
+# Libraries that log request bodies at DEBUG (route arguments, AWS and OpenSearch payloads): user text
+# must never reach a log, whatever level an operator turns on, so they never go below INFO.
+BODY_LOGGERS = ("aws_lambda_powertools.event_handler", "botocore", "boto3", "urllib3", "opensearch", "s3transfer")
+
+
+def keep_bodies_out_of_logs() -> None:
+    for name in BODY_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.getEffectiveLevel() < logging.INFO or logger.level < logging.INFO:
+            logger.setLevel(logging.INFO)
 
 
 def shared_embedder(settings: Settings) -> Embedder:
@@ -94,6 +106,7 @@ def _services(ports: Ports, summariser: Any = None) -> Mnemo:
 def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,
                 data_dir: Path | None = None) -> Mnemo:
     """The embedded home: SQLite + in-process search + key file + bundled model."""
+    keep_bodies_out_of_logs()
     from mnemo.adapters.local.key_file_vault import KeyFileVault
     from mnemo.adapters.local.sqlite_db import Database
     from mnemo.adapters.local.sqlite_memory_store import SqliteMemoryStore
@@ -140,6 +153,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
               dynamodb: Any = None, kms: Any = None, sqs: Any = None, opensearch: Any = None,
               bedrock: Any = None) -> Mnemo:
     """The AWS home: DynamoDB + KMS + OpenSearch + SQS. Clients may be injected (tests, custom sessions)."""
+    keep_bodies_out_of_logs()
     import boto3
 
     from mnemo.adapters.aws.dynamo_records import (
@@ -236,6 +250,7 @@ def _opensearch_transport(settings: Settings) -> Any:
 
 
 def build(settings: Settings, **kwargs: object) -> Mnemo:
+    keep_bodies_out_of_logs()
     if settings.backend == "local":
         return build_local(settings, **kwargs)  # type: ignore[arg-type]
     return build_aws(settings, **kwargs)  # type: ignore[arg-type]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
+
 from mnemo.domain.sensitive import find_sensitive
 from tests.conftest import ApiClient
 from tests.eval.secrets_corpus import corpus
@@ -14,7 +18,8 @@ def test_the_corpus_is_large_and_every_secret_is_detected() -> None:
     assert missed == []
 
 
-def test_no_secret_survives_the_pipeline(api: ApiClient, stored) -> None:
+def test_no_secret_survives_the_pipeline(api: ApiClient, stored, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)  # every log line of every logger, as an operator could enable it
     cases = corpus(rounds=2)
     for i, (_kind, _value, message, _fact) in enumerate(cases):
         api.say(f"user-{i % 20}", f"conv-{i}", message)
@@ -29,6 +34,12 @@ def test_no_secret_survives_the_pipeline(api: ApiClient, stored) -> None:
     for u in range(20):
         export = str(api.call("GET", f"/v1/users/user-{u}/export")[1])
         assert not any(secret in export for _kind, forms, _m, _f in cases for secret in forms)
+        retrieved = api.retrieve(f"user-{u}", "What do you know about my accounts and cards?")
+        trace = str(api.call("GET", f"/v1/traces/{retrieved['trace_id']}")[1])
+        assert not any(secret in trace + str(retrieved) for _kind, forms, _m, _f in cases for secret in forms)
+    logged = caplog.text
+    assert logged, "the pipeline logged something, so this check can fail"
+    assert not any(secret in logged for _kind, forms, _m, _f in cases for secret in forms)
 
 
 def test_the_durable_facts_beside_the_secrets_are_kept(api: ApiClient) -> None:
