@@ -22,7 +22,7 @@ def test_instructions_in_turns_are_never_stored(api: ApiClient) -> None:
 
 
 def test_instructions_an_app_imports_are_quoted_as_data_in_the_block(api: ApiClient) -> None:
-    status, body = api.call("POST", f"/v1/users/{USER}/memories/import", {"items": [
+    status, _ = api.call("POST", f"/v1/users/{USER}/memories/import", {"items": [
         {"content": text, "category": "preference"} for text in PAYLOADS]})
     assert status == 200
     assert api.memories(USER, status=None), "the import keeps them: an app vouches for what it imports"
