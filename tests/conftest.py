@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,16 +47,19 @@ class ApiClient:
         self.service = service
         self.app = create_app(service)
         self.tenant = tenant
+        # a resolver serves one event at a time (one per Lambda container; `mnemo serve` holds a lock)
+        self.lock = threading.Lock()
 
     def as_tenant(self, tenant: str) -> ApiClient:
         other = ApiClient.__new__(ApiClient)
-        other.service, other.app, other.tenant = self.service, self.app, tenant
+        other.service, other.app, other.tenant, other.lock = self.service, self.app, tenant, self.lock
         return other
 
     def call(self, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
         payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
         event = build_event(method, path, {"content-type": "application/json"}, payload, self.tenant, "127.0.0.1")
-        result = self.app.resolve(event, None)
+        with self.lock:
+            result = self.app.resolve(event, None)
         text = result.get("body") or ""
         return int(result["statusCode"]), json.loads(text) if text else None
 

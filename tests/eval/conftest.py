@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import boto3
 import pytest
@@ -19,8 +21,28 @@ from tests.contract.opensearch_fake import FakeOpenSearch
 REGION = "eu-west-1"
 
 
+class Atomic:
+    """moto runs requests without a lock, so under threads a conditional write can interleave with
+    another; DynamoDB applies each request atomically. One lock per client restores that."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if name.startswith("_") or not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return call
+
+
 def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> Mnemo:
-    dynamodb = boto3.client("dynamodb", region_name=REGION)
+    dynamodb = Atomic(boto3.client("dynamodb", region_name=REGION))
     create_table(dynamodb, "mnemo-state")
     kms = boto3.client("kms", region_name=REGION)
     sqs = boto3.client("sqs", region_name=REGION)
