@@ -37,7 +37,12 @@ def test_the_memory_loop_end_to_end(server: Server) -> None:
     assert status == 202
     assert body == {"accepted": 2, "pending": 1}
     assert server.call("POST", f"/v1/users/{u}/conversations/conv-1/close")[0] == 202
-    items = server.wait_for(lambda: server.call("GET", f"/v1/users/{u}/memories")[1]["items"])
+    # each fact is its own write: wait for both, not just the first to land
+    def both() -> list[dict[str, str]] | None:
+        listed = server.call("GET", f"/v1/users/{u}/memories")[1]["items"]
+        return listed if len(listed) >= 2 else None
+
+    items = server.wait_for(both)
     assert sorted(m["content"] for m in items) == ["User is vegetarian.", "User lives in Lisbon."]
     status, result = server.call("POST", f"/v1/users/{u}/retrieve",
                                  {"query": "Suggest a dinner recipe for me tonight"})
