@@ -17,7 +17,8 @@ def test_precision_and_recall_on_all_labelled_messages_per_category() -> None:
 
 
 def test_the_held_out_phrasings_stay_above_the_targets() -> None:
-    report = evaluate(load(HERE / "data" / "extraction_varied_test.txt"))
-    assert report["messages"] >= 120
-    assert report["all"]["precision"] >= 0.95, report["errors"]
-    assert report["all"]["recall"] >= 0.80, report["errors"]
+    for name in ("extraction_varied_test.txt", "extraction_varied_test2.txt"):
+        report = evaluate(load(HERE / "data" / name))
+        assert report["messages"] >= 100
+        assert report["all"]["precision"] >= 0.95, (name, report["errors"])
+        assert report["all"]["recall"] >= 0.80, (name, report["errors"])

@@ -148,13 +148,23 @@ def expand_contractions(text: str) -> str:
     return text.replace("\u2019", "'")
 
 
+_COMPOUND_SUBJECT = re.compile(r"^(?:my|our) [\w-]+(?: [\w-]+)?$", re.IGNORECASE)
+
+
 def split_clauses(text: str) -> list[str]:
     clauses: list[str] = []
     for sentence in _sentences(text):
-        for part in _CONJUNCTION.split(sentence):
-            stripped = part.strip(" \t\"'()[]-–—")
-            if stripped:
-                clauses.append(stripped)
+        parts = [p.strip(" \t\"'()[]-–—") for p in _CONJUNCTION.split(sentence)]
+        parts = [p for p in parts if p]
+        merged: list[str] = []
+        for part in parts:
+            # "My partner and I have a baby": one subject, not two statements
+            if merged and _COMPOUND_SUBJECT.match(merged[-1]) and sentence.lower().find(
+                    f"{merged[-1].lower()} and {part[:2].lower()}") >= 0:
+                merged[-1] = f"{merged[-1]} and {part}"
+            else:
+                merged.append(part)
+        clauses.extend(merged)
     return clauses
 
 
@@ -209,7 +219,10 @@ _DIETS = (r"(?P<x>vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten[- ]
           r"intolerant|halal|kosher|teetotal|sober|low[- ]carb|plant[- ]based|carnivore|flexitarian)")
 _HEALTH = (r"(?P<x>diabetes|diabetic|asthma|asthmatic|celiac|coeliac|epilepsy|epileptic|adhd|autism|autistic|"
            r"dyslexia|dyslexic|colou?r ?blind|deaf|blind|hard of hearing|migraines?|a heart condition|"
-           r"high blood pressure|hypertension|anxiety|depression|arthritis|a bad back|crohn'?s|ibs)")
+           r"high blood pressure|hypertension|anxiety|depression|arthritis|a bad back|crohn'?s|ibs|parkinson'?s|"
+           r"multiple sclerosis|lupus|fibromyalgia|tinnitus|hearing loss|chronic pain|copd|sleep apnea|insomnia|"
+           r"partially (?:deaf|sighted|blind)|legally blind|visually impaired|hearing impaired|osteoporosis|"
+           r"scoliosis|endometriosis|pcos|gout|eczema|psoriasis|an? (?:heart|thyroid|kidney|liver) condition)")
 _PLAN = (r"(?:i'm|i am|we're|we are) (?:going|planning|about|hoping|scheduled|due|set) to"
          r"|i plan to|i will|i'll|we will|we'll")
 
@@ -217,7 +230,7 @@ RULES: list[Rule] = [
     # identity
     _rule(r"^my (?:full |first )?name is " + _NAME, Category.BIOGRAPHICAL, "name",
           importance=Importance.HIGH, confidence=0.95, content=lambda m, _c: f"User's name is {_g(m)}."),
-    _rule(r"^(?:my |the )?name'?s " + _NAME, Category.BIOGRAPHICAL, "name", importance=Importance.HIGH,
+    _rule(r"^(?:my |the )?name(?:'s| is) " + _NAME, Category.BIOGRAPHICAL, "name", importance=Importance.HIGH,
           confidence=0.95, content=lambda m, _c: f"User's name is {_g(m)}."),
     _rule(r"^i am (?P<x>(?-i:[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){0,2}))(?:,? (?:by the way|btw|nice to meet you|"
           r"and\b.*|here)\b.*|\W*)$", Category.BIOGRAPHICAL, lambda m: "name" if _is_name(m.group("x")) else "",
@@ -227,8 +240,10 @@ RULES: list[Rule] = [
           "preferred_name", importance=Importance.HIGH, confidence=0.95,
           content=lambda m, _c: f"User prefers to be called {_g(m)}."),
     # age and dates of the user
-    _rule(r"^i(?:'m| am) (?P<x>\d{1,3})(?: (?:years old|yrs old|y/?o)\b|\W*$)", Category.BIOGRAPHICAL, "age",
-          content=lambda m, _c: f"User is {m.group('x')} years old."),
+    _rule(r"^i(?:'m| am) (?P<x>\d{1,3})(?: (?:years old|yrs old|y/?o)\b|(?:,? not \d{1,3})?\W*$)",
+          Category.BIOGRAPHICAL, "age", content=lambda m, _c: f"User is {m.group('x')} years old."),
+    _rule(r"^i (?:will|'ll) (?:turn|be) (?P<x>\d{1,3})(?: years old)?\b", Category.BIOGRAPHICAL, "age",
+          content=lambda m, c: f"User will turn {m.group('x')}{_after_number(c)}."),
     _rule(r"^i (?:just |recently )?turned (?P<x>\d{1,3})\b", Category.BIOGRAPHICAL, "age",
           content=lambda m, _c: f"User is {m.group('x')} years old."),
     _rule(r"^my birthday is (?:on )?(?P<x>.+)", Category.BIOGRAPHICAL, "birthday", importance=Importance.HIGH),
@@ -237,7 +252,7 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [\w' ,.-]+? )?(?:back )?to "
           + _PLACE,
           Category.BIOGRAPHICAL, "location", importance=Importance.HIGH, confidence=0.92),
-    _rule(r"^(?:i|we)(?:'m| am| are)? (?:currently |now |still |just )?(?:live|living|reside|residing|based|"
+    _rule(r"^(?:i|we)(?:'m| am| are| have been)? (?:currently |now |still |just )?(?:live|living|reside|residing|based|"
           r"located|staying) (?:just |right )?(?:in|at|near|outside|out of|outside of) (?:the )?" + _PLACE,
           Category.BIOGRAPHICAL, "location", importance=Importance.HIGH),
     _rule(r"^my (?:home|house|apartment|flat|place) is in " + _PLACE, Category.BIOGRAPHICAL, "location",
@@ -254,7 +269,9 @@ RULES: list[Rule] = [
           content=lambda m, _c: f"User lives in {_object(m.group('x'))}."),
     _rule(r"^i(?:'m| am) (?:originally )?from " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     _rule(r"^i grew up in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
-    _rule(r"^i was born and (?:raised|brought up) in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
+    _rule(r"^i was (?:born and )?(?:raised|brought up)"
+          r"(?: on an? [\w ]{1,20}?| in a (?:small |little )?(?:town|village|city))?"
+          r" in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     _rule(r"^i (?:come|hail) from (?:a (?:small |little |tiny )?(?:town|village|city) (?:in|near|outside) )?"
           + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     _rule(r"^my (?:home ?town|birthplace|home country) is " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
@@ -271,6 +288,21 @@ RULES: list[Rule] = [
           r"university|college|nonprofit|non-profit|charity|ngo|consultancy|studio|restaurant|shop|store|"
           r"factory|lab|laboratory|warehouse|hotel|airline|newspaper|publisher|law firm)\b.*)",
           Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH),
+    _rule(r"^i (?:don't|do not|no longer) work (?:at|for) (?P<x>[A-Z][\w&.'-]*(?: [A-Z&][\w&.'-]*)*)",
+          Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH, polarity=False,
+          content=lambda m, _c: f"User no longer works at {_g(m)}."),
+    _rule(r"^i work in (?P<x>(?:[\w-]+ ){0,2}(?:finance|marketing|sales|it|tech|technology|healthcare|health care|"
+          r"education|retail|hospitality|construction|banking|insurance|consulting|law|media|publishing|logistics|"
+          r"real estate|government|support|hr|human resources|engineering|research|accounting|design|"
+          r"advertising|journalism|manufacturing|pharma|biotech|software|cybersecurity|security|operations|"
+          r"nursing|social care|public relations|pr|recruiting|recruitment|fashion|film|tv|television|music|"
+          r"aviation|shipping|telecoms?|energy|agriculture|academia|the nonprofit sector|nonprofits)\b.*)",
+          Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
+    _rule(r"^i am (?P<x>self-employed|self employed|unemployed|between jobs|freelancing|a full-time parent|"
+          r"on (?:maternity|paternity|parental|sick) leave)\b", Category.BIOGRAPHICAL, "job",
+          importance=Importance.HIGH),
+    _rule(r"^i am in (?:my |the )?(?:first|second|third|fourth|final|last|\d(?:st|nd|rd|th)) year (?:of|at) (?P<x>.+)",
+          Category.BIOGRAPHICAL, "education"),
     _rule(r"^i (?:have )?(?:just )?(?:quit|left) my (?:job|position|role) (?:at|with) (?P<x>[A-Z][\w&.'-]*"
           r"(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH, polarity=False,
           content=lambda m, _c: f"User no longer works at {_g(m)}."),
@@ -304,6 +336,14 @@ RULES: list[Rule] = [
     # family and pets
     _rule(r"^my " + _RELATION + r"(?:'s name)? is (?:called |named )?" + _NAME, Category.BIOGRAPHICAL,
           lambda m: f"family:{m.group('rel').lower()}", sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^(?:my (?:wife|husband|partner|spouse|boyfriend|girlfriend) and i|we) have (?:got )?"
+          r"(?:an? |one |two |three |\d+ )?(?:baby |little |young |newborn |grown-up |grown )?"
+          r"(?P<x>girls?|boys?|sons?|daughters?|kids?|children|twins|"
+          r"twin boys|twin girls)\b", Category.BIOGRAPHICAL, lambda m: f"family:{slot_key(m.group('x'), 1)}",
+          sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^(?:i|we) (?:have )?(?:just |recently )?(?:adopted|rescued|got) (?:an? |one |two |three |\d+ )?(?:\w+ )?"
+          + _PET + r"s?(?: (?:named|called) " + _NAME + r")?", Category.BIOGRAPHICAL,
+          lambda m: f"pet:{(m.group('x') or m.group('species')).lower()}"),
     _rule(r"^my " + _RELATION + r" (?:lives|is living|is staying|stays) with (?:me|us)\b", Category.BIOGRAPHICAL,
           lambda m: f"family:{m.group('rel').lower()}", sensitivity=Sensitivity.PERSONAL),
     _rule(r"^(?:i|we) have (?:got )?(?:an? |one |two |three |four |five |\d+ )"
@@ -338,7 +378,8 @@ RULES: list[Rule] = [
           + _DIETS + r"\b", Category.CONSTRAINT, "diet", importance=Importance.HIGH),
     _rule(r"^i(?:'m| am)? (?:on|follow|following|eat) an? " + _DIETS + r" diet", Category.CONSTRAINT, "diet",
           importance=Importance.HIGH),
-    _rule(r"^i (?:keep|eat|observe) (?P<x>kosher|halal)\b", Category.CONSTRAINT, "diet", importance=Importance.HIGH),
+    _rule(r"^i (?:only )?(?:keep|eat|observe) (?:only )?(?P<x>kosher|halal)\b", Category.CONSTRAINT, "diet",
+          importance=Importance.HIGH),
     _rule(r"^(?P<x>[\w -]+?) (?:give|gives|cause|causes) me (?:an? )?(?:severe |bad |serious |mild )?"
           r"(?:allergic reactions?|an allergy|hives|anaphylaxis)", Category.CONSTRAINT,
           lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.9,
@@ -347,6 +388,9 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'m| am)(?: severely| very| highly| deathly)? allergic to (?P<x>.+)", Category.CONSTRAINT,
           lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.95,
           sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i have (?:an? )?(?:severe |serious |mild |bad |slight |life-threatening |deadly )?allergy to (?P<x>.+)",
+          Category.CONSTRAINT, lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL,
+          confidence=0.95, sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i have (?:an? )?(?:severe |serious |mild |bad |slight |life-threatening |deadly )?(?P<x>[\w -]+?) allergy",
           Category.CONSTRAINT,
           lambda m: f"allergy:{slot_key(_g(m), 2)}", importance=Importance.CRITICAL, confidence=0.95,
@@ -367,6 +411,9 @@ RULES: list[Rule] = [
           sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i (?:use|am in|'m in) a wheelchair", Category.CONSTRAINT, "mobility", importance=Importance.HIGH,
           sensitivity=Sensitivity.PERSONAL),
+    _rule(r"^i (?:can't|cannot|can not|am unable to) (?P<x>(?:stand|sit|walk|kneel|type|drive|read) (?:up )?(?:for )?"
+          r"(?:long|long periods|long distances|more than [\w ]+|very long|a long time))\b", Category.CONSTRAINT,
+          lambda m: f"cannot:{slot_key(_g(m), 3)}", importance=Importance.HIGH),
     _rule(r"^i (?:can't|cannot|can not|am unable to) (?P<x>(?:lift|carry) (?:heavy|anything heavy)[\w ]*|run|jog|kneel|"
           r"bend|stand for long|sit for long|see well|hear well|read small print)\b.*\b(?:because of|due to) my "
           r"\w+", Category.CONSTRAINT, lambda m: f"cannot:{slot_key(_g(m), 3)}", importance=Importance.HIGH),
@@ -413,7 +460,8 @@ RULES: list[Rule] = [
           Category.PREFERENCE, lambda m: f"prefers:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
     _rule(r"^i (?:would|'d) (?:much )?rather (?:have |get |use |see |go with |read )?(?P<x>.+)",
           Category.PREFERENCE, lambda m: f"prefers:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
-    _rule(r"^i (?:really |absolutely |totally |just |also |do )?(?:love|like|enjoy|adore|am into|'m into|"
+    _rule(r"^i (?:really |absolutely |totally |just |also |do )?(?:love|like|enjoy|adore|"
+          r"am (?:really |totally |very |quite |so |super |a bit )?into|'m into|"
           r"am obsessed with|'m obsessed with|am a (?:big |huge )?fan of|'m a (?:big |huge )?fan of|"
           r"am passionate about|'m passionate about|am crazy about|'m crazy about|"
           r"can't get enough of|really dig) (?P<x>.+)",
@@ -435,13 +483,21 @@ RULES: list[Rule] = [
           lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
     _rule(r"^i (?:usually|always|normally|typically|often|regularly|tend to) (?P<x>(?!think|guess|feel)\w.+)",
           Category.PROCEDURAL, lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
+    _rule(r"^i do (?P<x>(?:[\w-]+ ){0,2}(?:puzzles?|crosswords?|sudoku|meditation|crafts|woodwork|woodworking|"
+          r"calligraphy|origami|archery|ballet|salsa|tai chi|aikido|kickboxing|taekwondo|triathlons?|marathons?|"
+          r"embroidery|knitting|crochet|pottery|photography|karaoke|improv|stand-up))\b", Category.PREFERENCE,
+          lambda m: f"hobby:{slot_key(_g(m), 2)}"),
     _rule(r"^i (?:play|practice|practise|do|go) (?P<x>(?:the )?(?:guitar|piano|violin|drums|tennis|soccer|"
+          r"cello|saxophone|sax|flute|clarinet|trumpet|trombone|harp|bass|ukulele|banjo|accordion|harmonica|oboe|"
+          r"viola|organ|keyboard|mandolin|badminton|squash|rugby|cricket|hockey|baseball|softball|table tennis|"
+          r"ping pong|darts|bridge|poker|mahjong|padel|"
           r"football|basketball|chess|yoga|pilates|golf|volleyball|climbing|bouldering|running|swimming|"
           r"hiking|surfing|skiing|boxing|karate|judo|crossfit|cycling|martial arts|\w+ing)\b.*)",
           Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 2)}"),
     _rule(r"^i (?P<x>(?!think|guess|feel|am\b|have\b|need\b|want\b)\w+(?: [\w'-]+){0,4}) in my (?:free|spare|own) "
           r"time\b", Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 2)}"),
-    _rule(r"^i speak (?P<x>.+)", Category.BIOGRAPHICAL, lambda m: f"speaks:{slot_key(_g(m), 3)}"),
+    _rule(r"^i (?:can )?speak (?:a little |a bit of |some |basic |fluent |conversational |good |decent )?(?P<x>.+)",
+          Category.BIOGRAPHICAL, lambda m: f"speaks:{slot_key(_g(m), 3)}"),
     _rule(r"^i (?:mostly |mainly |usually |always |only |now )?use (?P<x>(?!to\b).+?)(?: (?:for|at|when) .+)?$",
           Category.PREFERENCE, lambda m: f"uses:{topic_of(m.group('x')) or slot_key(_g(m), 2)}", confidence=0.85),
     _rule(r"^my (?:e-?mail(?: address)?|phone(?: number)?|mobile(?: number)?|cell(?: number)?|home address|"
@@ -487,6 +543,9 @@ RULES: list[Rule] = [
     _rule(r"^(?:we|our (?:team|company|project|app|service)) (?:use|uses|run|runs|deploy|deploys|are using|"
           r"is using|build|builds) (?P<x>.+)", Category.PROJECT_FACT,
           lambda m: f"uses:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
+    _rule(r"^i(?:'m| am) (?:currently |now )(?:reading|watching|rewatching|listening to|taking a course (?:in|on)|"
+          r"doing a course (?:in|on)) (?P<x>.+)", Category.EPISODIC, lambda m: f"ongoing:{slot_key(_g(m), 3)}",
+          confidence=0.85, episodic=True),
     _rule(r"^i(?:'m| am) (?:currently |now )?(?:training for|preparing for|saving (?:up )?for|learning|practi[cs]ing|"
           r"studying for|trying to|working towards|recovering from|renovating|planning (?!to\b)) ?(?P<x>.+)",
           Category.EPISODIC, lambda m: f"ongoing:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
@@ -499,6 +558,7 @@ RULES: list[Rule] = [
           r"wednesday|thursday|friday|saturday|sunday),? (?:i|we)(?:'m| am|'re| are| will|'ll)? (?P<x>.+)",
           Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^(?:i am|we are) (?P<x>(?:getting|having|moving|starting|taking|visiting|flying|traveling|travelling|"
+          r"heading|off|driving|sailing|"
           r"leaving|retiring|graduating|hosting|attending|running|doing|going|throwing|buying|selling|adopting)\b.*\b"
           r"(?:next|tomorrow|tonight|this (?:week|weekend|month|year|summer|winter|spring|fall|autumn|evening)|"
           r"soon|in (?:january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -512,11 +572,12 @@ RULES: list[Rule] = [
     _rule(r"^(?:tomorrow|tonight|later today|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)),? "
           r"(?:i|we) (?:have|am having|are having|have got) (?P<x>.+)", Category.EPISODIC,
           lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
-    _rule(r"^i have an? (?P<x>(?:[\w']+ ){0,3}(?:appointment|interview|exam|test|meeting|flight|trip|surgery|"
+    _rule(r"^i have an? (?P<x>(?:[\w'-]+ ){0,3}(?:appointment|interview|exam|test|meeting|flight|trip|surgery|"
           r"wedding|party|concert|game|match|race|marathon|deadline|presentation|conference|vacation|holiday)"
           r"\b.*)", Category.EPISODIC, lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^(?:yesterday|last (?:week|weekend|month|year|night|monday|tuesday|wednesday|thursday|friday|"
-          r"saturday|sunday)|earlier today|today|this morning|recently|a few days ago|on the weekend),? "
+          r"saturday|sunday)|earlier today|today|this morning|recently|a few days ago|on the weekend|"
+          r"(?:a|an|one|two|three|four|five|six|\d+|a couple of|a few) (?:days?|weeks?|months?|years?) ago),? "
           r"(?:i|we) (?P<x>\w.+)", Category.EPISODIC, lambda m: f"event:{slot_key(_g(m), 3)}",
           confidence=0.85, episodic=True),
     _rule(r"^i (?:just |recently |finally )?(?:went|visited|traveled|travelled|finished|completed|started|"
@@ -613,6 +674,12 @@ def _is_name(words_: str) -> bool:
     return not _NOT_NAMES.match(first) and len(first) > 1
 
 
+def _after_number(clause: str) -> str:
+    """' in March' from "I'll turn 40 in March": when the birthday falls, if the user said."""
+    m = re.search(r"\d{1,3}(?: years old)?(?P<rest> (?:in|on|next|this) [\w ]+?)\W*$", clause)
+    return m.group("rest") if m else ""
+
+
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text else text
 
@@ -673,6 +740,8 @@ class RuleBasedExtractor:
         m = _COORDINATED.match(clause)
         if not m:
             return [clause]
+        if m.group("tail")[:1].isupper():
+            return [clause]  # "reading War and Peace", "a fan of Simon and Garfunkel": a title, not two facts
         head, tail = m.group("head"), m.group("prefix") + " " + m.group("tail")
         if self._rule_for(head) and self._rule_for(tail):
             return [head, *self._split_coordination(tail)]
