@@ -90,6 +90,10 @@ def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes
     }
 
 
+# no tenant data behind these: they answer without a key, as in the AWS stack
+PUBLIC_PATHS = frozenset({"/health", "/openapi.json"})
+
+
 class _ThreadingServer(ThreadingHTTPServer):
     # the listen backlog: socketserver's default of 5 resets connections when many clients connect at once
     request_queue_size = 128
@@ -192,7 +196,7 @@ class LocalServer:
                 body = self.rfile.read(length) if length else b""
                 tenant = server.auth.tenant_for(self.headers.get("Authorization"))
                 path = urlsplit(self.path).path
-                if tenant is None and path != "/health":
+                if tenant is None and path not in PUBLIC_PATHS:
                     self._error(401, "unauthorized", "missing or unknown API key")
                     return
                 headers = {k.lower(): v for k, v in self.headers.items()}

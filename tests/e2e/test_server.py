@@ -15,7 +15,7 @@ def user() -> str:
 def test_health_and_openapi(server: Server) -> None:
     assert server.call("GET", "/health", key=None) == (200, {"status": "ok", "backend": "local",
                                                              "version": "0.1.0"})
-    status, doc = server.call("GET", "/openapi.json")
+    status, doc = server.call("GET", "/openapi.json", key=None)  # public, as in the AWS stack
     assert status == 200
     assert "/v1/users/{user_id}/retrieve" in doc["paths"]
     assert "/v1/users/{user_id}/memories/import" in doc["paths"]
