@@ -204,6 +204,8 @@ def _g(m: re.Match[str], name: str = "x") -> str:
     return _object(m.group(name))
 
 
+# an organisation: capitalised words ("Deloitte", "Johnson & Johnson")
+_ORG = r"(?P<x>[A-Z][\w&.'-]*(?: [A-Z&][\w&.'-]*)*)"
 # names must be capitalised even though the rules ignore case: "my wife is pregnant" names nobody
 _NAME = r"(?P<x>(?-i:[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}))"
 # the first word may come in lower case ("i live in berlin"); later words only capitalised, so
@@ -281,14 +283,14 @@ RULES: list[Rule] = [
     _rule(r"^my (?:job|profession|occupation|role|position|job title|title) is (?P<x>.+)",
           Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
     _rule(r"^i (?:(?:have )?been working|work|am working|'m working|am employed|'m employed)(?: remotely| full[- ]time"
-          r"| part[- ]time)? (?:at|for|with) (?P<x>[A-Z][\w&.'-]*(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL,
+          r"| part[- ]time)? (?:at|for|with) " + _ORG, Category.BIOGRAPHICAL,
           "employer", importance=Importance.HIGH),
     _rule(r"^i (?:(?:have )?been working|work|am working|am employed)(?: remotely| full[- ]time| part[- ]time)? "
           r"(?:at|for|in) an? (?P<x>(?:[\w-]+ ){0,3}(?:startup|company|firm|agency|bank|hospital|clinic|school|"
           r"university|college|nonprofit|non-profit|charity|ngo|consultancy|studio|restaurant|shop|store|"
           r"factory|lab|laboratory|warehouse|hotel|airline|newspaper|publisher|law firm)\b.*)",
           Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH),
-    _rule(r"^i (?:don't|do not|no longer) work (?:at|for) (?P<x>[A-Z][\w&.'-]*(?: [A-Z&][\w&.'-]*)*)",
+    _rule(r"^i (?:don't|do not|no longer) work (?:at|for) " + _ORG,
           Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH, polarity=False,
           content=lambda m, _c: f"User no longer works at {_g(m)}."),
     _rule(r"^i work in (?P<x>(?:[\w-]+ ){0,2}(?:finance|marketing|sales|it|tech|technology|healthcare|health care|"
@@ -303,11 +305,11 @@ RULES: list[Rule] = [
           importance=Importance.HIGH),
     _rule(r"^i am in (?:my |the )?(?:first|second|third|fourth|final|last|\d(?:st|nd|rd|th)) year (?:of|at) (?P<x>.+)",
           Category.BIOGRAPHICAL, "education"),
-    _rule(r"^i (?:have )?(?:just )?(?:quit|left) my (?:job|position|role) (?:at|with) (?P<x>[A-Z][\w&.'-]*"
-          r"(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH, polarity=False,
+    _rule(r"^i (?:have )?(?:just )?(?:quit|left) my (?:job|position|role) (?:at|with) " + _ORG,
+          Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH, polarity=False,
           content=lambda m, _c: f"User no longer works at {_g(m)}."),
     _rule(r"^i(?:'ve| have)? (?:just )?(?:started|joined|got) (?:a new job |working |a job )?(?:at|with) "
-          r"(?P<x>[A-Z][\w&.'-]*(?: [A-Z&][\w&.'-]*)*)", Category.BIOGRAPHICAL, "employer",
+          + _ORG, Category.BIOGRAPHICAL, "employer",
           importance=Importance.HIGH),
     _rule(r"^i(?:'m| am) (?:currently |now |also |actually )?an? (?P<x>(?:[\w-]+ ){0,3}student)\b",
           Category.BIOGRAPHICAL, "education"),
