@@ -112,7 +112,7 @@ _CONJUNCTION = re.compile(
 _LEADING = re.compile(
     r"^(?:(?:oh|ah|well|so|hey|hi|hello|hi there|hello there|ok|okay|yeah|yes|yep|sure|btw|by the way|fyi|fwiw|"
     r"also|anyway|anyways|these days|nowadays|lately|currently|now|at the moment|for what it's worth|"
-    r"by profession|professionally|just so you know|for context|"
+    r"by profession|professionally|just so you know|for context|wait|oh wait|to clarify|to be clear|sorry|"
     r"and|but|just so you know|for (?:the|your) record|to be honest|honestly|fun fact|in fact|lol|haha|"
     r"please|pls|thanks|thank you)\b[,!.:]?\s*)+", re.IGNORECASE)
 _TRAILING = re.compile(
@@ -168,9 +168,17 @@ def split_clauses(text: str) -> list[str]:
     return clauses
 
 
+_FRONTED_TIME = re.compile(r"^(?P<when>(?:every|each) (?:\w+ )?(?:day|morning|evening|night|week|weekend|month|"
+                           r"year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)),? (?P<rest>(?:i|we) .+)$",
+                           re.IGNORECASE)
+
+
 def clean(clause: str) -> str:
-    clause = _LEADING.sub("", clause.strip())
-    return clause.strip(" ,;:-")
+    clause = _LEADING.sub("", clause.strip()).strip(" ,;:-")
+    fronted = _FRONTED_TIME.match(clause)
+    if fronted:  # "Every Friday I play poker" says what "I play poker every Friday" says
+        clause = f"{fronted.group('rest').rstrip('.!')} {fronted.group('when').lower()}"
+    return clause
 
 
 def _object(text: str) -> str:
@@ -237,14 +245,17 @@ RULES: list[Rule] = [
     _rule(r"^i am (?P<x>(?-i:[A-Z][a-z'-]+(?: [A-Z][a-z'-]+){0,2}))(?:,? (?:by the way|btw|nice to meet you|"
           r"and\b.*|here)\b.*|\W*)$", Category.BIOGRAPHICAL, lambda m: "name" if _is_name(m.group("x")) else "",
           importance=Importance.HIGH, confidence=0.9, content=lambda m, _c: f"User's name is {_g(m)}."),
-    _rule(r"^(?:please )?(?:call me|i go by|you can call me|(?:people|everyone|everybody|my friends|friends) "
+    _rule(r"^(?:please )?(?:just |simply )?(?:call me|i go by|you can (?:just |simply )?call me|"
+          r"(?:people|everyone|everybody|my friends|friends) "
           r"(?:usually |mostly |just )?calls? me) " + _NAME, Category.PREFERENCE,
           "preferred_name", importance=Importance.HIGH, confidence=0.95,
           content=lambda m, _c: f"User prefers to be called {_g(m)}."),
     # age and dates of the user
     _rule(r"^i(?:'m| am) (?P<x>\d{1,3})(?: (?:years old|yrs old|y/?o)\b|(?:,? not \d{1,3})?\W*$)",
           Category.BIOGRAPHICAL, "age", content=lambda m, _c: f"User is {m.group('x')} years old."),
-    _rule(r"^i (?:will|'ll) (?:turn|be) (?P<x>\d{1,3})(?: years old)?\b", Category.BIOGRAPHICAL, "age",
+    _rule(r"^i am in my (?:early |mid |mid-|late )?(?P<x>teens|twenties|thirties|forties|fifties|sixties|seventies|"
+          r"eighties|nineties|[2-9]0s)\b", Category.BIOGRAPHICAL, "age"),
+    _rule(r"^i (?:will|'ll|am) (?:turn|be|turning) (?P<x>\d{1,3})(?: years old)?\b", Category.BIOGRAPHICAL, "age",
           content=lambda m, c: f"User will turn {m.group('x')}{_after_number(c)}."),
     _rule(r"^i (?:just |recently )?turned (?P<x>\d{1,3})\b", Category.BIOGRAPHICAL, "age",
           content=lambda m, _c: f"User is {m.group('x')} years old."),
@@ -254,7 +265,8 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:from [\w' ,.-]+? )?(?:back )?to "
           + _PLACE,
           Category.BIOGRAPHICAL, "location", importance=Importance.HIGH, confidence=0.92),
-    _rule(r"^(?:i|we)(?:'m| am| are| have been)? (?:currently |now |still |just )?(?:live|living|reside|residing|based|"
+    _rule(r"^(?:i|we|my [\w-]+ and i)(?:'m| am| are| have been)? (?:currently |now |still |just |actually |really )?"
+          r"(?:live|living|reside|residing|based|"
           r"located|staying) (?:just |right )?(?:in|at|near|outside|out of|outside of) (?:the )?" + _PLACE,
           Category.BIOGRAPHICAL, "location", importance=Importance.HIGH),
     _rule(r"^my (?:home|house|apartment|flat|place) is in " + _PLACE, Category.BIOGRAPHICAL, "location",
@@ -270,6 +282,9 @@ RULES: list[Rule] = [
           Category.BIOGRAPHICAL, "location", importance=Importance.HIGH,
           content=lambda m, _c: f"User lives in {_object(m.group('x'))}."),
     _rule(r"^i(?:'m| am) (?:originally )?from " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
+    _rule(r"^i am (?:an? )?(?P<x>(?-i:[A-Z][a-z]+(?:an|ian|ese|ish|i|ch|ic|er)))(?: citizen| national)?\W*$",
+          Category.BIOGRAPHICAL, lambda m: "nationality" if _is_nationality(m.group("x")) else "",
+          content=lambda m, _c: f"User is {m.group('x')}."),
     _rule(r"^i grew up in " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     _rule(r"^i was (?:born and )?(?:raised|brought up)"
           r"(?: on an? [\w ]{1,20}?| in a (?:small |little )?(?:town|village|city))?"
@@ -278,15 +293,18 @@ RULES: list[Rule] = [
           + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     _rule(r"^my (?:home ?town|birthplace|home country) is " + _PLACE, Category.BIOGRAPHICAL, "hometown"),
     # work and study
-    _rule(r"^i (?:\w+ly )?(?:work|am working|'m working)(?: \w+ly| from home| part[- ]time| full[- ]time)? "
+    _rule(r"^i (?:\w+ly )?(?:work|am working|'m working|have worked|have been working)"
+          r"(?: \w+ly| from home| part[- ]time|"
+          r" full[- ]time)? "
           r"(?:as|as an?) (?P<x>.+)", Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
     _rule(r"^my (?:job|profession|occupation|role|position|job title|title) is (?P<x>.+)",
           Category.BIOGRAPHICAL, "job", importance=Importance.HIGH),
     _rule(r"^i (?:(?:have )?been working|work|am working|'m working|am employed|'m employed)(?: remotely| full[- ]time"
           r"| part[- ]time)? (?:at|for|with) " + _ORG, Category.BIOGRAPHICAL,
           "employer", importance=Importance.HIGH),
-    _rule(r"^i (?:(?:have )?been working|work|am working|am employed)(?: remotely| full[- ]time| part[- ]time)? "
-          r"(?:at|for|in) an? (?P<x>(?:[\w-]+ ){0,3}(?:startup|company|firm|agency|bank|hospital|clinic|school|"
+    _rule(r"^i (?:(?:have )?been working|work|am working|am employed)(?: remotely| full[- ]time| part[- ]time| nights|"
+          r" days| weekends| shifts)? (?:at|for|in) an? (?P<x>(?:[\w-]+ ){0,3}(?:startup|company|firm|agency|bank|"
+          r"hospital|clinic|school|"
           r"university|college|nonprofit|non-profit|charity|ngo|consultancy|studio|restaurant|shop|store|"
           r"factory|lab|laboratory|warehouse|hotel|airline|newspaper|publisher|law firm)\b.*)",
           Category.BIOGRAPHICAL, "employer", importance=Importance.HIGH),
@@ -311,6 +329,11 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'ve| have)? (?:just )?(?:started|joined|got) (?:a new job |working |a job )?(?:at|with) "
           + _ORG, Category.BIOGRAPHICAL, "employer",
           importance=Importance.HIGH),
+    _rule(r"^i am an? (?:keen|avid|passionate|amateur|enthusiastic|dedicated|keen amateur|hobby|weekend) "
+          r"(?P<x>[\w-]+)\b", Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 1)}"),
+    _rule(r"^i (?:sing|dance|act|perform|play|row|swim|run) (?:in|with|for) an? (?:local |amateur |community )?"
+          r"(?P<x>choir|band|orchestra|theatre group|theater group|club|league|team|ensemble|quartet)\b",
+          Category.PREFERENCE, lambda m: f"hobby:{slot_key(m.group(0).split()[1], 1)}"),
     _rule(r"^i(?:'m| am) (?:currently |now |also |actually )?an? (?P<x>(?:[\w-]+ ){0,3}student)\b",
           Category.BIOGRAPHICAL, "education"),
     _rule(r"^i(?:'m| am) (?:currently |now |also |actually )?(?:an?|the) (?P<x>(?:[\w-]+ ){0,3}(?:engineer|developer|"
@@ -346,6 +369,8 @@ RULES: list[Rule] = [
     _rule(r"^(?:i|we) (?:have )?(?:just |recently )?(?:adopted|rescued|got) (?:an? |one |two |three |\d+ )?(?:\w+ )?"
           + _PET + r"s?(?: (?:named|called) " + _NAME + r")?", Category.BIOGRAPHICAL,
           lambda m: f"pet:{(m.group('x') or m.group('species')).lower()}"),
+    _rule(r"^my (?P<x>kids|children|sons|daughters|boys|girls|twins) are (?:aged )?\d", Category.BIOGRAPHICAL,
+          "family:children", sensitivity=Sensitivity.PERSONAL),
     _rule(r"^my " + _RELATION + r" (?:lives|is living|is staying|stays) with (?:me|us)\b", Category.BIOGRAPHICAL,
           lambda m: f"family:{m.group('rel').lower()}", sensitivity=Sensitivity.PERSONAL),
     _rule(r"^(?:i|we) have (?:got )?(?:an? |one |two |three |four |five |\d+ )"
@@ -355,11 +380,12 @@ RULES: list[Rule] = [
           sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i(?:'m| am) an? (?:single |proud |stay-at-home |new |working )?(?P<x>dad|father|mom|mum|mother|parent)"
           r"(?: of (?P<n>.+))?", Category.BIOGRAPHICAL, "family:children", sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^i(?:'m| am| got| just got) (?P<x>married|divorced|engaged|single|widowed|separated)\b",
+    _rule(r"^i(?:'m| am| got| just got)(?: recently| newly| happily| now| just)? (?P<x>married|divorced|engaged|single|"
+          r"widowed|separated)\b",
           Category.BIOGRAPHICAL, "relationship_status", sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i(?:'m| am) (?:currently |now )?(?P<x>pregnant|expecting a baby)\b", Category.CONSTRAINT,
           "health:pregnant", importance=Importance.HIGH, sensitivity=Sensitivity.PERSONAL),
-    _rule(r"^i am (?P<x>left-handed|right-handed|ambidextrous|colou?r-?blind)\b", Category.BIOGRAPHICAL,
+    _rule(r"^i am (?P<x>left-handed|right-handed|ambidextrous)\b", Category.BIOGRAPHICAL,
           lambda m: f"trait:{slot_key(m.group('x'), 1)}"),
     _rule(r"^i am an? (?P<x>morning person|night owl|early bird|early riser|late riser|night person)\b",
           Category.PREFERENCE, "chronotype"),
@@ -368,6 +394,11 @@ RULES: list[Rule] = [
     _rule(r"^(?:i|we) (?:have(?: got)?|got|own) (?:an? |one |two |three |\d+ )?(?:\w+ )?" + _PET
           + r"s?(?: (?:named|called) " + _NAME + r")?",
           Category.BIOGRAPHICAL, lambda m: f"pet:{(m.group('x') or m.group('species')).lower()}"),
+    _rule(r"^i (?:don't|do not|no longer) (?:have|own) (?:an? |my |any )?" + _PET + r"s?\b", Category.BIOGRAPHICAL,
+          lambda m: f"pet:{m.group('species').lower()}", polarity=False,
+          content=lambda m, c: third_person(c)),
+    _rule(r"^(?:my|our) " + _PET + r" is an? [\w -]{0,30}? (?:called|named) " + _NAME, Category.BIOGRAPHICAL,
+          lambda m: f"pet:{m.group('x').lower()}"),
     _rule(r"^(?:my|our) " + _PET + r"(?:'s name is| is called| is named| named| called) " + _NAME,
           Category.BIOGRAPHICAL,
           lambda m: f"pet:{m.group('x').lower()}"),
@@ -380,6 +411,8 @@ RULES: list[Rule] = [
           + _DIETS + r"\b", Category.CONSTRAINT, "diet", importance=Importance.HIGH),
     _rule(r"^i(?:'m| am)? (?:on|follow|following|eat) an? " + _DIETS + r" diet", Category.CONSTRAINT, "diet",
           importance=Importance.HIGH),
+    _rule(r"^i (?:am on|follow|am following|keep to|stick to|am sticking to) an? (?P<x>[\w-]+(?: [\w-]+)?) diet\b",
+          Category.CONSTRAINT, "diet", importance=Importance.HIGH),
     _rule(r"^i (?:only )?(?:keep|eat|observe) (?:only )?(?P<x>kosher|halal)\b", Category.CONSTRAINT, "diet",
           importance=Importance.HIGH),
     _rule(r"^(?P<x>[\w -]+?) (?:give|gives|cause|causes) me (?:an? )?(?:severe |bad |serious |mild )?"
@@ -402,7 +435,9 @@ RULES: list[Rule] = [
           importance=Importance.CRITICAL, sensitivity=Sensitivity.PERSONAL),
     _rule(r"^i (?:avoid|stay away from|cut out) (?P<x>.+)", Category.CONSTRAINT,
           lambda m: f"avoids:{slot_key(_g(m), 2)}", importance=Importance.HIGH, confidence=0.85),
-    _rule(r"^i (?:don't|do not|never|can't|cannot|can not|no longer|won't) (?:eat|drink|consume|touch|have) "
+    _rule(r"^i (?:don't|do not|never|can't|cannot|can not|no longer|won't) "
+          r"(?:eat|drink|consume|touch|have(?! an? | any | my ))"
+          r" ?"
           r"(?P<x>.+)", Category.CONSTRAINT, lambda m: f"avoids:{slot_key(_g(m), 2)}",
           importance=Importance.HIGH, polarity=True),
     _rule(r"^i (?:have )?(?:stopped|quit|gave up|given up) (?:eating|drinking|consuming) (?P<x>.+)",
@@ -427,9 +462,14 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'m| am) (?:not allowed|unable|forbidden) to (?P<x>.+)", Category.CONSTRAINT,
           lambda m: f"cannot:{slot_key(_g(m), 3)}", importance=Importance.HIGH),
     # durable instructions about answers (procedural), told apart from one-off requests by screening
+    _rule(r"^(?:from now on|going forward|in (?:the )?future|by default),? (?P<x>(?:no more than|at most|under|"
+          r"less than|fewer than|max(?:imum)?|only|no) \w.+)", Category.PROCEDURAL,
+          lambda m: f"style:{topic_of(m.group('x')) or slot_key(m.group('x'), 2)}", confidence=0.9,
+          content=lambda m, _c: f"User wants answers with {_lower_first(_g(m))}."),
     _rule(r"^(?:from now on|going forward|in (?:the )?future|always|by default|whenever you (?:answer|reply|"
           r"respond|write)),? (?:please )?(?P<x>(?:answer|reply|respond|write|use|give|show|explain|keep|"
-          r"format|include|call|address|talk|speak|be)\b.+)", Category.PROCEDURAL,
+          r"format|include|call|address|talk|speak|be|cite|quote|add|mention|link|label|number|end|start|begin)"
+          r"\b.+)", Category.PROCEDURAL,
           lambda m: f"style:{topic_of(m.group('x')) or slot_key(m.group('x'), 2)}", confidence=0.9,
           content=lambda m, _c: f"User wants the assistant to {_lower_first(_g(m))}."),
     _rule(r"^(?:please )?(?P<x>(?:answer|reply|respond|write|use|give|show|explain|keep|format|include|call|"
@@ -465,7 +505,8 @@ RULES: list[Rule] = [
     _rule(r"^i (?:really |absolutely |totally |just |also |do )?(?:love|like|enjoy|adore|"
           r"am (?:really |totally |very |quite |so |super |a bit )?into|'m into|"
           r"am obsessed with|'m obsessed with|am a (?:big |huge )?fan of|'m a (?:big |huge )?fan of|"
-          r"am passionate about|'m passionate about|am crazy about|'m crazy about|"
+          r"am passionate about|'m passionate about|am crazy about|'m crazy about|am a (?:total |big )?sucker for|"
+          r"have a soft spot for|have a weakness for|"
           r"can't get enough of|really dig) (?P<x>.+)",
           Category.PREFERENCE, lambda m: f"likes:{slot_key(_g(m))}"),
     _rule(r"^i (?:really |absolutely |totally |just |also )?(?:hate|dislike|detest|despise|can't stand|cannot stand|"
@@ -483,6 +524,9 @@ RULES: list[Rule] = [
           r"(?:day|morning|evening|night|week|weekend|month|"
           r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", Category.PROCEDURAL,
           lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
+    _rule(r"^i (?P<x>(?!think|guess|feel|am\b|have\b)\w+(?: [\w']+){0,4}) (?:on|every) (?:mondays|tuesdays|"
+          r"wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays|weeknights)\b", Category.PROCEDURAL,
+          lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
     _rule(r"^i (?:usually|always|normally|typically|often|regularly|tend to) (?P<x>(?!think|guess|feel)\w.+)",
           Category.PROCEDURAL, lambda m: f"habit:{slot_key(_g(m), 3)}", confidence=0.8),
     _rule(r"^i do (?P<x>(?:[\w-]+ ){0,2}(?:puzzles?|crosswords?|sudoku|meditation|crafts|woodwork|woodworking|"
@@ -498,6 +542,10 @@ RULES: list[Rule] = [
           Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 2)}"),
     _rule(r"^i (?P<x>(?!think|guess|feel|am\b|have\b|need\b|want\b)\w+(?: [\w'-]+){0,4}) in my (?:free|spare|own) "
           r"time\b", Category.PREFERENCE, lambda m: f"hobby:{slot_key(_g(m), 2)}"),
+    _rule(r"^i (?:write|do|keep|track|manage|plan|store|draft) (?:everything|all my [\w ]+?|my [\w ]+?) (?:in|on|with) "
+          r"(?P<x>[\w .+-]+)", Category.PREFERENCE, lambda m: f"uses:{slot_key(_g(m), 2)}", confidence=0.85),
+    _rule(r"^i am (?:fluent|bilingual|trilingual|conversational|native) in (?P<x>.+)", Category.BIOGRAPHICAL,
+          lambda m: f"speaks:{slot_key(_g(m), 3)}"),
     _rule(r"^i (?:can )?speak (?:a little |a bit of |some |basic |fluent |conversational |good |decent )?(?P<x>.+)",
           Category.BIOGRAPHICAL, lambda m: f"speaks:{slot_key(_g(m), 3)}"),
     _rule(r"^i (?:mostly |mainly |usually |always |only |now )?use (?P<x>(?!to\b).+?)(?: (?:for|at|when) .+)?$",
@@ -511,7 +559,8 @@ RULES: list[Rule] = [
           lambda m: f"owns:{slot_key(_g(m), 2)}", confidence=0.85),
     # things the user has
     _rule(r"^i (?:have|own|drive|ride) (?:an? |my own )(?P<x>(?!\w+ allergy)(?:[\w-]+ ){0,3}(?:car|bike|bicycle|"
-          r"motorcycle|truck|van|house|apartment|flat|boat|garden|cabin|tesla|toyota|honda|bmw|audi|"
+          r"motorcycle|motorbike|scooter|moped|e-bike|vespa|truck|van|house|apartment|flat|boat|garden|cabin|tesla|"
+          r"toyota|honda|bmw|audi|"
           r"ford|volkswagen|vw|mac|macbook|iphone|android|pixel|laptop|pc|\w+ phone))\b",
           Category.BIOGRAPHICAL, lambda m: f"owns:{slot_key(_g(m), 3)}", confidence=0.85),
     # projects and team facts: high-stakes ones wait for confirmation
@@ -540,11 +589,20 @@ RULES: list[Rule] = [
           r"go-live|due date|milestone) (?:for (?:the |our |this )?[\w -]+? )?(?:is|was moved to|moved to|will be) "
           r"(?P<x>.+)", Category.PROJECT_FACT,
           lambda m: m.group("what").lower().replace(" ", "_"), importance=Importance.HIGH),
+    _rule(r"^(?:the|our|my) (?:client|customer|stakeholders?|boss|manager|team lead|product owner|board|investors?) "
+          r"(?:wants|want|needs|need|expects|expect|requires|require|asked for) (?P<x>.+?) by (?P<when>[\w ,]+)\W*$",
+          Category.PROJECT_FACT, "deadline", importance=Importance.HIGH),
     _rule(r"^we are (?:currently )?(?:building|developing|writing|making|migrating|rewriting) (?P<x>.+)",
           Category.PROJECT_FACT, lambda m: f"working_on:{slot_key(_g(m), 3)}", confidence=0.85),
     _rule(r"^(?:we|our (?:team|company|project|app|service)) (?:use|uses|run|runs|deploy|deploys|are using|"
           r"is using|build|builds) (?P<x>.+)", Category.PROJECT_FACT,
           lambda m: f"uses:{topic_of(m.group('x')) or slot_key(_g(m), 2)}"),
+    _rule(r"^i am (?:halfway through|in the middle of|partway through|midway through|nearly done with|almost done with|"
+          r"almost finished with|close to finishing) (?P<x>.+)", Category.EPISODIC,
+          lambda m: f"ongoing:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
+    _rule(r"^i am no longer (?P<x>(?:learning|training for|studying|practi[cs]ing|working on|writing) .+)",
+          Category.EPISODIC, lambda m: f"ongoing:{slot_key(_g(m).split(' ', 1)[-1], 3)}", polarity=False,
+          content=lambda m, c: third_person(c)),
     _rule(r"^i(?:'m| am) (?:currently |now )(?:reading|watching|rewatching|listening to|taking a course (?:in|on)|"
           r"doing a course (?:in|on)) (?P<x>.+)", Category.EPISODIC, lambda m: f"ongoing:{slot_key(_g(m), 3)}",
           confidence=0.85, episodic=True),
@@ -554,6 +612,9 @@ RULES: list[Rule] = [
     _rule(r"^i(?:'m| am) (?:currently )?(?:working on|building|developing|writing|leading|running) (?P<x>.+)",
           Category.PROJECT_FACT, lambda m: f"working_on:{slot_key(_g(m), 3)}", confidence=0.85),
     # plans and events (episodic: dated from the message)
+    _rule(r"^i (?:will|'ll) be (?:in|at|visiting|travel(?:l)?ing to|flying to|away in|off to) (?P<x>.+)",
+          Category.EPISODIC,
+          lambda m: f"plan:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^(?:" + _PLAN + r") (?P<x>(?!be\b)\w.+)", Category.EPISODIC, lambda m: f"plan:{slot_key(_g(m), 3)}",
           confidence=0.85, episodic=True),
     _rule(r"^(?:next|this) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|"
@@ -569,12 +630,12 @@ RULES: list[Rule] = [
     _rule(r"^(?:my|our) (?P<x>(?:\w+ ){0,2}\w+(?:s|ed)?\b.*\b"
           r"(?:next|tomorrow|tonight|this (?:week|weekend|month|year|summer)|soon|in (?:january|february|march|"
           r"april|may|june|july|august|september|october|november|december)|on (?:monday|tuesday|wednesday|"
-          r"thursday|friday|saturday|sunday))\b.*)", Category.EPISODIC,
+          r"thursday|friday|saturday|sunday|the \d{1,2}(?:st|nd|rd|th)))\b.*)", Category.EPISODIC,
           lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^(?:tomorrow|tonight|later today|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)),? "
           r"(?:i|we) (?:have|am having|are having|have got) (?P<x>.+)", Category.EPISODIC,
           lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
-    _rule(r"^i have an? (?P<x>(?:[\w'-]+ ){0,3}(?:appointment|interview|exam|test|meeting|flight|trip|surgery|"
+    _rule(r"^i have (?:got )?an? (?P<x>(?:[\w'-]+ ){0,3}(?:appointment|interview|exam|test|meeting|flight|trip|surgery|"
           r"wedding|party|concert|game|match|race|marathon|deadline|presentation|conference|vacation|holiday)"
           r"\b.*)", Category.EPISODIC, lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.85, episodic=True),
     _rule(r"^(?:yesterday|last (?:week|weekend|month|year|night|monday|tuesday|wednesday|thursday|friday|"
@@ -582,6 +643,18 @@ RULES: list[Rule] = [
           r"(?:a|an|one|two|three|four|five|six|\d+|a couple of|a few) (?:days?|weeks?|months?|years?) ago),? "
           r"(?:i|we) (?P<x>\w.+)", Category.EPISODIC, lambda m: f"event:{slot_key(_g(m), 3)}",
           confidence=0.85, episodic=True),
+    # life events only: "I enjoyed the movie yesterday" is a reaction, not something to remember
+    _rule(r"^(?:i|we) (?P<x>(?:had|went|got|made|took|met|ran|won|lost|bought|sold|began|left|came|found|broke|fell|"
+          r"flew|drove|wrote|built|became|moved|started|finished|completed|visited|adopted|welcomed|graduated|married|"
+          r"joined|launched|booked|signed|passed|failed|quit|retired|traveled|travelled|hiked|climbed|cycled|swam|"
+          r"renovated|published|released|opened|closed|celebrated|attended|hosted|organi[sz]ed|volunteered|received|"
+          r"returned|injured|sprained|fractured|divorced|proposed|delivered|gave birth) .+?) "
+          r"(?:last (?:week|weekend|month|"
+          r"year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|earlier today|this morning|"
+          r"(?:a|an|one|two|three|four|five|six|\d+|a couple of|a few) (?:days?|weeks?|months?|years?) ago|"
+          r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in (?:january|february|march|april|may|"
+          r"june|july|august|september|october|november|december))\W*$", Category.EPISODIC,
+          lambda m: f"event:{slot_key(_g(m), 3)}", confidence=0.8, episodic=True),
     _rule(r"^i (?:just |recently |finally )?(?:went|visited|traveled|travelled|finished|completed|started|"
           r"bought|adopted|got|ran|won|lost|met|attended|joined|graduated|passed|quit|left|launched|"
           r"published|signed up|moved into|took|made|built|painted|wrote|read|watched|saw|tried|learned|"
@@ -614,7 +687,8 @@ def _split_list(clause: str) -> list[str]:
     m = _LISTED.match(clause)
     if not m:
         return [clause]
-    items = [i.strip(" .") for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group("items")) if i.strip(" .")]
+    items = [i.strip(" .") for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group("items"))
+             if i.strip(" .") and not re.match(r"(?:not|but not|except)\b", i.strip(), re.IGNORECASE)]
     return [f"{m.group('head')} {item}" for item in items] if len(items) > 1 else [clause]
 
 
@@ -622,8 +696,16 @@ _ROLE = re.compile(r"^(?:as|being) (?P<what>an? [\w -]+?|vegan|vegetarian|pescat
                    r"(?:(?:,\s*|\s+)(?P<rest>(?:i|my|we)\b.+)|,?$)", re.IGNORECASE)
 
 
+_DESCRIBED = re.compile(r"^i am an? (?P<who>(?-i:[A-Z][a-z]+)) (?P<rest>(?:living|based|working|studying) .+)$",
+                        re.IGNORECASE)
+
+
 def _split_role(clause: str) -> list[str]:
-    """'As a nurse, I work weekends' -> 'I am a nurse' and 'I work weekends': the role is a fact too."""
+    """'As a nurse, I work weekends' -> 'I am a nurse' and 'I work weekends': the role is a fact too;
+    'I am a Canadian living in Mexico City' -> 'I am Canadian' and 'I am living in Mexico City'."""
+    described = _DESCRIBED.match(clause)
+    if described:
+        return [f"I am {described.group('who')}", f"I am {described.group('rest')}"]
     m = _ROLE.match(clause)
     if not m:
         return [clause]
@@ -631,7 +713,7 @@ def _split_role(clause: str) -> list[str]:
 
 
 _COORDINATED = re.compile(
-    r"^(?P<head>(?P<prefix>i'm|i am|i have|i've|i)\b.+?),? and (?:also )?(?P<tail>(?!i\b|i'm|my\b).+)$", re.I)
+    r"^(?P<head>(?P<prefix>i'm|i am|i have|i've|i)\b.+?),? (?:and|but) (?:also )?(?P<tail>(?!i\b|i'm|my\b).+)$", re.I)
 _REACTION = re.compile(
     r"^(?:it|that|this|these|those|them|that one|this one|that idea|this idea|the idea|that plan|this plan|"
     r"the plan|the suggestion|your \w+|the answer|what you said|"
@@ -680,6 +762,23 @@ def _after_number(clause: str) -> str:
     """' in March' from "I'll turn 40 in March": when the birthday falls, if the user said."""
     m = re.search(r"\d{1,3}(?: years old)?(?P<rest> (?:in|on|next|this) [\w ]+?)\W*$", clause)
     return m.group("rest") if m else ""
+
+
+_NATIONALITY_ENDINGS = ("an", "ian", "ese", "ish", "i", "ch", "ic", "er")
+_NOT_NATIONALITIES = frozenset({
+    "christian", "lutheran", "anglican", "republican", "vegetarian", "librarian", "veterinarian", "comedian",
+    "musician", "technician", "electrician", "physician", "politician", "historian", "guardian", "catholic",
+    "stoic", "diabetic", "epileptic", "autistic", "asthmatic", "alcoholic", "workaholic", "introvert", "extrovert",
+    "teacher", "manager", "engineer", "designer", "writer", "painter", "baker", "farmer", "lawyer", "dancer",
+    "singer", "player", "runner", "swimmer", "gamer", "beginner", "smoker", "member", "owner", "user", "partner",
+    "mother", "father", "brother", "sister", "daughter", "leader", "founder", "volunteer", "foreigner", "stranger",
+})
+
+
+def _is_nationality(word: str) -> bool:
+    low = word.lower()
+    return low.endswith(_NATIONALITY_ENDINGS) and low not in _NOT_NATIONALITIES and not _is_name(word) \
+        and len(low) > 3
 
 
 def _lower_first(text: str) -> str:
@@ -847,12 +946,15 @@ class RuleBasedExtractor:
                 continue
             if "x" in m.re.groupindex and m.group("x") and _REACTION.match(_object(m.group("x"))):
                 return None  # "I love it!", "I like that idea": a reaction to the reply, not a preference
+            subject = rule.subject(m)
+            if not subject:
+                continue  # the rule's own check said no ("I am Canadian" is not a name): the next may fit
             content = rule.content(m, clause) if rule.content else third_person(_TRAILING.sub("", clause))
             if rule.episodic:
                 content = content.rstrip(".") + _date_suffix(message.created_at, clause) + "."
             polarity = rule.polarity
             return Candidate(
-                category=rule.category, subject=rule.subject(m), content=content,
+                category=rule.category, subject=subject, content=content,
                 confidence=rule.confidence, evidence=clause, message_id=message.message_id,
                 occurred_at=message.created_at, polarity=polarity, importance=rule.importance,
                 sensitivity=rule.sensitivity, high_stakes=rule.high_stakes and not explicit,
