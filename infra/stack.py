@@ -112,12 +112,11 @@ class MnemoStack(Stack):
         self.private_sg = ec2.SecurityGroup(self, "PrivateSg", vpc=self.vpc, allow_all_outbound=False,
                                             description="mnemo domain and VPC endpoints: HTTPS from the functions")
         self.private_sg.add_ingress_rule(self.functions_sg, ec2.Port.tcp(443), "functions to domain and endpoints")
-        self.functions_sg.add_egress_rule(self.private_sg, ec2.Port.tcp(443), "domain and interface endpoints")
         self.vpc.add_gateway_endpoint("DynamoDbEndpoint", service=ec2.GatewayVpcEndpointAwsService.DYNAMODB)
-        # DynamoDB's gateway endpoint has no security group; the subnets have no route to the internet,
-        # so HTTPS "anywhere" reaches the endpoints and nothing else
+        # the domain and interface endpoints (behind private_sg) and DynamoDB's gateway endpoint, which has
+        # no security group: the subnets have no route to the internet, so HTTPS "anywhere" reaches these only
         self.functions_sg.add_egress_rule(ec2.Peer.any_ipv4(), ec2.Port.tcp(443),
-                                          "HTTPS to the gateway endpoint (isolated subnets: nothing else)")
+                                          "HTTPS to the domain and the endpoints (isolated subnets: nothing else)")
         for endpoint_id, service in (("Kms", ec2.InterfaceVpcEndpointAwsService.KMS),
                                      ("Sqs", ec2.InterfaceVpcEndpointAwsService.SQS),
                                      ("BedrockRuntime", ec2.InterfaceVpcEndpointAwsService.BEDROCK_RUNTIME),

@@ -41,7 +41,7 @@ BODY_LOGGERS = ("aws_lambda_powertools.event_handler", "botocore", "boto3", "url
 def keep_bodies_out_of_logs() -> None:
     for name in BODY_LOGGERS:
         logger = logging.getLogger(name)
-        if logger.getEffectiveLevel() < logging.INFO or logger.level < logging.INFO:
+        if logger.level < logging.INFO:  # NOTSET too: a DEBUG root would otherwise let bodies through
             logger.setLevel(logging.INFO)
 
 
@@ -250,7 +250,6 @@ def _opensearch_transport(settings: Settings) -> Any:
 
 
 def build(settings: Settings, **kwargs: object) -> Mnemo:
-    keep_bodies_out_of_logs()
     if settings.backend == "local":
         return build_local(settings, **kwargs)  # type: ignore[arg-type]
     return build_aws(settings, **kwargs)  # type: ignore[arg-type]
