@@ -126,8 +126,8 @@ def load(context: dict[str, Any]) -> StageConfig:
     base: dict[str, Any] = dict(stages.get(stage, {}))
     for key, value in context.items():
         if key in StageConfig.model_fields and key not in ("stage", "settings"):
-            base[key] = json.loads(value) if isinstance(value, str) and value[:1] in "[{0123456789tfn" \
-                and _is_json(value) else value
+            # -c values arrive as strings: "4", "true", '{"a": 1}' are JSON, "t3.medium.search" is not
+            base[key] = json.loads(value) if isinstance(value, str) and _is_json(value) else value
     try:
         return StageConfig.model_validate({**base, "stage": stage})
     except ValidationError as exc:
