@@ -40,7 +40,7 @@ $(CDK): package.json package-lock.json
 synth: $(STAMP) $(CDK)
 	$(CDK) synth --quiet --no-notices -c stage=dev -o cdk.out/dev
 	$(CDK) synth --quiet --no-notices -c stage=prod -o cdk.out/prod
-	@$(BIN)/python -c "import json; r = json.load(open(next(__import__('glob').iglob('cdk.out/dev/asset.*/bundle-report.json')))); print(f\"Lambda bundle: {r['total_mb']} MB unzipped (limit 250)\")"
+	@$(BIN)/python -c "import glob, json, os; p = max(glob.glob('cdk.out/dev/asset.*/bundle-report.json'), key=os.path.getmtime); print('Lambda bundle:', json.load(open(p))['total_mb'], 'MB unzipped (limit 250)')"
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit
