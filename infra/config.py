@@ -102,6 +102,11 @@ class StageConfig(BaseModel):
         return service_environment(self.settings)
 
 
+def pascal(job: str) -> str:
+    """A job's name in construct ids and alarm names: "index_setup" -> "IndexSetup"."""
+    return "".join(part.title() for part in job.split("_"))
+
+
 def service_environment(values: dict[str, Any]) -> dict[str, str]:
     env = {}
     for name, value in values.items():

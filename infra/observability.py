@@ -16,6 +16,8 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
+from infra.config import pascal
+
 if TYPE_CHECKING:
     from infra.stack import MnemoStack
 
@@ -42,9 +44,9 @@ class Observability(Construct):
         self.alarms: dict[str, cw.Alarm] = {}
 
         for job, function in stack.functions.items():
-            self._alarm(f"{_pascal(job)}Errors", function.metric_errors(period=FIVE_MINUTES, statistic="Sum"),
+            self._alarm(f"{pascal(job)}Errors", function.metric_errors(period=FIVE_MINUTES, statistic="Sum"),
                         threshold=1, what=f"the {job} function failed")
-            self._alarm(f"{_pascal(job)}Throttles", function.metric_throttles(period=FIVE_MINUTES, statistic="Sum"),
+            self._alarm(f"{pascal(job)}Throttles", function.metric_throttles(period=FIVE_MINUTES, statistic="Sum"),
                         threshold=1, what=f"the {job} function was throttled (reserved concurrency)")
         dlqs = (("ExtractDlqNotEmpty", stack.extract_dlq), ("ConsolidateDlqNotEmpty", stack.consolidate_dlq))
         for name, queue in dlqs:
@@ -98,7 +100,3 @@ class Observability(Construct):
                 right=[fn.metric_throttles(period=FIVE_MINUTES, statistic="Sum") for fn in stack.functions.values()]))
         board.add_widgets(cw.AlarmStatusWidget(title="Alarms", width=24, alarms=list(self.alarms.values())))
         return board
-
-
-def _pascal(job: str) -> str:
-    return "".join(part.title() for part in job.split("_"))

@@ -45,7 +45,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from infra.bundling import LAMBDA_MODEL_DIR, QUERY_MODEL, ROOT, bundling_options
-from infra.config import StageConfig
+from infra.config import StageConfig, pascal
 from infra.nag import suppress
 from infra.observability import Observability
 from mnemo.adapters.aws.dynamo_state import ATTRIBUTES, KEY_SCHEMA
@@ -126,8 +126,7 @@ class MnemoStack(Stack):
 
         # -- OpenSearch
         self.domain = self._domain(name, removal)
-        self.index_name = self.service_settings.opensearch_index if "opensearch_index" in config.settings \
-            else f"{name}-memories"
+        self.index_name = f"{name}-memories"  # one index a stage (a stage cannot name it: infra/config.WIRED)
         dimension = self.service_settings.titan_dimensions if self.service_settings.embedder == "titan" else 384
 
         # -- functions
@@ -249,10 +248,10 @@ class MnemoStack(Stack):
 
     def _function(self, job: str, code: lambda_.Code, *, in_vpc: bool) -> lambda_.Function:
         size = self.config.sizes[job]
-        log_group = logs.LogGroup(self, f"{_pascal(job)}Logs", retention=_retention(self.config.log_retention_days),
+        log_group = logs.LogGroup(self, f"{pascal(job)}Logs", retention=_retention(self.config.log_retention_days),
                                   encryption_key=self.storage_key, removal_policy=RemovalPolicy.DESTROY)
         return lambda_.Function(
-            self, f"{_pascal(job)}Function", function_name=f"mnemo-{self.config.stage}-{job.replace('_', '-')}",
+            self, f"{pascal(job)}Function", function_name=f"mnemo-{self.config.stage}-{job.replace('_', '-')}",
             runtime=PYTHON, architecture=lambda_.Architecture.ARM_64 if self.config.architecture == "arm64"
             else lambda_.Architecture.X86_64, code=code, handler=f"functions.{job}.handler.handler",
             memory_size=size.memory_mb, timeout=Duration.seconds(size.timeout_seconds),
@@ -328,7 +327,7 @@ class MnemoStack(Stack):
                 target = lambda_.Alias(self, "RetrieveLive", alias_name="live", version=f[job].current_version,
                                        provisioned_concurrent_executions=c.retrieve_provisioned_concurrency)
             return integrations.HttpLambdaIntegration(
-                f"{_pascal(job)}Integration", target,
+                f"{pascal(job)}Integration", target,
                 payload_format_version=apigw.PayloadFormatVersion.VERSION_2_0)
 
         routes = {
@@ -365,7 +364,3 @@ def _retention(days: int) -> logs.RetentionDays:
     if days not in RETENTION:
         raise ValueError(f"CloudWatch Logs keeps logs {sorted(RETENTION)} days, not {days}")
     return logs.RetentionDays[RETENTION[days]]
-
-
-def _pascal(job: str) -> str:
-    return "".join(part.title() for part in job.split("_"))

@@ -128,10 +128,9 @@ def test_the_domain_is_private_encrypted_and_sized_by_stage(dev: Synth, prod: Sy
 
 
 def test_the_index_is_created_by_the_adapters_code_with_the_embedders_dimension(dev: Synth, prod: Synth) -> None:
-    (prod_index,) = [r for r in prod.resources.values() if r["Type"] == "AWS::CloudFormation::CustomResource"]
+    (prod_index,) = prod.of_type("AWS::CloudFormation::CustomResource").values()
     assert prod_index["Properties"]["Shards"] == "12"  # the stage's MNEMO_OPENSEARCH_SHARDS
-    (index,) = dev.of_type("AWS::CloudFormation::CustomResource").values() or \
-        [r for r in dev.resources.values() if r["Type"].startswith("Custom::")]
+    (index,) = dev.of_type("AWS::CloudFormation::CustomResource").values()
     props = index["Properties"]
     assert props["IndexName"] == "mnemo-dev-memories"
     assert props["Dimension"] == "384"
