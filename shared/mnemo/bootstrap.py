@@ -10,10 +10,12 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mnemo.clock import Clock, SystemClock
 from mnemo.domain.extraction import RuleBasedExtractor
+from mnemo.domain.extraction.pipeline import LearnedExtractor
+from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder
 from mnemo.domain.policy import PolicyTable
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Embedder
@@ -31,6 +33,8 @@ from mnemo.services.user_control import UserControl
 from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
 
+TAGGER_PATH = Path(__file__).resolve().parent / "models" / "extractor_tagger.npz"
+_TAGGERS: dict[Path | None, SlotTagger] = {}
 _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
 
 # Libraries that log request bodies at DEBUG (route arguments, AWS and OpenSearch payloads): user text
@@ -140,7 +144,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         profiles=SqliteProfileStore(db, cipher), user_settings=SqliteSettingsStore(db),
         buffer=SqliteTurnBuffer(db, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db), audit=SqliteAuditLog(db),
-        vault=cipher, locks=ThreadUserLocks(), extractor=RuleBasedExtractor(),
+        vault=cipher, locks=ThreadUserLocks(), extractor=_extractor(settings),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
         sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),
     )
@@ -215,12 +219,25 @@ def _bedrock_client(settings: Settings) -> Any:
 
 
 def _extractor(settings: Settings, bedrock: Any = None) -> Any:
-    """Bedrock when chosen (with the rules as its fallback), else the rules."""
+    """The learned extractor by default; Bedrock when chosen (with the learned one as its fallback)."""
     if settings.extractor == "rules":
         return RuleBasedExtractor()
+    learned = learned_extractor(settings)
+    if settings.extractor == "learned":
+        return learned
     from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
 
-    return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
+    return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id, fallback=learned)
+
+
+def learned_extractor(settings: Settings) -> LearnedExtractor:
+    """The tagger runs on the bundled MiniLM whatever the embedder (Titan included): it was trained on it."""
+    tagger = _TAGGERS.get(settings.extractor_model_path)
+    if tagger is None:
+        tagger = SlotTagger.load(settings.extractor_model_path or TAGGER_PATH)
+        _TAGGERS[settings.extractor_model_path] = tagger
+    encoder = cast("TokenEncoder", shared_embedder(settings))
+    return LearnedExtractor(encoder, tagger, settings.extractor_min_confidence)
 
 
 def _aws_embedder(settings: Settings, bedrock: Any = None) -> Embedder:

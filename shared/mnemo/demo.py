@@ -155,7 +155,8 @@ def run_demo(keep: bool = False) -> int:
         client.call("POST", f"/v1/users/{USER}/conversations/conv-2/close")
         run_due_jobs(service)
         items = show_memories(client)
-        moved = next((m for m in items if m["subject"] == "location" and m["status"] == "active"), None)
+        moved = next((m for m in items if m["subject"] in ("home_location", "location")
+                      and m["status"] == "active"), None)
         if moved:
             _, detail = client.call("GET", f"/v1/users/{USER}/memories/{moved['memory_id']}")
             print(f"  location is now version {detail['version']}; it supersedes {detail['supersedes'][:8]} "

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemo.domain.conflicts import Relation
-from mnemo.domain.extraction import Extraction
+from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.models import (
     AuditEvent,
     BufferedTurn,
@@ -47,6 +47,11 @@ class Extractor(Protocol):
 
     def extract(self, messages: Sequence[Message]) -> Extraction:
         """Candidates in message order; refused ones carry should_store=False and a reason."""
+        ...
+
+    def classify(self, statement: str, when: datetime) -> Candidate | None:
+        """Category, slot and polarity of one statement an app hands over (remember, import), or None
+        when it fills no slot; no refusals here (the write path screens)."""
         ...
 
 

@@ -58,7 +58,10 @@ class Settings(BaseModel):
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
     consolidate_queue_url: str = ""
-    extractor: Literal["rules", "bedrock"] = "rules"
+    # learned: the tagger trained by `make train-extractor` (docs/slots.md); rules: the old phrase rules
+    extractor: Literal["learned", "rules", "bedrock"] = "learned"
+    extractor_model_path: Path | None = None  # default: the tagger shipped in mnemo/models
+    extractor_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"
     bedrock_timeout_seconds: float = Field(20.0, gt=0)
     conflict_judge: Literal["rules", "bedrock"] = "rules"  # bedrock: a second opinion on ambiguous pairs

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from mnemo.domain.extraction.slots import slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope
 from mnemo.domain.text import normalise_content, terms
 
@@ -64,12 +65,12 @@ def classify(
     candidates = [e for e in existing if same_partition(new, e.memory) and e.memory.memory_id != new.memory_id]
     new_norm = normalise_content(new.content)
     for e in candidates:
-        same_slot = e.memory.subject == new.subject
+        same_slot = slot_identity(e.memory.subject) == slot_identity(new.subject)
         if (normalise_content(e.memory.content) == new_norm
                 or (same_slot and e.memory.polarity == new.polarity and e.cosine >= duplicate_similarity)):
             return Resolution(Relation.SAME, e.memory)
     for e in sorted(candidates, key=lambda e: -e.cosine):
-        if e.memory.subject == new.subject:
+        if slot_identity(e.memory.subject) == slot_identity(new.subject):
             # one active fact per slot: a different value or polarity is a contradiction
             return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     for e in sorted(candidates, key=lambda e: -e.cosine):

@@ -73,3 +73,15 @@ def decide(query: str) -> Gate:
     if _GENERAL.match(text):
         return Gate(GateDecision.SKIP, "general-knowledge question")
     return Gate(GateDecision.RETRIEVE, "default: may be personal")
+
+
+_OPEN_ENDED = re.compile(
+    r"\b(?:plan|planning|recommend\w*|suggest\w*|ideas?|gift|present|trip|travel|vacation|holiday|weekend|"
+    r"saturday|sunday|day off|evening|what (?:should|could|can) i do|something (?:fun|to do)|hobby|hobbies|"
+    r"surprise me|pick (?:something|one) for me)\b", re.IGNORECASE)
+
+
+def is_open_ended(query: str) -> bool:
+    """A request about the user's own time or taste, where their hobbies and likes matter even when no
+    preference shares its words ("plan my weekend", "gift ideas for me")."""
+    return bool(_OPEN_ENDED.search(query)) and bool(_PERSONAL.search(query))

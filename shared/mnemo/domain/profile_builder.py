@@ -6,6 +6,7 @@ import json
 import re
 from datetime import datetime
 
+from mnemo.domain.extraction.slots import RETRACTION_TAG
 from mnemo.domain.models import IMPORTANCE_WEIGHT, Category, Memory, Profile, Status
 
 
@@ -25,10 +26,11 @@ def _value(memory: Memory) -> str:
 
 def build_profile(facts: list[Memory], custom: dict[str, str], now: datetime, max_bytes: int) -> Profile:
     """Derive the profile from the active user-scoped facts; trims the least important to fit."""
-    live = [m for m in facts if m.status is Status.ACTIVE and m.scope.value == "user" and m.is_live(now)]
+    live = [m for m in facts if m.status is Status.ACTIVE and m.scope.value == "user" and m.is_live(now)
+            and RETRACTION_TAG not in m.tags]
     by_subject = {m.subject: m for m in sorted(live, key=lambda m: m.updated_at)}
     name = by_subject.get("preferred_name") or by_subject.get("name")
-    location = by_subject.get("location")
+    location = by_subject.get("home_location") or by_subject.get("location")
     job = by_subject.get("job")
     ranked = sorted(live, key=lambda m: (-IMPORTANCE_WEIGHT[m.importance], -m.confidence, m.memory_id))
     constraints = [m.content for m in ranked if m.category is Category.CONSTRAINT]

@@ -8,12 +8,11 @@ from datetime import datetime
 from typing import Protocol
 
 from mnemo.clock import to_utc
-from mnemo.domain.extraction import RuleBasedExtractor, guess_category, slot_key
+from mnemo.domain.extraction import Candidate, guess_category, slot_key
 from mnemo.domain.models import Category, Provenance, Scope, SourceKind
 from mnemo.errors import InvalidInput
 from mnemo.services.writing import NewFact, validate_content
 
-_EXTRACTOR = RuleBasedExtractor()
 _THIRD_TO_FIRST: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"^(?:the )?user's\b", re.I), "my"),
     (re.compile(r"^(?:the )?user (?:is|was)\b", re.I), "I am"),
@@ -31,6 +30,10 @@ def _base_form(verb: str) -> str:
     if re.search(r"(?:ch|sh|ss|x|z|o)es$", low):
         return verb[:-2]
     return verb[:-1]
+
+
+class StatementClassifier(Protocol):
+    def classify(self, statement: str, when: datetime) -> Candidate | None: ...
 
 
 class MemoryInput(Protocol):
@@ -67,7 +70,7 @@ def first_person(content: str) -> str:
 
 
 def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_confidence: float,
-                  max_chars: int) -> NewFact:
+                  max_chars: int, classifier: StatementClassifier) -> NewFact:
     content = validate_content(item.content, max_chars)
     scope = Scope(item.scope) if item.scope else (
         Scope.PROJECT if item.project_id else Scope.SESSION if item.session_id else Scope.USER)
@@ -77,7 +80,7 @@ def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_
         raise InvalidInput("session scope needs session_id", details={"field": "session_id"})
     occurred = to_utc(item.created_at) if item.created_at else now
     # learn category and slot the way the extractor would, from the statement itself
-    candidate = _EXTRACTOR.classify(first_person(content), occurred)
+    candidate = classifier.classify(first_person(content), occurred)
     category = item.category or (candidate.category if candidate else guess_category(content))
     subject = item.subject or (candidate.subject if candidate else f"note:{slot_key(content, 5)}")
     return NewFact(

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from mnemo.domain.block import build_block
-from mnemo.domain.gate import GateDecision, decide
+from mnemo.domain.extraction.slots import RETRACTION_TAG
+from mnemo.domain.gate import GateDecision, decide, is_open_ended
 from mnemo.domain.models import (
     SOURCE_PRECEDENCE,
     SOURCE_TIER,
@@ -176,7 +177,9 @@ class Retriever:
         rejected: dict[str, str] = {}
         kept: list[Scored] = []
         for s in ranked:
-            if s.relevance < settings.min_relevance or s.cosine < settings.min_cosine:
+            if RETRACTION_TAG in s.memory.tags:
+                rejected[s.memory.memory_id] = "retraction"
+            elif s.relevance < settings.min_relevance or s.cosine < settings.min_cosine:
                 rejected[s.memory.memory_id] = "below_min_relevance"
             else:
                 kept.append(s)
@@ -190,8 +193,12 @@ class Retriever:
         if profile is not None and gate.decision is GateDecision.RETRIEVE:
             # identity and constraints always go in; a preference only when this request touches it
             # (seed 001: "irrelevant memory suppression")
+            # an open-ended personal request ("plan my weekend", "gift ideas for me") needs the user's tastes
+            # even when no preference resembles its words
             relevant = {s.memory.content for s in kept}
-            shown = profile.model_copy(update={"preferences": [p for p in profile.preferences if p in relevant]})
+            if not is_open_ended(query):
+                shown = profile.model_copy(update={"preferences": [p for p in profile.preferences
+                                                                   if p in relevant]})
         block = build_block(shown if shown and not shown.is_empty() else None,
                             [s.memory for s in kept], now, token_budget, conflicted)
         rejected.update(dict.fromkeys(block.dropped, "token_budget"))

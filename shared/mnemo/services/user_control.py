@@ -112,7 +112,7 @@ class UserControl:
         now = self.p.clock.now()
         facts: list[NewFact] = []
         templates = {"name": ("User's name is {}.", "name", Category.BIOGRAPHICAL),
-                     "location": ("User lives in {}.", "location", Category.BIOGRAPHICAL),
+                     "location": ("User lives in {}.", "home_location", Category.BIOGRAPHICAL),
                      "occupation": ("User works as {}.", "job", Category.BIOGRAPHICAL)}
         for key, (template, subject, category) in templates.items():
             if changes.get(key):

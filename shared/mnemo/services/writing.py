@@ -11,6 +11,7 @@ import numpy as np
 
 from mnemo.clock import to_utc
 from mnemo.domain.conflicts import Existing, Relation, Resolution, classify, outranks, same_partition
+from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG
 from mnemo.domain.models import (
     RETRIEVABLE,
     AuditEvent,
@@ -74,6 +75,7 @@ class WriteResult:
 
 def stable_id(*parts: str) -> str:
     return str(uuid.uuid5(ID_NAMESPACE, "\x1f".join(parts)))
+
 
 
 class MemoryWriter:
@@ -189,7 +191,9 @@ class MemoryWriter:
             return WriteResult(self._confirm(other, new), "merged")
         if resolution.relation is Relation.CONTRADICTS and other is not None:
             if resolution.new_wins:
-                return self._supersede(other, new)
+                result = self._supersede(other, new)
+                self._retire_project_facts(new)
+                return result
             # an older or less authoritative statement: kept for the record, never active
             new.status = Status.SUPERSEDED
             new.superseded_by = other.memory_id
@@ -204,6 +208,27 @@ class MemoryWriter:
             return WriteResult(new, "created")
         self.p.memories.save([new])
         return WriteResult(new, "created")
+
+    def _retire_project_facts(self, project: Memory) -> None:
+        """A new current project retires what was said about the old one (its stack, deadline, details)."""
+        if project.subject != "current_project" or not project.polarity:
+            return
+        stale = [m for m in self.p.memories.by_subject(project.tenant_id, project.user_id, list(PROJECT_SLOTS))
+                 if m.status is Status.ACTIVE and m.created_at < project.created_at and same_partition(m, project)]
+        stale += [m for m in self.p.memories.page(project.tenant_id, project.user_id, statuses=[Status.ACTIVE],
+                                                  category=Category.PROJECT_FACT, limit=200, cursor=None).items
+                  if m.subject.startswith("project_detail:") and m.created_at < project.created_at
+                  and same_partition(m, project) and m not in stale]
+        for old in stale:
+            self._retire(old, project.memory_id)
+
+    def _retire(self, old: Memory, by: str) -> None:
+        retired = old.model_copy(update={"status": Status.SUPERSEDED, "superseded_by": by, "confidence": 0.0,
+                                         "updated_at": self.p.clock.now()})
+        history = MemoryVersion(memory_id=old.memory_id, version=old.version, content=old.content,
+                                category=old.category, status=old.status, confidence=old.confidence,
+                                updated_at=old.updated_at, reason=f"superseded by {by}")
+        self.p.memories.save([retired], [history])
 
     def _second_opinion(self, new: Memory, resolution: Resolution) -> Resolution:
         """Ask the judge (when there is one) about a pair the rules could not settle."""
@@ -241,6 +266,10 @@ class MemoryWriter:
         now = self.p.clock.now()
         new.version = old.version + 1
         new.supersedes = old.memory_id
+        if old.polarity and not new.polarity:
+            # "not doing keto anymore": the statement retires the old value; it is kept and listed,
+            # but a block never needs to name a value only to say it no longer holds
+            new.tags = [*new.tags, RETRACTION_TAG]
         retired = old.model_copy(update={
             "status": Status.SUPERSEDED, "superseded_by": new.memory_id, "confidence": 0.0, "updated_at": now,
         })

@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -22,6 +23,7 @@ from mnemo.domain.grammar import third_person
 from mnemo.domain.models import Category, Importance, Message, Sensitivity, SourceKind
 from mnemo.domain.screening import rejection_reason
 from mnemo.domain.sensitive import redact
+from mnemo.ports import Extractor
 
 log = logging.getLogger("mnemo.bedrock")
 
@@ -65,12 +67,16 @@ class BedrockExtractor:
     name = "bedrock"
     version = PROMPT_VERSION
 
-    def __init__(self, client: Any, model_id: str, fallback: RuleBasedExtractor | None = None,
+    def __init__(self, client: Any, model_id: str, fallback: Extractor | None = None,
                  max_tokens: int = 1500) -> None:
         self._client = client
         self._model_id = model_id
         self._fallback = fallback or RuleBasedExtractor()
         self._max_tokens = max_tokens
+
+    def classify(self, statement: str, when: datetime) -> Candidate | None:
+        """One statement's slot: the fallback's answer (no model call on the write path of an import)."""
+        return self._fallback.classify(statement, when)
 
     def extract(self, messages: Sequence[Message]) -> Extraction:
         redacted: list[Message] = []

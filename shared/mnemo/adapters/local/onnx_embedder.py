@@ -13,6 +13,7 @@ import numpy as np
 
 from mnemo.adapters.local.model_checksums import MODEL_SHA256, TOKENIZER_SHA256
 from mnemo.adapters.local.query_model import build_query_model, derived_path
+from mnemo.domain.extraction.tagger import TokenStates
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Vector
 
@@ -101,6 +102,20 @@ class OnnxMiniLmEmbedder:
     def embed(self, texts: Sequence[str]) -> Vector:
         return self._run(texts, self._session)
 
+    def encode_tokens(self, texts: Sequence[str]) -> list[TokenStates]:
+        """Contextual word-piece vectors (the last hidden layer, before pooling) for the extractor's
+        tagger; through the query model, which the tagger was trained on."""
+        out: list[TokenStates] = []
+        for start in range(0, len(texts), self._batch_size):
+            batch = list(texts[start:start + self._batch_size])
+            encodings = self._tokenizer.encode_batch(batch)
+            hidden = self._forward(encodings, self._query_session)
+            for row, enc in enumerate(encodings):
+                keep = [i for i, special in enumerate(enc.special_tokens_mask) if not special]
+                out.append(TokenStates(offsets=[enc.offsets[i] for i in keep],
+                                       states=np.ascontiguousarray(hidden[row, keep], dtype=np.float32)))
+        return out
+
     def _run(self, texts: Sequence[str], session: Any) -> Vector:
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
@@ -114,18 +129,25 @@ class OnnxMiniLmEmbedder:
 
     def _embed_batch(self, texts: list[str], session: Any) -> Vector:
         encodings = self._tokenizer.encode_batch(texts)
+        hidden = self._forward(encodings, session)
+        mask = np.zeros(hidden.shape[:2], dtype=np.int64)
+        for row, enc in enumerate(encodings):
+            mask[row, :len(enc.ids)] = 1
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        normalised: Vector = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return normalised
+
+    def _forward(self, encodings: list[Any], session: Any) -> Vector:
         width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
         for row, enc in enumerate(encodings):
             ids[row, :len(enc.ids)] = enc.ids
             mask[row, :len(enc.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = session.run(None, feeds)[0]
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        normalised: Vector = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
-        return normalised
+        hidden: Vector = session.run(None, feeds)[0]
+        return hidden

@@ -11,9 +11,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
+from mnemo.domain.extraction.commands import AFFIRM, ASKED, CONFIRM_Q, FORGET, REMEMBER
 from mnemo.domain.grammar import third_person
 from mnemo.domain.models import Category, Importance, Message, Sensitivity, SourceKind
 from mnemo.domain.screening import rejection_reason
@@ -22,45 +24,6 @@ from mnemo.domain.text import terms
 
 EXTRACTOR_NAME = "rule-based"
 EXTRACTOR_VERSION = "1.0"
-
-
-@dataclass
-class Candidate:
-    """A proposed fact (SPEC R3): what, why, and whether it should be stored."""
-
-    category: Category
-    subject: str
-    content: str
-    confidence: float
-    evidence: str
-    message_id: str
-    occurred_at: datetime
-    polarity: bool = True
-    importance: Importance = Importance.MEDIUM
-    source: SourceKind = SourceKind.EXTRACTED
-    sensitivity: Sensitivity = Sensitivity.NORMAL
-    should_store: bool = True
-    rejection_reason: str | None = None
-    correction: bool = False
-    high_stakes: bool = False
-    tags: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ForgetRequest:
-    query: str
-    message_id: str
-
-
-@dataclass
-class Extraction:
-    candidates: list[Candidate] = field(default_factory=list)
-    forget: list[ForgetRequest] = field(default_factory=list)
-    redacted_kinds: list[str] = field(default_factory=list)
-
-    @property
-    def accepted(self) -> list[Candidate]:
-        return [c for c in self.candidates if c.should_store]
 
 
 def slot_key(text: str, limit: int = 3) -> str:
@@ -660,14 +623,6 @@ RULES: list[Rule] = [
           Category.EPISODIC, lambda m: f"event:{slot_key(m.group(0), 4)}", confidence=0.8, episodic=True),
 ]
 
-_REMEMBER = re.compile(
-    r"^(?:please |can you |could you |would you |pls )?(?:remember|note|keep in mind|don't forget|do not "
-    r"forget|make a note|take note|save|store|memori[sz]e)(?: this| that| for me| for later)?(?:[:,]\s*|\s+that\s+"
-    r"|\s+)(?P<x>.+)", re.IGNORECASE)
-_FORGET = re.compile(
-    r"^(?:please |can you |could you |pls )?(?:forget|delete|erase|remove|stop remembering|don't remember|"
-    r"do not remember|drop)(?: about| that| the fact that| everything about| what i said about| my| the "
-    r"(?:memory|note|fact) (?:about|that|of))?\s+(?P<x>.+)", re.IGNORECASE)
 _CORRECTION = re.compile(
     r"^(?:actually|correction|to correct myself|i meant|sorry,? i meant|wait|(?:no,? )?i (?:said|told you)(?: that)?|"
     r"what i said was|no,? actually|"
@@ -719,16 +674,6 @@ _REACTION = re.compile(
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|we|we're|our)\b", re.IGNORECASE)
 
 # Short answers to the assistant's own question (context, not assistant facts).
-_ASKED = [
-    (re.compile(r"\bwhat(?:'s| is) your name\b|\bwhat should i call you\b", re.I), "my name is {}"),
-    (re.compile(r"\bwhere (?:do|are) you (?:live|living|based|located|from)\b", re.I), "I live in {}"),
-    (re.compile(r"\bwhat do you do(?: for (?:a )?(?:living|work))?\??$|\bwhat(?:'s| is) your (?:job|"
-                r"profession|occupation)\b", re.I), "I work as {}"),
-    (re.compile(r"\bany (?:food )?allergies\b|\bare you allergic\b", re.I), "I'm allergic to {}"),
-    (re.compile(r"\bdietary (?:restrictions|requirements|needs)\b", re.I), "I'm {}"),
-]
-_AFFIRM = re.compile(r"^(?:yes|yep|yeah|correct|right|exactly|please do|sure|that's right)\b", re.I)
-_CONFIRM_Q = re.compile(r"\b(?:should|shall) i remember (?:that )?(?P<x>.+?)\?", re.I)
 
 
 # not names: "I'm Italian", "I'm Catholic", "I'm Ready"
@@ -868,8 +813,8 @@ class RuleBasedExtractor:
         if not asked:
             return
         short = answer.strip().rstrip(".!")
-        confirm = _CONFIRM_Q.search(asked)
-        if confirm and _AFFIRM.match(short):
+        confirm = CONFIRM_Q.search(asked)
+        if confirm and AFFIRM.match(short):
             statement = confirm.group("x")
             statement = re.sub(r"^you(?:'re| are)\b", "I'm", statement, flags=re.I)
             statement = re.sub(r"^your\b", "my", statement, flags=re.I)
@@ -878,20 +823,20 @@ class RuleBasedExtractor:
             return
         if len(short.split()) > 4 or _FIRST_PERSON.match(short) or short.endswith("?"):
             return
-        for question, template in _ASKED:
+        for question, template in ASKED:
             if question.search(asked):
                 self._clause(template.format(short), message, result)
                 return
 
     def _clause(self, raw: str, message: Message, result: Extraction, explicit: bool = False) -> None:
         clause = clean(expand_contractions(raw))
-        if not clause or (clause.endswith("?") and not _REMEMBER.match(clause)):
+        if not clause or (clause.endswith("?") and not REMEMBER.match(clause)):
             return
-        forget = _FORGET.match(clause)
+        forget = FORGET.match(clause)
         if forget and not explicit:
             result.forget.append(ForgetRequest(_object(forget.group("x")) or forget.group("x"), message.message_id))
             return
-        remember = _REMEMBER.match(clause)
+        remember = REMEMBER.match(clause)
         if remember:
             clause = clean(remember.group("x"))
             explicit = True

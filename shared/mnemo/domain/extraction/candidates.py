@@ -1,0 +1,47 @@
+"""What every extractor produces: candidate facts, forget requests and what was redacted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from mnemo.domain.models import Category, Importance, Sensitivity, SourceKind
+
+
+@dataclass
+class Candidate:
+    """A proposed fact (SPEC R3): what, why, and whether it should be stored."""
+
+    category: Category
+    subject: str
+    content: str
+    confidence: float
+    evidence: str
+    message_id: str
+    occurred_at: datetime
+    polarity: bool = True
+    importance: Importance = Importance.MEDIUM
+    source: SourceKind = SourceKind.EXTRACTED
+    sensitivity: Sensitivity = Sensitivity.NORMAL
+    should_store: bool = True
+    rejection_reason: str | None = None
+    correction: bool = False
+    high_stakes: bool = False
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ForgetRequest:
+    query: str
+    message_id: str
+
+
+@dataclass
+class Extraction:
+    candidates: list[Candidate] = field(default_factory=list)
+    forget: list[ForgetRequest] = field(default_factory=list)
+    redacted_kinds: list[str] = field(default_factory=list)
+
+    @property
+    def accepted(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.should_store]

@@ -1,0 +1,42 @@
+"""Exact phrasings of commands to the memory: "remember that ...", "forget ...", and short answers
+to the assistant's own question ("where do you live?" -> "Leeds") turned into statements."""
+
+from __future__ import annotations
+
+import re
+
+REMEMBER = re.compile(
+    r"^(?:please |can you |could you |would you |pls )?(?:remember|note|keep in mind|don't forget|do not "
+    r"forget|make a note|take note|save|store|memori[sz]e)(?: this| that| for me| for later)?(?:[:,]\s*|\s+that\s+"
+    r"|\s+)(?P<x>.+)", re.IGNORECASE)
+FORGET = re.compile(
+    r"^(?:please |can you |could you |pls )?(?:forget|delete|erase|remove|stop remembering|don't remember|"
+    r"do not remember|drop)(?: about| that| the fact that| everything about| what i said about| my| the "
+    r"(?:memory|note|fact) (?:about|that|of))?\s+(?P<x>.+)", re.IGNORECASE)
+ASKED = [
+    (re.compile(r"\bwhat(?:'s| is) your name\b|\bwhat should i call you\b", re.I), "my name is {}"),
+    (re.compile(r"\bwhere (?:do|are) you (?:live|living|based|located|from)\b", re.I), "I live in {}"),
+    (re.compile(r"\bwhat do you do(?: for (?:a )?(?:living|work))?\??$|\bwhat(?:'s| is) your (?:job|"
+                r"profession|occupation)\b", re.I), "I work as {}"),
+    (re.compile(r"\bany (?:food )?allergies\b|\bare you allergic\b", re.I), "I'm allergic to {}"),
+    (re.compile(r"\bdietary (?:restrictions|requirements|needs)\b", re.I), "I'm {}"),
+]
+AFFIRM = re.compile(r"^(?:yes|yep|yeah|correct|right|exactly|please do|sure|that's right)\b", re.I)
+CONFIRM_Q = re.compile(r"\b(?:should|shall) i remember (?:that )?(?P<x>.+?)\?", re.I)
+
+
+def answered_statement(asked: str, answer: str) -> str | None:
+    """The statement a short answer makes in reply to the assistant's question, or None."""
+    short = answer.strip().rstrip(".!")
+    confirm = CONFIRM_Q.search(asked)
+    if confirm and AFFIRM.match(short):
+        statement = confirm.group("x")
+        statement = re.sub(r"^you(?:'re| are)\b", "I'm", statement, flags=re.I)
+        statement = re.sub(r"^your\b", "my", statement, flags=re.I)
+        return re.sub(r"^you\b", "I", statement, flags=re.I)
+    if len(short.split()) > 4 or short.endswith("?") or re.match(r"^(?:i|i'm|my|we)\b", short, re.I):
+        return None
+    for question, template in ASKED:
+        if question.search(asked):
+            return template.format(short)
+    return None

@@ -1,0 +1,127 @@
+"""Relative dates anchored to the message's time ("next friday" said on 2026-03-02 -> 2026-03-06).
+
+Date words are a closed grammar, so exact patterns are right here (unlike facts)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "couple of": 2,
+            "few": 3, "a few": 3, "a couple of": 2}
+_WEEKDAY = r"(?P<wd>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
+_MONTH = (r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|"
+          r"ember)?")
+_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(?:yesterday|last night)\b", re.I), "yesterday"),
+    (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "today"),
+    (re.compile(r"\b(?:tomorrow|tmrw|tmr|2moro)\b", re.I), "tomorrow"),
+    (re.compile(rf"\b(?P<rel>last|this|next|on|this coming|coming)?\s*{_WEEKDAY}\b", re.I), "weekday"),
+    (re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|a few|few|a couple of|couple of)\s+"
+                r"(?P<unit>day|week|month|year)s?\s+(?P<dir>ago|from now)\b", re.I), "offset"),
+    (re.compile(r"\bin\s+(?P<n>\d+|a|an|one|two|three|four|five|six|a few|a couple of)\s+"
+                r"(?P<unit>day|week|month|year)s?\b", re.I), "in"),
+    (re.compile(r"\b(?P<rel>last|next|this)\s+(?P<unit>week|month|year|weekend|summer|winter|spring|autumn|fall)\b",
+                re.I), "relative"),
+    (re.compile(rf"\b{_MONTH}\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b", re.I), "day_month"),
+    (re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}\b", re.I), "day_month"),
+    (re.compile(rf"\b(?:in|this|next|last|early|late|end of|mid|beginning of|by)\s+{_MONTH}\b", re.I), "month"),
+]
+
+
+def anchor(text: str, when: datetime) -> str | None:
+    """The date (or month) the text refers to, in ISO form, or None when it names none."""
+    today = when.date()
+    for pattern, kind in _PATTERNS:
+        m = pattern.search(text)
+        if not m:
+            continue
+        resolved = _resolve(kind, m, today)
+        if resolved:
+            return resolved
+    return None
+
+
+def _resolve(kind: str, m: re.Match[str], today: date) -> str | None:
+    if kind == "yesterday":
+        return (today - timedelta(days=1)).isoformat()
+    if kind == "today":
+        return today.isoformat()
+    if kind == "tomorrow":
+        return (today + timedelta(days=1)).isoformat()
+    if kind == "weekday":
+        return _weekday(m, today)
+    if kind in ("offset", "in"):
+        n = _count(m.group("n"))
+        sign = -1 if kind == "offset" and m.group("dir").lower() == "ago" else 1
+        return _shift(today, m.group("unit").lower(), sign * n)
+    if kind == "relative":
+        return _relative(m.group("rel").lower(), m.group("unit").lower(), today)
+    if kind == "day_month":
+        month = _month(m.group("mon"))
+        day = int(m.group("day"))
+        return _nearest(today, month, day)
+    month = _month(m.group("mon"))
+    year = today.year if month >= today.month - 6 else today.year + 1
+    return f"{year:04d}-{month:02d}"
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBERS.get(word.lower(), 1)
+
+
+def _month(word: str) -> int:
+    prefix = word.lower()[:3]
+    return next(i + 1 for i, name in enumerate(_MONTHS) if name.startswith(prefix))
+
+
+def _weekday(m: re.Match[str], today: date) -> str | None:
+    target = next(i for i, name in enumerate(_WEEKDAYS) if name.startswith(m.group("wd").lower()[:3]))
+    rel = (m.group("rel") or "").lower().strip()
+    ahead = (target - today.weekday()) % 7
+    if rel == "last":
+        back = (today.weekday() - target) % 7 or 7
+        return (today - timedelta(days=back)).isoformat()
+    if rel == "next":
+        return (today + timedelta(days=ahead or 7)).isoformat()
+    if not rel and not ahead:
+        return today.isoformat()
+    return (today + timedelta(days=ahead or 7)).isoformat()
+
+
+def _shift(today: date, unit: str, n: int) -> str:
+    if unit == "day":
+        return (today + timedelta(days=n)).isoformat()
+    if unit == "week":
+        return (today + timedelta(weeks=n)).isoformat()
+    months = today.year * 12 + today.month - 1 + (n if unit == "month" else 12 * n)
+    return f"{months // 12:04d}-{months % 12 + 1:02d}"
+
+
+def _relative(rel: str, unit: str, today: date) -> str:
+    step = {"last": -1, "next": 1, "this": 0}[rel]
+    if unit in ("week", "weekend"):
+        return (today + timedelta(weeks=step)).isoformat()
+    if unit == "month":
+        return _shift(today, "month", step)
+    if unit == "year":
+        return f"{today.year + step:04d}"
+    season = {"spring": 4, "summer": 7, "autumn": 10, "fall": 10, "winter": 1}[unit]
+    year = today.year + step if not (unit == "winter" and step == 1 and today.month == 12) else today.year + 1
+    return f"{year:04d}-{season:02d}"
+
+
+def _nearest(today: date, month: int, day: int) -> str | None:
+    """A day and month without a year: the occurrence nearest to the message's date."""
+    options = []
+    for year in (today.year - 1, today.year, today.year + 1):
+        try:
+            options.append(date(year, month, day))
+        except ValueError:
+            continue
+    if not options:
+        return None
+    return min(options, key=lambda d: abs((d - today).days)).isoformat()

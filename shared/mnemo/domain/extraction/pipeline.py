@@ -1,0 +1,196 @@
+"""The learned extractor: segment -> screen -> classify -> normalise -> resolve, behind the Extractor port."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
+from mnemo.domain.extraction.commands import FORGET, REMEMBER, answered_statement
+from mnemo.domain.extraction.dates import anchor
+from mnemo.domain.extraction.segment import chunks, clause_around, is_question
+from mnemo.domain.extraction.slots import SLOTS, Slot, subject_for
+from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
+from mnemo.domain.grammar import third_person
+from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
+from mnemo.domain.screening import rejection_reason
+from mnemo.domain.sensitive import MARKER, redact
+
+EXTRACTOR_NAME = "learned"
+
+_PERSONAL = frozenset({"health", "family", "relationship_status", "allergy", "birthday", "age"})
+# words that say the value replaces an earlier one: the new fact is a correction
+_CHANGE = re.compile(
+    r"\b(?:now|anymore|any more|no longer|moved|relocated|left|quit|switched|swapped|changed|started|new|"
+    r"actually|wait|not anymore|these days|used to|from now on|instead)\b", re.IGNORECASE)
+_PRONOUN = {"my": "their", "me": "them", "i": "they", "mine": "theirs", "myself": "themselves", "our": "their",
+            "us": "them", "we": "they", "im": "they're", "i'm": "they're", "ours": "theirs"}
+_PRONOUN_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _PRONOUN) + r")\b", re.IGNORECASE)
+_FAVOURITE_KIND = re.compile(r"\bfav(?:ou?rite|e|s)?\s+(?P<kind>[a-z]+(?:\s+show)?)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Found:
+    index: int  # which tagged text it came from
+    span: Span
+    value: str
+    clause: str
+    message: Message
+    explicit: bool
+
+
+class LearnedExtractor:
+    """Finds facts with a learned tagger over MiniLM token states (see tagger.py and docs/slots.md)."""
+
+    name = EXTRACTOR_NAME
+
+    def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5) -> None:
+        self._encoder = encoder
+        self._tagger = tagger
+        self._min_confidence = min_confidence
+        self.version = tagger.version
+
+    def extract(self, messages: Sequence[Message]) -> Extraction:
+        result = Extraction()
+        texts: list[tuple[Message, str, bool]] = []  # message, text to tag, explicit
+        previous_assistant = ""
+        for message in messages:
+            if message.role != "user":
+                previous_assistant = message.content
+                continue
+            text, kinds = redact(message.content)
+            result.redacted_kinds.extend(kinds)
+            stripped = text.strip()
+            forget = FORGET.match(stripped)
+            if forget:
+                result.forget.append(ForgetRequest(forget.group("x").strip(" .!"), message.message_id))
+                previous_assistant = ""
+                continue
+            remember = REMEMBER.match(stripped)
+            texts.append((message, remember.group("x") if remember else text, bool(remember)))
+            answered = answered_statement(previous_assistant, text) if previous_assistant else None
+            if answered:
+                texts.append((message, answered, False))
+            previous_assistant = ""
+        found = self._tag(texts)
+        for index, (message, text, explicit) in enumerate(texts):
+            mine = [f for f in found if f.index == index]
+            candidates = [c for c in (self._candidate(f) for f in mine) if c is not None]
+            candidates = _last_value_wins(candidates)
+            if explicit and not any(c.should_store for c in candidates):
+                candidates.append(_note(text, message))
+            result.candidates.extend(candidates)
+        return result
+
+    def classify(self, statement: str, when: datetime) -> Candidate | None:
+        """Category, slot and content of one statement an app hands over (remember, import)."""
+        message = Message(role="user", content=statement, message_id="api", created_at=when)
+        found = self._tag([(message, statement, True)])
+        for f in found:
+            candidate = self._candidate(f)
+            if candidate is not None and candidate.should_store:
+                return candidate
+        return None
+
+    def _tag(self, texts: list[tuple[Message, str, bool]]) -> list[_Found]:
+        pieces: list[tuple[int, int, str]] = []  # which text, offset in it, piece
+        for index, (_message, text, _explicit) in enumerate(texts):
+            pieces.extend((index, offset, piece) for offset, piece in chunks(text))
+        states = self._encoder.encode_tokens([p for _i, _o, p in pieces])
+        found: list[_Found] = []
+        for (index, _offset, piece), tokens in zip(pieces, states, strict=True):
+            message, _text, explicit = texts[index]
+            for span in self._tagger.spans(piece, tokens, self._min_confidence):
+                value = piece[span.start:span.end]
+                found.append(_Found(index, span, value, clause_around(piece, span.start, span.end), message, explicit))
+        return found
+
+    def _candidate(self, f: _Found) -> Candidate | None:
+        slot = SLOTS.get(f.span.slot)
+        if slot is None or not f.value.strip():
+            return None
+        reason = _screen(f)
+        value = _clean_value(f.value)
+        content = _content(slot, value, f.clause, f.span.negated, f.message.created_at)
+        correction = bool(_CHANGE.search(f.clause))
+        candidate = Candidate(
+            category=slot.category, subject=subject_for(slot, _key_source(slot, value, f.clause)),
+            content=content, confidence=1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3),
+            evidence=f.clause, message_id=f.message.message_id, occurred_at=f.message.created_at,
+            polarity=not f.span.negated, importance=slot.importance,
+            source=SourceKind.USER_EXPLICIT if f.explicit or correction else SourceKind.EXTRACTED,
+            sensitivity=Sensitivity.PERSONAL if slot.name in _PERSONAL else Sensitivity.NORMAL,
+            correction=correction, tags=[slot.name],
+        )
+        if reason:
+            candidate.should_store = False
+            candidate.rejection_reason = reason
+        return candidate
+
+
+def _screen(f: _Found) -> str | None:
+    """The shared screening, on the clause the value sits in (the rest of the message is still used)."""
+    if MARKER in f.value:
+        return "sensitive_data"
+    if is_question(f.clause) and not f.explicit:
+        return "question"
+    reason = rejection_reason(f.clause)
+    if reason == "uncertain" and f.explicit:
+        return None
+    return reason
+
+
+def _clean_value(value: str) -> str:
+    value = re.sub(r"\s+", " ", value).strip(" .,;:!?-\"'")
+    return _PRONOUN_RE.sub(lambda m: _PRONOUN[m.group(0).lower()], value)
+
+
+def _key_source(slot: Slot, value: str, clause: str) -> str:
+    """Favourites are keyed by their kind ("fave band"), so a new favourite band replaces the old one."""
+    if slot.name == "favorite":
+        m = _FAVOURITE_KIND.search(clause)
+        if m:
+            return m.group("kind")
+    return value
+
+
+def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime) -> str:
+    if slot.category is Category.EPISODIC:
+        day = anchor(clause, when)
+        text = (slot.negate if negated else slot.affirm).format(v=value).rstrip(".")
+        if day:
+            text += f" ({'on' if slot.name == 'event' else 'for'} {day})"
+        elif slot.name == "event":
+            text += f" (said on {when.date().isoformat()})"
+        return text + "."
+    return (slot.negate if negated else slot.affirm).format(v=value)
+
+
+def _last_value_wins(candidates: list[Candidate]) -> list[Candidate]:
+    """A single-valued slot stated twice in one message ("lyon, wait no, grenoble") keeps the last value."""
+    last: dict[str, int] = {}
+    for i, c in enumerate(candidates):
+        slot = SLOTS.get(c.tags[0]) if c.tags else None
+        if slot is not None and not slot.multi and c.should_store and c.polarity:
+            last[c.subject] = i
+    return [c for i, c in enumerate(candidates)
+            if not (c.should_store and c.polarity and c.subject in last and last[c.subject] != i)]
+
+
+def _note(text: str, message: Message) -> Candidate:
+    """'Remember that X' where no slot fits: the user's own words, kept as an explicit note."""
+    clause = text.strip()
+    from mnemo.domain.extraction.rules import guess_category, slot_key
+
+    candidate = Candidate(
+        category=guess_category(clause), subject=f"note:{slot_key(clause, 4)}", content=third_person(clause),
+        confidence=1.0, evidence=clause, message_id=message.message_id, occurred_at=message.created_at,
+        source=SourceKind.USER_EXPLICIT,
+    )
+    reason = rejection_reason(clause)
+    if reason and reason != "uncertain":
+        candidate.should_store = False
+        candidate.rejection_reason = reason
+    return candidate

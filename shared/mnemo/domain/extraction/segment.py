@@ -1,0 +1,67 @@
+"""The segment step: a message -> pieces the model can read whole, and the clause around a value.
+
+The tagger reads a whole message at once (it needs no punctuation), so segmenting only has two
+jobs: keep long messages within the model's window, and find the clause a value sits in so the
+screen can judge that clause (a question, a hypothetical, an injection) rather than the message.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_WORDS = 120  # well inside MiniLM's 256 word pieces, with room for casual spelling
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[;])\s+")
+# where one clause ends and the next begins inside a sentence
+_CLAUSE_BREAK = re.compile(
+    r"[.!?;\n]+|\s[-–—]\s|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
+    r"what|how|can|could|would|should|any|do|does|is|are|i|im|i'm|i've|ive|my|we|our)\b)"
+    r"|\s(?=(?:but|so|because|bc|cuz|although|though|whereas|anyway|anyways|btw)\s)"
+    r"|\s(?:lol|lmao|haha|tbh|ngl)\b", re.IGNORECASE)
+_QUESTION_START = re.compile(
+    r"^\W*(?:what|what's|whats|how|where|which|who|when|why|can|could|would|will|should|shall|do|does|did|is|are|"
+    r"was|were|have|has|any|anything|is it|isn't|aren't|wanna|u think|you think|thoughts|ideas)\b", re.IGNORECASE)
+
+
+def chunks(text: str) -> list[tuple[int, str]]:
+    """(offset, piece) pairs covering the text, each at most MAX_WORDS words, split between sentences."""
+    if len(text.split()) <= MAX_WORDS:
+        return [(0, text)]
+    pieces: list[tuple[int, str]] = []
+    start = 0
+    current_start, current_words = 0, 0
+    for m in [*_SENTENCE_END.finditer(text), None]:
+        end = m.start() if m else len(text)
+        words = len(text[start:end].split())
+        if current_words and current_words + words > MAX_WORDS:
+            pieces.append((current_start, text[current_start:start].rstrip()))
+            current_start, current_words = start, 0
+        current_words += words
+        start = m.end() if m else len(text)
+    if current_start < len(text):
+        pieces.append((current_start, text[current_start:]))
+    out: list[tuple[int, str]] = []
+    for offset, piece in pieces:  # one run-on sentence longer than the window: cut it by words
+        spans = list(re.finditer(r"\S+", piece))
+        for i in range(0, len(spans), MAX_WORDS):
+            first, last = spans[i], spans[min(i + MAX_WORDS, len(spans)) - 1]
+            out.append((offset + first.start(), piece[first.start():last.end()]))
+    return out
+
+
+def clause_around(text: str, start: int, end: int) -> str:
+    """The clause that holds text[start:end]: from the last break before it to the next one after it."""
+    left = 0
+    for m in _CLAUSE_BREAK.finditer(text, 0, start):
+        left = m.end()
+    right_match = _CLAUSE_BREAK.search(text, end)
+    right = right_match.start() if right_match else len(text)
+    clause = text[left:right].strip()
+    # keep a question mark that closes the clause: it decides whether the clause asks
+    if right_match and right_match.group(0).startswith("?"):
+        clause += "?"
+    return clause
+
+
+def is_question(clause: str) -> bool:
+    """A clause that asks rather than states ("is pesto ok if you're allergic to nuts?")."""
+    return clause.rstrip().endswith("?") and bool(_QUESTION_START.match(clause))

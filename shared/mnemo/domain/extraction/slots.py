@@ -1,0 +1,137 @@
+"""The slot vocabulary of docs/slots.md as data: one fact, one slot.
+
+Each slot names its category, whether it holds one current value or many (keyed by value),
+and how a value becomes a third-person fact. The learned tagger predicts slot names from this
+table, the LLM extractors are given it as their schema, and the write path supersedes by the
+subject built here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mnemo.domain.models import Category, Importance
+from mnemo.domain.text import terms
+
+_B, _C, _P, _PR, _PJ, _E = (Category.BIOGRAPHICAL, Category.CONSTRAINT, Category.PREFERENCE,
+                            Category.PROCEDURAL, Category.PROJECT_FACT, Category.EPISODIC)
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    category: Category
+    multi: bool
+    affirm: str  # the fact, with {v} for the value
+    negate: str  # the fact when it is negated or no longer holds
+    importance: Importance = Importance.MEDIUM
+    description: str = ""
+
+
+SLOTS: dict[str, Slot] = {s.name: s for s in (
+    Slot("name", _B, False, "User's name is {v}.", "User's name is not {v}.", Importance.HIGH,
+         "the user's own name"),
+    Slot("preferred_name", _B, False, "User wants to be called {v}.", "User does not want to be called {v}.",
+         Importance.HIGH, "what the user wants to be called"),
+    Slot("age", _B, False, "User is {v} years old.", "User is not {v} years old.", Importance.MEDIUM,
+         "age in years"),
+    Slot("birthday", _B, False, "User's birthday is {v}.", "User's birthday is not {v}.", Importance.MEDIUM,
+         "date of birth or birthday"),
+    Slot("home_location", _B, False, "User lives in {v}.", "User no longer lives in {v}.", Importance.HIGH,
+         "where the user lives now; never a trip, a visit or a stay"),
+    Slot("hometown", _B, False, "User is originally from {v}.", "User is not from {v}.", Importance.MEDIUM,
+         "where the user is from or grew up"),
+    Slot("nationality", _B, False, "User's nationality: {v}.", "User's nationality is not {v}.",
+         Importance.MEDIUM, "citizenship or nationality"),
+    Slot("job", _B, False, "User's job: {v}.", "User no longer works as/at {v}.", Importance.HIGH,
+         "the current job: title and/or employer, as one fact"),
+    Slot("education", _B, False, "User's studies: {v}.", "User no longer studies {v}.", Importance.MEDIUM,
+         "current or highest studies"),
+    Slot("relationship_status", _B, False, "User's relationship: {v}.", "User's relationship is no longer: {v}.",
+         Importance.MEDIUM, "married, engaged, partner, single, widowed, divorced"),
+    Slot("family", _B, True, "User's family: {v}.", "User's family no longer includes: {v}.", Importance.MEDIUM,
+         "children, parents, siblings in the user's life"),
+    Slot("pet", _B, True, "User has a pet: {v}.", "User no longer has the pet: {v}.", Importance.MEDIUM,
+         "the user's pets"),
+    Slot("languages_spoken", _B, True, "User speaks {v}.", "User does not speak {v}.", Importance.MEDIUM,
+         "languages the user speaks"),
+    Slot("owns", _B, True, "User owns {v}.", "User no longer owns {v}.", Importance.LOW,
+         "durable possessions: vehicles, devices, a house"),
+    Slot("learning", _B, True, "User is learning {v}.", "User is no longer learning {v}.", Importance.MEDIUM,
+         "what the user is learning or training for"),
+    Slot("diet", _C, False, "User follows a diet: {v}.", "User no longer follows the diet: {v}.",
+         Importance.CRITICAL, "a diet the user follows"),
+    Slot("allergy", _C, True, "User is allergic to {v}.", "User is not allergic to {v}.", Importance.CRITICAL,
+         "allergies and intolerances"),
+    Slot("avoids", _C, True, "User avoids {v}.", "User no longer avoids {v}.", Importance.HIGH,
+         "what the user never eats, drinks or does"),
+    Slot("health", _C, True, "User's health: {v}.", "User's health no longer: {v}.", Importance.HIGH,
+         "health conditions, disabilities, pregnancy, limits"),
+    Slot("likes", _P, True, "User likes {v}.", "User does not like {v}.", Importance.MEDIUM,
+         "things the user likes or loves"),
+    Slot("dislikes", _P, True, "User dislikes {v}.", "User no longer dislikes {v}.", Importance.MEDIUM,
+         "things the user dislikes or hates"),
+    Slot("favorite", _P, True, "User's favourite: {v}.", "User's favourite is no longer {v}.", Importance.MEDIUM,
+         "all-time favourites"),
+    Slot("hobby", _P, True, "User's hobby: {v}.", "User no longer does {v}.", Importance.MEDIUM,
+         "activities the user does for fun"),
+    Slot("prefers", _P, True, "User prefers {v}.", "User does not prefer {v}.", Importance.MEDIUM,
+         "preferences between options"),
+    Slot("uses", _P, True, "User uses {v}.", "User no longer uses {v}.", Importance.LOW,
+         "tools, products and platforms the user uses"),
+    Slot("answer_format", _PR, False, "Format answers for the user as: {v}.", "Do not format answers as {v}.",
+         Importance.HIGH, "how answers should be laid out"),
+    Slot("answer_language", _PR, False, "Answer the user in {v}.", "Do not answer the user in {v}.",
+         Importance.HIGH, "the language answers should be in"),
+    Slot("answer_length", _PR, False, "Keep answers to the user {v}.", "Answers need no longer be {v}.",
+         Importance.HIGH, "how long answers should be"),
+    Slot("answer_tone", _PR, False, "Answer the user in this tone: {v}.", "Do not use this tone: {v}.",
+         Importance.HIGH, "tone and register"),
+    Slot("instruction", _PR, True, "When answering the user: {v}.", "No longer: {v}.", Importance.HIGH,
+         "other standing instructions about how to answer"),
+    Slot("habit", _PR, True, "User's routine: {v}.", "User no longer: {v}.", Importance.MEDIUM,
+         "routines and schedules"),
+    Slot("current_project", _PJ, False, "User is working on {v}.", "User is no longer working on {v}.",
+         Importance.HIGH, "what the user is building or working on now"),
+    Slot("project_stack", _PJ, False, "User's project uses {v}.", "User's project no longer uses {v}.",
+         Importance.HIGH, "the current project's languages, frameworks, tools"),
+    Slot("project_deadline", _PJ, False, "User's project deadline: {v}.", "User's project deadline is not {v}.",
+         Importance.HIGH, "the current project's deadline or launch date"),
+    Slot("project_detail", _PJ, True, "User's project: {v}.", "User's project no longer: {v}.", Importance.MEDIUM,
+         "other facts of the current project"),
+    Slot("event", _E, True, "User {v}.", "User did not {v}.", Importance.MEDIUM,
+         "something that happened to the user, with its date"),
+    Slot("plan", _E, True, "User plans: {v}.", "User no longer plans: {v}.", Importance.MEDIUM,
+         "something the user will do, with its date"),
+)}
+
+# a negated fact that retired a value: listed and kept, never injected (it would only name the old value)
+RETRACTION_TAG = "retraction"
+# slots that describe the current project: a new project retires them
+PROJECT_SLOTS = ("project_stack", "project_deadline", "project_detail")
+# a like and a dislike of one thing are one fact with two polarities
+_SAME_FACT = {"dislikes": "likes"}
+
+_KEY_STOP = frozenset("a an the my our your some any of to for with and or in on at".split())
+
+
+def value_key(value: str, limit: int = 3) -> str:
+    """The key of a multi-valued slot's value: its first content words, stemmed ("Peanuts" -> "peanut")."""
+    words = [w for w in terms(value) if w not in _KEY_STOP][:limit]
+    return "_".join(words) or re.sub(r"\W+", "_", value.lower()).strip("_")[:24] or "value"
+
+
+def subject_for(slot: Slot, value: str) -> str:
+    """The memory's subject: the slot for single values, ``slot:key`` for multi-valued ones."""
+    return f"{slot.name}:{value_key(value)}" if slot.multi else slot.name
+
+
+def slot_identity(subject: str) -> str:
+    """Subjects that name one fact whatever its polarity: "dislikes:x" and "likes:x" are the same slot."""
+    name, sep, key = subject.partition(":")
+    return _SAME_FACT.get(name, name) + sep + key
+
+
+def slot_of(subject: str) -> Slot | None:
+    return SLOTS.get(subject.partition(":")[0])

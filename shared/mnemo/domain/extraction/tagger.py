@@ -1,0 +1,171 @@
+"""The classify step: a learned tagger over MiniLM's contextual token states.
+
+MiniLM already runs in every home for embeddings; its last hidden layer gives each word piece a
+vector that has seen the whole message. A small network over each token's vector, its
+neighbours' and the message's mean tags the pieces that state a value (BIO tags per slot of
+docs/slots.md), and a second head says whether each found value is negated or no longer holds.
+Casual text needs no punctuation for this: "hey im dana 41 nurse based in leeds" is tagged
+piece by piece. The weights are package data written by ``mnemo.training.extractor`` from
+committed training data; this module only runs them (numpy, no framework).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class TokenStates:
+    """One text's word pieces: character offsets (start, end) and contextual vectors, row for row.
+    Special tokens are left out."""
+
+    offsets: list[tuple[int, int]]
+    states: Array
+
+
+class TokenEncoder(Protocol):
+    """Contextual token vectors for texts (MiniLM's last hidden layer)."""
+
+    def encode_tokens(self, texts: Sequence[str]) -> list[TokenStates]:
+        """One TokenStates per text, in order; empty texts give no tokens."""
+        ...
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int  # character offsets in the text
+    end: int
+    slot: str
+    confidence: float
+    negated: bool
+
+
+def token_features(states: Array) -> Array:
+    """Each token's vector beside its neighbours' and the text's mean (the context a tag needs)."""
+    n = states.shape[0]
+    if n == 0:
+        return np.zeros((0, states.shape[1] * 4), dtype=np.float32)
+    zero = np.zeros((1, states.shape[1]), dtype=np.float32)
+    before = np.vstack([zero, states[:-1]])
+    after = np.vstack([states[1:], zero])
+    mean = np.repeat(states.mean(axis=0, keepdims=True), n, axis=0)
+    return np.hstack([states, before, after, mean]).astype(np.float32)
+
+
+def span_features(states: Array, first: int, last: int) -> Array:
+    """A value's pieces, the few pieces before it (where "not", "no longer", "used to" sit) and the text."""
+    inside = states[first:last + 1].mean(axis=0)
+    before = states[max(0, first - 4):first].mean(axis=0) if first else np.zeros(states.shape[1], np.float32)
+    after = states[last + 1:last + 4].mean(axis=0) if last + 1 < len(states) else np.zeros(states.shape[1],
+                                                                                              np.float32)
+    return np.concatenate([inside, before, after, states.mean(axis=0)]).astype(np.float32)
+
+
+@dataclass
+class Mlp:
+    """One hidden layer with ReLU; inputs standardised with the training set's mean and scale."""
+
+    mean: Array
+    scale: Array
+    w1: Array
+    b1: Array
+    w2: Array
+    b2: Array
+
+    def logits(self, x: Array) -> Array:
+        hidden = np.maximum((x - self.mean) / self.scale @ self.w1 + self.b1, 0.0)
+        out: Array = hidden @ self.w2 + self.b2
+        return out
+
+    def probabilities(self, x: Array) -> Array:
+        z = self.logits(x)
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        out: Array = e / e.sum(axis=1, keepdims=True)
+        return out
+
+    def arrays(self, prefix: str) -> dict[str, Array]:
+        return {f"{prefix}_{k}": getattr(self, k) for k in ("mean", "scale", "w1", "b1", "w2", "b2")}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, Array], prefix: str) -> Mlp:
+        return cls(*(arrays[f"{prefix}_{k}"].astype(np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")))
+
+
+class SlotTagger:
+    """Finds value spans and their slots in a text from its token states."""
+
+    def __init__(self, tags: list[str], tag_net: Mlp, polarity_net: Mlp, version: str) -> None:
+        self.tags = tags  # "O", "B-slot", "I-slot", ...
+        self.tag_net = tag_net
+        self.polarity_net = polarity_net
+        self.version = version
+
+    @classmethod
+    def load(cls, path: Path) -> SlotTagger:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        tags = [str(t) for t in arrays.pop("tags")]
+        version = str(arrays.pop("version"))
+        return cls(tags, Mlp.from_arrays(arrays, "tag"), Mlp.from_arrays(arrays, "polarity"), version)
+
+    def save(self, path: Path) -> None:
+        arrays: dict[str, npt.NDArray[np.generic]] = {"tags": np.array(self.tags), "version": np.array(self.version),
+                                                      **self.tag_net.arrays("tag"),
+                                                      **self.polarity_net.arrays("polarity")}
+        np.savez_compressed(path, allow_pickle=False, **arrays)
+
+    def spans(self, text: str, tokens: TokenStates, min_confidence: float = 0.5) -> list[Span]:
+        if not tokens.offsets:
+            return []
+        probs = self.tag_net.probabilities(token_features(tokens.states))
+        best = probs.argmax(axis=1)
+        found: list[Span] = []
+        i = 0
+        n = len(tokens.offsets)
+        while i < n:
+            tag = self.tags[int(best[i])]
+            if tag == "O":
+                i += 1
+                continue
+            slot = tag[2:]
+            j = i
+            # a span runs while the pieces continue the same slot (a stray B- of the same slot joins it)
+            while j + 1 < n and self.tags[int(best[j + 1])] in (f"I-{slot}", f"B-{slot}") and not (
+                    self.tags[int(best[j + 1])] == f"B-{slot}" and _gap(text, tokens.offsets[j],
+                                                                       tokens.offsets[j + 1])):
+                j += 1
+            confidence = float(np.mean([probs[k, int(best[k])] for k in range(i, j + 1)]))
+            start, end = _word_bounds(text, tokens.offsets[i][0], tokens.offsets[j][1])
+            if confidence >= min_confidence and end > start:
+                negated = float(self.polarity_net.probabilities(
+                    span_features(tokens.states, i, j)[None, :])[0, 1]) > 0.5
+                found.append(Span(start, end, slot, confidence, negated))
+            i = j + 1
+        return found
+
+
+def _gap(text: str, left: tuple[int, int], right: tuple[int, int]) -> bool:
+    """A new B- after punctuation starts a new value ("peanuts, shellfish")."""
+    between = text[left[1]:right[0]]
+    return any(ch in ",;/&" for ch in between) or " and " in f" {between} "
+
+
+def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a span of word pieces to whole words ("pean" + "##uts" -> "peanuts")."""
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "'-") and text[start].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum() and (text[end - 1].isalnum() or text[end - 1] in "'-"):
+        end += 1
+    value = text[start:end]
+    stripped = value.rstrip(" .,;:!?)(\"'")
+    lead = len(value) - len(value.lstrip(" ,;:(\"'"))
+    return start + lead, start + len(stripped)

@@ -1,0 +1,253 @@
+"""Trains the learned extractor's tagger from the committed training data (``make train-extractor``).
+
+    .venv/bin/python -m mnemo.training.extractor [--epochs N] [--seed S]
+
+Reads every ``data/extraction_train_*.txt`` beside this file (lines ``message || category:slot=value``,
+the format of docs/slots.md), runs MiniLM's query model over each message for its token states,
+turns the labelled value spans into BIO tags per slot, and fits two small networks with numpy:
+the tagger (each token -> O / B-slot / I-slot) and the polarity head (a value -> stated or negated).
+A tenth of the messages, chosen by a fixed seed, is held back to report span precision and recall;
+the final weights are then fitted on everything and written to ``mnemo/models/extractor_tagger.npz``
+with a JSON report beside it. Deterministic for a given seed, data and model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from mnemo.domain.extraction.segment import chunks
+from mnemo.domain.extraction.slots import SLOTS
+from mnemo.domain.extraction.tagger import Mlp, SlotTagger, TokenEncoder, span_features, token_features
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+MODEL = HERE.parent / "models" / "extractor_tagger.npz"
+VERSION = "tagger-1"
+_LABEL = re.compile(r"^(?P<neg>-)?(?P<category>[a-z_]+):(?P<slot>[a-z_]+)=(?P<value>.+)$")
+_PUNCT = ".,!?;:"
+
+Array = npt.NDArray[np.float32]
+
+
+@dataclass
+class Example:
+    text: str
+    spans: list[tuple[int, int, str, bool]]  # start, end, slot, negated
+
+
+def load(paths: list[Path]) -> list[Example]:
+    examples: list[Example] = []
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if not line.strip() or line.startswith("#") or " || " not in line:
+                continue
+            message, _, labels = line.partition(" || ")
+            spans: list[tuple[int, int, str, bool]] = []
+            ok = True
+            if labels.strip() != "-":
+                for label in labels.split(";"):
+                    m = _LABEL.match(label.strip())
+                    if not m or m.group("slot") not in SLOTS:
+                        ok = False
+                        break
+                    at = message.lower().find(m.group("value").strip().lower())
+                    if at < 0:
+                        ok = False
+                        break
+                    spans.append((at, at + len(m.group("value").strip()), m.group("slot"), bool(m.group("neg"))))
+            if ok:
+                examples.append(Example(message, spans))
+    return examples
+
+
+def without_punctuation(example: Example) -> Example:
+    """The same message typed without punctuation: chat users often do."""
+    keep = [i for i, ch in enumerate(example.text) if ch not in _PUNCT]
+    new_index = {old: new for new, old in enumerate(keep)}
+    text = "".join(example.text[i] for i in keep)
+
+    def moved(pos: int) -> int:
+        while pos < len(example.text) and pos not in new_index:
+            pos += 1
+        return new_index.get(pos, len(text))
+
+    return Example(text, [(moved(s), moved(e - 1) + 1 if e - 1 in new_index else moved(e), slot, neg)
+                          for s, e, slot, neg in example.spans])
+
+
+def pieces(example: Example) -> list[Example]:
+    """A long message is read in pieces, as the extractor reads it."""
+    out = []
+    for offset, piece in chunks(example.text):
+        end = offset + len(piece)
+        out.append(Example(piece, [(s - offset, e - offset, slot, neg) for s, e, slot, neg in example.spans
+                                   if s >= offset and e <= end]))
+    return out
+
+
+def tag_names() -> list[str]:
+    return ["O", *[f"{p}-{slot}" for slot in SLOTS for p in ("B", "I")]]
+
+
+def token_tags(offsets: list[tuple[int, int]], spans: list[tuple[int, int, str, bool]],
+               index: dict[str, int]) -> list[int]:
+    tags = [0] * len(offsets)
+    for start, end, slot, _neg in spans:
+        first = True
+        for i, (a, b) in enumerate(offsets):
+            if a < end and b > start:
+                tags[i] = index[f"{'B' if first else 'I'}-{slot}"]
+                first = False
+    return tags
+
+
+def span_rows(offsets: list[tuple[int, int]], spans: list[tuple[int, int, str, bool]]
+              ) -> list[tuple[int, int, bool]]:
+    rows = []
+    for start, end, _slot, neg in spans:
+        inside = [i for i, (a, b) in enumerate(offsets) if a < end and b > start]
+        if inside:
+            rows.append((inside[0], inside[-1], neg))
+    return rows
+
+
+def fit(x: Array, y: npt.NDArray[np.int64], classes: int, hidden: int, epochs: int, seed: int,
+        weights: Array, lr: float = 1e-3, decay: float = 1e-4, batch: int = 256) -> Mlp:
+    """Softmax MLP by Adam on weighted cross-entropy."""
+    rng = np.random.default_rng(seed)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0) + 1e-6
+    xs = ((x - mean) / scale).astype(np.float32)
+    params = {
+        "w1": (rng.standard_normal((x.shape[1], hidden)) * np.sqrt(2.0 / x.shape[1])).astype(np.float32),
+        "b1": np.zeros(hidden, np.float32),
+        "w2": (rng.standard_normal((hidden, classes)) * np.sqrt(1.0 / hidden)).astype(np.float32),
+        "b2": np.zeros(classes, np.float32),
+    }
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v = {k: np.zeros_like(p) for k, p in params.items()}
+    step = 0
+    sample_w = weights[y]
+    for _epoch in range(epochs):
+        order = rng.permutation(len(xs))
+        for start in range(0, len(order), batch):
+            idx = order[start:start + batch]
+            xb, yb, wb = xs[idx], y[idx], sample_w[idx]
+            h_pre = xb @ params["w1"] + params["b1"]
+            h = np.maximum(h_pre, 0)
+            z = h @ params["w2"] + params["b2"]
+            z -= z.max(axis=1, keepdims=True)
+            p = np.exp(z)
+            p /= p.sum(axis=1, keepdims=True)
+            grad_z = p
+            grad_z[np.arange(len(yb)), yb] -= 1
+            grad_z *= (wb / wb.sum())[:, None]
+            grads = {"w2": h.T @ grad_z + decay * params["w2"], "b2": grad_z.sum(axis=0)}
+            grad_h = grad_z @ params["w2"].T
+            grad_h[h_pre <= 0] = 0
+            grads["w1"] = xb.T @ grad_h + decay * params["w1"]
+            grads["b1"] = grad_h.sum(axis=0)
+            step += 1
+            for k in params:
+                m[k] = 0.9 * m[k] + 0.1 * grads[k]
+                v[k] = 0.999 * v[k] + 0.001 * grads[k] ** 2
+                params[k] -= lr * (m[k] / (1 - 0.9 ** step)) / (np.sqrt(v[k] / (1 - 0.999 ** step)) + 1e-8)
+    return Mlp(mean.astype(np.float32), scale.astype(np.float32), params["w1"], params["b1"], params["w2"],
+               params["b2"])
+
+
+def train(examples: list[Example], encoder: TokenEncoder, epochs: int, seed: int) -> SlotTagger:
+    names = tag_names()
+    index = {name: i for i, name in enumerate(names)}
+    expanded = [piece for e in examples for variant in (e, without_punctuation(e)) for piece in pieces(variant)]
+    states = encoder.encode_tokens([e.text for e in expanded])
+    tok_x, tok_y, pol_x, pol_y = [], [], [], []
+    for example, tokens in zip(expanded, states, strict=True):
+        if not tokens.offsets:
+            continue
+        tok_x.append(token_features(tokens.states))
+        tok_y.extend(token_tags(tokens.offsets, example.spans, index))
+        for first, last, neg in span_rows(tokens.offsets, example.spans):
+            pol_x.append(span_features(tokens.states, first, last))
+            pol_y.append(int(neg))
+    x = np.vstack(tok_x)
+    y = np.array(tok_y, dtype=np.int64)
+    counts = np.bincount(y, minlength=len(names)).astype(np.float32)
+    # rare tags weigh more, by the square root of their rarity (full balancing floods short texts with tags)
+    weights = np.where(counts > 0, np.sqrt(counts.max() / np.maximum(counts, 1)), 1.0).astype(np.float32)
+    weights[0] = 1.0
+    tag_net = fit(x, y, len(names), hidden=256, epochs=epochs, seed=seed, weights=weights)
+    px = np.vstack(pol_x) if pol_x else np.zeros((1, x.shape[1]), np.float32)
+    py = np.array(pol_y or [0], dtype=np.int64)
+    pcounts = np.bincount(py, minlength=2).astype(np.float32)
+    pweights = (pcounts.sum() / (2 * np.maximum(pcounts, 1))).astype(np.float32)
+    polarity_net = fit(px, py, 2, hidden=64, epochs=epochs * 2, seed=seed, weights=pweights)
+    return SlotTagger(names, tag_net, polarity_net, VERSION)
+
+
+def span_scores(tagger: SlotTagger, examples: list[Example], encoder: TokenEncoder) -> dict[str, float]:
+    """Span precision and recall (slot and overlapping value) on messages the tagger did not see."""
+    tp = fp = fn = 0
+    states = encoder.encode_tokens([e.text for e in examples])
+    for example, tokens in zip(examples, states, strict=True):
+        got = [(s.start, s.end, s.slot) for s in tagger.spans(example.text, tokens)]
+        want = [(s, e, slot) for s, e, slot, _neg in example.spans]
+        for g in got:
+            match = next((w for w in want if w[2] == g[2] and w[0] < g[1] and g[0] < w[1]), None)
+            if match:
+                tp += 1
+                want.remove(match)
+            else:
+                fp += 1
+        fn += len(want)
+    return {"precision": round(tp / max(tp + fp, 1), 3), "recall": round(tp / max(tp + fn, 1), 3),
+            "tp": tp, "fp": fp, "fn": fn}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=MODEL)
+    parser.add_argument("--no-check", action="store_true", help="skip the held-back split")
+    args = parser.parse_args(argv)
+    from mnemo.adapters.local.onnx_embedder import OnnxMiniLmEmbedder
+
+    # the query model, derived where the local server keeps it: the tagger runs on it in every home
+    encoder = OnnxMiniLmEmbedder(query_model_cache=Path(".mnemo") / "models")
+    paths = sorted(DATA.glob("extraction_train_*.txt"))
+    examples = load(paths)
+    print(f"{len(examples)} labelled messages from {len(paths)} files, "
+          f"{sum(len(e.spans) for e in examples)} values")
+    report: dict[str, object] = {"messages": len(examples), "version": VERSION, "seed": args.seed,
+                                 "epochs": args.epochs}
+    started = time.perf_counter()
+    if not args.no_check:
+        shuffled = examples[:]
+        random.Random(args.seed).shuffle(shuffled)  # noqa: S311 - a reproducible split, not security
+        cut = len(shuffled) // 10
+        check = train(shuffled[cut:], encoder, args.epochs, args.seed)
+        report["held_back"] = span_scores(check, shuffled[:cut], encoder)
+        print(f"held back {cut} messages: span precision {report['held_back']['precision']:.3f} "  # type: ignore[index]
+              f"recall {report['held_back']['recall']:.3f}")  # type: ignore[index]
+    tagger = train(examples, encoder, args.epochs, args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tagger.save(args.out)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB) in {report['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
