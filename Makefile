@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: install run test unit integration e2e eval lint bench demo clean fuzz synth
+.PHONY: install run test unit integration e2e eval lint bench demo clean fuzz synth train-extractor
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CDK_DISABLE_CLI_TELEMETRY := true
@@ -57,6 +57,10 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/run_all.py
+
+# the learned extractor's tagger, from shared/mnemo/training/data (writes shared/mnemo/models/extractor_tagger.npz)
+train-extractor: $(STAMP)
+	$(BIN)/python -m mnemo.training.extractor
 
 demo: $(STAMP)
 	$(BIN)/mnemo demo

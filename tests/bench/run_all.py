@@ -1,7 +1,7 @@
 """`make bench`: every benchmark, one after the other; each prints its figures and writes JSON
 under tests/bench/results/.
 
-    .venv/bin/python tests/bench/run_all.py [embedding|latency|throughput|locomo|load ...]
+    .venv/bin/python tests/bench/run_all.py [embedding|latency|throughput|locomo|load|extraction|conversations ...]
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ALL = ["embedding", "latency", "throughput", "locomo", "load"]
+# quality figures live beside the evaluation data, in tests/eval
+EVAL = {"extraction": "extraction_frozen", "conversations": "conversations"}
+ALL = ["embedding", "latency", "throughput", "locomo", "load", *EVAL]
 
 
 def main() -> int:
@@ -19,7 +21,8 @@ def main() -> int:
     failed = []
     for name in chosen:
         print(f"\n##### {name}", flush=True)
-        if subprocess.run([sys.executable, str(HERE / f"{name}.py")], check=False).returncode:
+        script = HERE.parent / "eval" / f"{EVAL[name]}.py" if name in EVAL else HERE / f"{name}.py"
+        if subprocess.run([sys.executable, str(script)], check=False).returncode:
             failed.append(name)
     if failed:
         print(f"failed: {', '.join(failed)}")

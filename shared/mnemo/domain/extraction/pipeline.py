@@ -10,13 +10,15 @@ from datetime import datetime
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor
-from mnemo.domain.extraction.segment import chunks, clause_around, is_question
+from mnemo.domain.extraction.screen import screen
+from mnemo.domain.extraction.segment import chunks, clause_around
 from mnemo.domain.extraction.slots import SLOTS, Slot, subject_for
 from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
 from mnemo.domain.grammar import third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
 from mnemo.domain.screening import rejection_reason
-from mnemo.domain.sensitive import MARKER, redact
+from mnemo.domain.sensitive import redact
+from mnemo.domain.text import terms
 
 EXTRACTOR_NAME = "learned"
 
@@ -109,9 +111,9 @@ class LearnedExtractor:
 
     def _candidate(self, f: _Found) -> Candidate | None:
         slot = SLOTS.get(f.span.slot)
-        if slot is None or not f.value.strip():
-            return None
-        reason = _screen(f)
+        if slot is None or not terms(f.value):
+            return None  # a stray function word ("from", "it") is no value
+        reason = screen(f.value, f.clause, slot.name, f.explicit)
         value = _clean_value(f.value)
         content = _content(slot, value, f.clause, f.span.negated, f.message.created_at)
         correction = bool(_CHANGE.search(f.clause))
@@ -128,18 +130,6 @@ class LearnedExtractor:
             candidate.should_store = False
             candidate.rejection_reason = reason
         return candidate
-
-
-def _screen(f: _Found) -> str | None:
-    """The shared screening, on the clause the value sits in (the rest of the message is still used)."""
-    if MARKER in f.value:
-        return "sensitive_data"
-    if is_question(f.clause) and not f.explicit:
-        return "question"
-    reason = rejection_reason(f.clause)
-    if reason == "uncertain" and f.explicit:
-        return None
-    return reason
 
 
 def _clean_value(value: str) -> str:

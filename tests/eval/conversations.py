@@ -1,0 +1,99 @@
+"""Multi-session conversation benchmark: do later sessions get the right memories in the block?
+
+    .venv/bin/python tests/eval/conversations.py [--extractor learned|rules] [--data FILE]
+
+Plays tests/eval/data/frozen/conversations_frozen.json (written blind, never tuned on) through the
+embedded home on a manual clock: each session's turns are posted, the conversation is closed and
+extracted; then each probe of that session is asked as a retrieve, and its block must contain every
+`must_contain` keyword (one of the "|"-separated alternatives, case-insensitive) and none of
+`must_not_contain` (superseded values, other people's facts). Prints probes right overall and for
+later sessions (2 onwards), and blocks that named a value they must not; writes
+tests/eval/results/conversations.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mnemo.bootstrap import build_local, run_due_jobs
+from mnemo.clock import ManualClock
+from mnemo.services.ingest import IncomingMessage
+from mnemo.settings import Settings
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "frozen" / "conversations_frozen.json"
+TENANT = "bench"
+
+
+def has(block: str, keyword: str) -> bool:
+    low = block.lower()
+    return any(alt.strip() and alt.strip().lower() in low for alt in keyword.split("|"))
+
+
+def run(data: dict[str, Any], extractor: str) -> dict[str, Any]:
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        first = min(datetime.fromisoformat(s["date"].replace("Z", "+00:00"))
+                    for u in data["users"] for s in u["sessions"])
+        clock = ManualClock(first)
+        service = build_local(Settings(data_dir=Path(tmp), extractor=extractor), clock=clock)
+        try:
+            for user in data["users"]:
+                for number, session in enumerate(user["sessions"], start=1):
+                    when = datetime.fromisoformat(session["date"].replace("Z", "+00:00"))
+                    if when > clock.now():
+                        clock.set(when)
+                    conversation = f"{user['user_id']}-s{number}"
+                    for turn in session["turns"]:
+                        messages = [IncomingMessage(role="user", content=turn["user"], created_at=clock.now())]
+                        if turn.get("assistant"):
+                            messages.append(IncomingMessage(role="assistant", content=turn["assistant"],
+                                                            created_at=clock.now()))
+                        service.ingestor.add_turns(TENANT, user["user_id"], conversation, messages)
+                    service.ingestor.close(TENANT, user["user_id"], conversation)
+                    run_due_jobs(service)
+                    for probe in session.get("probes", []):
+                        answer = service.retriever.retrieve(TENANT, user["user_id"], probe["query"], top_k=8,
+                                                            token_budget=500)
+                        block = answer.context or ""
+                        missing = [k for k in probe.get("must_contain", []) if not has(block, k)]
+                        leaked = [k for k in probe.get("must_not_contain", []) if has(block, k)]
+                        results.append({"user": user["user_id"], "session": number, "query": probe["query"],
+                                        "right": not missing and not leaked, "missing": missing,
+                                        "leaked": leaked})
+        finally:
+            service.close()
+    later = [r for r in results if r["session"] >= 2]
+    return {
+        "probes": len(results), "right": sum(r["right"] for r in results),
+        "later_probes": len(later), "later_right": sum(r["right"] for r in later),
+        "blocks_with_forbidden_values": sum(bool(r["leaked"]) for r in results),
+        "results": results,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--extractor", default="learned", choices=["learned", "rules"])
+    parser.add_argument("--data", type=Path, default=DATA)
+    args = parser.parse_args(argv)
+    report = run(json.loads(args.data.read_text()), args.extractor)
+    share = report["later_right"] / max(report["later_probes"], 1)
+    print(f"conversation benchmark ({args.data.name}, {args.extractor} extractor): "
+          f"{report['right']}/{report['probes']} probes right; later sessions {report['later_right']}/"
+          f"{report['later_probes']} ({share:.1%}); blocks naming a value they must not: "
+          f"{report['blocks_with_forbidden_values']}")
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    (out / f"conversations_{args.extractor}.json").write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""Extraction quality on labelled messages in the slot vocabulary (docs/slots.md).
+
+    .venv/bin/python tests/eval/extraction_frozen.py [--extractor learned|rules] [-v]
+
+Scores the frozen test set (tests/eval/data/frozen/extraction_frozen.txt: written blind, from
+docs/slots.md only, never tuned on) next to the training data (shared/mnemo/training/data: what
+the tagger learned from, so an upper bound). A predicted fact is right when its category, its slot
+and its polarity match a label's and, for a multi-valued slot, its value shares a word with the
+label's value (stemmed). Prints precision and recall per category and overall, value accuracy
+(single-valued slots whose value matches too), and writes tests/eval/results/extraction_frozen.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mnemo.domain.extraction.slots import SLOTS
+from mnemo.domain.models import Message
+from mnemo.domain.text import terms
+from mnemo.ports import Extractor
+
+HERE = Path(__file__).resolve().parent
+FROZEN = HERE / "data" / "frozen" / "extraction_frozen.txt"
+TRAINING = HERE.parents[1] / "shared" / "mnemo" / "training" / "data"
+_LABEL = re.compile(r"^(?P<neg>-)?(?P<category>[a-z_]+):(?P<slot>[a-z_]+)=(?P<value>.+)$")
+WHEN = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+
+
+class Label:
+    def __init__(self, category: str, slot: str, value: str, polarity: bool) -> None:
+        self.category, self.slot, self.value, self.polarity = category, slot, value, polarity
+
+    def __repr__(self) -> str:
+        return f"{'' if self.polarity else '-'}{self.category}:{self.slot}={self.value}"
+
+
+def load(paths: list[Path]) -> list[tuple[str, list[Label]]]:
+    cases = []
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if not line.strip() or line.startswith("#") or " || " not in line:
+                continue
+            message, _, labels = line.partition(" || ")
+            parsed = []
+            for label in ([] if labels.strip() == "-" else labels.split(";")):
+                m = _LABEL.match(label.strip())
+                if m:
+                    parsed.append(Label(m.group("category"), m.group("slot"), m.group("value").strip(),
+                                        not m.group("neg")))
+            cases.append((message.strip(), parsed))
+    return cases
+
+
+def _value_matches(got: str, want: str) -> bool:
+    g, w = set(terms(got)), set(terms(want))
+    return bool(g & w) or want.lower() in got.lower() or got.lower() in want.lower()
+
+
+def evaluate(extractor: Extractor, cases: list[tuple[str, list[Label]]]) -> dict[str, Any]:
+    stats: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0})
+    values = {"right": 0, "of": 0}
+    errors: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for i, (message, expected) in enumerate(cases):
+        extraction = extractor.extract([Message(role="user", content=message, message_id=f"m{i}", created_at=WHEN)])
+        unmatched = list(expected)
+        for c in extraction.accepted:
+            slot = c.subject.split(":", 1)[0]
+            spec = SLOTS.get(slot)
+            value = c.evidence if spec is None else c.content
+
+            def fits(e: Label, c_slot: str = slot, c_pol: bool = c.polarity, c_cat: str = c.category.value,
+                     c_val: str = value, multi: bool = bool(spec and spec.multi)) -> bool:
+                return (e.category == c_cat and e.slot == c_slot and e.polarity == c_pol
+                        and (not multi or _value_matches(c_val, e.value)))
+
+            match = next((e for e in unmatched if fits(e)), None)
+            if match:
+                unmatched.remove(match)
+                stats[match.category]["tp"] += 1
+                if spec is not None and not spec.multi:
+                    values["of"] += 1
+                    values["right"] += int(_value_matches(c.content, match.value))
+            else:
+                stats[c.category.value]["fp"] += 1
+                errors.append({"message": message, "unexpected": f"{c.category.value}:{c.subject}",
+                               "content": c.content})
+        for e in unmatched:
+            stats[e.category]["fn"] += 1
+            errors.append({"message": message, "missed": repr(e)})
+    elapsed = time.perf_counter() - started
+    report: dict[str, Any] = {"messages": len(cases), "by_category": {},
+                              "messages_per_second": round(len(cases) / elapsed, 1)}
+    total = {"tp": 0, "fp": 0, "fn": 0}
+    for category, s in sorted(stats.items()):
+        for k in total:
+            total[k] += s[k]
+        report["by_category"][category] = _figures(s)
+    report["all"] = _figures(total)
+    report["single_value_accuracy"] = round(values["right"] / values["of"], 3) if values["of"] else None
+    report["errors"] = errors
+    return report
+
+
+def _figures(s: dict[str, int]) -> dict[str, float]:
+    precision = s["tp"] / (s["tp"] + s["fp"]) if s["tp"] + s["fp"] else 1.0
+    recall = s["tp"] / (s["tp"] + s["fn"]) if s["tp"] + s["fn"] else 1.0
+    return {"precision": round(precision, 3), "recall": round(recall, 3), **s}
+
+
+def table(title: str, report: dict[str, Any]) -> None:
+    print(f"{title} ({report['messages']} messages, {report['messages_per_second']} messages/s, "
+          f"single-valued slots with the right value: {report['single_value_accuracy']})")
+    print(f"  {'category':<14} {'precision':>9} {'recall':>7} {'tp':>4} {'fp':>4} {'fn':>4}")
+    for category, f in [*report["by_category"].items(), ("all", report["all"])]:
+        print(f"  {category:<14} {f['precision']:>9.3f} {f['recall']:>7.3f} {f['tp']:>4} {f['fp']:>4} {f['fn']:>4}")
+
+
+def build_extractor(kind: str) -> Extractor:
+    from mnemo.bootstrap import _extractor
+    from mnemo.settings import Settings
+
+    return _extractor(Settings(extractor=kind))  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--extractor", default="learned", choices=["learned", "rules"])
+    parser.add_argument("-v", action="store_true", help="print every error of the training data")
+    args = parser.parse_args(argv)
+    extractor = build_extractor(args.extractor)
+    reports = {
+        "frozen": evaluate(extractor, load([FROZEN])),
+        "training": evaluate(extractor, load(sorted(TRAINING.glob("extraction_train_*.txt")))),
+    }
+    table(f"frozen test set, {args.extractor} extractor", reports["frozen"])
+    table(f"training data, {args.extractor} extractor (an upper bound)", reports["training"])
+    if args.v:  # only the training data's errors: the frozen set is never read line by line
+        for error in reports["training"]["errors"]:
+            print("   ", error)
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    (out / f"extraction_frozen_{args.extractor}.json").write_text(json.dumps(reports, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The exact steps of the extraction pipeline: dates, segmentation, slots, span decoding."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from mnemo.domain.extraction.dates import anchor
+from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
+from mnemo.domain.extraction.slots import SLOTS, slot_identity, subject_for, value_key
+from mnemo.domain.extraction.tagger import Mlp, SlotTagger, TokenStates
+from mnemo.domain.models import Category
+
+MONDAY = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # a Monday
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("dentist on friday", "2026-03-06"),
+    ("ran my first 10k last sunday", "2026-03-01"),
+    ("next monday", "2026-03-09"),
+    ("yesterday was rough", "2026-03-01"),
+    ("tmrw morning", "2026-03-03"),
+    ("3 days ago", "2026-02-27"),
+    ("in two weeks", "2026-03-16"),
+    ("flying to rome may 3rd", "2026-05-03"),
+    ("on the 14th of february", "2026-02-14"),
+    ("moving in june", "2026-06"),
+    ("last summer", "2025-07"),
+    ("no date here", None),
+])
+def test_relative_dates_are_anchored_to_the_message_time(text: str, expected: str | None) -> None:
+    assert anchor(text, MONDAY) == expected
+
+
+def test_short_messages_are_read_whole_and_long_ones_in_pieces_that_cover_them() -> None:
+    assert chunks("hey im dana, 41, nurse") == [(0, "hey im dana, 41, nurse")]
+    long = " ".join(f"Sentence number {i} is here." for i in range(100))
+    pieces = chunks(long)
+    assert len(pieces) > 1
+    assert all(len(p.split()) <= MAX_WORDS for _o, p in pieces)
+    assert all(long[o:o + len(p)] == p for o, p in pieces)
+    assert "Sentence number 99" in pieces[-1][1]
+
+
+def test_the_clause_around_a_value_stops_at_breaks_and_keeps_its_question_mark() -> None:
+    text = "im vegan btw, is pesto ok for someone allergic to nuts?"
+    start = text.index("nuts")
+    clause = clause_around(text, start, start + 4)
+    assert clause == "is pesto ok for someone allergic to nuts?"
+    assert is_question(clause)
+    assert not is_question(clause_around(text, 3, 8))
+    assert not is_question("im vegan any recipe ideas?")  # a statement with a question tacked on
+
+
+def test_slots_follow_the_vocabulary_document() -> None:
+    assert SLOTS["home_location"].category is Category.BIOGRAPHICAL and not SLOTS["home_location"].multi
+    assert SLOTS["allergy"].multi and SLOTS["allergy"].category is Category.CONSTRAINT
+    assert subject_for(SLOTS["allergy"], "Peanuts") == "allergy:peanut"
+    assert subject_for(SLOTS["diet"], "keto") == "diet"
+    assert value_key("the Beatles") == "beatl"
+    assert slot_identity("dislikes:country_music") == slot_identity("likes:country_music")
+
+
+def _tagger() -> SlotTagger:
+    """A hand-set tagger over 2-d token states: x[0] high -> B-diet, x[1] high -> I-diet."""
+    tags = ["O", "B-diet", "I-diet"]
+    width = 8  # token_features concatenates four 2-d vectors
+    w1 = np.eye(width, dtype=np.float32)
+    w2 = np.zeros((width, 3), dtype=np.float32)
+    w2[0, 1] = 10.0
+    w2[1, 2] = 10.0
+    b2 = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    net = Mlp(np.zeros(width, np.float32), np.ones(width, np.float32), w1, np.zeros(width, np.float32), w2, b2)
+    polarity = Mlp(np.zeros(8, np.float32), np.ones(8, np.float32), np.eye(8, dtype=np.float32),
+                   np.zeros(8, np.float32), np.zeros((8, 2), np.float32), np.array([1.0, 0.0], np.float32))
+    return SlotTagger(tags, net, polarity, "test")
+
+
+def test_spans_are_decoded_from_bio_tags_and_widened_to_whole_words() -> None:
+    text = "im gluten free now"
+    offsets = [(0, 2), (3, 6), (6, 9), (10, 14), (15, 18)]  # im | glu | ##ten | free | now
+    states = np.array([[0, 0], [1, 0], [0, 1], [0, 1], [0, 0]], dtype=np.float32)
+    spans = _tagger().spans(text, TokenStates(offsets, states))
+    assert [(text[s.start:s.end], s.slot, s.negated) for s in spans] == [("gluten free", "diet", False)]
+
+
+def test_a_tagger_survives_a_round_trip_through_its_file(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "t.npz"
+    _tagger().save(path)
+    loaded = SlotTagger.load(path)
+    assert loaded.tags == ["O", "B-diet", "I-diet"] and loaded.version == "test"
+    text = "im gluten free now"
+    offsets = [(0, 2), (3, 6), (6, 9), (10, 14), (15, 18)]
+    states = np.array([[0, 0], [1, 0], [0, 1], [0, 1], [0, 0]], dtype=np.float32)
+    assert loaded.spans(text, TokenStates(offsets, states)) == _tagger().spans(text, TokenStates(offsets, states))
