@@ -1,4 +1,4 @@
-"""The OpenAI-compatible extractor over real HTTP, against a fake chat-completions server (tests/contract/openai_fake.py)."""
+"""The OpenAI-compatible extractor over real HTTP, against a fake chat-completions server (contract/openai_fake.py)."""
 
 from __future__ import annotations
 
@@ -47,9 +47,8 @@ def counter() -> FallbackCounter:
     return FallbackCounter("test_fallbacks", "this test's own count")
 
 
-def extractor(server: FakeOpenAI, learned: LearnedExtractor, counter: FallbackCounter, **kwargs: object) -> OpenAIExtractor:
-    options: dict = {"timeout_seconds": 1.0, "counter": counter, **kwargs}
-    return OpenAIExtractor(server.base_url, MODEL, options.pop("api_key", API_KEY), learned, **options)
+def extractor(server: FakeOpenAI, learned: LearnedExtractor, counter: FallbackCounter) -> OpenAIExtractor:
+    return OpenAIExtractor(server.base_url, MODEL, API_KEY, learned, timeout_seconds=1.0, counter=counter)
 
 
 def test_the_request_is_the_chat_completions_wire_format(server, learned, counter) -> None:
