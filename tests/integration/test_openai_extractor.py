@@ -212,3 +212,14 @@ def test_settings_name_what_is_missing() -> None:
     assert s.openai_api_key.get_secret_value() == "sk-abc"
     assert "sk-abc" not in repr(s)
     assert s.openai_timeout_seconds == 12.0
+
+
+def test_a_correction_keeps_the_last_value_said_whatever_the_models_order(server, learned, counter) -> None:
+    fact = {"message": 0, "slot": "home_location", "negated": False}
+    server.script.append({"facts": [
+        {**fact, "value": "Grenoble", "evidence": "wait no, Grenoble"},
+        {**fact, "value": "Lyon", "evidence": "we moved to Lyon"},
+        {**fact, "value": "grenoble", "evidence": "Grenoble"},  # the same fact twice
+    ], "forget": []})
+    result = extractor(server, learned, counter).extract(messages(("user", "we moved to Lyon, wait no, Grenoble")))
+    assert [(c.content, c.correction) for c in result.accepted] == [("User lives in Grenoble.", True)]

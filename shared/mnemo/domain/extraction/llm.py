@@ -171,8 +171,10 @@ def extraction(answer: Answer, sent: Prompt) -> Extraction:
             by_message.setdefault(fact.message, []).append(found)
     for index in sorted(by_message):
         # in the order the user said them, whatever the model's order: the last value said wins
-        in_order = [c for _start, c in sorted(by_message[index], key=lambda found: found[0])]
-        result.candidates.extend(last_value_wins(in_order))
+        once: dict[tuple[str, str, bool], Candidate] = {}  # a model that states one fact twice stores it once
+        for _start, c in sorted(by_message[index], key=lambda found: found[0]):
+            once.setdefault((c.subject, c.content, c.polarity), c)
+        result.candidates.extend(last_value_wins(list(once.values())))
     for index, what in answer.forget:
         query = what.strip(" .!")
         if _user_message(index, sent.messages) is not None and query and MARKER not in query:
