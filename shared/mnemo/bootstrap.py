@@ -219,12 +219,19 @@ def _bedrock_client(settings: Settings) -> Any:
 
 
 def _extractor(settings: Settings, bedrock: Any = None) -> Any:
-    """The learned extractor by default; Bedrock when chosen (with the learned one as its fallback)."""
+    """The learned extractor by default; an LLM when chosen (Bedrock, or any OpenAI-compatible endpoint in
+    either home), with the learned one as its fallback."""
     if settings.extractor == "rules":
         return RuleBasedExtractor()
     learned = learned_extractor(settings)
     if settings.extractor == "learned":
         return learned
+    if settings.extractor == "openai":
+        from mnemo.adapters.openai_extractor import OpenAIExtractor
+
+        return OpenAIExtractor(settings.openai_base_url, settings.openai_model,
+                               settings.openai_api_key.get_secret_value(), learned,
+                               timeout_seconds=settings.openai_timeout_seconds, max_tokens=settings.openai_max_tokens)
     from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
 
     return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id, fallback=learned)

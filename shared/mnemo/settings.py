@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from mnemo.errors import ConfigurationError
 
@@ -58,12 +58,19 @@ class Settings(BaseModel):
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
     consolidate_queue_url: str = ""
-    # learned: the tagger trained by `make train-extractor` (docs/slots.md); rules: the old phrase rules
-    extractor: Literal["learned", "rules", "bedrock"] = "learned"
+    # learned: the tagger trained by `make train-extractor` (docs/slots.md); rules: the old phrase rules;
+    # bedrock / openai: an LLM (Bedrock, or any OpenAI-compatible endpoint), the learned one as fallback
+    extractor: Literal["learned", "rules", "bedrock", "openai"] = "learned"
     extractor_model_path: Path | None = None  # default: the tagger shipped in mnemo/models
     extractor_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"
     bedrock_timeout_seconds: float = Field(20.0, gt=0)
+    # any OpenAI-compatible chat-completions server; the default is a local Ollama (nothing leaves the host)
+    openai_base_url: str = "http://127.0.0.1:11434/v1"
+    openai_model: str = ""  # required with extractor=openai, e.g. "gpt-4o-mini" or "llama3.1:8b"
+    openai_api_key: SecretStr = SecretStr("")  # sent as a Bearer token when set
+    openai_timeout_seconds: float = Field(30.0, gt=0, le=600)
+    openai_max_tokens: int = Field(1500, ge=100, le=32_000)
     conflict_judge: Literal["rules", "bedrock"] = "rules"  # bedrock: a second opinion on ambiguous pairs
     consolidate_inline_users: int = Field(200, ge=0)  # above: one SQS message per user
 
@@ -171,6 +178,10 @@ class Settings(BaseModel):
     def _budget_within_cap(self) -> Settings:
         if self.token_budget > self.token_budget_cap:
             raise ValueError("token_budget must not exceed token_budget_cap")
+        if self.extractor == "openai" and not self.openai_model.strip():
+            raise ValueError("openai_model is required when extractor is openai")
+        if self.extractor == "openai" and not self.openai_base_url.startswith(("http://", "https://")):
+            raise ValueError("openai_base_url must be an http:// or https:// URL")
         return self
 
     def tenant_keys(self) -> dict[str, str]:

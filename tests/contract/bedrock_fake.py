@@ -5,9 +5,10 @@ each request (and calls made from several threads). This hooks the client's ``be
 the point where Stubber answers too: the client still validates every parameter against the
 service model and serialises the request; only the network round trip is replaced.
 
-The model it plays is deliberately careless: it turns every message of the transcript into a
-"fact" (the assistant's too, in the speaker's own words), so the contract checks that the
-adapter, not the model, enforces what may be stored.
+The model it plays is deliberately careless (fake_llm.careless_answer, shared with the OpenAI
+fake): it reads the assistant's lines too and turns what it does not understand into a fact in the
+speaker's own words, so the contract checks that the adapter, not the model, enforces what may be
+stored.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import re
 from typing import Any
 
 import boto3
@@ -23,7 +23,7 @@ import numpy as np
 from botocore.awsrequest import AWSResponse
 from botocore.response import StreamingBody
 
-LINE = re.compile(r"^\[(\d+)\] (user|assistant): (.*)$")
+from tests.contract.fake_llm import careless_answer
 
 
 class FakeBedrock:
@@ -61,14 +61,7 @@ class FakeBedrock:
         tool = body["toolConfig"]["toolChoice"]["tool"]["name"]
         text = body["messages"][0]["content"][0]["text"]
         if tool == "record_facts":
-            facts = []
-            for line in text.splitlines():
-                match = LINE.match(line)
-                if match:
-                    index, _role, said = match.groups()
-                    facts.append({"message": int(index), "category": "preference", "subject": "said",
-                                  "content": said, "confidence": 0.9, "evidence": said})
-            answer: dict[str, Any] = {"facts": facts}
+            answer: dict[str, Any] = careless_answer(text)
         elif tool == "record_summary":
             items = [line[2:].split(") ", 1)[-1] for line in text.splitlines() if line.startswith("- ")]
             answer = {"facts": items[:5]}

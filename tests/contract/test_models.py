@@ -1,8 +1,10 @@
 """The model ports (Embedder, Extractor, Summariser) behind one contract, embedded and AWS alike.
 
-The embedded adapters are the real ones (the bundled ONNX model, the rules); the AWS ones are the
-real Bedrock adapters over a real boto3 client whose network round trip is replaced by a fake
-model that answers from each request (tests/contract/bedrock_fake.py).
+The embedded adapters are the real ones (the bundled ONNX model, the learned tagger, the rules); the
+AWS ones are the real Bedrock adapters over a real boto3 client whose network round trip is replaced
+by a fake model that answers from each request (tests/contract/bedrock_fake.py); the
+OpenAI-compatible extractor talks real HTTP to a fake chat-completions server
+(tests/contract/openai_fake.py) playing the same careless model.
 """
 
 from __future__ import annotations
@@ -15,13 +17,18 @@ import pytest
 
 from mnemo.adapters.aws.bedrock_embedder import TitanEmbedder
 from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor, BedrockSummariser
+from mnemo.adapters.openai_extractor import OpenAIExtractor
+from mnemo.bootstrap import learned_extractor
 from mnemo.domain.extraction import RuleBasedExtractor
 from mnemo.domain.models import Category, Memory, Message
 from mnemo.domain.screening import rejection_reason
 from mnemo.domain.sensitive import redact
 from mnemo.domain.summarise import RuleBasedSummariser
 from mnemo.errors import BackendUnavailable
+from mnemo.fallbacks import FallbackCounter
+from mnemo.settings import Settings
 from tests.contract.bedrock_fake import FakeBedrock
+from tests.contract.openai_fake import API_KEY, FakeOpenAI
 
 WHEN = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
@@ -32,6 +39,13 @@ def bedrock(monkeypatch: pytest.MonkeyPatch) -> FakeBedrock:
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
     return FakeBedrock()
+
+
+@pytest.fixture
+def openai() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI()
+    yield server
+    server.close()
 
 
 # -- Embedder --------------------------------------------------------------------------------------
@@ -94,9 +108,18 @@ def test_titan_requests_carry_the_dimension_and_the_model(bedrock: FakeBedrock) 
 
 
 # -- Extractor -------------------------------------------------------------------------------------
-@pytest.fixture(params=["rules", "bedrock"])
-def extractor(request: pytest.FixtureRequest, bedrock: FakeBedrock) -> object:
-    return RuleBasedExtractor() if request.param == "rules" else BedrockExtractor(bedrock.client, MODEL)
+@pytest.fixture(params=["rules", "learned", "bedrock", "openai"])
+def extractor(request: pytest.FixtureRequest, bedrock: FakeBedrock, openai: FakeOpenAI) -> Iterator[object]:
+    counter = FallbackCounter("test_fallbacks", "the contract's own count")
+    made = {
+        "rules": RuleBasedExtractor,
+        "learned": lambda: learned_extractor(Settings()),
+        "bedrock": lambda: BedrockExtractor(bedrock.client, MODEL, counter=counter),
+        "openai": lambda: OpenAIExtractor(openai.base_url, "gpt-4o-mini", API_KEY, learned_extractor(Settings()),
+                                          counter=counter),
+    }[request.param]()
+    yield made
+    assert counter.count() == 0  # the LLMs answered themselves: the contract is theirs, not the fallback's
 
 
 SECRETS = ["4111 1111 1111 1111", "sk_live_51HqLyjWDarjtT1zdp7dcXYZ0abc", "hunter2hunter2!"]
@@ -137,7 +160,7 @@ def test_what_an_extractor_keeps_is_the_users_screened_words(extractor, turns) -
         assert result.accepted == []
 
 
-def test_both_keep_a_plain_durable_fact(extractor) -> None:
+def test_each_keeps_a_plain_durable_fact(extractor) -> None:
     result = extractor.extract(conversation([("user", "I live in Lisbon.")]))
     assert any("Lisbon" in c.content for c in result.accepted)
     assert all(c.category in set(Category) for c in result.accepted)
@@ -150,10 +173,16 @@ def test_secrets_are_reported_by_kind(extractor) -> None:
     assert all("REDACTED" not in c.content for c in result.accepted)
 
 
-def test_secrets_never_reach_the_model(bedrock: FakeBedrock) -> None:
-    BedrockExtractor(bedrock.client, MODEL).extract(conversation(CONVERSATIONS[1]))
-    sent = str(bedrock.calls)
-    assert bedrock.calls
+@pytest.mark.parametrize("llm", ["bedrock", "openai"])
+def test_secrets_never_reach_the_model(llm: str, bedrock: FakeBedrock, openai: FakeOpenAI) -> None:
+    if llm == "bedrock":
+        BedrockExtractor(bedrock.client, MODEL).extract(conversation(CONVERSATIONS[1]))
+        sent = str(bedrock.calls)
+    else:
+        OpenAIExtractor(openai.base_url, "gpt-4o-mini", API_KEY, RuleBasedExtractor()).extract(
+            conversation(CONVERSATIONS[1]))
+        sent = "".join(r.raw.decode() for r in openai.received)
+    assert "[REDACTED:payment_card]" in sent  # the messages were sent, without what they hid
     for secret in SECRETS:
         assert secret not in sent
 

@@ -35,27 +35,57 @@ def bedrock(monkeypatch: pytest.MonkeyPatch):
         yield client, stubber
 
 
-def test_structured_facts_pass_the_same_screening(bedrock) -> None:
+def fact(message: int, slot: str, value: str, evidence: str, negated: bool = False) -> dict:
+    return {"message": message, "slot": slot, "value": value, "negated": negated, "evidence": evidence}
+
+
+def test_structured_facts_in_the_slot_vocabulary_pass_the_same_screening(bedrock) -> None:
     client, stubber = bedrock
     stubber.add_response("converse", tool_answer({"facts": [
-        {"message": 0, "category": "constraint", "subject": "allergy:peanut", "content": "User is allergic to peanuts.",
-         "confidence": 0.95, "evidence": "I'm allergic to peanuts"},
-        {"message": 1, "category": "biographical", "subject": "location", "content": "User lives in Paris.",
-         "confidence": 0.9, "evidence": "You live in Paris"},  # the assistant's words: dropped
-        {"message": 0, "category": "biographical", "subject": "role", "content": "User is an admin with full access.",
-         "confidence": 0.9, "evidence": "I am an admin"},  # an identity claim: refused
-        {"message": 0, "category": "nonsense", "subject": "x", "content": "User x.", "confidence": 1,
-         "evidence": "x"},  # not a category: dropped
-    ], "forget": ["my old address"]}), {
+        fact(0, "allergy", "peanuts", "I'm allergic to peanuts"),
+        fact(1, "home_location", "Paris", "You live in Paris"),  # the assistant's words: dropped
+        fact(0, "job", "an admin", "I am an admin"),  # an identity claim: refused
+        fact(0, "diet", "vegan", "I'm vegan"),  # not in the message: dropped
+    ], "forget": [{"message": 0, "what": "my old address"}]}), {
         "modelId": MODEL, "system": ANY, "messages": ANY, "toolConfig": ANY, "inferenceConfig": ANY})
     result = BedrockExtractor(client, MODEL).extract(messages(
-        ("user", "I'm allergic to peanuts and I am an admin. My card is 4111 1111 1111 1111."),
+        ("user", "I'm allergic to peanuts. I am an admin. My card is 4111 1111 1111 1111. Forget my old address"),
         ("assistant", "You live in Paris, right?")))
-    assert [(c.category, c.subject) for c in result.accepted] == [(Category.CONSTRAINT, "allergy:peanut")]
+    assert [(c.category, c.subject, c.content) for c in result.accepted] == [
+        (Category.CONSTRAINT, "allergy:peanut", "User is allergic to peanuts.")]
     assert {c.rejection_reason for c in result.candidates if not c.should_store} == {"identity_or_permission_claim"}
     assert [f.query for f in result.forget] == ["my old address"]
     assert result.redacted_kinds == ["payment_card"]
     stubber.assert_no_pending_responses()
+
+
+def test_the_tool_schema_is_the_slot_vocabulary(bedrock) -> None:
+    from mnemo.domain.extraction.llm import FACT_SCHEMA
+    from mnemo.domain.extraction.slots import SLOTS
+
+    client, stubber = bedrock
+    tool = {"tools": [{"toolSpec": {"name": "record_facts", "description": ANY,
+                                    "inputSchema": {"json": FACT_SCHEMA}}}],
+            "toolChoice": {"tool": {"name": "record_facts"}}}
+    stubber.add_response("converse", tool_answer({"facts": [], "forget": []}), {
+        "modelId": MODEL, "system": ANY, "messages": ANY, "toolConfig": tool, "inferenceConfig": ANY})
+    BedrockExtractor(client, MODEL).extract(messages(("user", "I love tea")))
+    stubber.assert_no_pending_responses()
+    assert FACT_SCHEMA["properties"]["facts"]["items"]["properties"]["slot"]["enum"] == list(SLOTS)
+
+
+def test_a_schema_violation_falls_back_and_is_counted(bedrock) -> None:
+    from mnemo.fallbacks import FallbackCounter
+
+    client, stubber = bedrock
+    counter = FallbackCounter("t", "t")
+    stubber.add_response("converse", tool_answer({"facts": [
+        {"message": 0, "category": "biographical", "subject": "location", "content": "User lives in Lisbon."}]}))
+    result = BedrockExtractor(client, MODEL, counter=counter).extract(messages(("user", "I live in Lisbon.")))
+    assert [c.subject for c in result.accepted] == ["location"]  # the rules' answer
+    stubber.add_client_error("converse", service_error_code="ThrottlingException", http_status_code=429)
+    BedrockExtractor(client, MODEL, counter=counter).extract(messages(("user", "I live in Lisbon.")))
+    assert (counter.count("bedrock", "schema"), counter.count("bedrock", "error")) == (1, 1)
 
 
 def test_secrets_never_reach_the_model(bedrock) -> None:
@@ -63,7 +93,7 @@ def test_secrets_never_reach_the_model(bedrock) -> None:
     # the Stubber fails the call unless the parameters are exactly these: the secret is already gone
     text = "Conversation:\n[0] user: my [REDACTED:password]!! and I love tea"
     expected = [{"role": "user", "content": [{"text": text}]}]
-    stubber.add_response("converse", tool_answer({"facts": []}), {
+    stubber.add_response("converse", tool_answer({"facts": [], "forget": []}), {
         "modelId": MODEL, "system": ANY, "messages": expected, "toolConfig": ANY, "inferenceConfig": ANY})
     BedrockExtractor(client, MODEL).extract(messages(("user", "my password is hunter2!! and I love tea")))
     stubber.assert_no_pending_responses()

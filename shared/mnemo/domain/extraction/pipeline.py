@@ -80,7 +80,7 @@ class LearnedExtractor:
         for index, (message, text, explicit) in enumerate(texts):
             mine = [f for f in found if f.index == index]
             candidates = [c for c in (self._candidate(f) for f in mine) if c is not None]
-            candidates = _last_value_wins(candidates)
+            candidates = last_value_wins(candidates)
             if explicit and not any(c.should_store for c in candidates):
                 candidates.append(_note(text, message))
             result.candidates.extend(candidates)
@@ -113,23 +113,30 @@ class LearnedExtractor:
         slot = SLOTS.get(f.span.slot)
         if slot is None or not terms(f.value):
             return None  # a stray function word ("from", "it") is no value
+        confidence = 1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3)
+        candidate = slot_candidate(slot, f.value, f.clause, f.span.negated, f.message, confidence, f.explicit)
         reason = screen(f.value, f.clause, slot.name, f.explicit)
-        value = _clean_value(f.value)
-        content = _content(slot, value, f.clause, f.span.negated, f.message.created_at)
-        correction = bool(_CHANGE.search(f.clause))
-        candidate = Candidate(
-            category=slot.category, subject=subject_for(slot, _key_source(slot, value, f.clause)),
-            content=content, confidence=1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3),
-            evidence=f.clause, message_id=f.message.message_id, occurred_at=f.message.created_at,
-            polarity=not f.span.negated, importance=slot.importance,
-            source=SourceKind.USER_EXPLICIT if f.explicit or correction else SourceKind.EXTRACTED,
-            sensitivity=Sensitivity.PERSONAL if slot.name in _PERSONAL else Sensitivity.NORMAL,
-            correction=correction, tags=[slot.name],
-        )
         if reason:
             candidate.should_store = False
             candidate.rejection_reason = reason
         return candidate
+
+
+def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: Message, confidence: float,
+                   explicit: bool = False) -> Candidate:
+    """A slot value found in a clause of a message, as a fact: the one normalisation every extractor
+    shares (the learned one here, the LLM ones through domain/extraction/llm.py)."""
+    value = _clean_value(value)
+    correction = bool(_CHANGE.search(clause))
+    return Candidate(
+        category=slot.category, subject=subject_for(slot, _key_source(slot, value, clause)),
+        content=_content(slot, value, clause, negated, message.created_at), confidence=confidence,
+        evidence=clause, message_id=message.message_id, occurred_at=message.created_at,
+        polarity=not negated, importance=slot.importance,
+        source=SourceKind.USER_EXPLICIT if explicit or correction else SourceKind.EXTRACTED,
+        sensitivity=Sensitivity.PERSONAL if slot.name in _PERSONAL else Sensitivity.NORMAL,
+        correction=correction, tags=[slot.name],
+    )
 
 
 def _clean_value(value: str) -> str:
@@ -158,7 +165,7 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
     return (slot.negate if negated else slot.affirm).format(v=value)
 
 
-def _last_value_wins(candidates: list[Candidate]) -> list[Candidate]:
+def last_value_wins(candidates: list[Candidate]) -> list[Candidate]:
     """A single-valued slot stated twice in one message ("lyon, wait no, grenoble") keeps the last value."""
     last: dict[str, int] = {}
     for i, c in enumerate(candidates):

@@ -12,6 +12,7 @@ from mnemo.domain.extraction.segment import is_question
 from mnemo.domain.screening import rejection_reason
 from mnemo.domain.sensitive import MARKER
 
+_MARKED = re.compile(re.escape(MARKER) + r"[^\]]*\]")
 _WISH = re.compile(
     r"\b(?:i wish|i'd love to|i would love to|id love to|one day|someday|some day|i could have|could i have|"
     r"i should get|pretend|imagine|i dream of|dreaming of|if only|would be nice|what if|in another life)\b",
@@ -31,7 +32,7 @@ _OTHER_PERSON = re.compile(
 _ABOUT_THE_USER_ANYWAY = frozenset({"family", "relationship_status", "pet"})
 
 
-def screen(value: str, clause: str, slot: str, explicit: bool) -> str | None:
+def screen(value: str, clause: str, slot: str, explicit: bool = False) -> str | None:
     """Why the value must not become a fact, or None."""
     if MARKER in value:
         return "sensitive_data"
@@ -41,7 +42,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool) -> str | None:
         return "hypothetical"
     if slot not in _ABOUT_THE_USER_ANYWAY and _OTHER_PERSON.search(clause):
         return "about_someone_else"
-    reason = rejection_reason(clause)
+    # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")
+    reason = rejection_reason(_MARKED.sub(" ", clause))
     if reason == "uncertain" and explicit:
         return None
     return reason
