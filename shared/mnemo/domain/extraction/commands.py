@@ -40,3 +40,10 @@ def answered_statement(asked: str, answer: str) -> str | None:
         if question.search(asked):
             return template.format(short)
     return None
+
+
+# "No, that's not right, ...", "actually", "wait no": what follows corrects what was said or assumed
+CORRECTION_OPENING = re.compile(
+    r"^\W*(?:(?:no+|nope|nah|wait|sorry|oops|actually|correction|that's not right|that is not right|that's wrong|"
+    r"that's not correct|that's not true|not quite|wrong|i meant|i mean|to be clear|to clarify|scratch that|"
+    r"my bad|let me correct that|i misspoke)\b[\s,:;!.-]*)+", re.IGNORECASE)

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
-from mnemo.domain.extraction.commands import FORGET, REMEMBER, answered_statement
+from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor
+from mnemo.domain.extraction.rules import topic_of
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around
 from mnemo.domain.extraction.slots import SLOTS, Slot, subject_for
@@ -30,6 +31,17 @@ _CHANGE = re.compile(
 _PRONOUN = {"my": "their", "me": "them", "i": "they", "mine": "theirs", "myself": "themselves", "our": "their",
             "us": "them", "we": "they", "im": "they're", "i'm": "they're", "ours": "theirs"}
 _PRONOUN_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _PRONOUN) + r")\b", re.IGNORECASE)
+_QUALIFIED = frozenset({"likes", "dislikes", "prefers", "hobby", "uses", "avoids", "habit", "learning"})
+_QUALIFIER = re.compile(
+    r"^\s+((?:for|in|at|on|with|when|during|before|after|while|over|instead of)\s+(?:(?!and\b|but\b|so\b|because\b|"
+    r"lol\b|btw\b|please\b|pls\b|though\b)[\w'-]+\s*){1,4})", re.IGNORECASE)
+_INSTRUCTION_OPENING = re.compile(
+    r"^(?:(?:from now on|going forward|in future|in the future|moving forward|for all future (?:answers|replies)|"
+    r"please|pls|plz|can you|could you|would you|i want you to|i'd like you to|i need you to|always|and|also|"
+    r"oh|hey|ok|okay)\b[\s,:]*)+", re.IGNORECASE)
+# SPEC R3: budgets, compliance and architecture decisions wait for the user's confirmation
+_HIGH_STAKES = re.compile(r"\b(?:budget|compliance|gdpr|hipaa|sox|pci|architecture|decided|decision|contract)\b",
+                          re.IGNORECASE)
 _FAVOURITE_KIND = re.compile(r"\bfav(?:ou?rite|e|s)?\s+(?P<kind>[a-z]+(?:\s+show)?)\b", re.IGNORECASE)
 
 
@@ -71,7 +83,10 @@ class LearnedExtractor:
                 previous_assistant = ""
                 continue
             remember = REMEMBER.match(stripped)
-            texts.append((message, remember.group("x") if remember else text, bool(remember)))
+            opening = CORRECTION_OPENING.match(stripped)
+            # a correction's opening words say nothing about the user and blur the tagger's view of the rest
+            told = remember.group("x") if remember else stripped[opening.end():] if opening else text
+            texts.append((message, told, bool(remember)))
             answered = answered_statement(previous_assistant, text) if previous_assistant else None
             if answered:
                 texts.append((message, answered, False))
@@ -126,7 +141,9 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
                    explicit: bool = False) -> Candidate:
     """A slot value found in a clause of a message, as a fact: the one normalisation every extractor
     shares (the learned one here, the LLM ones through domain/extraction/llm.py)."""
-    value = _clean_value(value)
+    value = _clean_value(_instruction(clause) if slot.category is Category.PROCEDURAL
+                         and slot.name != "habit" and _instruction(clause) else value)
+    value = value + _qualifier(clause, value) if slot.name in _QUALIFIED else value
     correction = bool(_CHANGE.search(clause))
     return Candidate(
         category=slot.category, subject=subject_for(slot, _key_source(slot, value, clause)),
@@ -136,6 +153,7 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
         source=SourceKind.USER_EXPLICIT if explicit or correction else SourceKind.EXTRACTED,
         sensitivity=Sensitivity.PERSONAL if slot.name in _PERSONAL else Sensitivity.NORMAL,
         correction=correction, tags=[slot.name],
+        high_stakes=slot.category is Category.PROJECT_FACT and bool(_HIGH_STAKES.search(clause)),
     )
 
 
@@ -145,12 +163,31 @@ def _clean_value(value: str) -> str:
 
 
 def _key_source(slot: Slot, value: str, clause: str) -> str:
-    """Favourites are keyed by their kind ("fave band"), so a new favourite band replaces the old one."""
+    """Favourites are keyed by their kind ("fave band"), preferences by their topic ("tea" and "coffee" are
+    both drinks), so a new favourite band or a new drink replaces the old one."""
     if slot.name == "favorite":
         m = _FAVOURITE_KIND.search(clause)
         if m:
             return m.group("kind")
+    if slot.name == "prefers":
+        return topic_of(value) or topic_of(clause) or value
     return value
+
+
+def _instruction(clause: str) -> str | None:
+    """A standing instruction is the whole clause, less its opening ("from now on, answer in short bullet
+    points" -> "answer in short bullet points"): a single word ("bullet") would lose what was asked."""
+    text = _INSTRUCTION_OPENING.sub("", clause.strip()).strip(" ,.!")
+    return text if 1 < len(text.split()) <= 16 else None
+
+
+def _qualifier(clause: str, value: str) -> str:
+    """The few words after a preference that say when or for what ("python" + " for code examples")."""
+    at = clause.lower().find(value.lower())
+    if at < 0:
+        return ""
+    m = _QUALIFIER.match(clause[at + len(value):])
+    return " " + _clean_value(m.group(1)) if m else ""
 
 
 def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime) -> str:
@@ -166,14 +203,17 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
 
 
 def last_value_wins(candidates: list[Candidate]) -> list[Candidate]:
-    """A single-valued slot stated twice in one message ("lyon, wait no, grenoble") keeps the last value."""
-    last: dict[str, int] = {}
+    """One message, one value per subject: a single-valued slot stated twice ("lyon, wait no, grenoble")
+    keeps the last value; a multi-valued key found twice keeps the first, fuller mention."""
+    keep: dict[str, int] = {}
     for i, c in enumerate(candidates):
         slot = SLOTS.get(c.tags[0]) if c.tags else None
-        if slot is not None and not slot.multi and c.should_store and c.polarity:
-            last[c.subject] = i
+        if slot is None or not c.should_store or not c.polarity:
+            continue
+        if not slot.multi or c.subject not in keep:
+            keep[c.subject] = i
     return [c for i, c in enumerate(candidates)
-            if not (c.should_store and c.polarity and c.subject in last and last[c.subject] != i)]
+            if not (c.should_store and c.polarity and c.subject in keep and keep[c.subject] != i)]
 
 
 def _note(text: str, message: Message) -> Candidate:
