@@ -25,7 +25,7 @@ def test_rolling_summary_keeps_the_last_turns_raw(api: ApiClient) -> None:
     # the checkpoint at turn 10 folded turns 1-4 and kept 5-10 raw; 11 and 12 came after it
     assert len(state["recent_turns"]) == 8
     assert state["recent_turns"][0] == {"role": "user", "content": "Tell me more about day 2."}
-    assert "User is vegetarian." in state["rolling_summary"]
+    assert "User's diet: vegetarian." in state["rolling_summary"]
     assert "User asked: Can you plan a three day trip to Porto?" in state["rolling_summary"]
     assert state["recent_turns"][-1] == {"role": "assistant", "content": "Answer 5."}
 
