@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cw
 from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
@@ -39,6 +40,13 @@ class Observability(Construct):
         self._prefix = prefix
         self.topic = sns.Topic(self, "Alarms", topic_name=f"{prefix}-alarms", master_key=stack.storage_key,
                                enforce_ssl=True)
+        # enforce_ssl writes a topic policy, which replaces SNS's default one: CloudWatch must be let in again,
+        # for this account's alarms only
+        self.topic.add_to_resource_policy(iam.PolicyStatement(
+            sid="AllowCloudWatchAlarms", principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+            actions=["sns:Publish"], resources=[self.topic.topic_arn],
+            conditions={"StringEquals": {"aws:SourceAccount": stack.account},
+                        "ArnLike": {"aws:SourceArn": stack.alarm_arn_pattern()}}))
         if c.alarm_email:
             self.topic.add_subscription(subscriptions.EmailSubscription(c.alarm_email))
         self.alarms: dict[str, cw.Alarm] = {}
@@ -53,6 +61,10 @@ class Observability(Construct):
             self._alarm(name, queue.metric_approximate_number_of_messages_visible(period=FIVE_MINUTES,
                                                                                   statistic="Maximum"),
                         threshold=1, what="messages failed every retry: see docs/runbook.md")
+        if stack.uses_bedrock():
+            # every fallback to the rules (throttling, a timeout, AccessDenied on a model IAM does not cover)
+            self._alarm("BedrockFallback", custom("BedrockFallback", "Sum"), threshold=1, periods=3,
+                        what="Bedrock calls fail and the rules answer instead: see the extract logs' error code")
         self._alarm("ExtractionLag", custom("ExtractionLag"), threshold=c.extraction_lag_alarm_seconds,
                     what="turns wait too long for extraction after their debounce", periods=3)
         self._alarm("RetrieveLatencyP95", stack.functions["retrieve"].metric_duration(

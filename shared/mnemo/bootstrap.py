@@ -211,7 +211,7 @@ def _bedrock_client(settings: Settings) -> Any:
 
     return boto3.client("bedrock-runtime", region_name=settings.aws_region, config=Config(
         read_timeout=settings.bedrock_timeout_seconds, connect_timeout=5,
-        retries={"max_attempts": 3, "mode": "adaptive"}))
+        retries={"max_attempts": settings.bedrock_max_attempts, "mode": "adaptive"}))
 
 
 def _extractor(settings: Settings, bedrock: Any = None) -> Any:
@@ -246,7 +246,8 @@ def _opensearch_transport(settings: Settings) -> Any:
         raise ConfigurationError("MNEMO_OPENSEARCH_URL is required for the AWS back end")
     from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
 
-    return SignedOpenSearchTransport(settings.opensearch_url, settings.aws_region)
+    return SignedOpenSearchTransport(settings.opensearch_url, settings.aws_region,
+                                     timeout=settings.opensearch_timeout_seconds)
 
 
 def build(settings: Settings, **kwargs: object) -> Mnemo:

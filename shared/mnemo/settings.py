@@ -58,9 +58,15 @@ class Settings(BaseModel):
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
     consolidate_queue_url: str = ""
+    # per attempt; the transport tries three times. The stack sets it per function so that a request's
+    # sequential searches fit in the function's timeout (infra/stack.py opensearch_timeout)
+    opensearch_timeout_seconds: float = Field(5.0, gt=0, le=60)
     extractor: Literal["rules", "bedrock"] = "rules"
+    # a model id, a cross-region inference profile id ("us.anthropic...", what most regions serve newer
+    # models through) or the ARN of either; IAM is granted on the profile and its models (infra/bedrock.py)
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"
     bedrock_timeout_seconds: float = Field(20.0, gt=0)
+    bedrock_max_attempts: int = Field(2, ge=1, le=5)  # timeout x attempts is one call's worst case
     conflict_judge: Literal["rules", "bedrock"] = "rules"  # bedrock: a second opinion on ambiguous pairs
     consolidate_inline_users: int = Field(200, ge=0)  # above: one SQS message per user
 
