@@ -107,6 +107,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
                 data_dir: Path | None = None) -> Mnemo:
     """The embedded home: SQLite + in-process search + key file + bundled model."""
     keep_bodies_out_of_logs()
+    from mnemo.adapters.local.file_locks import FileUserLocks
     from mnemo.adapters.local.key_file_vault import KeyFileVault
     from mnemo.adapters.local.sqlite_db import Database
     from mnemo.adapters.local.sqlite_memory_store import SqliteMemoryStore
@@ -120,7 +121,6 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         SqliteTraceStore,
         SqliteTurnBuffer,
         SqliteWeightsStore,
-        ThreadUserLocks,
     )
     from mnemo.crypto import UserCipher
 
@@ -140,7 +140,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         profiles=SqliteProfileStore(db, cipher), user_settings=SqliteSettingsStore(db),
         buffer=SqliteTurnBuffer(db, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db), audit=SqliteAuditLog(db),
-        vault=cipher, locks=ThreadUserLocks(), extractor=RuleBasedExtractor(),
+        vault=cipher, locks=FileUserLocks(root / "users.lock"), extractor=RuleBasedExtractor(),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
         sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),
     )

@@ -169,6 +169,24 @@ class Settings(BaseModel):
     max_body_bytes: int = Field(1_048_576, ge=1024)
     max_import_items: int = Field(500, ge=1)
     max_content_chars: int = Field(2000, ge=10)
+    # per request: sentences the extraction or the writer must segment (turns, memories) and texts
+    # to embed (a long memory is embedded sentence by sentence): a bound on the work one request does
+    max_request_sentences: int = Field(2000, ge=1)
+    max_request_embeddings: int = Field(2000, ge=1)
+
+    # -- the local server (`mnemo serve`)
+    # per tenant, over every worker: requests a second (token bucket; 0 = no limit) with a burst of
+    # that many at once (0 = one second's worth), and requests in progress at once (0 = no limit)
+    tenant_requests_per_second: float = Field(0.0, ge=0)
+    tenant_burst: int = Field(0, ge=0)
+    tenant_concurrent_requests: int = Field(0, ge=0, le=1024)
+    # a worker busy this long on one request is replaced (its transaction rolls back)
+    request_timeout_seconds: float = Field(60.0, gt=0, le=3600)
+    # on SIGTERM: how long in-flight requests and the extraction job in progress get to finish
+    shutdown_grace_seconds: float = Field(30.0, gt=0, le=3600)
+    # a bearer key for /metrics from a non-loopback address (loopback scrapes need none)
+    metrics_key: str = ""
+    access_log: bool = True
 
     @model_validator(mode="after")
     def _budget_within_cap(self) -> Settings:

@@ -33,6 +33,12 @@ CREATE TABLE IF NOT EXISTS user_generations (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, generation INTEGER NOT NULL,
     PRIMARY KEY (tenant_id, user_id)
 ) WITHOUT ROWID;
+-- one counter for the whole store: a user's generation is always a value never handed out before, so a
+-- worker's cached index can never match a later state by accident (an erase does not restart at 1)
+CREATE TABLE IF NOT EXISTS store_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO store_generation SELECT 1, COALESCE(MAX(generation), 0) FROM user_generations;
 CREATE TABLE IF NOT EXISTS profiles (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, updated_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id)
@@ -161,6 +167,13 @@ class Database:
                     raise BackendUnavailable("the local database could not commit") from exc
             finally:
                 self._local.depth = 0
+
+    def close(self) -> None:
+        """Close this thread's connection (before a fork: a connection must not cross into a child)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
 
     def checkpoint(self) -> None:
         with self.read() as conn:

@@ -31,6 +31,8 @@ class DebounceWorker:
         """Process every job due now; returns how many ran. Failures stay queued for a retry."""
         ran = 0
         for job in self._queue.due(self._clock.now(), limit):
+            if self._stop.is_set():  # shutting down: the job in progress finished, the rest stay queued
+                break
             try:
                 self._process(job)
                 ran += 1
