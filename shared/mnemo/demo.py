@@ -1,7 +1,8 @@
-"""`mnemo demo`: a scripted walk through two sessions against a real local server.
+"""`mnemo demo`: a scripted walk through two sessions against the local server's application.
 
-Everything goes over HTTP exactly as a chat app would call it; a manual clock moves the
-story forward forty days between the sessions so that time rules show.
+Every call goes through the WSGI application `mnemo serve` runs in each worker, in this process:
+a manual clock, shared with the service, moves the story forward forty days between the sessions
+so that time rules show.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import json
 import shutil
 import tempfile
 import textwrap
-import urllib.request
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -18,26 +18,21 @@ from typing import Any
 from mnemo.api.app import create_app
 from mnemo.bootstrap import build_local, run_due_jobs
 from mnemo.clock import ManualClock
-from mnemo.server import Authenticator, LocalServer
+from mnemo.server import Authenticator, WsgiApp, call_wsgi
 from mnemo.settings import Settings
 
 USER = "ana-42"
 
 
 class Client:
-    def __init__(self, base: str) -> None:
-        self.base = base
+    def __init__(self, app: WsgiApp) -> None:
+        self.app = app
+        self.base = "mnemo serve's WSGI application, in process"
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method,  # noqa: S310 - loopback
-                                         headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - loopback only
-                raw = response.read()
-                return response.status, json.loads(raw) if raw else None
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read() or b"null")
+        data = json.dumps(body).encode() if body is not None else b""
+        status, _, raw = call_wsgi(self.app, method, path, data)
+        return status, json.loads(raw) if raw else None
 
 
 def say(text: str) -> None:
@@ -111,12 +106,10 @@ def run_demo(keep: bool = False) -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-demo-"))
     clock = ManualClock()
     service = build_local(Settings(data_dir=data_dir), clock=clock)
-    server = LocalServer(create_app(service), Authenticator({}), "127.0.0.1", 0, service.settings.max_body_bytes)
-    server.start_background()
-    host, port = server.address
-    client = Client(f"http://{host}:{port}")
+    client = Client(WsgiApp(create_app(service), Authenticator({}), max_body_bytes=service.settings.max_body_bytes,
+                            access_log=False))
     try:
-        say(f"mnemo demo: a local server on {client.base}, data in {data_dir} (encrypted at rest).")
+        say(f"mnemo demo: {client.base}, data in {data_dir} (encrypted at rest).")
 
         step("Session 1, day 0: the user chats; the app posts each turn (202, buffered, nothing extracted yet)")
         turns = [
@@ -179,7 +172,6 @@ def run_demo(keep: bool = False) -> int:
         print("\nDone.")
         return 0
     finally:
-        server.shutdown()
         service.close()
         if keep:
             print(f"(data kept in {data_dir})")

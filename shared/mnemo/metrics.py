@@ -77,7 +77,7 @@ def render(db_path: Path) -> bytes:
     """The exposition text: every worker's counters and histograms, then the store's gauges."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
-        MultiProcessCollector(registry)
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     else:  # one process (tests, tools): its own registry
         registry = CollectorRegistry()
         registry.register(_Forward(REGISTRY))

@@ -24,6 +24,14 @@ _SLOT = struct.Struct("dd")  # tokens, last refill (monotonic seconds: one clock
 
 
 @dataclass(frozen=True)
+class Ticket:
+    """A concurrency slot held for one request."""
+
+    fd: int
+    local: threading.Lock
+
+
+@dataclass(frozen=True)
 class Refusal:
     reason: str  # "rate" or "concurrency"
     retry_after: int  # seconds
@@ -100,7 +108,7 @@ class TenantQuotas:
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
-    def admit(self, tenant: str) -> tuple[Refusal | None, object | None]:
+    def admit(self, tenant: str) -> tuple[Refusal | None, Ticket | None]:
         """(refusal, None) or (None, ticket); pass the ticket to ``release`` when the request ends."""
         refused = self._take_token(tenant)
         if refused is not None:
@@ -119,13 +127,12 @@ class TenantQuotas:
             except BlockingIOError:
                 local.release()
                 continue
-            return None, (fd, local)
+            return None, Ticket(fd, local)
         return Refusal("concurrency", 1), None
 
     @staticmethod
-    def release(ticket: object | None) -> None:
+    def release(ticket: Ticket | None) -> None:
         if ticket is None:
             return
-        fd, local = ticket  # type: ignore[misc]
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        local.release()
+        fcntl.flock(ticket.fd, fcntl.LOCK_UN)
+        ticket.local.release()

@@ -292,3 +292,27 @@ class WsgiApp:
         from mnemo import metrics
 
         return Reply(200, metrics.render(self.metrics_db), {"Content-Type": metrics.CONTENT_TYPE})
+
+
+def call_wsgi(app: WsgiApp, method: str, path: str, body: bytes = b"",
+              headers: dict[str, str] | None = None, remote: str = "127.0.0.1") -> tuple[int, dict[str, str], bytes]:
+    """One request through the WSGI application in this process, as gunicorn would hand it over
+    (the demo, whose manual clock must be shared with the service, and tests of the edge)."""
+    import io
+
+    raw_path, _, query = path.partition("?")
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method, "RAW_URI": path, "PATH_INFO": unquote(raw_path), "QUERY_STRING": query,
+        "CONTENT_LENGTH": str(len(body)) if body else "", "wsgi.input": io.BytesIO(body),
+        "REMOTE_ADDR": remote, "HTTP_HOST": "localhost", "CONTENT_TYPE": "application/json" if body else "",
+    }
+    for name, value in (headers or {}).items():
+        key = name.upper().replace("-", "_")
+        environ[key if key in {"CONTENT_TYPE", "CONTENT_LENGTH"} else f"HTTP_{key}"] = value
+    answer: dict[str, Any] = {}
+
+    def start_response(status: str, response_headers: list[tuple[str, str]]) -> None:
+        answer["status"], answer["headers"] = int(status.split(maxsplit=1)[0]), dict(response_headers)
+
+    out = b"".join(app(environ, start_response))
+    return answer["status"], answer["headers"], out

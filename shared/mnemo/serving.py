@@ -30,12 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gunicorn.app.base import BaseApplication
+from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
 from mnemo.adapters.local.file_locks import ExclusiveFile, lock_data_dir
 from mnemo.errors import ConfigurationError
+from mnemo.ports import ExtractionJob
 from mnemo.quotas import TenantQuotas
 from mnemo.server import Authenticator, WsgiApp, is_loopback
+from mnemo.services.extraction import ExtractionReport
 from mnemo.settings import Settings
 
 log = logging.getLogger("mnemo.serving")
@@ -105,8 +107,19 @@ class WorkerRuntime:
         self.app = WsgiApp(create_app(self.service), auth, max_body_bytes=settings.max_body_bytes, quotas=quotas,
                            ready=self.readiness, metrics_db=settings.data_dir.expanduser() / "mnemo.db",
                            metrics_key=settings.metrics_key, access_log=settings.access_log)
+        self._warm_up()
         self._elector = threading.Thread(target=self._elect, name="mnemo-jobs-elector", daemon=True)
         self._elector.start()
+
+    def _warm_up(self) -> None:
+        """Pay the first inference and the resolver's first-call set-up here, before this worker
+        accepts a connection, not in a client's first request."""
+        from mnemo.server import build_event
+
+        embedder = self.service.ports.embedder
+        embedder.embed_queries(["warm up the query model"])
+        embedder.embed(["Warm up the model for memories. It embeds sentence by sentence."])
+        self.app.app.resolve(build_event("GET", "/health", {}, b"", "", "127.0.0.1"), None)  # type: ignore[arg-type]
 
     @property
     def leads_jobs(self) -> bool:
@@ -146,7 +159,7 @@ class WorkerRuntime:
         clock = self.service.ports.clock
         process = self.service.extraction.process
 
-        def timed(job: Any) -> object:
+        def timed(job: ExtractionJob) -> ExtractionReport:
             metrics.EXTRACTION_LAG.observe(max(0.0, (clock.now() - job.due_at).total_seconds()))
             try:
                 result = process(job)
@@ -156,7 +169,7 @@ class WorkerRuntime:
             metrics.EXTRACTION_JOBS.labels(outcome="done").inc()
             return result
 
-        self.service.extraction.process = timed  # type: ignore[method-assign]
+        self.service.extraction.process = timed  # type: ignore[method-assign]  # the same job, timed
         self._jobs = [start_worker(self.service), start_scheduler(self.service)]
         log.info("this worker runs the background jobs", extra={"worker": os.getpid()})
 
@@ -193,15 +206,21 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
         super().__init__()
 
     def load_config(self) -> None:
-        def when_ready(server: Any) -> None:
-            host, port = server.LISTENERS[0].sock.getsockname()[:2]
+        def post_worker_init(worker: Any) -> None:
+            # announced by the first worker ready to answer (not when the socket opens): whoever waits
+            # for the line can send requests that are served at once
+            try:
+                os.close(os.open(self.run_dir / "announced", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            except FileExistsError:
+                return
+            host, port = worker.sockets[0].getsockname()[:2]
             self.announce(f"mnemo serving on http://{host}:{port} (data: {self.settings.data_dir}, "
                           f"workers: {self.options.workers})")
 
         def child_exit(_server: Any, worker: Any) -> None:
             from prometheus_client import multiprocess
 
-            multiprocess.mark_process_dead(worker.pid)
+            multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
         def worker_exit(_server: Any, _worker: Any) -> None:
             if self.runtime is not None:
@@ -223,7 +242,7 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             "loglevel": "warning",
             "proc_name": "mnemo",
             "preload_app": False,  # each worker loads its own model and database connections after the fork
-            "when_ready": when_ready,
+            "post_worker_init": post_worker_init,
             "child_exit": child_exit,
             "worker_exit": worker_exit,
             "worker_int": worker_int,
