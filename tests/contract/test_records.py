@@ -84,16 +84,16 @@ def test_queue_newer_schedule_overtakes_and_complete_removes(home: Home, clock) 
     assert not home.queue.is_current(newer)
 
 
-def test_the_user_lease_serialises_workers(home: Home, clock) -> None:
+def test_the_user_lease_serialises_workers(home: Home, clock, tmp_path) -> None:
     import threading
 
     from mnemo.adapters.aws.locks import DynamoUserLocks
-    from mnemo.adapters.local.sqlite_stores import ThreadUserLocks
+    from mnemo.adapters.local.file_locks import FileUserLocks
 
     if home.name == "aws":
         locks: object = DynamoUserLocks(home.buffer._t, clock, wait_seconds=10)
     else:
-        locks = ThreadUserLocks()
+        locks = FileUserLocks(tmp_path / "users.lock")
     inside, overlaps = [0], [0]
     guard = threading.Lock()
 

@@ -137,7 +137,8 @@ def call_tool(client: Any, model_id: str, system: str, text: str, tool: str, des
             inferenceConfig={"maxTokens": max_tokens, "temperature": 0.0})
         return _tool_input(response, tool)
     except (ClientError, BotoCoreError, KeyError, TypeError, ValueError) as exc:
-        log.warning("Bedrock call failed; the rules take over", extra={"tool": tool, "error": type(exc).__name__})
+        log.warning("Bedrock call failed; the rules take over", extra={"tool": tool, "error": type(exc).__name__,
+                                                                        "fallback": f"bedrock:{tool}"})
         return None
 
 
