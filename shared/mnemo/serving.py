@@ -206,7 +206,19 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
         super().__init__()
 
     def load_config(self) -> None:
+        booted = threading.Event()
+
+        def post_fork(_server: Any, worker: Any) -> None:
+            # loading the model is not a request: keep the arbiter's timeout (meant for stuck requests)
+            # from killing a worker that is still booting on a busy machine
+            def heartbeat() -> None:
+                while not booted.wait(0.25):
+                    worker.notify()
+
+            threading.Thread(target=heartbeat, name="mnemo-boot-heartbeat", daemon=True).start()
+
         def post_worker_init(worker: Any) -> None:
+            booted.set()
             # announced by the first worker ready to answer (not when the socket opens): whoever waits
             # for the line can send requests that are served at once
             try:
@@ -242,6 +254,7 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             "loglevel": "warning",
             "proc_name": "mnemo",
             "preload_app": False,  # each worker loads its own model and database connections after the fork
+            "post_fork": post_fork,
             "post_worker_init": post_worker_init,
             "child_exit": child_exit,
             "worker_exit": worker_exit,

@@ -107,9 +107,11 @@ def test_health_stays_fast_while_a_large_import_runs(server: Server) -> None:
     assert done[0] > 0.5, "the import was too quick to show anything"
     assert len(samples) >= 20
     samples.sort()
-    # generous bounds for a shared machine; tests/bench/load.py measures the real figures
-    assert statistics.median(samples) < 25, samples
-    assert samples[int(len(samples) * 0.95)] < 150, samples
+    # no head-of-line blocking: /health never waits for the import (which took done[0] seconds); the
+    # bounds are loose for a shared, busy machine: tests/bench/serve_load.py measures the real figures
+    assert statistics.median(samples) < 100, samples
+    assert samples[int(len(samples) * 0.95)] < 250, samples
+    assert samples[-1] < done[0] * 1000 / 4, (samples[-1], done[0])
 
 
 def test_metrics_sum_every_worker(server: Server) -> None:
@@ -182,3 +184,22 @@ def test_sigterm_drains_the_request_in_flight(tmp_path: Path) -> None:
         assert restarted.call("GET", "/ready", key=None)[0] == 200
     finally:
         stop_server(restarted)
+
+
+def test_a_request_over_the_timeout_is_cut_off_and_the_worker_replaced(tmp_path: Path) -> None:
+    server = start_server(tmp_path / "timeout", {"MNEMO_REQUEST_TIMEOUT_SECONDS": "1"})
+    try:
+        items = [{"content": f"Item {i}: I keep a diary of the birds I see on my morning walk {i}."}
+                 for i in range(400)]
+        started = time.perf_counter()
+        try:
+            status, _ = server.call("POST", "/v1/users/slow/memories/import", {"items": items}, timeout=120)
+        except OSError:  # the worker was replaced mid-request: the connection closes without an answer
+            status = None
+        assert status is None, "the import finished within the timeout: nothing was tested"
+        assert time.perf_counter() - started < 60
+        assert server.call("GET", "/health")[0] == 200
+        assert server.call("GET", "/ready", key=None)[0] == 200
+        assert server.call("GET", "/v1/users/slow/settings")[0] == 200
+    finally:
+        stop_server(server)
