@@ -2,7 +2,8 @@
 
 Custom metrics come from Powertools' embedded metric format: namespace "mnemo", dimension
 service=mnemo; see functions/common/runtime.py (RetrieveStage_*, MemoriesInjected, MemoryTokens)
-and functions/extract/handler.py (ExtractionLag, FactsWritten, ExtractionStale).
+and functions/extract/handler.py (ExtractionLag, FactsWritten, ExtractionStale, ExtractionBusy,
+TurnsExtracted, TurnsAcknowledgedUnextracted).
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ class Observability(Construct):
                         what="Bedrock calls fail and the rules answer instead: see the extract logs' error code")
         self._alarm("ExtractionLag", custom("ExtractionLag"), threshold=c.extraction_lag_alarm_seconds,
                     what="turns wait too long for extraction after their debounce", periods=3)
+        self._alarm("TurnsAcknowledgedUnextracted", custom("TurnsAcknowledgedUnextracted", "Sum"), threshold=1,
+                    what="turns left the buffer without being extracted: learned nothing from them (must stay 0)")
         self._alarm("RetrieveLatencyP95", stack.functions["retrieve"].metric_duration(
             period=FIVE_MINUTES, statistic="p95"), threshold=c.retrieve_p95_alarm_ms,
             what="retrieve is slow: the dashboard's stage metrics say where", periods=3)
@@ -102,7 +105,8 @@ class Observability(Construct):
             cw.GraphWidget(title="Memories injected and memory tokens (avg)", width=12,
                            left=[custom("MemoriesInjected", "Average")], right=[custom("MemoryTokens", "Average")]),
             cw.GraphWidget(title="Extraction", width=12, left=[custom("ExtractionLag", "p95")],
-                           right=[custom("FactsWritten", "Sum"), custom("ExtractionStale", "Sum")]))
+                           right=[custom(m, "Sum") for m in ("FactsWritten", "TurnsExtracted", "ExtractionStale",
+                                                             "ExtractionBusy", "TurnsAcknowledgedUnextracted")]))
         board.add_widgets(
             cw.GraphWidget(title="Dead-letter queues", width=12, left=[
                 q.metric_approximate_number_of_messages_visible(period=FIVE_MINUTES, statistic="Maximum")

@@ -75,6 +75,11 @@ class Settings(BaseModel):
     debounce_quiet_seconds: float = Field(30.0, ge=0, le=900)
     buffer_ttl_days: int = Field(7, ge=1)
     worker_poll_seconds: float = Field(0.5, gt=0, le=60)
+    # one delivery at a time extracts a conversation; a worker that dies mid-job holds it this long at
+    # most (in AWS: above the extract function's timeout, below the queue's visibility timeout)
+    extraction_lease_seconds: float = Field(180.0, gt=0, le=3600)
+    extraction_retry_seconds: float = Field(60.0, ge=0, le=3600)  # a failed job runs again after this
+    extraction_busy_retry_seconds: float = Field(10.0, ge=0, le=900)  # a copy that found its conversation busy
 
     # -- extraction and validation (R3, R8)
     min_store_confidence: float = Field(0.5, ge=0, le=1)

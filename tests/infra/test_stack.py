@@ -255,6 +255,8 @@ def test_alarms_cover_errors_throttles_dlqs_lag_and_latency_and_notify(dev: Synt
     assert all(a["AlarmActions"] for a in alarms.values())
     assert alarms["mnemo-dev-ExtractionLag"]["MetricName"] == "ExtractionLag"
     assert alarms["mnemo-dev-ExtractionLag"]["Namespace"] == "mnemo"
+    lost = alarms["mnemo-dev-TurnsAcknowledgedUnextracted"]  # issue 17: turns that leave unextracted page someone
+    assert (lost["MetricName"], lost["Statistic"], lost["Threshold"]) == ("TurnsAcknowledgedUnextracted", "Sum", 1)
     (topic,) = dev.of_type("AWS::SNS::Topic").values()
     assert "KmsMasterKeyId" in topic["Properties"]
 

@@ -58,6 +58,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS turn_buffer_message
 CREATE TABLE IF NOT EXISTS extraction_jobs (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
     up_to_seq INTEGER NOT NULL, due_at TEXT NOT NULL,
+    schedule_id TEXT NOT NULL DEFAULT '', claimed_id TEXT, claimant TEXT, claimed_until TEXT,
     PRIMARY KEY (tenant_id, user_id, conversation_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS extraction_jobs_due ON extraction_jobs (due_at);
@@ -95,6 +96,14 @@ CREATE TABLE IF NOT EXISTS data_keys (
 ) WITHOUT ROWID;
 """
 
+# columns added after a table's first release: (table, column, declaration); added to older files on open
+ADDED_COLUMNS = (
+    ("extraction_jobs", "schedule_id", "TEXT NOT NULL DEFAULT ''"),
+    ("extraction_jobs", "claimed_id", "TEXT"),
+    ("extraction_jobs", "claimant", "TEXT"),
+    ("extraction_jobs", "claimed_until", "TEXT"),
+)
+
 
 class Database:
     """Thread-safe access to the SQLite file: readers run concurrently, writers one at a time."""
@@ -108,6 +117,16 @@ class Database:
         with self._write_lock:
             # executescript manages its own transaction
             self.connection().executescript(SCHEMA)
+            self._add_columns()
+
+    def _add_columns(self) -> None:
+        """A database written by an older release gets the columns added since (CREATE TABLE IF NOT
+        EXISTS leaves an existing table as it is)."""
+        with self.write() as conn:  # one transaction: two processes opening an old file add each column once
+            for table, column, declaration in ADDED_COLUMNS:
+                present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+                if column not in present:
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None,
