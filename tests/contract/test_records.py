@@ -94,7 +94,8 @@ LEASE = timedelta(seconds=60)
 def test_queue_newer_schedule_overtakes_and_complete_removes(home: Home, clock) -> None:
     first = copy_of(home, clock, 1)
     newer = copy_of(home, clock, 2)
-    assert first.schedule_id and newer.schedule_id != first.schedule_id
+    assert first.schedule_id
+    assert newer.schedule_id != first.schedule_id
     assert home.queue.claim(first, clock.now(), LEASE) is Claim.STALE
     home.queue.drop(first)
     assert home.queue.claim(newer, clock.now(), LEASE) is Claim.CLAIMED
