@@ -15,11 +15,15 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import REGISTRY, Collector
+
+if TYPE_CHECKING:
+    from mnemo.services.extraction import ExtractionReport
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -29,9 +33,24 @@ REQUESTS = Histogram("mnemo_request_duration_seconds", "Request latency by route
 THROTTLED = Counter("mnemo_throttled_requests_total", "Requests refused by a tenant quota", ["tenant", "reason"])
 EXTRACTION_LAG = Histogram("mnemo_extraction_lag_seconds", "From an extraction job falling due to its start",
                            buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900))
-EXTRACTION_JOBS = Counter("mnemo_extraction_jobs_total", "Extraction jobs run", ["outcome"])
+EXTRACTION_JOBS = Counter("mnemo_extraction_jobs_total",
+                          "Extraction job deliveries by outcome: done, stale (a newer schedule overtook it: dropped), "
+                          "busy (its conversation was being extracted: deferred), failed", ["outcome"])
+EXTRACTION_TURNS = Counter("mnemo_extraction_turns_total",
+                           "Buffered turns let go of: extracted, or acknowledged_unextracted (must stay 0)",
+                           ["outcome"])
 FALLBACKS = Counter("mnemo_fallbacks_total", "Times a component fell back (e.g. LLM extraction to the rules)",
                     ["component"])
+
+
+def count_extraction(report: ExtractionReport) -> None:
+    """One extraction delivery's outcome (the same figures the extract Lambda sends to CloudWatch)."""
+    outcome = "stale" if report.stale else "busy" if report.busy else "done"
+    EXTRACTION_JOBS.labels(outcome=outcome).inc()
+    if outcome == "done":
+        EXTRACTION_TURNS.labels(outcome="extracted").inc(report.extracted)
+        # touched even at 0, so the series exists from the first job and an alert can watch it
+        EXTRACTION_TURNS.labels(outcome="acknowledged_unextracted").inc(report.unextracted)
 
 
 class FallbackCounter(logging.Handler):

@@ -166,7 +166,7 @@ class WorkerRuntime:
             except Exception:
                 metrics.EXTRACTION_JOBS.labels(outcome="failed").inc()
                 raise
-            metrics.EXTRACTION_JOBS.labels(outcome="done").inc()
+            metrics.count_extraction(result)
             return result
 
         self.service.extraction.process = timed  # type: ignore[method-assign]  # the same job, timed

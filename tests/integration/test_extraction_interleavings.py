@@ -215,3 +215,34 @@ def test_the_debounce_thread_with_a_close_while_it_extracts(tmp_path: Path, cloc
         assert [r.extracted for r in runs] == [5, 0]
         h.assert_every_turn_extracted_once(["c1"])
         assert memories(h) == five_likes()
+
+
+def test_the_local_server_metrics_count_stale_drops_and_unextracted_turns(tmp_path: Path, clock: ManualClock,
+                                                                         embedder: Embedder) -> None:
+    """What `mnemo serve` exposes at /metrics (its jobs worker counts every report this way)."""
+    from prometheus_client import REGISTRY
+
+    from mnemo import metrics
+
+    def sample(name: str, outcome: str) -> float:
+        return REGISTRY.get_sample_value(name, {"outcome": outcome}) or 0.0
+
+    names = [("mnemo_extraction_jobs_total", o) for o in ("done", "stale")] + \
+        [("mnemo_extraction_turns_total", o) for o in ("extracted", "acknowledged_unextracted")]
+    before = {n: sample(*n) for n in names}
+    with home_service("local", tmp_path, clock, embedder) as svc:
+        h = Harness(svc, clock, learn=False)
+        h.say("c1", 5)
+        (copy,) = h.fetch()
+        h.close("c1")
+        h.process(copy)
+        h.run()
+        for report in h.reports:
+            metrics.count_extraction(report)
+        text = metrics.render(tmp_path / "data" / "mnemo.db").decode()
+    delta = {n: sample(*n) - before[n] for n in names}
+    assert delta == {("mnemo_extraction_jobs_total", "done"): 1, ("mnemo_extraction_jobs_total", "stale"): 1,
+                     ("mnemo_extraction_turns_total", "extracted"): 5,
+                     ("mnemo_extraction_turns_total", "acknowledged_unextracted"): 0}
+    assert 'mnemo_extraction_turns_total{outcome="acknowledged_unextracted"}' in text
+    assert svc.extraction.counters.snapshot()["jobs_dropped_stale"] == 1  # the in-process counters agree
