@@ -1,7 +1,7 @@
 """`make bench`: every benchmark, one after the other; each prints its figures and writes JSON
 under tests/bench/results/.
 
-    .venv/bin/python tests/bench/run_all.py [embedding|latency|throughput|locomo|load ...]
+    .venv/bin/python tests/bench/run_all.py [embedding|latency|throughput|locomo|load|close_load ...]
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ALL = ["embedding", "latency", "throughput", "locomo", "load"]
+ALL = ["embedding", "latency", "throughput", "locomo", "load", "close_load"]
 
 
 def main() -> int:

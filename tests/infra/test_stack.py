@@ -103,6 +103,10 @@ def test_queues_have_dead_letter_queues_kms_and_tls_only(dev: Synth) -> None:
     secure = [p for p in dev.of_type("AWS::SQS::QueuePolicy").values()
               if '"aws:SecureTransport": "false"' in text(p)]
     assert len(secure) == 4
+    # the extraction lease (issue 17) outlives any run of the extract function, so a live run is never
+    # joined by a second one, and ends before SQS redelivers the message of a run that died
+    lease = Settings().extraction_lease_seconds
+    assert DEFAULT_SIZES["extract"].timeout_seconds < lease < by_name["mnemo-dev-extract"][1]["VisibilityTimeout"]
 
 
 def test_the_domain_is_private_encrypted_and_sized_by_stage(dev: Synth, prod: Synth) -> None:
