@@ -36,6 +36,7 @@ from mnemo.domain.models import (
     UserSettings,
 )
 from mnemo.domain.ranking import Hit
+from mnemo.domain.summarise import SummaryFact
 
 Vector = npt.NDArray[np.float32]
 
@@ -52,12 +53,14 @@ class Extractor(Protocol):
 
 
 class Summariser(Protocol):
-    """Folds a cluster of episodic memories into a few facts (rules locally; an LLM in AWS)."""
+    """Folds one topic of episodic memories into a few facts (offline rules, or an LLM with them as fallback)."""
 
     name: str
 
-    def summarise(self, memories: list[Memory], vectors: Vector) -> list[str]:
-        """3 to 5 self-contained facts; ``vectors`` are the memories' embeddings, row for row."""
+    def summarise(self, memories: list[Memory], vectors: Vector) -> list[SummaryFact]:
+        """Up to 5 self-contained facts about this topic only, in the third person, each a different claim
+        (its ``kind``) and each naming the memories it was drawn from (ids from ``memories``). ``vectors``
+        are the memories' embeddings, row for row. Never raises for a model's failure: it falls back."""
         ...
 
 
