@@ -144,7 +144,10 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
         sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),
     )
-    service = _services(ports)
+    if settings.summariser == "bedrock":
+        raise ConfigurationError("the Bedrock summariser runs in the AWS home; locally choose "
+                                 "MNEMO_SUMMARISER=openai (any OpenAI-compatible endpoint) or rules")
+    service = _services(ports, _summariser(settings))
     service._closers.extend([ports.traces, ports.audit])
     return service
 
@@ -197,12 +200,31 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
         weights=DynamoWeightsStore(table), judge=_judge(settings, bedrock),
     )
-    summariser = None
-    if settings.extractor == "bedrock":
+    return _services(ports, _summariser(settings, bedrock))
+
+
+def _summariser(settings: Settings, bedrock: Any = None) -> Any:
+    """The model behind consolidation's summaries; None means the offline rules."""
+    choice = settings.summariser
+    if choice == "auto":
+        choice = "bedrock" if settings.backend == "aws" and settings.extractor == "bedrock" else "rules"
+    if choice == "openai":
+        if not settings.openai_base_url or not settings.openai_model:
+            raise ConfigurationError("MNEMO_SUMMARISER=openai needs MNEMO_OPENAI_BASE_URL and MNEMO_OPENAI_MODEL")
+        from mnemo.adapters.openai_chat import ChatCompletionsClient
+        from mnemo.adapters.openai_summariser import OpenAICompatibleSummariser
+
+        try:
+            client = ChatCompletionsClient(settings.openai_base_url, settings.openai_model,
+                                           settings.openai_api_key, settings.openai_timeout_seconds)
+        except ValueError as exc:
+            raise ConfigurationError(f"MNEMO_OPENAI_BASE_URL: {exc}") from exc
+        return OpenAICompatibleSummariser(client)
+    if choice == "bedrock":
         from mnemo.adapters.aws.bedrock_extractor import BedrockSummariser
 
-        summariser = BedrockSummariser(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
-    return _services(ports, summariser)
+        return BedrockSummariser(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
+    return None
 
 
 def _bedrock_client(settings: Settings) -> Any:

@@ -67,6 +67,14 @@ class Settings(BaseModel):
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"
     bedrock_timeout_seconds: float = Field(20.0, gt=0)
     bedrock_max_attempts: int = Field(2, ge=1, le=5)  # timeout x attempts is one call's worst case
+    # consolidation's summaries: the offline rules, an OpenAI-compatible endpoint (either home) or Bedrock
+    # (AWS home); auto = Bedrock when the extractor is Bedrock, else the rules. Models fall back to the rules.
+    summariser: Literal["auto", "rules", "openai", "bedrock"] = "auto"
+    # any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp's server)
+    openai_base_url: str = ""  # e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1
+    openai_model: str = ""
+    openai_api_key: str = Field("", repr=False)  # never printed with the settings
+    openai_timeout_seconds: float = Field(30.0, gt=0)
     conflict_judge: Literal["rules", "bedrock"] = "rules"  # bedrock: a second opinion on ambiguous pairs
     consolidate_inline_users: int = Field(200, ge=0)  # above: one SQS message per user
 
@@ -155,6 +163,10 @@ class Settings(BaseModel):
     # (tests/eval/summaries.py: 0.55-0.60 keeps every generated topic whole and apart; runs and bike rides
     # share a unit and are 0.51 apart, one topic written three ways is 0.62 together)
     cluster_similarity: float = Field(0.57, ge=0, le=1)
+    # new episodes of a topic already summarised, enough to summarise it again (the new summaries
+    # supersede the old, claim by claim)
+    consolidation_refresh_size: int = Field(10, ge=1)
+    summary_confidence: float = Field(0.8, ge=0, le=1)
     consolidation_interval_hours: float = Field(24.0, gt=0)
     profile_max_bytes: int = Field(2048, ge=256)
 

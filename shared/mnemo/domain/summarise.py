@@ -72,6 +72,7 @@ class SummaryFact:
     text: str
     kind: str  # habit | span | quantity | company | trend (an LLM's facts: llm-<n>)
     sources: tuple[str, ...]  # memory ids of the episodes it was drawn from
+    author: str = "rule-based-summariser"  # who wrote it (an LLM summariser's fallback writes as the rules)
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,12 @@ def _number(value: float) -> str:
 
 def _amount(value: float, unit: str) -> str:
     return f"{_SYMBOL[unit]}{_number(value)}" if unit in _SYMBOL else f"{_number(value)} {unit}"
+
+
+def _span_of(low: float, high: float, unit: str) -> str:
+    """'5 to 12 km', '€40 to €85'."""
+    return f"{_amount(low, unit)} to {_amount(high, unit)}" if unit in _SYMBOL else \
+        f"{_number(low)} to {_amount(high, unit)}"
 
 
 def _rate(count: int, days: list[date]) -> tuple[float, str]:
@@ -218,7 +225,7 @@ class RuleBasedSummariser:
             values = [r.quantity[0] for r in measured if r.quantity]
             low, high, typical = min(values), max(values), statistics.median(values)
             facts.append(SummaryFact(
-                f"Each time User {action}, it was {_amount(low, unit)} to {_amount(high, unit)}, "
+                f"Each time User {action}, it was {_span_of(low, high, unit)}, "
                 f"typically {_amount(typical, unit)}.", "quantity", tuple(r.memory_id for r in measured)))
             found = trend([(r.day, r.quantity[0]) for r in measured if r.quantity])
             if found:
