@@ -76,17 +76,29 @@ def session_three(client: Client, clock: ManualClock, service: Any, data_dir: Pa
     print(f"  forgotten: {len(forgot['forgotten'])} memory; still there about seats: "
           f"{[m['content'] for m in show_silent(client) if 'seat' in m['content']]}")
 
-    step("Consolidation: 55 runs logged over two months become a few summary facts")
-    start = clock.now() - timedelta(days=60)
-    items = [{"content": f"Went for a {5 + i % 8} km run along the river on day {i}.", "category": "episodic",
-              "created_at": (start + timedelta(days=i)).isoformat()} for i in range(55)]
+    # within the 90 days episodic memories live, with a break of two weeks and runs getting longer
+    start = clock.now() - timedelta(days=88)
+    days = [d for d in range(88) if not 36 <= d < 52 and d % 4 != 3]
+    step(f"Consolidation: {len(days)} runs logged over three months become a few summary facts")
+    items = [{"content": f"Went for a {5 + round(6 * d / 88) + d % 3} km run "
+                         f"{'along the river' if d % 2 else 'in Monsanto Park'}{' with Marta' if d % 4 == 0 else ''} "
+                         f"on {(start + timedelta(days=d)).day} {(start + timedelta(days=d)):%B}.",
+              "category": "episodic", "created_at": (start + timedelta(days=d)).isoformat()} for d in days]
     client.call("POST", f"/v1/users/{USER}/memories/import", {"items": items})
     _, report = client.call("POST", "/v1/admin/consolidate", {"user_id": USER})
     print(f"  {report['summarised']} episodic memories -> {report['summaries']} summaries "
           "(originals archived, not lost):")
-    for m in show_silent(client):
-        if m["category"] == "summary":
-            print(f"    {m['content']}")
+    order = ["habit", "span", "quantity", "company", "trend"]  # as a reader would want them
+    summaries = sorted((m for m in show_silent(client) if m["category"] == "summary"),
+                       key=lambda m: order.index(k) if (k := m["subject"].rsplit(":", 1)[-1]) in order else 9)
+    for m in summaries:
+        print(f"    {m['content']}")
+    _, result = client.call("POST", f"/v1/users/{USER}/retrieve", {"query": "How is my running going?", "top_k": 3})
+    _, trace = client.call("GET", f"/v1/traces/{result['trace_id']}")
+    explained = [c for c in trace["candidates"] if c["selected"] and c.get("derived_from")]
+    if explained:
+        print(f"  asked 'How is my running going?': {len(explained)} summaries injected; the trace links each "
+              f"to the runs it was drawn from ({', '.join(str(len(c['derived_from'])) for c in explained)} episodes)")
 
     step("Erase the user: the data key is destroyed first, then every record")
     status, _ = client.call("DELETE", f"/v1/users/{USER}")

@@ -1,7 +1,9 @@
 """`make bench`: every benchmark, one after the other; each prints its figures and writes JSON
 under tests/bench/results/.
 
-    .venv/bin/python tests/bench/run_all.py [embedding|latency|throughput|locomo|load|close_load ...]
+    .venv/bin/python tests/bench/run_all.py [NAME ...]   (names: see ALL below; default all)
+
+``summaries`` is the summary benchmark of tests/eval (coverage, duplicated and unsupported claims).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ALL = ["embedding", "latency", "throughput", "locomo", "load", "close_load"]
+ALL = ["embedding", "latency", "throughput", "locomo", "load", "close_load", "summaries", "consolidation"]
+SCRIPTS = {"summaries": HERE.parent / "eval" / "summaries.py"}
 
 
 def main() -> int:
@@ -19,7 +22,8 @@ def main() -> int:
     failed = []
     for name in chosen:
         print(f"\n##### {name}", flush=True)
-        if subprocess.run([sys.executable, str(HERE / f"{name}.py")], check=False).returncode:
+        script = SCRIPTS.get(name, HERE / f"{name}.py")
+        if subprocess.run([sys.executable, str(script)], check=False).returncode:
             failed.append(name)
     if failed:
         print(f"failed: {', '.join(failed)}")

@@ -18,15 +18,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "shared")]  # run as a script from anywhere (make bench)
 
-from mnemo.bootstrap import shared_embedder
-from mnemo.domain.models import Category, Memory
-from mnemo.domain.summarise import RuleBasedSummariser
-from mnemo.domain.topics import find_topics
-from mnemo.ports import Embedder, Summariser
-from mnemo.settings import Settings
-from tests.eval.summary_histories import History, Summary, generate, score
+import numpy as np  # noqa: E402
+
+from mnemo.bootstrap import shared_embedder  # noqa: E402
+from mnemo.domain.models import Category, Memory  # noqa: E402
+from mnemo.domain.summarise import RuleBasedSummariser  # noqa: E402
+from mnemo.domain.topics import find_topics  # noqa: E402
+from mnemo.ports import Embedder, Summariser  # noqa: E402
+from mnemo.settings import Settings  # noqa: E402
+from tests.eval.summary_histories import History, Summary, generate, score  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -80,3 +80,14 @@ def test_wrong_dates_counts_places_and_trends_are_unsupported() -> None:
     assert unsupported(Summary("They have got longer since January.", ids), history) == ["trend up"]
     assert unsupported(Summary("User did it at the Oriente Pool with Marta.", ids), history)
     assert unsupported(Summary("User did it.", [*ids, other.episode_id]), history)[0].startswith("mixed topic")
+
+
+def test_the_offline_summariser_meets_the_targets() -> None:
+    """Issue 16's bar: >= 90% of the required facts stated, no claim twice, nothing unsupported."""
+    from tests.eval.summaries import run
+
+    result = run()
+    assert result["coverage"] >= 0.9, result["missing"][:10]
+    assert result["duplicated"] == 0, result["problems"][:10]
+    assert result["unsupported"] == 0, result["problems"][:10]
+    assert set(result["facts_per_topic"]) <= {2, 3, 4, 5}  # every topic summarised, at most five facts

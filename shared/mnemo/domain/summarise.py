@@ -54,7 +54,8 @@ _COMPANION = re.compile(r"\bwith (?:my )?([A-Z][\w'’-]+(?: (?:and|&) [A-Z][\w'
                         r"wife|husband|friend|friends|dad|mum|mom|mother|father|son|daughter|kids|colleagues?))\b")
 _WHEN = re.compile(r"\b(?:on day \d+|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
                    r"(?:this|yesterday|last) (?:morning|afternoon|evening|night)|yesterday|today|tonight|"
-                   r"on \d{4}-\d{2}-\d{2}|in the (?:morning|afternoon|evening)|before (?:work|bed)|after work)\b",
+                   r"on \d{4}-\d{2}-\d{2}|on \d{1,2} (?:" + "|".join(MONTHS) + r")(?: \d{4})?|"
+                   r"in the (?:morning|afternoon|evening)|before (?:work|bed)|after work)\b",
                    re.IGNORECASE)
 _SUBJECT = re.compile(r"^(?:user|i|we)\b\s*", re.IGNORECASE)
 _DANGLING = {"for", "of", "and", "did", "at", "in", "with", "to", "on", "a", "an", "the", "each", "way", "by",

@@ -19,7 +19,7 @@ from mnemo.domain.lifecycle import is_due_for_archive, is_due_for_deletion, is_e
 from mnemo.domain.models import RETRIEVABLE as LIVE
 from mnemo.domain.models import AuditEvent, Category, Memory, Provenance, SourceKind, Status
 from mnemo.domain.ranking import recency
-from mnemo.domain.summarise import RuleBasedSummariser
+from mnemo.domain.summarise import RuleBasedSummariser, SummaryFact
 from mnemo.domain.topics import find_topics
 from mnemo.ports import Summariser
 from mnemo.services.context import Ports
@@ -92,29 +92,31 @@ class Consolidator:
                 self.p.memories.save(changed)
             if doomed:
                 self.p.memories.delete(tenant_id, user_id, doomed)
-            self._summarise(tenant_id, user_id, now, report)
-            self._enforce_cap(tenant_id, user_id, now, report)
+            # one read of the user's memories serves every step (unsealing 1,000 of them is the slow part)
+            current = {m.memory_id: m for m in memories}
+            current.update((m.memory_id, m) for m in changed)
+            for memory_id in doomed:
+                current.pop(memory_id, None)
+            current.update((m.memory_id, m) for m in self._summarise(tenant_id, user_id, list(current.values()),
+                                                                     now, report))
+            self._enforce_cap([m for m in current.values() if m.status in LIVE], now, report)
         if report.total():
             self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action="consolidate",
                                             actor="scheduler", at=now,
                                             detail={k: str(v) for k, v in vars(report).items() if v})])
         return report
 
-    def _live(self, tenant_id: str, user_id: str) -> list[Memory]:
-        return [m for m in self.p.memories.all_for_user(tenant_id, user_id)
-                if m.status in {Status.ACTIVE, Status.PROBATIONARY}]
-
-    def _summarise(self, tenant_id: str, user_id: str, now: datetime, report: UserReport) -> None:
+    def _summarise(self, tenant_id: str, user_id: str, everything: list[Memory], now: datetime,
+                   report: UserReport) -> list[Memory]:
         """Episodic memories of one topic, once there are enough, become a few summary facts (R9).
 
         Topics come first (mnemo.domain.topics); a summary is drawn from one topic's members only.
         The sources of the live summaries take part in the grouping, so new episodes of a topic
         already summarised are recognised as such: once ``consolidation_refresh_size`` of them have
         come, the topic is summarised again from all its episodes and the new summaries supersede
-        the old ones, claim by claim (same slot: ``summary:<topic>:<kind>``).
+        the old ones, claim by claim (same slot: ``summary:<topic>:<kind>``). Returns what it wrote.
         """
         s = self.p.settings
-        everything = list(self.p.memories.all_for_user(tenant_id, user_id))
         by_id = {m.memory_id: m for m in everything}
         previous = [m for m in everything if m.category is Category.SUMMARY and m.status in LIVE
                     and m.metadata.get("topic")]
@@ -124,10 +126,11 @@ class Consolidator:
         smallest = min(s.consolidation_cluster_size, s.consolidation_refresh_size) if previous \
             else s.consolidation_cluster_size
         if len(fresh) < smallest:
-            return
+            return []
         earlier = [by_id[i] for i in topic_of if i in by_id and by_id[i].embedding is not None]
         pool = fresh + earlier
         vectors = np.asarray([m.embedding for m in pool], dtype=np.float32)
+        plans: list[tuple[str, list[Memory], list[Memory], list[Memory], list[SummaryFact]]] = []
         for topic in find_topics(pool, vectors, s.cluster_similarity, smallest):
             new = [pool[i] for i in topic if pool[i].memory_id not in topic_of]
             known = Counter(topic_of[pool[i].memory_id] for i in topic if pool[i].memory_id in topic_of)
@@ -142,20 +145,26 @@ class Consolidator:
                     continue
                 topic_id = stable_id(tenant_id, user_id, "topic", *sorted(m.memory_id for m in new))[:12]
                 sources, replaced = new, []
-            written = self._write_topic(tenant_id, user_id, now, topic_id, sources, new, replaced)
-            if written:
-                report.summarised += len(new)
-                report.summaries += written
+            facts = self.summariser.summarise(sources, np.asarray([m.embedding for m in sources], dtype=np.float32))
+            if facts:
+                plans.append((topic_id, sources, new, replaced, facts))
+        if not plans:
+            return []
+        # every topic's summaries embedded in one call: one batch costs far less than one per topic
+        embedded = iter(self.p.embedder.embed([f.text for plan in plans for f in plan[4]]))
+        written: list[Memory] = []
+        for topic_id, sources, new, replaced, facts in plans:
+            vectors = np.asarray([next(embedded) for _ in facts], dtype=np.float32)
+            written += self._write_topic(tenant_id, user_id, now, topic_id, sources, new, replaced, facts, vectors)
+            report.summarised += len(new)
+            report.summaries += len(facts)
+        return written
 
     def _write_topic(self, tenant_id: str, user_id: str, now: datetime, topic_id: str, sources: list[Memory],
-                     new: list[Memory], replaced: list[Memory]) -> int:
+                     new: list[Memory], replaced: list[Memory], facts: list[SummaryFact],
+                     summary_vectors: np.ndarray) -> list[Memory]:
         """One topic's summaries, the archiving of its new episodes and the superseding of its old
         summaries, in one transaction."""
-        vectors = np.asarray([m.embedding for m in sources], dtype=np.float32)
-        facts = self.summariser.summarise(sources, vectors)
-        if not facts:
-            return 0
-        summary_vectors = self.p.embedder.embed([f.text for f in facts])
         source_ids = sorted(m.memory_id for m in sources)
         confirmed = {m.memory_id: m.last_confirmed_at for m in sources}
         before = {m.subject: m for m in replaced}
@@ -184,12 +193,11 @@ class Consolidator:
                                          "superseded_by": summaries[0].memory_id,
                                          "tags": [*m.tags, "summarised"]}) for m in new]
         self.p.memories.save([*summaries, *superseded, *archived])  # one transaction: all or nothing
-        return len(summaries)
+        return [*summaries, *superseded, *archived]
 
-    def _enforce_cap(self, tenant_id: str, user_id: str, now: datetime, report: UserReport) -> None:
+    def _enforce_cap(self, live: list[Memory], now: datetime, report: UserReport) -> None:
         """Near the cap, merge near-duplicates; over it, archive the least valuable (R9)."""
         s = self.p.settings
-        live = self._live(tenant_id, user_id)
         if len(live) <= int(s.max_active_memories * 0.9):
             return
         vectors = np.asarray([m.embedding for m in live], dtype=np.float32)
