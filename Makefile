@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: install run test unit integration e2e eval lint bench demo clean fuzz synth train-extractor
+.PHONY: install run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CDK_DISABLE_CLI_TELEMETRY := true
@@ -29,8 +29,19 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: $(STAMP) lint synth
-	$(BIN)/python -m pytest -q
+# checkov pins boto3 and packaging older than ours: its own venv, from its own lock
+CHECKOV_VENV := .venv-checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
+$(CHECKOV_STAMP): requirements-checkov.lock
+	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet -r requirements-checkov.lock
+	touch $(CHECKOV_STAMP)
+
+checkov: $(CHECKOV_STAMP)
+
+# tests/infra/test_template_checks.py runs cfn-lint and checkov on both stages' templates
+test: $(STAMP) $(CHECKOV_STAMP) lint synth
+	MNEMO_REQUIRE_CHECKOV=1 MNEMO_CHECKOV=$(CHECKOV_VENV)/bin/checkov $(BIN)/python -m pytest -q
 
 # the CDK CLI pinned in package.json (aws-cdk 2.1148.x); both stages of cdk.json, with the arm64 bundle
 $(CDK): package.json package-lock.json
@@ -66,4 +77,4 @@ demo: $(STAMP)
 	$(BIN)/mnemo demo
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build *.egg-info shared/*.egg-info cdk.out node_modules
+	rm -rf $(VENV) $(CHECKOV_VENV) .mypy_cache .pytest_cache .ruff_cache build *.egg-info shared/*.egg-info cdk.out node_modules

@@ -15,15 +15,13 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 from aws_cdk import App, Environment, Tags, Validations  # noqa: E402
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
 
-from infra.config import ConfigError, load  # noqa: E402
+from infra.config import ConfigError, StageConfig, load  # noqa: E402
 from infra.stack import MnemoStack  # noqa: E402
 
 
 def build(app: App) -> MnemoStack:
     context = {key: app.node.try_get_context(key) for key in ("stage", "stages")}
-    for key in ("retain_data", "opensearch_instance_type", "opensearch_data_nodes", "opensearch_dedicated_masters",
-                "opensearch_volume_gb", "retrieve_provisioned_concurrency", "alarm_email", "architecture",
-                "log_retention_days", "throttle_rate", "throttle_burst"):
+    for key in StageConfig.model_fields:  # any stage value may be overridden for one run: -c key=value
         value = app.node.try_get_context(key)
         if value is not None:
             context[key] = value

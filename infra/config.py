@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mnemo.errors import ConfigurationError
 from mnemo.settings import ENV_PREFIX, JSON_FIELDS, Settings
@@ -27,20 +27,21 @@ class FunctionSize(BaseModel):
 
     memory_mb: int = Field(ge=128, le=10240)
     timeout_seconds: int = Field(ge=1, le=900)
-    reserved_concurrency: int | None = Field(default=None, ge=1)
 
 
 DEFAULT_SIZES = {
     # retrieve embeds the query in-process: 1,769 MB is one full vCPU
-    "retrieve": FunctionSize(memory_mb=1769, timeout_seconds=10, reserved_concurrency=200),
-    "ingest": FunctionSize(memory_mb=512, timeout_seconds=10, reserved_concurrency=100),
-    "feedback": FunctionSize(memory_mb=512, timeout_seconds=10, reserved_concurrency=50),
-    "memories": FunctionSize(memory_mb=1769, timeout_seconds=29, reserved_concurrency=50),
-    "extract": FunctionSize(memory_mb=2048, timeout_seconds=120, reserved_concurrency=50),
-    "consolidate": FunctionSize(memory_mb=2048, timeout_seconds=900, reserved_concurrency=10),
-    "authorizer": FunctionSize(memory_mb=256, timeout_seconds=5, reserved_concurrency=None),
-    "index_setup": FunctionSize(memory_mb=512, timeout_seconds=120, reserved_concurrency=None),
+    "retrieve": FunctionSize(memory_mb=1769, timeout_seconds=10),
+    "ingest": FunctionSize(memory_mb=512, timeout_seconds=10),
+    "feedback": FunctionSize(memory_mb=512, timeout_seconds=10),
+    "memories": FunctionSize(memory_mb=1769, timeout_seconds=29),
+    "extract": FunctionSize(memory_mb=2048, timeout_seconds=120),
+    "consolidate": FunctionSize(memory_mb=2048, timeout_seconds=900),
+    "authorizer": FunctionSize(memory_mb=256, timeout_seconds=5),
+    "index_setup": FunctionSize(memory_mb=512, timeout_seconds=120),
 }
+# Lambda keeps this much of an account's concurrency unreserved, whatever the functions reserve
+UNRESERVED_MINIMUM = 100
 
 
 class StageConfig(BaseModel):
@@ -56,10 +57,19 @@ class StageConfig(BaseModel):
     opensearch_master_instance_type: str = "m7g.large.search"
     opensearch_volume_gb: int = Field(20, ge=10)
     availability_zones: int = Field(2, ge=2, le=3)
+    # AZ names of the pinned region to use (e.g. where every endpoint service exists); default: CDK picks
+    availability_zone_names: list[str] | None = None
+    # a VPC domain needs the OpenSearch service-linked role; true creates it (once per account: a second
+    # stack creating it fails, so turn it on for the first stack only, or run the one command of the README)
+    create_opensearch_service_role: bool = False
     # functions
     architecture: str = Field("arm64", pattern=r"^(arm64|x86_64)$")
     sizes: dict[str, FunctionSize] = Field(default_factory=lambda: dict(DEFAULT_SIZES))
     retrieve_provisioned_concurrency: int = Field(0, ge=0)
+    # opt-in per function: every unit reserved comes out of the account's concurrency quota
+    reserved_concurrency: dict[str, int] = Field(default_factory=dict)
+    # the account's "Concurrent executions" quota (Service Quotas L-B99A9384); new accounts may have 10-50
+    account_concurrency_quota: int = Field(1000, ge=10)
     # API
     throttle_rate: float = Field(200, gt=0)
     throttle_burst: int = Field(400, gt=0)
@@ -82,6 +92,35 @@ class StageConfig(BaseModel):
         if unknown:
             raise ValueError(f"unknown functions in sizes: {sorted(unknown)}")
         return {**DEFAULT_SIZES, **sizes}
+
+    @field_validator("reserved_concurrency")
+    @classmethod
+    def _reserved_for_known_functions(cls, reserved: dict[str, int]) -> dict[str, int]:
+        unknown = set(reserved) - set(DEFAULT_SIZES)
+        if unknown:
+            raise ValueError(f"unknown functions in reserved_concurrency: {sorted(unknown)}")
+        if any(v < 1 for v in reserved.values()):
+            raise ValueError("reserved concurrency is at least 1 (leave a function out to reserve none)")
+        return reserved
+
+    @model_validator(mode="after")
+    def _fits_the_account(self) -> StageConfig:
+        needed = self.concurrency_needed()
+        if needed > self.account_concurrency_quota:
+            raise ValueError(
+                f"reserved_concurrency: {sum(self.reserved_concurrency.values())} reserved (plus "
+                f"{UNRESERVED_MINIMUM} Lambda keeps unreserved) needs an account concurrency quota of at least "
+                f"{needed}, the stage says {self.account_concurrency_quota}: request it in Service Quotas "
+                "(L-B99A9384) or reserve less")
+        if self.availability_zone_names is not None and len(self.availability_zone_names) != self.availability_zones:
+            raise ValueError("availability_zone_names must name availability_zones zones")
+        return self
+
+    def concurrency_needed(self) -> int:
+        """The account concurrency quota this stage needs (README "Deploy")."""
+        provisioned = 0 if "retrieve" in self.reserved_concurrency else self.retrieve_provisioned_concurrency
+        taken = sum(self.reserved_concurrency.values()) + provisioned
+        return taken + UNRESERVED_MINIMUM if taken else 0
 
     @field_validator("settings")
     @classmethod

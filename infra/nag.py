@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 from aws_cdk import Acknowledgment, Stack, Validations
 from constructs import IConstruct
 
+from infra.bedrock import model_arns
+from infra.roles import EMBEDDING_FUNCTIONS, LLM_FUNCTIONS, OPENSEARCH_VERBS
+
 if TYPE_CHECKING:
     from infra.stack import MnemoStack
 
@@ -36,10 +39,15 @@ def suppress(stack: MnemoStack) -> None:
                 "table and queues (SSE-KMS needs GenerateDataKey and GenerateDataKeyWithoutPlaintext).")
             ack(function, "IAM5[Action::kms:ReEncrypt*]", "CDK's grant for the storage key on the encrypted table "
                 "and queues; scoped to that one key.")
-        if job in ("retrieve", "ingest", "feedback", "memories", "extract", "consolidate"):
+        if job in OPENSEARCH_VERBS:
             ack(function, f"IAM5[Resource::<{_logical(stack, stack.domain)}.Arn>/{stack.index_name}/*]",
                 "Documents and the _search/_count/_delete_by_query endpoints of mnemo's one k-NN index; no "
                 "other index and no cluster API.")
+    for job, function in stack.functions.items():
+        for arn in bedrock_wildcards(stack, job):
+            ack(function, f"IAM5[Resource::{arn}]", "A cross-region inference profile sends each request to "
+                "any region of its geography, and Bedrock checks the model's ARN in that region too: the "
+                "region is the only wildcard, the model is named.")
     ack(stack.domain, "OS3", "The domain is in a VPC (isolated subnets, no internet route), reachable only from the "
         "functions' security group, and every request must be SigV4-signed by a role granted access: an IP "
         "allow-list adds nothing.")
@@ -65,6 +73,22 @@ def suppress(stack: MnemoStack) -> None:
                 "resource policy reads key metadata only (no use of any key).")
     ack(stack.domain, "IAM5[Resource::*]", "CloudWatch Logs resource policies (for the domain's slow and app logs) "
         "have no ARN: PutResourcePolicy/DeleteResourcePolicy take '*'.")
+
+
+def bedrock_wildcards(stack: MnemoStack, job: str) -> list[str]:
+    """The foundation-model ARNs (any region) a function is granted, as cdk-nag prints them."""
+    found = []
+    s = stack.service_settings
+    models = []
+    if job in LLM_FUNCTIONS and (s.extractor == "bedrock" or s.conflict_judge == "bedrock"):
+        models.append(s.bedrock_model_id)
+    if job in EMBEDDING_FUNCTIONS and s.embedder == "titan":
+        models.append(s.titan_model_id)
+    for model in models:
+        for arn in model_arns(model, "<AWS::Partition>", "<AWS::Region>", "<AWS::AccountId>"):
+            if ":bedrock:*:" in arn:
+                found.append(arn)
+    return found
 
 
 def _logical(stack: Stack, construct: IConstruct) -> str:

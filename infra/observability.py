@@ -2,7 +2,8 @@
 
 Custom metrics come from Powertools' embedded metric format: namespace "mnemo", dimension
 service=mnemo; see functions/common/runtime.py (RetrieveStage_*, MemoriesInjected, MemoryTokens)
-and functions/extract/handler.py (ExtractionLag, FactsWritten, ExtractionStale).
+and functions/extract/handler.py (ExtractionLag, FactsWritten, ExtractionStale, ExtractionBusy,
+TurnsExtracted, TurnsAcknowledgedUnextracted).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cw
 from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
@@ -39,6 +41,13 @@ class Observability(Construct):
         self._prefix = prefix
         self.topic = sns.Topic(self, "Alarms", topic_name=f"{prefix}-alarms", master_key=stack.storage_key,
                                enforce_ssl=True)
+        # enforce_ssl writes a topic policy, which replaces SNS's default one: CloudWatch must be let in again,
+        # for this account's alarms only
+        self.topic.add_to_resource_policy(iam.PolicyStatement(
+            sid="AllowCloudWatchAlarms", principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+            actions=["sns:Publish"], resources=[self.topic.topic_arn],
+            conditions={"StringEquals": {"aws:SourceAccount": stack.account},
+                        "ArnLike": {"aws:SourceArn": stack.alarm_arn_pattern()}}))
         if c.alarm_email:
             self.topic.add_subscription(subscriptions.EmailSubscription(c.alarm_email))
         self.alarms: dict[str, cw.Alarm] = {}
@@ -53,8 +62,14 @@ class Observability(Construct):
             self._alarm(name, queue.metric_approximate_number_of_messages_visible(period=FIVE_MINUTES,
                                                                                   statistic="Maximum"),
                         threshold=1, what="messages failed every retry: see docs/runbook.md")
+        if stack.uses_bedrock():
+            # every fallback to the rules (throttling, a timeout, AccessDenied on a model IAM does not cover)
+            self._alarm("BedrockFallback", custom("BedrockFallback", "Sum"), threshold=1, periods=3,
+                        what="Bedrock calls fail and the rules answer instead: see the extract logs' error code")
         self._alarm("ExtractionLag", custom("ExtractionLag"), threshold=c.extraction_lag_alarm_seconds,
                     what="turns wait too long for extraction after their debounce", periods=3)
+        self._alarm("TurnsAcknowledgedUnextracted", custom("TurnsAcknowledgedUnextracted", "Sum"), threshold=1,
+                    what="turns left the buffer without being extracted: learned nothing from them (must stay 0)")
         self._alarm("RetrieveLatencyP95", stack.functions["retrieve"].metric_duration(
             period=FIVE_MINUTES, statistic="p95"), threshold=c.retrieve_p95_alarm_ms,
             what="retrieve is slow: the dashboard's stage metrics say where", periods=3)
@@ -90,7 +105,8 @@ class Observability(Construct):
             cw.GraphWidget(title="Memories injected and memory tokens (avg)", width=12,
                            left=[custom("MemoriesInjected", "Average")], right=[custom("MemoryTokens", "Average")]),
             cw.GraphWidget(title="Extraction", width=12, left=[custom("ExtractionLag", "p95")],
-                           right=[custom("FactsWritten", "Sum"), custom("ExtractionStale", "Sum")]))
+                           right=[custom(m, "Sum") for m in ("FactsWritten", "TurnsExtracted", "ExtractionStale",
+                                                             "ExtractionBusy", "TurnsAcknowledgedUnextracted")]))
         board.add_widgets(
             cw.GraphWidget(title="Dead-letter queues", width=12, left=[
                 q.metric_approximate_number_of_messages_visible(period=FIVE_MINUTES, statistic="Maximum")

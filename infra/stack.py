@@ -20,6 +20,7 @@ import json
 from typing import Any
 
 from aws_cdk import (
+    Annotations,
     CfnOutput,
     CustomResource,
     Duration,
@@ -37,6 +38,7 @@ from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_opensearchservice as opensearch
@@ -44,17 +46,27 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
+from infra.bedrock import model_arns
 from infra.bundling import LAMBDA_MODEL_DIR, QUERY_MODEL, ROOT, bundling_options
 from infra.config import StageConfig, pascal
 from infra.nag import suppress
 from infra.observability import Observability
+from infra.roles import (
+    DATA_FUNCTIONS,
+    EMBEDDING_FUNCTIONS,
+    HTTP_FUNCTIONS,
+    LLM_FUNCTIONS,
+    OPENSEARCH_ATTEMPTS,
+    OPENSEARCH_VERBS,
+    SEQUENTIAL_SEARCHES,
+    TABLE_ACTIONS,
+)
 from mnemo.adapters.aws.dynamo_state import ATTRIBUTES, KEY_SCHEMA
 from mnemo.adapters.aws.opensearch_store import index_body
 from mnemo.settings import Settings
 
 PYTHON = lambda_.Runtime.PYTHON_3_14  # the newest runtime (Amazon Linux 2023, the glibc onnxruntime needs)
 PYTHON_VERSION = "3.14"
-HTTP_FUNCTIONS = ("retrieve", "ingest", "feedback", "memories")
 
 
 class MnemoStack(Stack):
@@ -79,6 +91,13 @@ class MnemoStack(Stack):
             actions=["kms:Encrypt*", "kms:Decrypt*", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:Describe*"],
             resources=["*"], conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn":
                                                      f"arn:{self.partition}:logs:{self.region}:{self.account}:*"}}))
+        # the alarm topic is encrypted with it: CloudWatch must encrypt what it publishes there, but only for
+        # this account's alarms (without this statement alarms change state and no email ever arrives)
+        self.storage_key.add_to_resource_policy(iam.PolicyStatement(
+            principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+            actions=["kms:Decrypt", "kms:GenerateDataKey*"], resources=["*"],
+            conditions={"StringEquals": {"aws:SourceAccount": self.account},
+                        "ArnLike": {"aws:SourceArn": self.alarm_arn_pattern()}}))
 
         # -- state table (profiles, sessions, buffers, traces, keys, settings, audit, weights, API keys)
         self.table = dynamodb.Table(
@@ -101,7 +120,13 @@ class MnemoStack(Stack):
         if config.availability_zones > 2 and Token.is_unresolved(self.region):
             raise ValueError("three availability zones need a concrete environment: -c account=... -c region=... "
                              "(an environment-agnostic template can only name two)")
-        self.vpc = ec2.Vpc(self, "Vpc", max_azs=config.availability_zones, nat_gateways=0,
+        if Token.is_unresolved(self.region) or Token.is_unresolved(self.account):
+            # Fn::GetAZs picks the region's first zones, where an endpoint service may not exist
+            Annotations.of(self).add_warning_v2("mnemo:agnostic", "environment-agnostic: deploy with -c account=... "
+                                                "-c region=... so CDK looks up the zones (docs/first-deploy.md)")
+        zones = ({"availability_zones": config.availability_zone_names} if config.availability_zone_names
+                 else {"max_azs": config.availability_zones})
+        self.vpc = ec2.Vpc(self, "Vpc", nat_gateways=0, **zones,
                            subnet_configuration=[ec2.SubnetConfiguration(
                                name="private", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, cidr_mask=22)])
         flow_logs = logs.LogGroup(self, "FlowLogs", retention=_retention(config.log_retention_days),
@@ -117,12 +142,18 @@ class MnemoStack(Stack):
         # no security group: the subnets have no route to the internet, so HTTPS "anywhere" reaches these only
         self.functions_sg.add_egress_rule(ec2.Peer.any_ipv4(), ec2.Port.tcp(443),
                                           "HTTPS to the domain and the endpoints (isolated subnets: nothing else)")
-        for endpoint_id, service in (("Kms", ec2.InterfaceVpcEndpointAwsService.KMS),
-                                     ("Sqs", ec2.InterfaceVpcEndpointAwsService.SQS),
-                                     ("BedrockRuntime", ec2.InterfaceVpcEndpointAwsService.BEDROCK_RUNTIME),
-                                     ("XRay", ec2.InterfaceVpcEndpointAwsService.XRAY)):
+        # X-Ray needs no endpoint (the SDK sends segments over UDP to the Lambda-local daemon); Bedrock's only
+        # when a stage calls it. With a pinned environment CDK looks up the zones each service exists in,
+        # unless the stage names its zones (chosen where every service exists: docs/first-deploy.md)
+        endpoints = [("Kms", ec2.InterfaceVpcEndpointAwsService.KMS), ("Sqs", ec2.InterfaceVpcEndpointAwsService.SQS)]
+        if self.uses_bedrock():
+            endpoints.append(("BedrockRuntime", ec2.InterfaceVpcEndpointAwsService.BEDROCK_RUNTIME))
+        concrete = not (Token.is_unresolved(self.region) or Token.is_unresolved(self.account))
+        lookup = concrete and not config.availability_zone_names
+        for endpoint_id, service in endpoints:
             self.vpc.add_interface_endpoint(f"{endpoint_id}Endpoint", service=service, private_dns_enabled=True,
-                                            security_groups=[self.private_sg], open=False)
+                                            security_groups=[self.private_sg], open=False,
+                                            lookup_supported_azs=lookup)
 
         # -- OpenSearch
         self.domain = self._domain(name, removal)
@@ -142,7 +173,9 @@ class MnemoStack(Stack):
         self._grant()
 
         # -- the k-NN index, created by the adapter's own code at deploy time
-        provider = cr.Provider(self, "IndexProvider", on_event_handler=self.functions["index_setup"])
+        provider = cr.Provider(self, "IndexProvider", on_event_handler=self.functions["index_setup"],
+                               log_group=self._log_group("IndexProviderLogs"))
+        self._expire_helper_logs()
         shards, replicas = self.service_settings.opensearch_shards, self.service_settings.opensearch_replicas
         body = index_body(dimension, shards, replicas)
         self.index = CustomResource(self, "KnnIndex", service_token=provider.service_token, properties={
@@ -153,11 +186,18 @@ class MnemoStack(Stack):
         self.index.node.add_dependency(self.domain)
 
         # -- events: the debounced extraction, the consolidation fan-out, the schedules
+        # an LLM call per record (20 s, two attempts) would overrun the function with ten records: two then
+        self.extract_batch_size = 2 if self.service_settings.extractor == "bedrock" else 10
         self.functions["extract"].add_event_source(sources.SqsEventSource(
-            self.extract_queue, batch_size=10, max_batching_window=Duration.seconds(1),
-            report_batch_item_failures=True, max_concurrency=max(2, config.sizes["extract"].reserved_concurrency or 2)))
+            self.extract_queue, batch_size=self.extract_batch_size, max_batching_window=Duration.seconds(1),
+            report_batch_item_failures=True,
+            max_concurrency=max(2, config.reserved_concurrency.get("extract", 2))))
         self.functions["consolidate"].add_event_source(sources.SqsEventSource(
             self.consolidate_queue, batch_size=5, report_batch_item_failures=True, max_concurrency=2))
+        # a scheduled run that fails every retry (async invocation) lands in the consolidation DLQ, alarmed
+        self.functions["consolidate"].configure_async_invoke(
+            on_failure=destinations.SqsDestination(self.consolidate_dlq), retry_attempts=2,
+            max_event_age=Duration.hours(6))
         for rule_id, schedule, job in (("ConsolidateSchedule", config.consolidate_schedule, "consolidate"),
                                        ("TuneSchedule", config.tune_schedule, "tune")):
             events.Rule(self, rule_id, schedule=events.Schedule.expression(schedule),
@@ -199,6 +239,12 @@ class MnemoStack(Stack):
         c = self.config
         zone_aware = c.opensearch_data_nodes > 1
         subnets = self.vpc.isolated_subnets if zone_aware else self.vpc.isolated_subnets[:1]
+        if c.create_opensearch_service_role:
+            self.service_linked_role: iam.CfnServiceLinkedRole | None = iam.CfnServiceLinkedRole(
+                self, "OpenSearchServiceRole", aws_service_name="opensearchservice.amazonaws.com",
+                description="lets OpenSearch Service place the domain's network interfaces in the VPC")
+        else:
+            self.service_linked_role = None
         slow_logs = logs.LogGroup(self, "SearchSlowLogs", retention=_retention(c.log_retention_days),
                                   encryption_key=self.storage_key, removal_policy=RemovalPolicy.DESTROY)
         app_logs = logs.LogGroup(self, "SearchAppLogs", retention=_retention(c.log_retention_days),
@@ -220,6 +266,8 @@ class MnemoStack(Stack):
                                               slow_index_log_enabled=True, slow_index_log_group=slow_logs,
                                               app_log_enabled=True, app_log_group=app_logs),
             removal_policy=removal)
+        if self.service_linked_role is not None:
+            domain.node.add_dependency(self.service_linked_role)
         # delegate to IAM in this account: only roles whose policies grant es:ESHttp* on the domain get in
         domain.add_access_policies(iam.PolicyStatement(
             principals=[iam.AccountRootPrincipal()], actions=["es:ESHttp*"], resources=[f"{domain.domain_arn}/*"]))
@@ -246,16 +294,41 @@ class MnemoStack(Stack):
         Settings.from_env(env)  # the functions' environment passes the model the functions use
         return env
 
+    def _log_group(self, construct_id: str) -> logs.LogGroup:
+        return logs.LogGroup(self, construct_id, retention=_retention(self.config.log_retention_days),
+                             encryption_key=self.storage_key, removal_policy=RemovalPolicy.DESTROY)
+
+    def _expire_helper_logs(self) -> None:
+        """CDK's own helper functions (here the AwsCustomResource behind the domain's log policy) would log to
+        /aws/lambda/<name>, created on first use and kept forever: point them at a group that expires."""
+        for child in self.node.children:
+            if isinstance(child, lambda_.Function) and child.node.id.startswith("AWS679f53fac002430cb0da5b7982bd2287"):
+                cfn = child.node.default_child
+                assert isinstance(cfn, lambda_.CfnFunction)
+                group = self._log_group("AwsCustomResourceLogs")
+                cfn.add_property_override("LoggingConfig", {"LogGroup": group.log_group_name})
+
+    def uses_bedrock(self) -> bool:
+        s = self.service_settings
+        return s.extractor == "bedrock" or s.conflict_judge == "bedrock" or s.embedder == "titan"
+
+    def opensearch_timeout(self, job: str) -> float:
+        """Per attempt, so that a request's sequential searches, each tried three times, end within the
+        function's timeout (a request that overruns fails whole, with no answer at all)."""
+        timeout = self.config.sizes[job].timeout_seconds
+        budget = timeout / (SEQUENTIAL_SEARCHES * OPENSEARCH_ATTEMPTS) if job in HTTP_FUNCTIONS else timeout / 4
+        return max(0.5, min(self.service_settings.opensearch_timeout_seconds, int(budget * 10) / 10))
+
     def _function(self, job: str, code: lambda_.Code, *, in_vpc: bool) -> lambda_.Function:
         size = self.config.sizes[job]
-        log_group = logs.LogGroup(self, f"{pascal(job)}Logs", retention=_retention(self.config.log_retention_days),
-                                  encryption_key=self.storage_key, removal_policy=RemovalPolicy.DESTROY)
+        log_group = self._log_group(f"{pascal(job)}Logs")
+        environment = {**self.function_env, "MNEMO_OPENSEARCH_TIMEOUT_SECONDS": str(self.opensearch_timeout(job))}
         return lambda_.Function(
             self, f"{pascal(job)}Function", function_name=f"mnemo-{self.config.stage}-{job.replace('_', '-')}",
             runtime=PYTHON, architecture=lambda_.Architecture.ARM_64 if self.config.architecture == "arm64"
             else lambda_.Architecture.X86_64, code=code, handler=f"functions.{job}.handler.handler",
             memory_size=size.memory_mb, timeout=Duration.seconds(size.timeout_seconds),
-            reserved_concurrent_executions=size.reserved_concurrency, environment=self.function_env,
+            reserved_concurrent_executions=self.config.reserved_concurrency.get(job), environment=environment,
             tracing=lambda_.Tracing.ACTIVE, log_group=log_group,
             vpc=self.vpc if in_vpc else None,
             vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED) if in_vpc else None,
@@ -264,14 +337,20 @@ class MnemoStack(Stack):
 
     def _grant(self) -> None:
         f, s = self.functions, self.service_settings
-        data_functions = [f[j] for j in ("retrieve", "ingest", "feedback", "memories", "extract", "consolidate")]
+        index_arn = f"{self.domain.domain_arn}/{self.index_name}"
         # the one index and the bulk endpoint; never another index, never the cluster's settings
-        domain_paths = [f"{self.domain.domain_arn}/{self.index_name}", f"{self.domain.domain_arn}/{self.index_name}/*",
-                        f"{self.domain.domain_arn}/_bulk"]
-        http_verbs = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete"]
-        for function in data_functions:
-            self.table.grant_read_write_data(function)
-            function.add_to_role_policy(iam.PolicyStatement(actions=http_verbs, resources=domain_paths))
+        domain_paths = [index_arn, f"{index_arn}/*", f"{self.domain.domain_arn}/_bulk"]
+        for job in DATA_FUNCTIONS:
+            function = f[job]
+            # every item but the API keys' (only the authorizer reads them, only the key CLI writes them); the
+            # condition holds for each key a request touches, and no Scan is granted (it has no key)
+            function.add_to_role_policy(iam.PolicyStatement(
+                actions=TABLE_ACTIONS, resources=[self.table.table_arn],
+                conditions={"ForAllValues:StringNotLike": {"dynamodb:LeadingKeys": ["_apikey#*"]}}))
+            self.storage_key.grant_encrypt_decrypt(function)  # the table's encryption at rest
+            if job in OPENSEARCH_VERBS:
+                function.add_to_role_policy(iam.PolicyStatement(
+                    actions=[f"es:ESHttp{verb.title()}" for verb in OPENSEARCH_VERBS[job]], resources=domain_paths))
             # per-user data keys only: every call must name the tenant and the user
             function.add_to_role_policy(iam.PolicyStatement(
                 actions=["kms:GenerateDataKey", "kms:Decrypt"], resources=[self.data_key.key_arn],
@@ -286,15 +365,21 @@ class MnemoStack(Stack):
         self.storage_key.grant_decrypt(f["authorizer"])
         self.extract_queue.grant_send_messages(f["ingest"])
         self.consolidate_queue.grant_send_messages(f["consolidate"])
-        models = set()
+        grants: dict[str, set[str]] = {}
         if s.extractor == "bedrock" or s.conflict_judge == "bedrock":
-            models.add(s.bedrock_model_id)
+            for job in LLM_FUNCTIONS:
+                grants.setdefault(job, set()).update(self._model_arns(s.bedrock_model_id))
         if s.embedder == "titan":
-            models.add(s.titan_model_id)
-        if models:
-            arns = [f"arn:{self.partition}:bedrock:{self.region}::foundation-model/{m}" for m in sorted(models)]
-            for function in data_functions:
-                function.add_to_role_policy(iam.PolicyStatement(actions=["bedrock:InvokeModel"], resources=arns))
+            for job in EMBEDDING_FUNCTIONS:
+                grants.setdefault(job, set()).update(self._model_arns(s.titan_model_id))
+        for job, arns in grants.items():
+            f[job].add_to_role_policy(iam.PolicyStatement(actions=["bedrock:InvokeModel"], resources=sorted(arns)))
+
+    def _model_arns(self, model_id: str) -> list[str]:
+        return model_arns(model_id, self.partition, self.region, self.account)
+
+    def alarm_arn_pattern(self) -> str:
+        return f"arn:{self.partition}:cloudwatch:{self.region}:{self.account}:alarm:*"
 
     def _api(self, name: str) -> apigw.HttpApi:
         c, f = self.config, self.functions

@@ -20,12 +20,18 @@ processor = BatchProcessor(event_type=EventType.SQS)
 def record_handler(record: SQSRecord) -> None:
     job = job_from_body(record.body)
     report = service().extraction.process(job)
-    if report.stale:
+    if report.stale:  # a newer schedule overtook this copy; that one extracts
         metrics.add_metric(name="ExtractionStale", unit=MetricUnit.Count, value=1)
+        return
+    if report.busy:  # another delivery holds the conversation; this copy was sent again for later
+        metrics.add_metric(name="ExtractionBusy", unit=MetricUnit.Count, value=1)
         return
     lag = (service().ports.clock.now() - job.due_at).total_seconds()
     metrics.add_metric(name="ExtractionLag", unit=MetricUnit.Seconds, value=max(lag, 0.0))
     metrics.add_metric(name="FactsWritten", unit=MetricUnit.Count, value=len(report.results))
+    metrics.add_metric(name="TurnsExtracted", unit=MetricUnit.Count, value=report.extracted)
+    # sent even when 0, so the alarm on it has data: any other value means turns were lost
+    metrics.add_metric(name="TurnsAcknowledgedUnextracted", unit=MetricUnit.Count, value=report.unextracted)
 
 
 @logger.inject_lambda_context(log_event=False)

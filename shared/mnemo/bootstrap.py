@@ -111,6 +111,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
                 data_dir: Path | None = None) -> Mnemo:
     """The embedded home: SQLite + in-process search + key file + bundled model."""
     keep_bodies_out_of_logs()
+    from mnemo.adapters.local.file_locks import FileUserLocks
     from mnemo.adapters.local.key_file_vault import KeyFileVault
     from mnemo.adapters.local.sqlite_db import Database
     from mnemo.adapters.local.sqlite_memory_store import SqliteMemoryStore
@@ -124,7 +125,6 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         SqliteTraceStore,
         SqliteTurnBuffer,
         SqliteWeightsStore,
-        ThreadUserLocks,
     )
     from mnemo.crypto import UserCipher
 
@@ -144,11 +144,14 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         profiles=SqliteProfileStore(db, cipher), user_settings=SqliteSettingsStore(db),
         buffer=SqliteTurnBuffer(db, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db), audit=SqliteAuditLog(db),
-        vault=cipher, locks=ThreadUserLocks(), extractor=_extractor(settings),
+        vault=cipher, locks=FileUserLocks(root / "users.lock"), extractor=_extractor(settings),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
         sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),
     )
-    service = _services(ports)
+    if settings.summariser == "bedrock":
+        raise ConfigurationError("the Bedrock summariser runs in the AWS home; locally choose "
+                                 "MNEMO_SUMMARISER=openai (any OpenAI-compatible endpoint) or rules")
+    service = _services(ports, _summariser(settings))
     service._closers.extend([ports.traces, ports.audit])
     return service
 
@@ -201,12 +204,31 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
         weights=DynamoWeightsStore(table), judge=_judge(settings, bedrock),
     )
-    summariser = None
-    if settings.extractor == "bedrock":
+    return _services(ports, _summariser(settings, bedrock))
+
+
+def _summariser(settings: Settings, bedrock: Any = None) -> Any:
+    """The model behind consolidation's summaries; None means the offline rules."""
+    choice = settings.summariser
+    if choice == "auto":
+        choice = "bedrock" if settings.backend == "aws" and settings.extractor == "bedrock" else "rules"
+    if choice == "openai":
+        if not settings.openai_base_url or not settings.openai_model:
+            raise ConfigurationError("MNEMO_SUMMARISER=openai needs MNEMO_OPENAI_BASE_URL and MNEMO_OPENAI_MODEL")
+        from mnemo.adapters.openai_chat import ChatCompletionsClient
+        from mnemo.adapters.openai_summariser import OpenAICompatibleSummariser
+
+        try:
+            client = ChatCompletionsClient(settings.openai_base_url, settings.openai_model,
+                                           settings.openai_api_key.get_secret_value(), settings.openai_timeout_seconds)
+        except ValueError as exc:
+            raise ConfigurationError(f"MNEMO_OPENAI_BASE_URL: {exc}") from exc
+        return OpenAICompatibleSummariser(client)
+    if choice == "bedrock":
         from mnemo.adapters.aws.bedrock_extractor import BedrockSummariser
 
-        summariser = BedrockSummariser(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
-    return _services(ports, summariser)
+        return BedrockSummariser(bedrock or _bedrock_client(settings), settings.bedrock_model_id)
+    return None
 
 
 def _bedrock_client(settings: Settings) -> Any:
@@ -215,7 +237,7 @@ def _bedrock_client(settings: Settings) -> Any:
 
     return boto3.client("bedrock-runtime", region_name=settings.aws_region, config=Config(
         read_timeout=settings.bedrock_timeout_seconds, connect_timeout=5,
-        retries={"max_attempts": 3, "mode": "adaptive"}))
+        retries={"max_attempts": settings.bedrock_max_attempts, "mode": "adaptive"}))
 
 
 def _extractor(settings: Settings, bedrock: Any = None) -> Any:
@@ -270,7 +292,8 @@ def _opensearch_transport(settings: Settings) -> Any:
         raise ConfigurationError("MNEMO_OPENSEARCH_URL is required for the AWS back end")
     from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
 
-    return SignedOpenSearchTransport(settings.opensearch_url, settings.aws_region)
+    return SignedOpenSearchTransport(settings.opensearch_url, settings.aws_region,
+                                     timeout=settings.opensearch_timeout_seconds)
 
 
 def build(settings: Settings, **kwargs: object) -> Mnemo:

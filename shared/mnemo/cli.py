@@ -6,12 +6,10 @@ import argparse
 import json
 import logging
 import os
-import signal
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
 from mnemo.errors import MnemoError
@@ -40,38 +38,40 @@ def local_service(data_dir: str | None) -> Iterator[Mnemo]:
         service.close()
 
 
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: level, logger, message and the record's ``extra`` fields (which by our
+    rules carry names, counts and durations, never user text)."""
+
+    STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, object] = {"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"), "level": record.levelname,
+                                    "logger": record.name, "message": record.getMessage()}
+        entry.update({k: v for k, v in vars(record).items() if k not in self.STANDARD and not k.startswith("_")})
+        if record.exc_info:
+            entry["error"] = record.exc_info[0].__name__ if record.exc_info[0] else "unknown"
+        return json.dumps(entry, default=str)
+
+
 def configure_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(), stream=sys.stderr,
-                        format='{"level":"%(levelname)s","logger":"%(name)s","message":"%(message)s"}')
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    logging.basicConfig(level=level.upper(), handlers=[handler])
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from mnemo.api.app import create_app
-    from mnemo.bootstrap import build_local, start_scheduler, start_worker
-    from mnemo.server import Authenticator, LocalServer
+    from mnemo.serving import ServeOptions, default_workers, serve
 
-    settings = load_settings(args.data_dir)
+    workers = args.workers or default_workers()
+    overrides: dict[str, object] = {}
+    if args.data_dir:
+        overrides["data_dir"] = Path(args.data_dir)
+    if "MNEMO_EMBEDDING_THREADS" not in os.environ:
+        # one process per core already: more model threads per worker would only fight over the cores
+        overrides["embedding_threads"] = max(1, default_workers() // workers)
+    settings = Settings.from_env(os.environ, **overrides)
     configure_logging(settings.log_level)
-    service = build_local(settings)
-    server = LocalServer(create_app(service), Authenticator(settings.tenant_keys()), args.host, args.port,
-                         settings.max_body_bytes)
-    start_worker(service)
-    start_scheduler(service)
-    host, port = server.address
-
-    def stop(_sig: int, _frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
-    print(f"mnemo serving on http://{host}:{port} (data: {settings.data_dir})", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.httpd.server_close()
-        service.close()
-    return 0
+    return serve(settings, ServeOptions(args.host, args.port, workers), lambda line: print(line, flush=True))
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -193,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--data-dir", default=None, help="default: $MNEMO_DATA_DIR or ./.mnemo")
+    serve.add_argument("--workers", type=int, default=None, help="worker processes (default: the number of cores)")
     serve.set_defaults(func=cmd_serve)
     demo = sub.add_parser("demo", help="a scripted walk through two sessions")
     demo.add_argument("--keep", action="store_true", help="keep the temporary data directory")

@@ -32,26 +32,28 @@ class UserCipher:
 
     def __init__(self, vault: KeyVault, cache_size: int = 4096) -> None:
         self._vault = vault
-        self._aead: OrderedDict[tuple[str, str], tuple[AESGCM, bytes]] = OrderedDict()
+        self._aead: OrderedDict[tuple[str, str], tuple[bytes, AESGCM, bytes]] = OrderedDict()
         self._lock = threading.Lock()
         self._cache_size = cache_size
 
     def _keys(self, tenant_id: str, user_id: str) -> tuple[AESGCM, bytes]:
         owner = (tenant_id, user_id)
+        # asked every time: the vault knows when the key changed (an erase and a new key, possibly by
+        # another worker process); only the objects derived from a key are cached here
+        key = self._vault.data_key(tenant_id, user_id)
         with self._lock:
             found = self._aead.get(owner)
-            if found is not None:
+            if found is not None and hmac.compare_digest(found[0], key):
                 self._aead.move_to_end(owner)
-                return found
-        key = self._vault.data_key(tenant_id, user_id)
+                return found[1], found[2]
         # a separate sub-key for hashing, so the hash key never encrypts anything
         hash_key = hmac.new(key, b"mnemo/keyed-hash/v1", hashlib.sha256).digest()
-        entry = (AESGCM(key), hash_key)
+        aead = AESGCM(key)
         with self._lock:
-            self._aead[owner] = entry
+            self._aead[owner] = (key, aead, hash_key)
             while len(self._aead) > self._cache_size:
                 self._aead.popitem(last=False)
-        return entry
+        return aead, hash_key
 
     def forget(self, tenant_id: str, user_id: str) -> None:
         with self._lock:

@@ -1,7 +1,8 @@
-"""`mnemo demo`: a scripted walk through two sessions against a real local server.
+"""`mnemo demo`: a scripted walk through two sessions against the local server's application.
 
-Everything goes over HTTP exactly as a chat app would call it; a manual clock moves the
-story forward forty days between the sessions so that time rules show.
+Every call goes through the WSGI application `mnemo serve` runs in each worker, in this process:
+a manual clock, shared with the service, moves the story forward forty days between the sessions
+so that time rules show.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import json
 import shutil
 import tempfile
 import textwrap
-import urllib.request
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -18,26 +18,21 @@ from typing import Any
 from mnemo.api.app import create_app
 from mnemo.bootstrap import build_local, run_due_jobs
 from mnemo.clock import ManualClock
-from mnemo.server import Authenticator, LocalServer
+from mnemo.server import Authenticator, WsgiApp, call_wsgi
 from mnemo.settings import Settings
 
 USER = "ana-42"
 
 
 class Client:
-    def __init__(self, base: str) -> None:
-        self.base = base
+    def __init__(self, app: WsgiApp) -> None:
+        self.app = app
+        self.base = "mnemo serve's WSGI application, in process"
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method,  # noqa: S310 - loopback
-                                         headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - loopback only
-                raw = response.read()
-                return response.status, json.loads(raw) if raw else None
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read() or b"null")
+        data = json.dumps(body).encode() if body is not None else b""
+        status, _, raw = call_wsgi(self.app, method, path, data)
+        return status, json.loads(raw) if raw else None
 
 
 def say(text: str) -> None:
@@ -81,17 +76,29 @@ def session_three(client: Client, clock: ManualClock, service: Any, data_dir: Pa
     print(f"  forgotten: {len(forgot['forgotten'])} memory; still there about seats: "
           f"{[m['content'] for m in show_silent(client) if 'seat' in m['content']]}")
 
-    step("Consolidation: 55 runs logged over two months become a few summary facts")
-    start = clock.now() - timedelta(days=60)
-    items = [{"content": f"Went for a {5 + i % 8} km run along the river on day {i}.", "category": "episodic",
-              "created_at": (start + timedelta(days=i)).isoformat()} for i in range(55)]
+    # within the 90 days episodic memories live, with a break of two weeks and runs getting longer
+    start = clock.now() - timedelta(days=88)
+    days = [d for d in range(88) if not 36 <= d < 52 and d % 4 != 3]
+    step(f"Consolidation: {len(days)} runs logged over three months become a few summary facts")
+    items = [{"content": f"Went for a {5 + round(6 * d / 88) + d % 3} km run "
+                         f"{'along the river' if d % 2 else 'in Monsanto Park'}{' with Marta' if d % 4 == 0 else ''} "
+                         f"on {(start + timedelta(days=d)).day} {(start + timedelta(days=d)):%B}.",
+              "category": "episodic", "created_at": (start + timedelta(days=d)).isoformat()} for d in days]
     client.call("POST", f"/v1/users/{USER}/memories/import", {"items": items})
     _, report = client.call("POST", "/v1/admin/consolidate", {"user_id": USER})
     print(f"  {report['summarised']} episodic memories -> {report['summaries']} summaries "
           "(originals archived, not lost):")
-    for m in show_silent(client):
-        if m["category"] == "summary":
-            print(f"    {m['content']}")
+    order = ["habit", "span", "quantity", "company", "trend"]  # as a reader would want them
+    summaries = sorted((m for m in show_silent(client) if m["category"] == "summary"),
+                       key=lambda m: order.index(k) if (k := m["subject"].rsplit(":", 1)[-1]) in order else 9)
+    for m in summaries:
+        print(f"    {m['content']}")
+    _, result = client.call("POST", f"/v1/users/{USER}/retrieve", {"query": "How is my running going?", "top_k": 3})
+    _, trace = client.call("GET", f"/v1/traces/{result['trace_id']}")
+    explained = [c for c in trace["candidates"] if c["selected"] and c.get("derived_from")]
+    if explained:
+        print(f"  asked 'How is my running going?': {len(explained)} summaries injected; the trace links each "
+              f"to the runs it was drawn from ({', '.join(str(len(c['derived_from'])) for c in explained)} episodes)")
 
     step("Erase the user: the data key is destroyed first, then every record")
     status, _ = client.call("DELETE", f"/v1/users/{USER}")
@@ -111,12 +118,10 @@ def run_demo(keep: bool = False) -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-demo-"))
     clock = ManualClock()
     service = build_local(Settings(data_dir=data_dir), clock=clock)
-    server = LocalServer(create_app(service), Authenticator({}), "127.0.0.1", 0, service.settings.max_body_bytes)
-    server.start_background()
-    host, port = server.address
-    client = Client(f"http://{host}:{port}")
+    client = Client(WsgiApp(create_app(service), Authenticator({}), max_body_bytes=service.settings.max_body_bytes,
+                            access_log=False))
     try:
-        say(f"mnemo demo: a local server on {client.base}, data in {data_dir} (encrypted at rest).")
+        say(f"mnemo demo: {client.base}, data in {data_dir} (encrypted at rest).")
 
         step("Session 1, day 0: the user chats; the app posts each turn (202, buffered, nothing extracted yet)")
         turns = [
@@ -180,7 +185,6 @@ def run_demo(keep: bool = False) -> int:
         print("\nDone.")
         return 0
     finally:
-        server.shutdown()
         service.close()
         if keep:
             print(f"(data kept in {data_dir})")

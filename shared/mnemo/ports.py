@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
+from enum import Enum
 from typing import Protocol
 
 import numpy as np
@@ -35,6 +36,7 @@ from mnemo.domain.models import (
     UserSettings,
 )
 from mnemo.domain.ranking import Hit
+from mnemo.domain.summarise import SummaryFact
 
 Vector = npt.NDArray[np.float32]
 
@@ -56,12 +58,14 @@ class Extractor(Protocol):
 
 
 class Summariser(Protocol):
-    """Folds a cluster of episodic memories into a few facts (rules locally; an LLM in AWS)."""
+    """Folds one topic of episodic memories into a few facts (offline rules, or an LLM with them as fallback)."""
 
     name: str
 
-    def summarise(self, memories: list[Memory], vectors: Vector) -> list[str]:
-        """3 to 5 self-contained facts; ``vectors`` are the memories' embeddings, row for row."""
+    def summarise(self, memories: list[Memory], vectors: Vector) -> list[SummaryFact]:
+        """Up to 5 self-contained facts about this topic only, in the third person, each a different claim
+        (its ``kind``) and each naming the memories it was drawn from (ids from ``memories``). ``vectors``
+        are the memories' embeddings, row for row. Never raises for a model's failure: it falls back."""
         ...
 
 
@@ -198,13 +202,28 @@ class SettingsStore(Protocol):
 
 @dataclass(frozen=True)
 class ExtractionJob:
-    """A debounced request to extract one conversation's buffered turns up to ``up_to_seq``."""
+    """A debounced request to extract one conversation's buffered turns up to ``up_to_seq``.
+
+    ``schedule_id`` identifies a copy: the queue gives every schedule of a conversation a fresh id
+    (its generation), so a copy delivered late (a stale message, a redelivery) is told apart from
+    the newer one even when both carry the same ``up_to_seq`` and the same ``due_at``, and an id is
+    never reused once its job is gone. The services build jobs without one; the queue assigns it.
+    """
 
     tenant_id: str
     user_id: str
     conversation_id: str
     up_to_seq: int
     due_at: datetime
+    schedule_id: str = ""
+
+
+class Claim(Enum):
+    """What a delivery of a job may do (see ``ExtractionQueue.claim``)."""
+
+    CLAIMED = "claimed"  # this copy is the conversation's current job and now holds its lease: extract
+    STALE = "stale"  # a newer schedule overtook this copy, or the job is done: drop it, change nothing
+    BUSY = "busy"  # the conversation is being extracted by another delivery: try again later
 
 
 @dataclass(frozen=True)
@@ -228,28 +247,59 @@ class TurnBuffer(Protocol):
         """Buffered turns with seq <= up_to_seq, in order."""
         ...
 
-    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> None:
-        """Drop turns up to seq once extracted; their ids stay known so a redelivery is ignored."""
+    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
+        """Drop exactly these turns once extracted (never a range: a turn with a lower seq may land
+        after the extraction read the buffer); their ids stay known so a redelivery is ignored.
+        Returns how many of them were still pending."""
         ...
 
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 
 
 class ExtractionQueue(Protocol):
-    """The debounce queue: at most one live job per conversation; a newer schedule overtakes."""
+    """The debounce queue: one live job per conversation; every schedule makes a new generation that
+    overtakes the older ones, and one delivery at a time extracts a conversation (its lease).
 
-    def schedule(self, job: ExtractionJob) -> None: ...
+    The guarantee the services build on: while a conversation has scheduled turns that were not
+    acknowledged, a copy of its current generation will still be delivered. Completing or dropping
+    an old copy never removes a newer one; a copy whose worker died comes back once its lease ends.
+    A delivery ends with exactly one of ``complete``, ``release``, ``defer`` or ``drop``.
+    """
 
-    def due(self, now: datetime, limit: int) -> list[ExtractionJob]:
-        """Jobs whose time has come (local home; in AWS, SQS delivers them)."""
+    def schedule(self, job: ExtractionJob) -> None:
+        """Make a new generation covering at least ``job.up_to_seq`` (never less than the live job's),
+        due at ``job.due_at``. A lease held on the conversation stays with its holder."""
         ...
 
-    def is_current(self, job: ExtractionJob) -> bool:
-        """False when a newer turn overtook this job (the stale message is dropped)."""
+    def due(self, now: datetime, limit: int) -> list[ExtractionJob]:
+        """Current jobs whose time has come and whose conversation no live lease holds (local home;
+        in AWS, SQS delivers them)."""
+        ...
+
+    def claim(self, job: ExtractionJob, now: datetime, lease: timedelta) -> Claim:
+        """Take the conversation's lease for this copy until ``now + lease`` if it is the current
+        generation and no other live lease holds the conversation."""
         ...
 
     def complete(self, job: ExtractionJob) -> None:
-        """Remove the job if nothing newer was scheduled meanwhile."""
+        """The claimed copy is done: remove the job if it is still this generation; otherwise keep
+        the newer generation and hand the lease back so that it can run."""
+        ...
+
+    def release(self, job: ExtractionJob, retry_at: datetime) -> None:
+        """The claimed copy failed: hand the lease back; the job (this generation or a newer one)
+        stays, and this generation is tried again no earlier than ``retry_at`` (in AWS, SQS
+        redelivers the message after its visibility timeout)."""
+        ...
+
+    def defer(self, job: ExtractionJob, at: datetime) -> None:
+        """A BUSY copy: deliver it again at ``at`` (SQS gets it again; locally the row is still there
+        and becomes due when the lease is handed back or runs out)."""
+        ...
+
+    def drop(self, job: ExtractionJob) -> None:
+        """A STALE copy: forget this delivery and change nothing else (never the newer job, never
+        a lease another delivery holds)."""
         ...
 
 

@@ -1,5 +1,10 @@
-"""`mnemo serve`: the local HTTP server. Each request becomes the API Gateway (HTTP API, v2)
-event the Lambdas receive, and goes through the very same resolver.
+"""The HTTP edge of `mnemo serve`: a WSGI application that turns each request into the API Gateway
+(HTTP API, v2) event the Lambdas receive and hands it to the very same resolver.
+
+Around the resolver it does what API Gateway and its authorizer do in AWS (authentication, the
+tenant in the request context, body limits, throttling) and what a production service needs
+(readiness, Prometheus metrics, structured access logs without bodies). The process model
+(workers, background jobs, shutdown) lives in `mnemo.serving`.
 """
 
 from __future__ import annotations
@@ -9,19 +14,24 @@ import hmac
 import ipaddress
 import json
 import logging
-import threading
+import os
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Iterable
+from http import HTTPStatus
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 
-from mnemo.errors import ConfigurationError
+from mnemo.quotas import TenantQuotas
 
 log = logging.getLogger("mnemo.server")
+access = logging.getLogger("mnemo.access")
 DRAIN_LIMIT = 16 * 1024 * 1024
+
+StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 
 
 def is_loopback(host: str) -> bool:
@@ -33,6 +43,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def host_name(header: str) -> str:
+    """The host part of a Host header: "[::1]:8080" -> "::1", "localhost:80" -> "localhost"."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else ""
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
 class Authenticator:
     """Bearer keys -> tenant (MNEMO_API_KEYS); with no keys, one tenant `default` on loopback only."""
 
@@ -42,6 +60,10 @@ class Authenticator:
     @property
     def open(self) -> bool:
         return not self._keys
+
+    @property
+    def tenants(self) -> list[str]:
+        return ["default"] if self.open else sorted(set(self._keys.values()))
 
     def tenant_for(self, authorization: str | None) -> str | None:
         if self.open:
@@ -55,13 +77,22 @@ class Authenticator:
         return None
 
 
+def routing_path(raw_path: str) -> str:
+    """The path the resolver matches, from the raw (still percent-encoded) one.
+
+    API Gateway hands the function a percent-decoded path, so "/v1/users/a%3Ab/..." means user
+    "a:b" in both homes. Decoding the whole path first would let "%2F" split a segment
+    ("a%2Fmemories%2Fx" becoming three segments and another route); so each segment is decoded on
+    its own, and a slash inside one stays encoded, where the id patterns refuse it.
+    """
+    return "/".join(unquote(segment).replace("/", "%2F") for segment in raw_path.split("/"))
+
+
 def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes, tenant_id: str,
                 source_ip: str) -> dict[str, Any]:
     """The HTTP API payload format 2.0 event, with the authorizer's tenant in its context."""
     parts = urlsplit(raw_path)
-    # API Gateway HTTP APIs hand the function the path percent-decoded; so does this server, so
-    # "/v1/users/a%3Ab/..." means user "a:b" in both homes
-    path = unquote(parts.path)
+    path = routing_path(parts.path)
     query = dict(parse_qsl(parts.query, keep_blank_values=True))
     text: str | None
     try:
@@ -91,148 +122,197 @@ def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes
 
 
 # no tenant data behind these: they answer without a key, as in the AWS stack
-PUBLIC_PATHS = frozenset({"/health", "/openapi.json"})
+PUBLIC_PATHS = frozenset({"/health", "/ready", "/openapi.json"})
+SERVED_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
 
 
-class _ThreadingServer(ThreadingHTTPServer):
-    # the listen backlog: socketserver's default of 5 resets connections when many clients connect at once
-    request_queue_size = 128
-    daemon_threads = True
+class Reply:
+    def __init__(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
 
 
-class LocalServer:
-    def __init__(self, app: APIGatewayHttpResolver, auth: Authenticator, host: str, port: int,
-                 max_body_bytes: int) -> None:
-        if auth.open and not is_loopback(host):
-            raise ConfigurationError("without MNEMO_API_KEYS the server only listens on a loopback address")
+def error_reply(status: int, code: str, message: str, field: str | None = None,
+                headers: dict[str, str] | None = None) -> Reply:
+    details = [{"field": field, "reason": message}] if field else None
+    body = json.dumps({"error": {"code": code, "message": message, "details": details}}).encode()
+    return Reply(status, body, {"Content-Type": "application/json", **(headers or {})})
+
+
+class RouteLabels:
+    """The route template of a request (for metrics and logs: never the path, which holds user ids)."""
+
+    def __init__(self, app: APIGatewayHttpResolver) -> None:
+        # the resolver's compiled routes (private attributes: Powertools offers no public listing)
+        self._routes = [(r.method, r.rule, r.path) for r in [*app._static_routes, *app._dynamic_routes]]
+
+    def __call__(self, method: str, path: str) -> str:
+        for route_method, rule, template in self._routes:
+            if route_method == method and rule.match(path):
+                return str(template)
+        return "unmatched"
+
+
+class WsgiApp:
+    """One worker's application: one resolver, used by one request at a time (Powertools keeps the
+    current event on the resolver), which is what gunicorn's sync workers give it."""
+
+    def __init__(self, app: APIGatewayHttpResolver, auth: Authenticator, *, max_body_bytes: int,
+                 quotas: TenantQuotas | None = None, ready: Callable[[], str | None] | None = None,
+                 metrics_db: Path | None = None, metrics_key: str = "", access_log: bool = True) -> None:
         self.app = app
         self.auth = auth
         self.max_body = max_body_bytes
-        # Powertools keeps the current event on a class attribute: one resolution at a time.
-        self.resolve_lock = threading.Lock()
-        handler = self._handler_class()
-        self.httpd = _ThreadingServer((host, port), handler)
+        self.quotas = quotas if quotas is not None and quotas.enabled else None
+        self.ready = ready
+        self.metrics_db = metrics_db
+        self.metrics_key = metrics_key
+        self.access_log = access_log
+        self.labels = RouteLabels(app)
+        self._observe: Callable[[str, str, int, float], None] | None = None
+        self._throttled: Callable[[str, str], None] | None = None
+        if metrics_db is not None:
+            from mnemo import metrics
 
-    @property
-    def address(self) -> tuple[str, int]:
-        host, port = self.httpd.server_address[:2]
-        return str(host), int(port)
+            def observe(method: str, route: str, status: int, seconds: float) -> None:
+                metrics.REQUESTS.labels(method=method, route=route, status=str(status)).observe(seconds)
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+            def throttled(tenant: str, reason: str) -> None:
+                metrics.THROTTLED.labels(tenant=tenant, reason=reason).inc()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # headers and body go out in two writes; with Nagle on, the second waits ~40 ms for an ACK
-            disable_nagle_algorithm = True
-            # a client that connects and says nothing does not hold a thread for ever
-            timeout = 60
-            server_version = "mnemo"
-            sys_version = ""
+            self._observe, self._throttled = observe, throttled
 
-            def log_message(self, format: str, *args: Any) -> None:
-                return  # access logs would carry paths with user ids; structured logs instead
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        started = time.perf_counter()
+        method = str(environ.get("REQUEST_METHOD", "GET")).upper()
+        raw_uri = str(environ.get("RAW_URI") or environ.get("PATH_INFO") or "/")
+        path = routing_path(urlsplit(raw_uri).path)
+        tenant = ""
+        try:
+            reply, tenant, route = self._serve(environ, method, raw_uri, path)
+        except Exception as exc:  # the resolver maps every error; this is the edge's own last resort
+            log.error("request failed at the edge", extra={"error": type(exc).__name__})
+            reply, route = error_reply(500, "internal", "internal error"), "unmatched"
+        headers = [(k, v) for k, v in reply.headers.items() if k.lower() not in {"content-length", "connection"}]
+        headers.append(("Content-Length", str(len(reply.body))))
+        start_response(f"{reply.status} {HTTPStatus(reply.status).phrase}", headers)
+        elapsed = time.perf_counter() - started
+        if self._observe is not None:
+            self._observe(method, route, reply.status, elapsed)
+        if self.access_log:
+            access.info("request", extra={
+                "method": method, "route": route, "status": reply.status, "ms": round(elapsed * 1000, 2),
+                "tenant": tenant, "bytes_in": int(environ.get("CONTENT_LENGTH") or 0),
+                "bytes_out": len(reply.body), "worker": os.getpid()})
+        return [reply.body]
 
-            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-                self.send_response(status)
-                for name, value in (headers or {}).items():
-                    if name.lower() not in {"content-length", "connection"}:
-                        self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(body)
+    # -- the steps of one request
+    def _serve(self, environ: dict[str, Any], method: str, raw_uri: str, path: str) -> tuple[Reply, str, str]:
+        if self.auth.open and not is_loopback(host_name(str(environ.get("HTTP_HOST", "")))):
+            # DNS rebinding: a page on attacker.example resolving to 127.0.0.1 sends its own Host
+            return error_reply(400, "invalid_host", "without API keys only a loopback Host is served",
+                               "host"), "", "unmatched"
+        if method not in SERVED_METHODS:
+            return error_reply(405, "method_not_allowed", f"{method} is not served",
+                               headers={"Allow": "GET, POST, PUT, PATCH, DELETE"}), "", "unmatched"
+        if path == "/ready" and method == "GET":
+            return self._readiness(), "", "/ready"
+        if path == "/metrics" and method == "GET":
+            return self._metrics(environ), "", "/metrics"
+        authorization = environ.get("HTTP_AUTHORIZATION")
+        tenant = self.auth.tenant_for(authorization)
+        if tenant is None and path not in PUBLIC_PATHS:
+            return error_reply(401, "unauthorized", "missing or unknown API key",
+                               headers={"WWW-Authenticate": "Bearer"}), "", "unmatched"
+        route = self.labels(method, path)
+        body = self._body(environ)
+        if isinstance(body, Reply):
+            return body, tenant or "", route
+        ticket = None
+        if self.quotas is not None and tenant is not None and path not in PUBLIC_PATHS:
+            refused, ticket = self.quotas.admit(tenant)
+            if refused is not None:
+                if self._throttled is not None:
+                    self._throttled(tenant, refused.reason)
+                what = "requests a second" if refused.reason == "rate" else "requests at once"
+                return error_reply(429, "throttled", f"too many {what} for this tenant; retry later",
+                                   headers={"Retry-After": str(refused.retry_after)}), tenant, route
+        try:
+            return self._resolve(environ, method, raw_uri, body, tenant or ""), tenant or "", route
+        finally:
+            if self.quotas is not None:
+                self.quotas.release(ticket)
 
-            def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-                """The stdlib's own errors (bad request line, unknown method) in our JSON shape; a method
-                we do not serve is the client's mistake (405), not a server fault (501)."""
-                status = 405 if code == 501 else code
-                names = {400: "invalid_input", 405: "method_not_allowed", 408: "timeout", 414: "uri_too_long",
-                         431: "headers_too_large"}
-                self._error(status, names.get(status, "invalid_input"), message or "request refused", close=True)
+    def _body(self, environ: dict[str, Any]) -> bytes | Reply:
+        if "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower():
+            return error_reply(411, "length_required", "send a Content-Length", "content-length")
+        length = int(environ.get("CONTENT_LENGTH") or 0)  # the server has checked it is a plain number
+        stream = environ["wsgi.input"]
+        if length > self.max_body:
+            # read (and drop) a moderately large body so the client gets its 413 rather than a broken
+            # pipe; a huge one is cut off with the connection
+            if length <= DRAIN_LIMIT:
+                remaining = length
+                while remaining > 0:
+                    chunk = stream.read(min(remaining, 65536))
+                    if not chunk:
+                        break
+                    remaining -= len(chunk)
+            return error_reply(413, "payload_too_large", f"request body exceeds {self.max_body} bytes", "body")
+        return stream.read(length) if length else b""
 
-            def do_HEAD(self) -> None:
-                self._error(405, "method_not_allowed", "HEAD is not served; use GET")
+    def _resolve(self, environ: dict[str, Any], method: str, raw_uri: str, body: bytes, tenant: str) -> Reply:
+        headers = {key[5:].replace("_", "-").lower(): str(value) for key, value in environ.items()
+                   if key.startswith("HTTP_")}
+        if environ.get("CONTENT_TYPE"):
+            headers["content-type"] = str(environ["CONTENT_TYPE"])
+        if environ.get("CONTENT_LENGTH"):
+            headers["content-length"] = str(environ["CONTENT_LENGTH"])
+        event = build_event(method, raw_uri, headers, body, tenant, str(environ.get("REMOTE_ADDR", "")))
+        result = self.app.resolve(event, None)  # type: ignore[arg-type]
+        payload = result.get("body") or ""
+        raw = base64.b64decode(payload) if result.get("isBase64Encoded") else str(payload).encode()
+        return Reply(int(result.get("statusCode", 500)), raw, dict(result.get("headers") or {}))
 
-            def do_OPTIONS(self) -> None:
-                self._error(405, "method_not_allowed", "OPTIONS is not served")
+    def _readiness(self) -> Reply:
+        problem = self.ready() if self.ready is not None else None
+        if problem:
+            return error_reply(503, "not_ready", problem)
+        return Reply(200, b'{"status":"ready"}', {"Content-Type": "application/json"})
 
-            def _error(self, status: int, code: str, message: str, close: bool = False) -> None:
-                body = json.dumps({"error": {"code": code, "message": message, "details": None}}).encode()
-                headers = {"Content-Type": "application/json"}
-                if close:
-                    headers["Connection"] = "close"
-                    self.close_connection = True
-                if status == 401:
-                    headers["WWW-Authenticate"] = "Bearer"
-                self._send(status, body, headers)
+    def _metrics(self, environ: dict[str, Any]) -> Reply:
+        offered = str(environ.get("HTTP_AUTHORIZATION", ""))
+        keyed = bool(self.metrics_key) and hmac.compare_digest(offered.encode(), f"Bearer {self.metrics_key}".encode())
+        if not keyed and not is_loopback(str(environ.get("REMOTE_ADDR", ""))):
+            return error_reply(401, "unauthorized", "metrics need MNEMO_METRICS_KEY from a non-loopback address",
+                               headers={"WWW-Authenticate": "Bearer"})
+        if self.metrics_db is None:
+            return error_reply(404, "not_found", "no such route")
+        from mnemo import metrics
 
-            def _handle(self) -> None:
-                length_header = self.headers.get("Content-Length")
-                try:
-                    length = int(length_header) if length_header else 0
-                except ValueError:
-                    self._error(400, "invalid_input", "Content-Length is not a number", close=True)
-                    return
-                if length < 0:
-                    self._error(400, "invalid_input", "Content-Length is negative", close=True)
-                    return
-                if length > server.max_body:
-                    # read (and drop) a moderately large body so the client gets its 413 rather than a
-                    # broken pipe; a huge one is cut off
-                    if length <= DRAIN_LIMIT:
-                        remaining = length
-                        while remaining > 0:
-                            chunk = self.rfile.read(min(remaining, 65536))
-                            if not chunk:
-                                break
-                            remaining -= len(chunk)
-                    self._error(413, "payload_too_large", f"request body exceeds {server.max_body} bytes",
-                                close=length > DRAIN_LIMIT)
-                    return
-                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                    self._error(411, "length_required", "send a Content-Length", close=True)
-                    return
-                body = self.rfile.read(length) if length else b""
-                tenant = server.auth.tenant_for(self.headers.get("Authorization"))
-                path = urlsplit(self.path).path
-                if tenant is None and path not in PUBLIC_PATHS:
-                    self._error(401, "unauthorized", "missing or unknown API key")
-                    return
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                event = build_event(self.command, self.path, headers, body, tenant or "", self.client_address[0])
-                with server.resolve_lock:
-                    result = server.app.resolve(event, None)  # type: ignore[arg-type]
-                payload = result.get("body") or ""
-                raw = base64.b64decode(payload) if result.get("isBase64Encoded") else str(payload).encode()
-                out_headers = dict(result.get("headers") or {})
-                self._send(int(result.get("statusCode", 500)), raw, out_headers)
+        return Reply(200, metrics.render(self.metrics_db), {"Content-Type": metrics.CONTENT_TYPE})
 
-            def do_GET(self) -> None:
-                self._handle()
 
-            def do_POST(self) -> None:
-                self._handle()
+def call_wsgi(app: WsgiApp, method: str, path: str, body: bytes = b"",
+              headers: dict[str, str] | None = None, remote: str = "127.0.0.1") -> tuple[int, dict[str, str], bytes]:
+    """One request through the WSGI application in this process, as gunicorn would hand it over
+    (the demo, whose manual clock must be shared with the service, and tests of the edge)."""
+    import io
 
-            def do_PUT(self) -> None:
-                self._handle()
+    raw_path, _, query = path.partition("?")
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method, "RAW_URI": path, "PATH_INFO": unquote(raw_path), "QUERY_STRING": query,
+        "CONTENT_LENGTH": str(len(body)) if body else "", "wsgi.input": io.BytesIO(body),
+        "REMOTE_ADDR": remote, "HTTP_HOST": "localhost", "CONTENT_TYPE": "application/json" if body else "",
+    }
+    for name, value in (headers or {}).items():
+        key = name.upper().replace("-", "_")
+        environ[key if key in {"CONTENT_TYPE", "CONTENT_LENGTH"} else f"HTTP_{key}"] = value
+    answer: dict[str, Any] = {}
 
-            def do_PATCH(self) -> None:
-                self._handle()
+    def start_response(status: str, response_headers: list[tuple[str, str]]) -> None:
+        answer["status"], answer["headers"] = int(status.split(maxsplit=1)[0]), dict(response_headers)
 
-            def do_DELETE(self) -> None:
-                self._handle()
-
-        return Handler
-
-    def serve_forever(self) -> None:
-        self.httpd.serve_forever(poll_interval=0.25)
-
-    def start_background(self) -> threading.Thread:
-        thread = threading.Thread(target=self.serve_forever, name="mnemo-http", daemon=True)
-        thread.start()
-        return thread
-
-    def shutdown(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    out = b"".join(app(environ, start_response))
+    return answer["status"], answer["headers"], out

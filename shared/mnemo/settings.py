@@ -58,17 +58,27 @@ class Settings(BaseModel):
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
     consolidate_queue_url: str = ""
+    # per attempt; the transport tries three times. The stack sets it per function so that a request's
+    # sequential searches fit in the function's timeout (infra/stack.py opensearch_timeout)
+    opensearch_timeout_seconds: float = Field(5.0, gt=0, le=60)
     # learned: the tagger trained by `make train-extractor` (docs/slots.md); rules: the old phrase rules;
     # bedrock / openai: an LLM (Bedrock, or any OpenAI-compatible endpoint), the learned one as fallback
     extractor: Literal["learned", "rules", "bedrock", "openai"] = "learned"
     extractor_model_path: Path | None = None  # default: the tagger shipped in mnemo/models
     extractor_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    # a model id, a cross-region inference profile id ("us.anthropic...", what most regions serve newer
+    # models through) or the ARN of either; IAM is granted on the profile and its models (infra/bedrock.py)
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"
     bedrock_timeout_seconds: float = Field(20.0, gt=0)
-    # any OpenAI-compatible chat-completions server; the default is a local Ollama (nothing leaves the host)
+    bedrock_max_attempts: int = Field(2, ge=1, le=5)  # timeout x attempts is one call's worst case
+    # consolidation's summaries: the offline rules, an OpenAI-compatible endpoint (either home) or Bedrock
+    # (AWS home); auto = Bedrock when the extractor is Bedrock, else the rules. Models fall back to the rules.
+    summariser: Literal["auto", "rules", "openai", "bedrock"] = "auto"
+    # any OpenAI-compatible chat-completions server (OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio),
+    # for extraction (extractor=openai) and summaries (summariser=openai); the default is a local Ollama
     openai_base_url: str = "http://127.0.0.1:11434/v1"
     openai_model: str = ""  # required with extractor=openai, e.g. "gpt-4o-mini" or "llama3.1:8b"
-    openai_api_key: SecretStr = SecretStr("")  # sent as a Bearer token when set
+    openai_api_key: SecretStr = SecretStr("")  # sent as a Bearer token when set; never printed
     openai_timeout_seconds: float = Field(30.0, gt=0, le=600)
     openai_max_tokens: int = Field(1500, ge=100, le=32_000)
     conflict_judge: Literal["rules", "bedrock"] = "rules"  # bedrock: a second opinion on ambiguous pairs
@@ -79,6 +89,11 @@ class Settings(BaseModel):
     debounce_quiet_seconds: float = Field(30.0, ge=0, le=900)
     buffer_ttl_days: int = Field(7, ge=1)
     worker_poll_seconds: float = Field(0.5, gt=0, le=60)
+    # one delivery at a time extracts a conversation; a worker that dies mid-job holds it this long at
+    # most (in AWS: above the extract function's timeout, below the queue's visibility timeout)
+    extraction_lease_seconds: float = Field(180.0, gt=0, le=3600)
+    extraction_retry_seconds: float = Field(60.0, ge=0, le=3600)  # a failed job runs again after this
+    extraction_busy_retry_seconds: float = Field(10.0, ge=0, le=900)  # a copy that found its conversation busy
 
     # -- extraction and validation (R3, R8)
     min_store_confidence: float = Field(0.5, ge=0, le=1)
@@ -150,7 +165,14 @@ class Settings(BaseModel):
     superseded_archive_days: int = Field(30, ge=1)
     max_active_memories: int = Field(1000, ge=10)
     consolidation_cluster_size: int = Field(50, ge=5)
-    cluster_similarity: float = Field(0.6, ge=0, le=1)
+    # a topic holds together while the mean similarity across two groups of episodes stays above this
+    # (tests/eval/summaries.py: 0.55-0.60 keeps every generated topic whole and apart; runs and bike rides
+    # share a unit and are 0.51 apart, one topic written three ways is 0.62 together)
+    cluster_similarity: float = Field(0.57, ge=0, le=1)
+    # new episodes of a topic already summarised, enough to summarise it again (the new summaries
+    # supersede the old, claim by claim)
+    consolidation_refresh_size: int = Field(10, ge=1)
+    summary_confidence: float = Field(0.8, ge=0, le=1)
     consolidation_interval_hours: float = Field(24.0, gt=0)
     profile_max_bytes: int = Field(2048, ge=256)
 
@@ -173,6 +195,24 @@ class Settings(BaseModel):
     max_body_bytes: int = Field(1_048_576, ge=1024)
     max_import_items: int = Field(500, ge=1)
     max_content_chars: int = Field(2000, ge=10)
+    # per request: sentences the extraction or the writer must segment (turns, memories) and texts
+    # to embed (a long memory is embedded sentence by sentence): a bound on the work one request does
+    max_request_sentences: int = Field(2000, ge=1)
+    max_request_embeddings: int = Field(2000, ge=1)
+
+    # -- the local server (`mnemo serve`)
+    # per tenant, over every worker: requests a second (token bucket; 0 = no limit) with a burst of
+    # that many at once (0 = one second's worth), and requests in progress at once (0 = no limit)
+    tenant_requests_per_second: float = Field(0.0, ge=0)
+    tenant_burst: int = Field(0, ge=0)
+    tenant_concurrent_requests: int = Field(0, ge=0, le=1024)
+    # a worker busy this long on one request is replaced (its transaction rolls back)
+    request_timeout_seconds: float = Field(60.0, gt=0, le=3600)
+    # on SIGTERM: how long in-flight requests and the extraction job in progress get to finish
+    shutdown_grace_seconds: float = Field(30.0, gt=0, le=3600)
+    # a bearer key for /metrics from a non-loopback address (loopback scrapes need none)
+    metrics_key: str = ""
+    access_log: bool = True
 
     @model_validator(mode="after")
     def _budget_within_cap(self) -> Settings:

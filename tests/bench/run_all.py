@@ -1,7 +1,9 @@
 """`make bench`: every benchmark, one after the other; each prints its figures and writes JSON
 under tests/bench/results/.
 
-    .venv/bin/python tests/bench/run_all.py [embedding|latency|throughput|locomo|load|extraction|conversations ...]
+    .venv/bin/python tests/bench/run_all.py [NAME ...]   (names: see ALL below; default all)
+
+``summaries``, ``extraction`` and ``conversations`` are quality benchmarks of tests/eval.
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # quality figures live beside the evaluation data, in tests/eval
-EVAL = {"extraction": "extraction_frozen", "conversations": "conversations"}
-ALL = ["embedding", "latency", "throughput", "locomo", "load", *EVAL]
+SCRIPTS = {"summaries": HERE.parent / "eval" / "summaries.py",
+           "extraction": HERE.parent / "eval" / "extraction_frozen.py",
+           "conversations": HERE.parent / "eval" / "conversations.py"}
+ALL = ["embedding", "latency", "throughput", "locomo", "load", "close_load", "summaries", "consolidation",
+       "extraction", "conversations"]
 
 
 def main() -> int:
@@ -21,7 +26,7 @@ def main() -> int:
     failed = []
     for name in chosen:
         print(f"\n##### {name}", flush=True)
-        script = HERE.parent / "eval" / f"{EVAL[name]}.py" if name in EVAL else HERE / f"{name}.py"
+        script = SCRIPTS.get(name, HERE / f"{name}.py")
         if subprocess.run([sys.executable, str(script)], check=False).returncode:
             failed.append(name)
     if failed:

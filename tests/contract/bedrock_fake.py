@@ -63,8 +63,10 @@ class FakeBedrock:
         if tool == "record_facts":
             answer: dict[str, Any] = careless_answer(text)
         elif tool == "record_summary":
-            items = [line[2:].split(") ", 1)[-1] for line in text.splitlines() if line.startswith("- ")]
-            answer = {"facts": items[:5]}
+            # the model echoes episodes as facts, each citing itself (the listing is "[e1] 2026-01-01: text")
+            listed = [line.split("] ", 1) for line in text.splitlines() if line.startswith("[e")]
+            answer = {"facts": [{"text": said.split(": ", 1)[1], "sources": [short[1:]]}
+                                for short, said in listed][:5]}
         elif tool == "record_relation":
             answer = {"relation": "independent"}
         else:

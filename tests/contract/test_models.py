@@ -4,7 +4,7 @@ The embedded adapters are the real ones (the bundled ONNX model, the learned tag
 AWS ones are the real Bedrock adapters over a real boto3 client whose network round trip is replaced
 by a fake model that answers from each request (tests/contract/bedrock_fake.py); the
 OpenAI-compatible extractor talks real HTTP to a fake chat-completions server
-(tests/contract/openai_fake.py) playing the same careless model.
+(tests/contract/openai_completions_fake.py) playing the same careless model.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from mnemo.domain.extraction import RuleBasedExtractor
 from mnemo.domain.models import Category, Memory, Message
 from mnemo.domain.screening import rejection_reason
 from mnemo.domain.sensitive import redact
-from mnemo.domain.summarise import RuleBasedSummariser
+from mnemo.domain.summarise import RuleBasedSummariser, unsupported_claims
 from mnemo.errors import BackendUnavailable
 from mnemo.fallbacks import FallbackCounter
 from mnemo.settings import Settings
 from tests.contract.bedrock_fake import FakeBedrock
-from tests.contract.openai_fake import API_KEY, FakeOpenAI
+from tests.contract.openai_completions_fake import API_KEY, FakeOpenAI
 
 WHEN = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
@@ -204,14 +204,20 @@ def episodes(count: int) -> tuple[list[Memory], np.ndarray]:
 
 
 @pytest.mark.parametrize("count", [6, 60])
-def test_a_summary_is_three_to_five_clean_facts_from_the_cluster(summariser, count: int) -> None:
+def test_a_summary_is_a_few_distinct_clean_facts_from_the_topic(summariser, count: int) -> None:
     memories, vectors = episodes(count)
     facts = summariser.summarise(memories, vectors)
     assert 3 <= len(facts) <= 5
+    assert len({f.kind for f in facts}) == len(facts)  # one claim per fact
+    assert len({f.text for f in facts}) == len(facts)
+    ids = {m.memory_id for m in memories}
     for fact in facts:
-        assert fact.strip()
-        assert rejection_reason(fact) is None
-        assert "km run in the park" in fact  # grounded in the memories, nothing invented
+        assert "User" in fact.text  # third person
+        assert rejection_reason(fact.text) is None
+        assert "run" in fact.text  # grounded in the memories
+        assert fact.sources
+        assert set(fact.sources) <= ids  # provenance: episodes of this topic only
+        assert unsupported_claims(fact.text, [m for m in memories if m.memory_id in fact.sources]) == []
 
 
 def test_the_rules_summarise_when_bedrock_cannot(bedrock: FakeBedrock) -> None:

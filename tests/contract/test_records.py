@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from mnemo.domain.models import AuditEvent, BufferedTurn, FeedbackRecord, Message, RetrievalTrace
-from mnemo.ports import ExtractionJob
+from mnemo.ports import Claim, ExtractionJob
 from tests.contract.conftest import Home
 
 
@@ -66,34 +66,110 @@ def test_buffer_orders_dedupes_seals_and_acknowledges(home: Home, clock) -> None
     assert (again.accepted, again.dropped, again.pending) == (1, ["m1"], 2)
     assert [t.message.message_id for t in home.buffer.pending("t1", "u1", "c1", 10)] == ["m1", "a1", "m2"]
     assert b"Alfama" not in home.raw()
-    home.buffer.acknowledge("t1", "u1", "c1", 2)
+    assert home.buffer.acknowledge("t1", "u1", "c1", [1, 2]) == 2
     assert [t.message.message_id for t in home.buffer.pending("t1", "u1", "c1", 10)] == ["m2"]
     assert home.buffer.append([turn(clock, "m1", "I live in Alfama")], clock.now()).dropped == ["m1"]
+    assert home.buffer.acknowledge("t1", "u1", "c1", [1, 2]) == 0  # already gone: nothing more let go of
+
+
+def test_buffer_acknowledges_exactly_the_turns_named_never_a_range(home: Home, clock) -> None:
+    home.buffer.append([turn(clock, "m1", "I live in Alfama"), turn(clock, "m2", "I love fado"),
+                        turn(clock, "m3", "I have a cat")], clock.now())
+    # an extraction that read seq 1 and 3 (seq 2 landed after it read the buffer) lets go of those two only
+    assert home.buffer.acknowledge("t1", "u1", "c1", [1, 3]) == 2
+    assert [t.message.message_id for t in home.buffer.pending("t1", "u1", "c1", 10)] == ["m2"]
+
+
+def copy_of(home: Home, clock, seq: int, conversation: str = "c1") -> ExtractionJob:
+    """Schedule, and return the copy a worker would be handed (the row locally, the message in SQS)."""
+    home.queue.schedule(ExtractionJob("t1", "u1", conversation, seq, clock.now()))
+    # far enough ahead that no lease or due time hides the row; SQS ignores the time and hands the new message
+    (copy,) = [j for j in home.queue.due(clock.now() + timedelta(days=1), 10) if j.conversation_id == conversation]
+    return copy
+
+
+LEASE = timedelta(seconds=60)
 
 
 def test_queue_newer_schedule_overtakes_and_complete_removes(home: Home, clock) -> None:
-    first = ExtractionJob("t1", "u1", "c1", 1, clock.now())
-    home.queue.schedule(first)
-    newer = ExtractionJob("t1", "u1", "c1", 2, clock.now())
-    home.queue.schedule(newer)
-    assert not home.queue.is_current(first)
-    assert home.queue.is_current(newer)
-    due = home.queue.due(clock.now(), 10)
-    assert newer in due
+    first = copy_of(home, clock, 1)
+    newer = copy_of(home, clock, 2)
+    assert first.schedule_id
+    assert newer.schedule_id != first.schedule_id
+    assert home.queue.claim(first, clock.now(), LEASE) is Claim.STALE
+    home.queue.drop(first)
+    assert home.queue.claim(newer, clock.now(), LEASE) is Claim.CLAIMED
     home.queue.complete(newer)
-    assert not home.queue.is_current(newer)
+    assert home.queue.claim(newer, clock.now(), LEASE) is Claim.STALE  # done: a redelivery changes nothing
+    assert home.queue.due(clock.now(), 10) == []
 
 
-def test_the_user_lease_serialises_workers(home: Home, clock) -> None:
+def test_same_seq_and_same_due_time_are_still_two_copies(home: Home, clock) -> None:
+    """The bug of issue 17: closing re-schedules the same seq; completing the old copy removed the new."""
+    old = copy_of(home, clock, 5)
+    assert home.queue.claim(old, clock.now(), LEASE) is Claim.CLAIMED
+    new = copy_of(home, clock, 5)  # the close, while the worker extracts the old copy
+    assert (new.up_to_seq, new.due_at) == (old.up_to_seq, old.due_at)
+    home.queue.complete(old)
+    assert home.queue.claim(new, clock.now(), LEASE) is Claim.CLAIMED  # the newer copy survived, and is free
+    home.queue.complete(new)
+    assert home.queue.due(clock.now(), 10) == []
+
+
+def test_a_stale_copy_neither_removes_nor_unlocks_the_live_job(home: Home, clock) -> None:
+    old = copy_of(home, clock, 3)
+    new = copy_of(home, clock, 4)
+    assert home.queue.claim(new, clock.now(), LEASE) is Claim.CLAIMED
+    assert home.queue.claim(old, clock.now(), LEASE) is Claim.STALE
+    home.queue.drop(old)
+    assert home.queue.claim(new, clock.now(), LEASE) is Claim.BUSY  # still held by its own delivery
+    home.queue.complete(new)
+    assert home.queue.claim(new, clock.now(), LEASE) is Claim.STALE
+
+
+def test_one_delivery_at_a_time_and_a_dead_one_lets_go_when_its_lease_ends(home: Home, clock) -> None:
+    job = copy_of(home, clock, 2)
+    assert home.queue.claim(job, clock.now(), LEASE) is Claim.CLAIMED
+    assert home.queue.claim(job, clock.now(), LEASE) is Claim.BUSY  # a redelivery while the first runs
+    newer = copy_of(home, clock, 3)
+    assert home.queue.claim(newer, clock.now(), LEASE) is Claim.BUSY  # the newer one waits for the holder
+    if home.name == "local":
+        assert home.queue.due(clock.now(), 10) == []  # not offered while the lease holds
+    clock.advance(seconds=61)  # the holder died: its lease ran out
+    assert home.queue.claim(newer, clock.now(), LEASE) is Claim.CLAIMED
+    home.queue.complete(job)  # the dead holder's late completion changes nothing
+    assert home.queue.claim(newer, clock.now(), LEASE) is Claim.BUSY
+    home.queue.complete(newer)
+    assert home.queue.claim(newer, clock.now(), LEASE) is Claim.STALE
+
+
+def test_release_keeps_the_job_and_hands_the_lease_back(home: Home, clock) -> None:
+    job = copy_of(home, clock, 2)
+    assert home.queue.claim(job, clock.now(), LEASE) is Claim.CLAIMED
+    home.queue.release(job, clock.now() + timedelta(seconds=30))
+    if home.name == "local":
+        assert home.queue.due(clock.now(), 10) == []  # tried again after the retry delay
+        clock.advance(seconds=31)
+        assert [j.schedule_id for j in home.queue.due(clock.now(), 10)] == [job.schedule_id]
+    assert home.queue.claim(job, clock.now(), LEASE) is Claim.CLAIMED
+
+
+def test_the_job_never_covers_less_than_the_highest_seq_scheduled(home: Home, clock) -> None:
+    copy_of(home, clock, 7)
+    late = copy_of(home, clock, 5)  # a writer that buffered seq 5 schedules after the one that buffered 7
+    assert late.up_to_seq == 7
+
+
+def test_the_user_lease_serialises_workers(home: Home, clock, tmp_path) -> None:
     import threading
 
     from mnemo.adapters.aws.locks import DynamoUserLocks
-    from mnemo.adapters.local.sqlite_stores import ThreadUserLocks
+    from mnemo.adapters.local.file_locks import FileUserLocks
 
     if home.name == "aws":
         locks: object = DynamoUserLocks(home.buffer._t, clock, wait_seconds=10)
     else:
-        locks = ThreadUserLocks()
+        locks = FileUserLocks(tmp_path / "users.lock")
     inside, overlaps = [0], [0]
     guard = threading.Lock()
 

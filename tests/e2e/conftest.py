@@ -28,7 +28,8 @@ class Server:
     data_dir: Path
 
     def call(self, method: str, path: str, body: Any = None, key: str | None = KEYS["tenant_a"],
-             raw: bytes | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+             raw: bytes | None = None, headers: dict[str, str] | None = None,
+             timeout: float = 30) -> tuple[int, Any]:
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
         request = urllib.request.Request(self.base + path, data=data, method=method)
         request.add_header("Content-Type", "application/json")
@@ -37,7 +38,7 @@ class Server:
         for name, value in (headers or {}).items():
             request.add_header(name, value)
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 text = response.read()
                 return response.status, json.loads(text) if text else None
         except urllib.error.HTTPError as exc:
@@ -57,16 +58,21 @@ class Server:
 MODEL_CACHE = Path(__file__).resolve().parents[2] / ".mnemo" / "models"  # derived once, shared by the servers
 
 
-def start_server(data_dir: Path, extra_env: dict[str, str] | None = None) -> Server:
+WORKERS = 2  # every e2e test runs against a multi-process server
+
+
+def start_server(data_dir: Path, extra_env: dict[str, str] | None = None, workers: int = WORKERS) -> Server:
     env = {**os.environ, "MNEMO_API_KEYS": ",".join(f"{t}={k}" for t, k in KEYS.items()),
            "MNEMO_MODEL_CACHE_DIR": str(MODEL_CACHE),
            "MNEMO_DEBOUNCE_QUIET_SECONDS": "1", "MNEMO_WORKER_POLL_SECONDS": "0.1", **(extra_env or {})}
     data_dir.mkdir(parents=True, exist_ok=True)
     log = data_dir / "server.log"  # a file, not a pipe: a full pipe would stall the server
     with log.open("a") as err:
+        # its own process group: a crash test kills the server and all of its workers at once
         process = subprocess.Popen(
-            [sys.executable, "-m", "mnemo.cli", "serve", "--port", "0", "--data-dir", str(data_dir)],
-            stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+            [sys.executable, "-m", "mnemo.cli", "serve", "--port", "0", "--data-dir", str(data_dir),
+             "--workers", str(workers)],
+            stdout=subprocess.PIPE, stderr=err, text=True, env=env, start_new_session=True)
     assert process.stdout is not None
     line = process.stdout.readline()
     match = re.search(r"http://([\d.]+):(\d+)", line)
@@ -81,13 +87,31 @@ def start_server(data_dir: Path, extra_env: dict[str, str] | None = None) -> Ser
 def stop_server(server: Server) -> int:
     server.process.send_signal(signal.SIGTERM)
     try:
-        return server.process.wait(timeout=20)
+        return server.process.wait(timeout=40)
     finally:
         if server.process.poll() is None:
-            server.process.kill()
+            os.killpg(server.process.pid, signal.SIGKILL)
             server.process.wait()
         if server.process.stdout:
             server.process.stdout.close()
+        wait_until_released(server.data_dir)
+
+
+def wait_until_released(data_dir: Path, timeout: float = 20.0) -> None:
+    """Until no process of the server holds its data directory (workers outlive a killed parent
+    for a moment)."""
+    import fcntl
+
+    lock = data_dir / "serve.lock"
+    deadline = time.monotonic() + timeout
+    while lock.exists() and time.monotonic() < deadline:
+        with lock.open("a") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                pass
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
-"""kill -9 of `mnemo serve` in the middle of extraction and of consolidation, then a restart:
-no lost turns, no duplicate memories, no half-written records.
+"""kill -9 of `mnemo serve` (the server and all of its worker processes) in the middle of extraction
+and of consolidation, then a restart; and kill -9 of the one worker running the background jobs
+while the others keep serving: no lost turns, no duplicate memories, no half-written records.
 
 Each test first makes the same work run to completion without faults (the reference), then
 kills the server at growing delays until a kill lands mid-work (some of the work done, not all),
@@ -25,7 +26,7 @@ from mnemo.bootstrap import build_local, run_due_jobs
 from mnemo.domain.models import Status
 from mnemo.settings import Settings
 from tests.conftest import ApiClient
-from tests.e2e.conftest import MODEL_CACHE, Server, start_server, stop_server
+from tests.e2e.conftest import MODEL_CACHE, Server, start_server, stop_server, wait_until_released
 
 TENANT = "tenant_a"
 DELAYS = (0.05, 0.15, 0.3, 0.5, 0.8, 1.2, 1.8)
@@ -36,10 +37,18 @@ FOODS = ["peanuts", "shellfish", "sesame", "gluten", "eggs", "soy", "kiwi", "mus
 
 
 def kill(server: Server) -> None:
-    server.process.send_signal(signal.SIGKILL)
+    """kill -9 of the whole server: the arbiter and every worker."""
+    os.killpg(server.process.pid, signal.SIGKILL)
     server.process.wait(timeout=10)
     if server.process.stdout:
         server.process.stdout.close()
+    wait_until_released(server.data_dir)
+
+
+def jobs_worker(data_dir: Path) -> int:
+    """The pid of the worker holding the jobs lock (it writes its pid into the lock file)."""
+    text = (data_dir / "run" / "jobs.lock").read_text().split()
+    return int(text[0])
 
 
 def settings_for(data_dir: Path) -> Settings:
@@ -92,8 +101,10 @@ def close_all(call: Any, users: int) -> None:
         assert call("POST", f"/v1/users/user{u:02d}/conversations/c1/close")[0] == 202
 
 
-def test_a_kill_during_extraction_loses_no_turn_and_duplicates_no_memory(tmp_path: Path) -> None:
-    users = 24
+QUIET = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "900", "MNEMO_DEBOUNCE_TURNS": "100"}  # nothing runs before the close
+
+
+def extraction_reference(tmp_path: Path, users: int) -> tuple[dict[str, Any], int]:
     reference_dir = tmp_path / "reference"
     service = build_local(settings_for(reference_dir))
     api = ApiClient(service, TENANT)
@@ -104,8 +115,13 @@ def test_a_kill_during_extraction_loses_no_turn_and_duplicates_no_memory(tmp_pat
     expected = snapshot(reference_dir)
     total = sum(len(v["live"]) for v in expected.values())
     assert total >= users * 5
+    return expected, total
 
-    quiet = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "900", "MNEMO_DEBOUNCE_TURNS": "100"}  # nothing runs before the close
+
+def test_a_kill_during_extraction_loses_no_turn_and_duplicates_no_memory(tmp_path: Path) -> None:
+    users = 24
+    expected, total = extraction_reference(tmp_path, users)
+    quiet = QUIET
     landed = None
     for delay in DELAYS:
         data_dir = tmp_path / f"killed-{delay}"
@@ -127,6 +143,33 @@ def test_a_kill_during_extraction_loses_no_turn_and_duplicates_no_memory(tmp_pat
     finally:
         stop_server(server)
     assert snapshot(landed) == expected
+
+
+def test_a_killed_jobs_worker_is_replaced_and_its_extraction_finished_by_another(tmp_path: Path) -> None:
+    users = 24
+    expected, total = extraction_reference(tmp_path, users)
+    for delay in DELAYS:
+        data_dir = tmp_path / f"worker-killed-{delay}"
+        server = start_server(data_dir, QUIET)
+        try:
+            post_turns(server.call, users)
+            leader = jobs_worker(data_dir)
+            close_all(server.call, users)  # the jobs worker starts extracting now
+            time.sleep(delay)
+            os.kill(leader, signal.SIGKILL)
+            done = count(data_dir, "1=1")
+            if not 0 < done < total:
+                continue
+            # the server lives on: another worker takes the jobs over and finishes from the durable queue
+            server.wait_for(lambda d=data_dir: count(d, "status IN ('active', 'probationary')") >= total, timeout=60)
+            assert jobs_worker(data_dir) != leader
+            assert server.call("GET", "/health")[0] == 200
+            time.sleep(0.5)  # anything still running would now show as an extra memory
+        finally:
+            stop_server(server)
+        assert snapshot(data_dir) == expected
+        return
+    raise AssertionError("no kill landed in the middle of extraction")
 
 
 # -- consolidation ---------------------------------------------------------------------------------------

@@ -75,7 +75,7 @@ def test_tenants_are_isolated(server: Server) -> None:
 def test_bad_input_gets_a_clear_json_error(server: Server) -> None:
     u = user()
     status, body = server.call("POST", f"/v1/users/{u}/retrieve", raw=b"{not json")
-    assert status == 422
+    assert status == 400  # malformed syntax: 400; well-formed but invalid fields: 422
     assert body["error"]["details"][0]["field"] == "body"
     status, body = server.call("POST", f"/v1/users/{u}/retrieve", {"query": "x", "top_k": 0})
     assert status == 422

@@ -112,23 +112,40 @@ def test_any_failure_falls_back_to_the_rules(bedrock) -> None:
     assert [c.subject for c in result.accepted] == ["location"]
 
 
-def test_the_llm_summariser_and_its_fallback(bedrock) -> None:
+def test_the_llm_summariser_keeps_supported_facts_and_falls_back(bedrock) -> None:
+    from datetime import timedelta
+
     from mnemo.adapters.aws.bedrock_extractor import BedrockSummariser
     from mnemo.domain.models import Memory
 
     client, stubber = bedrock
     memories = [Memory(memory_id=f"m{i}", tenant_id="t", user_id="u", category=Category.EPISODIC,
-                       subject=f"event:{i}", content=f"User ran {5 + i} km.", confidence=0.9, created_at=WHEN,
-                       updated_at=WHEN, last_confirmed_at=WHEN) for i in range(6)]
+                       subject=f"event:{i}", content=f"User ran {5 + i} km.", confidence=0.9,
+                       created_at=WHEN + timedelta(days=2 * i), updated_at=WHEN,
+                       last_confirmed_at=WHEN) for i in range(6)]
     vectors = __import__("numpy").eye(6, 384, dtype="float32")
-    stubber.add_response("converse", {"output": {"message": {"role": "assistant", "content": [{"toolUse": {
-        "toolUseId": "t", "name": "record_summary", "input": {"facts": [
-            "User runs regularly, 5 to 10 km.", "User ran six times in March 2026.",
-            "User's longest run was 10 km."]}}}]}}, "stopReason": "tool_use",
-        "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}})
-    summary = BedrockSummariser(client, MODEL).summarise(memories, vectors)
-    assert summary[0] == "User runs regularly, 5 to 10 km."
+
+    def summary(facts: list[dict]) -> dict:
+        return {"output": {"message": {"role": "assistant", "content": [{"toolUse": {
+            "toolUseId": "t", "name": "record_summary", "input": {"facts": facts}}}]}}, "stopReason": "tool_use",
+            "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}}
+
+    every = [f"e{i}" for i in range(1, 7)]
+    stubber.add_response("converse", summary([
+        {"text": "User ran 6 times between 1 March 2026 and 11 March 2026.", "sources": every},
+        {"text": "User's runs were 5 to 10 km.", "sources": every},
+        {"text": "User ran 12 km with Marta.", "sources": every},  # no such run, no Marta: dropped
+        {"text": "User ran 6 times.", "sources": every},  # the same claim again: dropped
+        {"text": "User's longest run was 10 km.", "sources": ["e6"]},
+    ]), {"modelId": MODEL, "system": ANY, "messages": ANY, "toolConfig": ANY, "inferenceConfig": ANY})
+    summariser = BedrockSummariser(client, MODEL)
+    facts = summariser.summarise(memories, vectors)
+    assert [f.text for f in facts] == ["User ran 6 times between 1 March 2026 and 11 March 2026.",
+                                       "User's runs were 5 to 10 km.",
+                                       "User's longest run was 10 km."]
+    assert facts[2].sources == ("m5",)  # provenance in memory ids, not the prompt's short ids
     stubber.add_client_error("converse", service_error_code="ServiceUnavailableException", http_status_code=503)
-    fallback = BedrockSummariser(client, MODEL).summarise(memories, vectors)
-    assert len(fallback) == 3
-    assert all("related events" in f for f in fallback)
+    fallback = summariser.summarise(memories, vectors)
+    assert summariser.fallbacks == 1
+    assert fallback[0].text.startswith("User ran 6 times")
+    assert fallback[0].kind == "habit"

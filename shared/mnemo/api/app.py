@@ -54,6 +54,7 @@ from mnemo.bootstrap import Mnemo
 from mnemo.domain.models import Category, Profile, RetrievalTrace, SessionState, SourceKind, Status
 from mnemo.domain.ranking import Scored
 from mnemo.domain.sensitive import contains_sensitive
+from mnemo.domain.text import sentence_parts
 from mnemo.services.facts import fact_from_api
 from mnemo.services.ingest import IncomingMessage
 from mnemo.services.user_control import MemoryEdit
@@ -68,7 +69,12 @@ MemoryId = Annotated[str, Path(pattern=r"^[A-Za-z0-9-]{1,64}$")]
 ERROR_DOCS: dict[int, Any] = {
     status: {"description": text, "content": {"application/json": {"model": ErrorResponse}}}
     for status, text in ((400, "bad input"), (401, "no or wrong credentials"), (404, "unknown id"),
-                         (413, "body too large"), (422, "invalid field"), (503, "a back end is unavailable"))
+                         (413, "body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, "
+                               "MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS)"),
+                         (415, "the body is not application/json"), (422, "invalid field"),
+                         (429, "a tenant quota is exhausted (MNEMO_TENANT_REQUESTS_PER_SECOND, MNEMO_TENANT_BURST, "
+                               "MNEMO_TENANT_CONCURRENT_REQUESTS); retry after the Retry-After header's seconds"),
+                         (503, "a back end is unavailable"))
 }
 
 
@@ -103,11 +109,78 @@ def finish_document(doc: dict[str, Any], settings: Settings) -> dict[str, Any]:
     for option in budget.get("anyOf", [budget]):
         if option.get("type") == "integer":
             option["maximum"] = settings.token_budget_cap
+    schemas = doc.get("components", {}).get("schemas", {})
+    items = schemas.get("ImportRequest", {}).get("properties", {}).get("items")
+    if items is not None:
+        items["maxItems"] = settings.max_import_items
+    limits = {
+        "max_body_bytes": settings.max_body_bytes, "max_import_items": settings.max_import_items,
+        "max_content_chars": settings.max_content_chars, "max_request_sentences": settings.max_request_sentences,
+        "max_request_embeddings": settings.max_request_embeddings,
+        "tenant_requests_per_second": settings.tenant_requests_per_second or None,
+        "tenant_burst": settings.tenant_burst or None,
+        "tenant_concurrent_requests": settings.tenant_concurrent_requests or None,
+    }
+    info = doc.setdefault("info", {})
+    info["x-mnemo-limits"] = limits
+    info["description"] = (info.get("description", "") + "\n\nLimits of this deployment (null: none): " + ", ".join(
+        f"{name} {value}" for name, value in limits.items()) + ". A request over a per-request limit gets 413 "
+        "naming the field; one over a tenant quota gets 429 with Retry-After.")
     return doc
 
 
+def load_json(text: str) -> Any:
+    """json.loads, with input it cannot take (nesting deeper than the interpreter's stack, integers
+    longer than Python converts) reported as invalid JSON (a 400) rather than escaping as a 500."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text[:64], 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        raise json.JSONDecodeError(type(exc).__name__, text[:64], 0) from None
+
+
+def media_type(headers: Any) -> str:
+    for name, value in (headers or {}).items():
+        if str(name).lower() == "content-type":
+            return str(value).split(";", 1)[0].strip().lower()
+    return ""
+
+
+class MnemoResolver(APIGatewayHttpResolver):
+    """The resolver, refusing a body that is not JSON (415) before validation would try to read it
+    as a form or fail on it."""
+
+    def resolve(self, event: Any, context: Any) -> dict[str, Any]:
+        body = event.get("body") if isinstance(event, dict) else None
+        if body and media_type(event.get("headers")) not in {"application/json", ""}:
+            refused = error_response(415, "unsupported_media_type", "the body must be application/json",
+                                     [{"field": "content-type", "reason": "not application/json"}])
+            return {"statusCode": 415, "headers": {"Content-Type": "application/json"},
+                    "body": refused.body, "isBase64Encoded": False}
+        return super().resolve(event, context)
+
+
+def request_caps(settings: Settings, contents: list[str], what: str) -> None:
+    """Bound the work of one request: sentences to segment and texts to embed (a long memory is
+    embedded sentence by sentence)."""
+    sentences = embeddings = 0
+    for text in contents:
+        parts = len(sentence_parts(text))
+        sentences += max(parts, 1)
+        embeddings += parts or 1
+    if sentences > settings.max_request_sentences:
+        raise errors.PayloadTooLarge(f"at most {settings.max_request_sentences} sentences per request",
+                                     details={"field": what, "reason": f"{sentences} sentences"})
+    if embeddings > settings.max_request_embeddings:
+        raise errors.PayloadTooLarge(f"at most {settings.max_request_embeddings} embeddings per request",
+                                     details={"field": what, "reason": f"{embeddings} texts to embed"})
+
+
 def create_app(service: Mnemo) -> APIGatewayHttpResolver:
-    app = APIGatewayHttpResolver(enable_validation=True)
+    app = MnemoResolver(enable_validation=True, json_body_deserializer=load_json)
     limit = service.settings.max_body_bytes
 
     def tenant() -> str:
@@ -129,6 +202,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.exception_handler(RequestValidationError)
     def _invalid(exc: RequestValidationError) -> Response[str]:
         details = validation_details(exc.errors())
+        if details and all(d["reason"] == "body is not valid JSON" for d in details):
+            return error_response(400, "invalid_input", "body: body is not valid JSON", details)
         return error_response(422, "invalid_input", f"{details[0]['field']}: {details[0]['reason']}"
                               if details else "invalid input", details)
 
@@ -194,6 +269,7 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.post("/v1/users/<user_id>/turns", tags=["ingest"], responses=documented(TurnsAccepted, 202, "buffered"),
               summary="Buffer a turn; extraction runs later, debounced")
     def turns(user_id: UserId, body: TurnsRequest) -> Response[str]:
+        request_caps(service.settings, [m.content for m in body.messages], "messages")
         result = service.ingestor.add_turns(
             tenant(), user_id, body.conversation_id,
             [IncomingMessage(m.role, m.content, m.message_id, m.created_at) for m in body.messages],
@@ -225,6 +301,7 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         if len(body.items) > service.settings.max_import_items:
             raise errors.InvalidInput(f"at most {service.settings.max_import_items} items per import",
                                       details={"field": "items"})
+        request_caps(service.settings, [item.content for item in body.items], "items")
         now = service.ports.clock.now()
         facts = [fact_from_api(item, now, SourceKind.IMPORTED, default_confidence=0.9,
                                max_chars=service.settings.max_content_chars, classifier=service.ports.extractor)

@@ -113,6 +113,7 @@ class ImportRequest(Strict):
 class Provenance(BaseModel):
     conversation_id: str | None = None
     message_ids: list[str] = []
+    memory_ids: list[str] = Field(default=[], description="a summary's source episodes (archived, still readable)")
     extractor: str | None = None
     evidence: str | None = None
 
@@ -158,7 +159,8 @@ class MemoryOut(BaseModel):
             access_count=m.access_count, expires_at=m.expires_at, source=m.provenance.source.value,
             provenance=Provenance.model_construct(
                 conversation_id=m.provenance.conversation_id, message_ids=m.provenance.message_ids,
-                extractor=m.provenance.extractor, evidence=m.provenance.evidence),
+                memory_ids=m.provenance.memory_ids, extractor=m.provenance.extractor,
+                evidence=m.provenance.evidence),
             superseded_by=m.superseded_by, supersedes=m.supersedes, conflicts_with=m.conflicts_with,
             tags=m.tags, metadata=m.metadata,
         )

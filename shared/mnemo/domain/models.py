@@ -98,6 +98,7 @@ class Provenance(BaseModel):
     source: SourceKind = SourceKind.EXTRACTED
     conversation_id: str | None = None
     message_ids: list[str] = Field(default_factory=list)
+    memory_ids: list[str] = Field(default_factory=list)  # a summary's source episodes (kept, archived)
     extractor: str | None = None
     extractor_version: str | None = None
     evidence: str | None = None  # the span of the message the fact came from
@@ -238,6 +239,7 @@ class TraceCandidate(BaseModel):
     score: float
     selected: bool
     reason: str | None = None  # why it was rejected
+    derived_from: list[str] = Field(default_factory=list)  # a summary's source episodes: why it says what it says
 
 
 class RetrievalTrace(BaseModel):

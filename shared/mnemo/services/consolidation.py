@@ -8,6 +8,7 @@ loses nothing; run twice, the second run finds nothing to do.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,9 +16,11 @@ from datetime import datetime
 import numpy as np
 
 from mnemo.domain.lifecycle import is_due_for_archive, is_due_for_deletion, is_expired, is_prunable
+from mnemo.domain.models import RETRIEVABLE as LIVE
 from mnemo.domain.models import AuditEvent, Category, Memory, Provenance, SourceKind, Status
 from mnemo.domain.ranking import recency
-from mnemo.domain.summarise import RuleBasedSummariser
+from mnemo.domain.summarise import RuleBasedSummariser, SummaryFact
+from mnemo.domain.topics import find_topics
 from mnemo.ports import Summariser
 from mnemo.services.context import Ports
 from mnemo.services.writing import stable_id
@@ -89,51 +92,112 @@ class Consolidator:
                 self.p.memories.save(changed)
             if doomed:
                 self.p.memories.delete(tenant_id, user_id, doomed)
-            self._summarise(tenant_id, user_id, now, report)
-            self._enforce_cap(tenant_id, user_id, now, report)
+            # one read of the user's memories serves every step (unsealing 1,000 of them is the slow part)
+            current = {m.memory_id: m for m in memories}
+            current.update((m.memory_id, m) for m in changed)
+            for memory_id in doomed:
+                current.pop(memory_id, None)
+            current.update((m.memory_id, m) for m in self._summarise(tenant_id, user_id, list(current.values()),
+                                                                     now, report))
+            self._enforce_cap([m for m in current.values() if m.status in LIVE], now, report)
         if report.total():
             self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action="consolidate",
                                             actor="scheduler", at=now,
                                             detail={k: str(v) for k, v in vars(report).items() if v})])
         return report
 
-    def _live(self, tenant_id: str, user_id: str) -> list[Memory]:
-        return [m for m in self.p.memories.all_for_user(tenant_id, user_id)
-                if m.status in {Status.ACTIVE, Status.PROBATIONARY}]
+    def _summarise(self, tenant_id: str, user_id: str, everything: list[Memory], now: datetime,
+                   report: UserReport) -> list[Memory]:
+        """Episodic memories of one topic, once there are enough, become a few summary facts (R9).
 
-    def _summarise(self, tenant_id: str, user_id: str, now: datetime, report: UserReport) -> None:
-        """Episodic memories of one topic, once there are enough, become 3-5 summary facts (R9)."""
-        episodes = [m for m in self._live(tenant_id, user_id)
-                    if self.p.policy[m.category].summarisable and m.embedding is not None]
-        if len(episodes) < self.p.settings.consolidation_cluster_size:
-            return
-        vectors = np.asarray([m.embedding for m in episodes], dtype=np.float32)
-        for cluster in clusters(vectors, self.p.settings.cluster_similarity,
-                                self.p.settings.consolidation_cluster_size):
-            members = [episodes[i] for i in cluster]
-            texts = self.summariser.summarise(members, vectors[cluster])
-            summary_vectors = self.p.embedder.embed(texts)
-            ids = sorted(m.memory_id for m in members)
-            summaries = [Memory(
-                memory_id=stable_id(tenant_id, user_id, "summary", *ids, str(i)), tenant_id=tenant_id,
-                user_id=user_id, category=Category.SUMMARY, subject=f"summary:{stable_id(*ids)[:8]}:{i}",
-                content=text, confidence=0.8, status=Status.ACTIVE, created_at=now, updated_at=now,
-                last_confirmed_at=max(m.last_confirmed_at for m in members),
+        Topics come first (mnemo.domain.topics); a summary is drawn from one topic's members only.
+        The sources of the live summaries take part in the grouping, so new episodes of a topic
+        already summarised are recognised as such: once ``consolidation_refresh_size`` of them have
+        come, the topic is summarised again from all its episodes and the new summaries supersede
+        the old ones, claim by claim (same slot: ``summary:<topic>:<kind>``). Returns what it wrote.
+        """
+        s = self.p.settings
+        by_id = {m.memory_id: m for m in everything}
+        previous = [m for m in everything if m.category is Category.SUMMARY and m.status in LIVE
+                    and m.metadata.get("topic")]
+        topic_of = {source: m.metadata["topic"] for m in previous for source in m.provenance.memory_ids}
+        fresh = [m for m in everything if m.status in LIVE and self.p.policy[m.category].summarisable
+                 and m.category is not Category.SUMMARY and m.embedding is not None]
+        smallest = min(s.consolidation_cluster_size, s.consolidation_refresh_size) if previous \
+            else s.consolidation_cluster_size
+        if len(fresh) < smallest:
+            return []
+        earlier = [by_id[i] for i in topic_of if i in by_id and by_id[i].embedding is not None]
+        pool = fresh + earlier
+        vectors = np.asarray([m.embedding for m in pool], dtype=np.float32)
+        plans: list[tuple[str, list[Memory], list[Memory], list[Memory], list[SummaryFact]]] = []
+        for topic in find_topics(pool, vectors, s.cluster_similarity, smallest):
+            new = [pool[i] for i in topic if pool[i].memory_id not in topic_of]
+            known = Counter(topic_of[pool[i].memory_id] for i in topic if pool[i].memory_id in topic_of)
+            if known:
+                topic_id = known.most_common(1)[0][0]
+                if len(new) < s.consolidation_refresh_size:
+                    continue
+                sources = new + [by_id[i] for i, t in topic_of.items() if t == topic_id and i in by_id]
+                replaced = [m for m in previous if m.metadata["topic"] == topic_id]
+            else:
+                if len(new) < s.consolidation_cluster_size:
+                    continue
+                topic_id = stable_id(tenant_id, user_id, "topic", *sorted(m.memory_id for m in new))[:12]
+                sources, replaced = new, []
+            facts = self.summariser.summarise(sources, np.asarray([m.embedding for m in sources], dtype=np.float32))
+            if facts:
+                plans.append((topic_id, sources, new, replaced, facts))
+        if not plans:
+            return []
+        # every topic's summaries embedded in one call: one batch costs far less than one per topic
+        embedded = iter(self.p.embedder.embed([f.text for plan in plans for f in plan[4]]))
+        written: list[Memory] = []
+        for topic_id, sources, new, replaced, facts in plans:
+            vectors = np.asarray([next(embedded) for _ in facts], dtype=np.float32)
+            written += self._write_topic(tenant_id, user_id, now, topic_id, sources, new, replaced, facts, vectors)
+            report.summarised += len(new)
+            report.summaries += len(facts)
+        return written
+
+    def _write_topic(self, tenant_id: str, user_id: str, now: datetime, topic_id: str, sources: list[Memory],
+                     new: list[Memory], replaced: list[Memory], facts: list[SummaryFact],
+                     summary_vectors: np.ndarray) -> list[Memory]:
+        """One topic's summaries, the archiving of its new episodes and the superseding of its old
+        summaries, in one transaction."""
+        source_ids = sorted(m.memory_id for m in sources)
+        confirmed = {m.memory_id: m.last_confirmed_at for m in sources}
+        before = {m.subject: m for m in replaced}
+        summaries = []
+        for fact, vector in zip(facts, summary_vectors, strict=True):
+            subject = f"summary:{topic_id}:{fact.kind}"
+            prior = before.get(subject)
+            summaries.append(Memory(
+                memory_id=stable_id(tenant_id, user_id, "summary", topic_id, fact.kind, *source_ids),
+                tenant_id=tenant_id, user_id=user_id, category=Category.SUMMARY, subject=subject,
+                content=fact.text, confidence=self.p.settings.summary_confidence, status=Status.ACTIVE,
+                version=prior.version + 1 if prior else 1, supersedes=prior.memory_id if prior else None,
+                created_at=now, updated_at=now,
+                last_confirmed_at=max(confirmed.get(i, now) for i in fact.sources) if fact.sources else now,
                 expires_at=self.p.policy.expiry_for(Category.SUMMARY, now), tags=["summary"],
-                provenance=Provenance(source=SourceKind.SUMMARY, extractor=self.summariser.name,
-                                      evidence=f"{len(members)} episodic memories"),
-                embedding=vector.tolist()) for i, (text, vector) in enumerate(zip(texts, summary_vectors, strict=True))]
-            archived = [m.model_copy(update={"status": Status.ARCHIVED, "updated_at": now,
-                                             "superseded_by": summaries[0].memory_id,
-                                             "tags": [*m.tags, "summarised"]}) for m in members]
-            self.p.memories.save([*summaries, *archived])  # one transaction: all or nothing
-            report.summarised += len(members)
-            report.summaries += len(summaries)
+                metadata={"topic": topic_id, "episodes": str(len(sources))},
+                provenance=Provenance(source=SourceKind.SUMMARY, extractor=fact.author,
+                                      memory_ids=list(fact.sources),
+                                      evidence=f"{len(fact.sources)} of {len(sources)} episodic memories"),
+                embedding=vector.tolist()))
+        after = {m.subject: m.memory_id for m in summaries}
+        superseded = [m.model_copy(update={"status": Status.SUPERSEDED, "updated_at": now,
+                                           "superseded_by": after.get(m.subject, summaries[0].memory_id)})
+                      for m in replaced]
+        archived = [m.model_copy(update={"status": Status.ARCHIVED, "updated_at": now,
+                                         "superseded_by": summaries[0].memory_id,
+                                         "tags": [*m.tags, "summarised"]}) for m in new]
+        self.p.memories.save([*summaries, *superseded, *archived])  # one transaction: all or nothing
+        return [*summaries, *superseded, *archived]
 
-    def _enforce_cap(self, tenant_id: str, user_id: str, now: datetime, report: UserReport) -> None:
+    def _enforce_cap(self, live: list[Memory], now: datetime, report: UserReport) -> None:
         """Near the cap, merge near-duplicates; over it, archive the least valuable (R9)."""
         s = self.p.settings
-        live = self._live(tenant_id, user_id)
         if len(live) <= int(s.max_active_memories * 0.9):
             return
         vectors = np.asarray([m.embedding for m in live], dtype=np.float32)
@@ -167,24 +231,3 @@ class Consolidator:
         if changed:
             self.p.memories.save(changed)
 
-
-def clusters(vectors: np.ndarray, threshold: float, min_size: int = 1) -> list[list[int]]:
-    """Greedy clustering around seeds, largest first; each memory in at most one cluster.
-
-    The seed is the memory with the most unassigned neighbours; clusters smaller than
-    ``min_size`` are not formed (their members stay free for a later run).
-    """
-    near = (vectors @ vectors.T) >= threshold
-    free = np.ones(len(vectors), dtype=bool)
-    counts = near.sum(axis=1).astype(np.int64)
-    out: list[list[int]] = []
-    while free.any():
-        masked = np.where(free, counts, -1)
-        seed = int(np.argmax(masked))
-        if masked[seed] < min_size:
-            break
-        members = np.flatnonzero(near[seed] & free)
-        out.append([int(i) for i in members])
-        free[members] = False
-        counts -= near[:, members].sum(axis=1)
-    return out

@@ -4,23 +4,39 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from mnemo.domain.extraction import Candidate
-from mnemo.domain.models import Provenance, Scope
-from mnemo.ports import ExtractionJob
+from mnemo.domain.models import BufferedTurn, Provenance, Scope
+from mnemo.ports import Claim, ExtractionJob
 from mnemo.services.context import Ports
+from mnemo.services.counters import Counters
 from mnemo.services.forgetting import Forgetter
 from mnemo.services.signals import ImplicitSignals
 from mnemo.services.writing import MemoryWriter, NewFact, WriteResult, stable_id
 
 log = logging.getLogger("mnemo.extraction")
 
+# what the local server exposes and the extract Lambda sends as metrics (functions/extract/handler.py)
+EXTRACTION_COUNTERS = (
+    "jobs_completed",  # claimed copies that extracted what was pending and finished
+    "jobs_dropped_stale",  # copies a newer schedule overtook, or already done: dropped, nothing changed
+    "jobs_deferred_busy",  # copies that found their conversation being extracted: delivered again later
+    "jobs_failed",  # claimed copies that raised: lease handed back, the job tried again later
+    "turns_extracted",  # buffered turns the extractor saw and the buffer then acknowledged
+    "turns_acknowledged_unextracted",  # must stay 0: turns the buffer let go of that no extractor saw
+)
+
 
 @dataclass
 class ExtractionReport:
     job: ExtractionJob
     stale: bool = False
+    busy: bool = False
     messages: int = 0
+    acknowledged: int = 0
+    extracted: int = 0
+    unextracted: int = 0  # turns acknowledged that the extractor did not see (must be 0)
     results: list[WriteResult] = field(default_factory=list)
     rejected: dict[str, int] = field(default_factory=dict)
     forgotten: list[str] = field(default_factory=list)
@@ -33,43 +49,72 @@ class ExtractionService:
         self.writer = writer
         self.forgetter = forgetter
         self.signals = signals
+        self.counters = Counters(EXTRACTION_COUNTERS)
 
     def process(self, job: ExtractionJob) -> ExtractionReport:
-        """Idempotent: a stale or repeated job changes nothing; a crash halfway is safe to redo."""
+        """Run one delivered copy of a job. Safe whatever the copy: a stale one changes nothing, a
+        redelivered one finds its turns acknowledged, a crash halfway is redone by the next copy
+        (the write path is idempotent), and one delivery at a time extracts a conversation."""
         report = ExtractionReport(job)
-        if not self.p.queue.is_current(job):
-            report.stale = True  # a newer turn overtook it; the newer job covers these turns
-            self.p.queue.complete(job)  # removes only this delivery: the newer job stays scheduled
+        settings = self.p.settings
+        now = self.p.clock.now()
+        claim = self.p.queue.claim(job, now, timedelta(seconds=settings.extraction_lease_seconds))
+        if claim is Claim.STALE:
+            report.stale = True  # a newer schedule overtook it: that one covers these turns
+            self.p.queue.drop(job)
+            self.counters.add("jobs_dropped_stale")
             return report
-        turns = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
-        report.messages = len(turns)
-        if turns and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled:
-            extraction = self.p.extractor.extract([t.message for t in turns])
-            project_id = next((t.project_id for t in turns if t.project_id), None)
-            facts = []
-            for c in extraction.candidates:
-                if not c.should_store:
-                    key = c.rejection_reason or "rejected"
-                    report.rejected[key] = report.rejected.get(key, 0) + 1
-                    continue
-                if c.confidence < self.p.settings.min_store_confidence:
-                    report.rejected["low_confidence"] = report.rejected.get("low_confidence", 0) + 1
-                    continue
-                facts.append(self._fact(job, c, project_id))
-            for request in extraction.forget:
-                report.forgotten.extend(self.forgetter.forget(job.tenant_id, job.user_id, request.query,
-                                                              actor="extraction"))
-            report.results = self.writer.write(job.tenant_id, job.user_id, facts, actor="extraction")
-            corrections = [c for c in extraction.accepted if c.correction]
-            if corrections:
-                report.decayed = self.signals.corrected(
-                    job.tenant_id, job.user_id, job.conversation_id,
-                    [c.content for c in corrections], [c.subject for c in corrections])
-        self.p.buffer.acknowledge(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
+        if claim is Claim.BUSY:
+            report.busy = True  # another delivery is extracting this conversation: come back later
+            self.p.queue.defer(job, now + timedelta(seconds=settings.extraction_busy_retry_seconds))
+            self.counters.add("jobs_deferred_busy")
+            return report
+        try:
+            turns = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
+            report.messages = len(turns)
+            # memory turned off after these were buffered: they are let go of unread, by the user's choice
+            seen = bool(turns) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
+            if seen:
+                self._extract(job, turns, report)
+            # exactly the turns read, never a range: one with a lower seq may have landed since
+            report.acknowledged = self.p.buffer.acknowledge(job.tenant_id, job.user_id, job.conversation_id,
+                                                            [t.seq for t in turns])
+        except Exception:
+            self.counters.add("jobs_failed")
+            self.p.queue.release(job, self.p.clock.now() + timedelta(seconds=settings.extraction_retry_seconds))
+            raise
         self.p.queue.complete(job)
+        report.extracted = len(turns) if seen else 0
+        report.unextracted = max(0, report.acknowledged - report.extracted) if seen else 0
+        self.counters.add("jobs_completed")
+        self.counters.add("turns_extracted", report.extracted)
+        self.counters.add("turns_acknowledged_unextracted", report.unextracted)
         log.info("extraction done", extra={"messages": report.messages, "facts": len(report.results),
                                            "rejected": sum(report.rejected.values())})
         return report
+
+    def _extract(self, job: ExtractionJob, turns: list[BufferedTurn], report: ExtractionReport) -> None:
+        extraction = self.p.extractor.extract([t.message for t in turns])
+        project_id = next((t.project_id for t in turns if t.project_id), None)
+        facts = []
+        for c in extraction.candidates:
+            if not c.should_store:
+                key = c.rejection_reason or "rejected"
+                report.rejected[key] = report.rejected.get(key, 0) + 1
+                continue
+            if c.confidence < self.p.settings.min_store_confidence:
+                report.rejected["low_confidence"] = report.rejected.get("low_confidence", 0) + 1
+                continue
+            facts.append(self._fact(job, c, project_id))
+        for request in extraction.forget:
+            report.forgotten.extend(self.forgetter.forget(job.tenant_id, job.user_id, request.query,
+                                                          actor="extraction"))
+        report.results = self.writer.write(job.tenant_id, job.user_id, facts, actor="extraction")
+        corrections = [c for c in extraction.accepted if c.correction]
+        if corrections:
+            report.decayed = self.signals.corrected(
+                job.tenant_id, job.user_id, job.conversation_id,
+                [c.content for c in corrections], [c.subject for c in corrections])
 
     def _fact(self, job: ExtractionJob, c: Candidate, project_id: str | None) -> NewFact:
         scope = Scope.PROJECT if project_id and c.category.value == "project_fact" else Scope.USER

@@ -52,7 +52,9 @@ class Ingestor:
         if result.accepted:
             fresh = [t.message for t in turns if t.message.message_id not in set(result.dropped)]
             self.sessions.record_turns(tenant_id, user_id, conversation_id, fresh)
-        if result.accepted:
+        # a request whose turns were all buffered already is a client's retry, maybe after a failure
+        # between buffering and scheduling: scheduling again is what makes sure those turns get a job
+        if result.accepted or (result.dropped and result.pending):
             due = now if result.pending >= self.p.settings.debounce_turns else now + timedelta(
                 seconds=self.p.settings.debounce_quiet_seconds)
             self.p.queue.schedule(ExtractionJob(tenant_id, user_id, conversation_id, result.last_seq, due))

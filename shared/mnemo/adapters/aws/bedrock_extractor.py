@@ -20,6 +20,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from mnemo.domain import llm_summary
 from mnemo.domain.extraction import Candidate, Extraction, RuleBasedExtractor
 from mnemo.domain.extraction.llm import (
     FACT_SCHEMA,
@@ -32,7 +33,7 @@ from mnemo.domain.extraction.llm import (
     prompt,
 )
 from mnemo.domain.models import Message
-from mnemo.domain.screening import rejection_reason
+from mnemo.domain.summarise import SummaryFact
 from mnemo.fallbacks import EXTRACTOR_FALLBACKS, FallbackCounter
 from mnemo.ports import Extractor
 
@@ -87,7 +88,8 @@ def call_tool(client: Any, model_id: str, system: str, text: str, tool: str, des
             inferenceConfig={"maxTokens": max_tokens, "temperature": 0.0})
         return _tool_input(response, tool)
     except (ClientError, BotoCoreError, KeyError, TypeError, ValueError) as exc:
-        log.warning("Bedrock call failed; the rules take over", extra={"tool": tool, "error": type(exc).__name__})
+        log.warning("Bedrock call failed; the rules take over", extra={"tool": tool, "error": type(exc).__name__,
+                                                                        "fallback": f"bedrock:{tool}"})
         return None
 
 
@@ -99,34 +101,30 @@ def _tool_input(response: dict[str, Any], tool: str) -> dict[str, Any]:
     raise ValueError(f"the model did not call {tool}")
 
 
-SUMMARY_SYSTEM = (
-    "You condense a cluster of related episodic memories about one USER into 3 to 5 durable facts. "
-    "Keep dates, counts and names; write each fact in the third person starting with 'User'; never "
-    "invent anything that is not in the memories. Answer only through the record_summary tool."
-)
-SUMMARY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"facts": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 5}},
-    "required": ["facts"],
-}
-
-
 class BedrockSummariser:
-    """The LLM behind the Summariser port; the rule-based summariser answers whenever Bedrock cannot."""
+    """The Summariser port on Bedrock Converse: the core's prompt and schema (mnemo.domain.llm_summary)
+    as a tool; facts the source episodes do not support are dropped, and the offline summariser
+    answers whenever Bedrock cannot or fewer than three facts hold."""
 
     name = "bedrock-summariser"
+    version = llm_summary.PROMPT_VERSION
 
-    def __init__(self, client: Any, model_id: str, fallback: Any = None) -> None:
+    def __init__(self, client: Any, model_id: str, fallback: Any = None, max_tokens: int = 1200) -> None:
         from mnemo.domain.summarise import RuleBasedSummariser
 
         self._client = client
         self._model_id = model_id
         self._fallback = fallback or RuleBasedSummariser()
+        self._max_tokens = max_tokens
+        self.fallbacks = 0
 
-    def summarise(self, memories: list[Any], vectors: Any) -> list[str]:
-        listing = "\n".join(f"- ({m.created_at.date().isoformat()}) {m.content}" for m in memories)
-        answer = call_tool(self._client, self._model_id, SUMMARY_SYSTEM, f"Memories:\n{listing}",
-                           "record_summary", "The summary facts.", SUMMARY_SCHEMA, 800)
-        facts = [str(f).strip() for f in (answer or {}).get("facts", []) if str(f).strip()]
-        clean = [f for f in facts if rejection_reason(f) is None][:5]
-        return clean if len(clean) >= 3 else list(self._fallback.summarise(memories, vectors))
+    def summarise(self, memories: list[Any], vectors: Any) -> list[SummaryFact]:
+        text, ids = llm_summary.listing(memories)
+        answer = call_tool(self._client, self._model_id, llm_summary.SYSTEM, text, "record_summary",
+                           "The summary facts, each with its source episodes.", llm_summary.SCHEMA,
+                           self._max_tokens)
+        facts = llm_summary.accept(answer, ids, self.name) if answer is not None else []
+        if facts:
+            return facts
+        self.fallbacks += 1
+        return list(self._fallback.summarise(memories, vectors))

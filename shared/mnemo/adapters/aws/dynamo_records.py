@@ -191,11 +191,11 @@ class DynamoTurnBuffer:
                                 created_at=datetime.fromisoformat(item["created_at"]["S"]))))
         return out
 
-    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> None:
+    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
         owner = pk(tenant_id, user_id)
-        for item in self._t.query(owner, f"BUF#{conversation_id}#"):
-            if int(item["sk"]["S"].rsplit("#", 1)[1]) <= up_to_seq:
-                self._t.delete(owner, item["sk"]["S"])
+        # the MSG# marker stays (a redelivered message is still recognised); the sealed text goes
+        return sum(self._t.delete_if(owner, f"BUF#{conversation_id}#{seq:010d}", "attribute_exists(sealed)")
+                   for seq in seqs)
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         owner = pk(tenant_id, user_id)

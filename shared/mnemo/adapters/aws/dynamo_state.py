@@ -58,6 +58,19 @@ class DynamoTable:
         return self._conditional(self.client.delete_item, Key={"pk": {"S": key_pk}, "sk": {"S": sk}},
                                  ConditionExpression=condition, **_expression(names, values))
 
+    def update_if(self, key_pk: str, sk: str, update: str, condition: str, names: dict[str, str] | None = None,
+                  values: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """Conditional update; the item as written, or None when the condition does not hold."""
+        written: dict[str, Any] = {}
+
+        def call(**kwargs: Any) -> None:
+            written.update(self.client.update_item(**kwargs).get("Attributes", {}))
+
+        if not self._conditional(call, Key={"pk": {"S": key_pk}, "sk": {"S": sk}}, UpdateExpression=update,
+                                 ConditionExpression=condition, ReturnValues="ALL_NEW", **_expression(names, values)):
+            return None
+        return written
+
     def _conditional(self, call: Any, **kwargs: Any) -> bool:
         try:
             with aws_errors("DynamoDB"):

@@ -43,7 +43,7 @@ class KeyFileVault:
         self._db = db
         self._master = AESGCM(load_or_create_master_key(master_key_path))
         self._clock = clock
-        self._cache: dict[tuple[str, str], bytes] = {}
+        self._cache: dict[tuple[str, str], tuple[bytes, bytes]] = {}  # owner -> (wrapped, key)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -51,10 +51,10 @@ class KeyFileVault:
         return f"mnemo-data-key\x1f{tenant_id}\x1f{user_id}".encode()
 
     def data_key(self, tenant_id: str, user_id: str) -> bytes:
+        """The user's key. The wrapped key is read every time (one indexed row): another worker
+        process may have erased the user and a later write created a new key, and a key cached
+        here must then not seal or open anything. Only the unwrapping is cached."""
         owner = (tenant_id, user_id)
-        with self._lock:
-            if owner in self._cache:
-                return self._cache[owner]
         with self._db.read() as conn:
             row = conn.execute("SELECT wrapped FROM data_keys WHERE tenant_id=? AND user_id=?", owner).fetchone()
         if row is None:
@@ -66,13 +66,17 @@ class KeyFileVault:
                              (*owner, wrapped, iso(self._clock.now())))
                 row = conn.execute("SELECT wrapped FROM data_keys WHERE tenant_id=? AND user_id=?",
                                    owner).fetchone()
-        blob: bytes = row[0]
+        blob = bytes(row[0])
+        with self._lock:
+            cached = self._cache.get(owner)
+        if cached is not None and cached[0] == blob:
+            return cached[1]
         try:
             key = self._master.decrypt(blob[:12], blob[12:], self._context(*owner))
         except InvalidTag as exc:
             raise BackendUnavailable("a data key could not be unwrapped") from exc
         with self._lock:
-            self._cache[owner] = key
+            self._cache[owner] = (blob, key)
         return key
 
     def destroy(self, tenant_id: str, user_id: str) -> None:

@@ -33,6 +33,12 @@ CREATE TABLE IF NOT EXISTS user_generations (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, generation INTEGER NOT NULL,
     PRIMARY KEY (tenant_id, user_id)
 ) WITHOUT ROWID;
+-- one counter for the whole store: a user's generation is always a value never handed out before, so a
+-- worker's cached index can never match a later state by accident (an erase does not restart at 1)
+CREATE TABLE IF NOT EXISTS store_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO store_generation SELECT 1, COALESCE(MAX(generation), 0) FROM user_generations;
 CREATE TABLE IF NOT EXISTS profiles (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, updated_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id)
@@ -52,6 +58,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS turn_buffer_message
 CREATE TABLE IF NOT EXISTS extraction_jobs (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
     up_to_seq INTEGER NOT NULL, due_at TEXT NOT NULL,
+    schedule_id TEXT NOT NULL DEFAULT '', claimed_id TEXT, claimant TEXT, claimed_until TEXT,
     PRIMARY KEY (tenant_id, user_id, conversation_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS extraction_jobs_due ON extraction_jobs (due_at);
@@ -89,6 +96,14 @@ CREATE TABLE IF NOT EXISTS data_keys (
 ) WITHOUT ROWID;
 """
 
+# columns added after a table's first release: (table, column, declaration); added to older files on open
+ADDED_COLUMNS = (
+    ("extraction_jobs", "schedule_id", "TEXT NOT NULL DEFAULT ''"),
+    ("extraction_jobs", "claimed_id", "TEXT"),
+    ("extraction_jobs", "claimant", "TEXT"),
+    ("extraction_jobs", "claimed_until", "TEXT"),
+)
+
 
 class Database:
     """Thread-safe access to the SQLite file: readers run concurrently, writers one at a time."""
@@ -102,6 +117,16 @@ class Database:
         with self._write_lock:
             # executescript manages its own transaction
             self.connection().executescript(SCHEMA)
+            self._add_columns()
+
+    def _add_columns(self) -> None:
+        """A database written by an older release gets the columns added since (CREATE TABLE IF NOT
+        EXISTS leaves an existing table as it is)."""
+        with self.write() as conn:  # one transaction: two processes opening an old file add each column once
+            for table, column, declaration in ADDED_COLUMNS:
+                present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+                if column not in present:
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None,
@@ -161,6 +186,13 @@ class Database:
                     raise BackendUnavailable("the local database could not commit") from exc
             finally:
                 self._local.depth = 0
+
+    def close(self) -> None:
+        """Close this thread's connection (before a fork: a connection must not cross into a child)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
 
     def checkpoint(self) -> None:
         with self.read() as conn:

@@ -68,11 +68,21 @@ class SqliteMemoryStore:
                 if index is not None and index.generation == generation:
                     self._indexes.move_to_end(owner)
                     return index
-            # stale or absent (another process wrote, or first use): rebuild from the store
-            rows = conn.execute(
-                "SELECT tenant_id, user_id, memory_id, sealed, embedding, parts FROM memories "
-                "WHERE tenant_id=? AND user_id=? AND status IN ('active','probationary','pending')",
-                owner).fetchall()
+            # stale or absent (another process wrote, or first use): rebuild from the store, reading
+            # the generation and the rows in one snapshot so a write in between cannot hide under an
+            # older generation number
+            own = not conn.in_transaction
+            if own:
+                conn.execute("BEGIN")
+            try:
+                generation = self._generation(conn, tenant_id, user_id)
+                rows = conn.execute(
+                    "SELECT tenant_id, user_id, memory_id, sealed, embedding, parts FROM memories "
+                    "WHERE tenant_id=? AND user_id=? AND status IN ('active','probationary','pending')",
+                    owner).fetchall()
+            finally:
+                if own:
+                    conn.execute("COMMIT")
         index = UserIndex(self._dimension, generation, self._k1, self._b)
         for row in rows:
             memory = self._row_to_memory(row)
@@ -131,17 +141,15 @@ class SqliteMemoryStore:
             conn.executemany("INSERT OR REPLACE INTO memory_versions VALUES (?,?,?,?,?,?)", version_rows)
             generations = {}
             for tenant_id, user_id in owners:
-                conn.execute(
-                    "INSERT INTO user_generations VALUES (?,?,1) ON CONFLICT(tenant_id, user_id) "
-                    "DO UPDATE SET generation = generation + 1", (tenant_id, user_id))
-                generations[(tenant_id, user_id)] = self._generation(conn, tenant_id, user_id)
+                before = self._generation(conn, tenant_id, user_id)
+                generations[(tenant_id, user_id)] = (before, self._new_generation(conn, tenant_id, user_id))
             # update the cached indexes inside the transaction so no reader sees a half state
             with self._lock:
-                for owner, generation in generations.items():
+                for owner, (before, generation) in generations.items():
                     index = self._indexes.get(owner)
                     if index is None:
                         continue
-                    if index.generation != generation - 1:
+                    if index.generation != before:
                         del self._indexes[owner]  # someone else wrote meanwhile: rebuild lazily
                         continue
                     for m in memories:
@@ -273,8 +281,17 @@ class SqliteMemoryStore:
                                 (tenant_id,)).fetchall()
         return [r[0] for r in rows]
 
+    @staticmethod
+    def _new_generation(conn: sqlite3.Connection, tenant_id: str, user_id: str) -> int:
+        """A store-wide fresh number for the user: every worker process's cached index of this user
+        (whose number is older) is rebuilt on its next read."""
+        conn.execute("UPDATE store_generation SET value = value + 1 WHERE id = 1")
+        generation = int(conn.execute("SELECT value FROM store_generation WHERE id = 1").fetchone()[0])
+        conn.execute("INSERT INTO user_generations VALUES (?,?,?) ON CONFLICT(tenant_id, user_id) "
+                     "DO UPDATE SET generation = excluded.generation", (tenant_id, user_id, generation))
+        return generation
+
     def _bump(self, conn: sqlite3.Connection, tenant_id: str, user_id: str) -> None:
-        conn.execute("INSERT INTO user_generations VALUES (?,?,1) ON CONFLICT(tenant_id, user_id) "
-                     "DO UPDATE SET generation = generation + 1", (tenant_id, user_id))
+        self._new_generation(conn, tenant_id, user_id)
         with self._lock:
             self._indexes.pop((tenant_id, user_id), None)

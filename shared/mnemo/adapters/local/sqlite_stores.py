@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -24,7 +27,7 @@ from mnemo.domain.models import (
     TunedWeights,
     UserSettings,
 )
-from mnemo.ports import BufferResult, ExtractionJob
+from mnemo.ports import BufferResult, Claim, ExtractionJob
 
 
 class SqliteProfileStore:
@@ -240,10 +243,11 @@ class SqliteTurnBuffer:
                                          created_at=datetime.fromisoformat(created_at))))
         return out
 
-    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> None:
+    def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
         with self._db.write() as conn:
-            conn.execute("UPDATE turn_buffer SET sealed=NULL WHERE tenant_id=? AND user_id=? AND "
-                         "conversation_id=? AND seq <= ?", (tenant_id, user_id, conversation_id, up_to_seq))
+            return conn.executemany(
+                "UPDATE turn_buffer SET sealed=NULL WHERE tenant_id=? AND user_id=? AND conversation_id=? "
+                "AND seq=? AND sealed IS NOT NULL", [(tenant_id, user_id, conversation_id, s) for s in seqs]).rowcount
 
     def purge_expired(self, now: datetime) -> int:
         with self._db.write() as conn:
@@ -257,7 +261,12 @@ class SqliteTurnBuffer:
 
 
 class SqliteExtractionQueue:
-    """The durable local debounce queue: one row per conversation, overwritten by newer turns."""
+    """The durable local debounce queue: one row per conversation, overwritten by newer schedules.
+
+    ``schedule_id`` names the current generation; ``claimed_id`` / ``claimant`` / ``claimed_until``
+    are the lease of the delivery extracting the conversation (its schedule id, its process, until
+    when). A lease survives a newer schedule, so the newer generation waits for the holder.
+    """
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -266,32 +275,91 @@ class SqliteExtractionQueue:
     def schedule(self, job: ExtractionJob) -> None:
         with self._db.write() as conn:
             conn.execute(
-                "INSERT INTO extraction_jobs VALUES (?,?,?,?,?) ON CONFLICT(tenant_id, user_id, conversation_id) "
-                "DO UPDATE SET up_to_seq=MAX(up_to_seq, excluded.up_to_seq), due_at=excluded.due_at",
-                (job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq, iso(job.due_at)))
+                "INSERT INTO extraction_jobs (tenant_id, user_id, conversation_id, up_to_seq, due_at, schedule_id) "
+                "VALUES (?,?,?,?,?,?) ON CONFLICT(tenant_id, user_id, conversation_id) DO UPDATE SET "
+                "up_to_seq=MAX(up_to_seq, excluded.up_to_seq), due_at=excluded.due_at, "
+                "schedule_id=excluded.schedule_id",
+                (job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq, iso(job.due_at), uuid.uuid4().hex))
         self.wakeup.set()
 
     def due(self, now: datetime, limit: int) -> list[ExtractionJob]:
+        moment = iso(now)
         with self._db.read() as conn:
-            rows = conn.execute("SELECT tenant_id, user_id, conversation_id, up_to_seq, due_at FROM extraction_jobs "
-                                "WHERE due_at <= ? ORDER BY due_at LIMIT ?", (iso(now), limit)).fetchall()
-        return [ExtractionJob(t, u, c, s, datetime.fromisoformat(d)) for t, u, c, s, d in rows]
+            rows = conn.execute(
+                "SELECT tenant_id, user_id, conversation_id, up_to_seq, due_at, schedule_id FROM extraction_jobs "
+                "WHERE due_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY due_at LIMIT ?",
+                (moment, moment, limit)).fetchall()
+        return [ExtractionJob(t, u, c, s, datetime.fromisoformat(d), i) for t, u, c, s, d, i in rows]
 
     def next_due_at(self) -> datetime | None:
         with self._db.read() as conn:
             row = conn.execute("SELECT MIN(due_at) FROM extraction_jobs").fetchone()
         return datetime.fromisoformat(row[0]) if row and row[0] else None
 
-    def is_current(self, job: ExtractionJob) -> bool:
-        with self._db.read() as conn:
-            row = conn.execute("SELECT up_to_seq, due_at FROM extraction_jobs WHERE tenant_id=? AND user_id=? AND "
-                               "conversation_id=?", (job.tenant_id, job.user_id, job.conversation_id)).fetchone()
-        return row is not None and row[0] == job.up_to_seq and row[1] == iso(job.due_at)
+    def claim(self, job: ExtractionJob, now: datetime, lease: timedelta) -> Claim:
+        key = (job.tenant_id, job.user_id, job.conversation_id)
+        with self._db.write() as conn:
+            row = conn.execute("SELECT schedule_id, claimed_until FROM extraction_jobs WHERE tenant_id=? AND "
+                               "user_id=? AND conversation_id=?", key).fetchone()
+            if row is None or row[0] != job.schedule_id:
+                return Claim.STALE
+            if row[1] is not None and row[1] > iso(now):
+                return Claim.BUSY
+            conn.execute("UPDATE extraction_jobs SET claimed_id=?, claimant=?, claimed_until=? WHERE tenant_id=? "
+                         "AND user_id=? AND conversation_id=?",
+                         (job.schedule_id, str(os.getpid()), iso(now + lease), *key))
+        return Claim.CLAIMED
 
     def complete(self, job: ExtractionJob) -> None:
+        key = (job.tenant_id, job.user_id, job.conversation_id)
         with self._db.write() as conn:
             conn.execute("DELETE FROM extraction_jobs WHERE tenant_id=? AND user_id=? AND conversation_id=? "
-                         "AND up_to_seq=?", (job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq))
+                         "AND schedule_id=?", (*key, job.schedule_id))
+            self._hand_back(conn, job)  # a newer generation stays: it may run now
+        self.wakeup.set()
+
+    def release(self, job: ExtractionJob, retry_at: datetime) -> None:
+        with self._db.write() as conn:
+            conn.execute("UPDATE extraction_jobs SET due_at=MAX(due_at, ?) WHERE tenant_id=? AND user_id=? AND "
+                         "conversation_id=? AND schedule_id=? AND claimed_id=?",
+                         (iso(retry_at), job.tenant_id, job.user_id, job.conversation_id, job.schedule_id,
+                          job.schedule_id))
+            self._hand_back(conn, job)
+        self.wakeup.set()
+
+    def defer(self, job: ExtractionJob, at: datetime) -> None:
+        """Nothing to do: the row is still there and ``due`` offers it once the lease is handed back."""
+
+    def drop(self, job: ExtractionJob) -> None:
+        """Nothing to do: a stale copy changes no row."""
+
+    def recover_claims(self) -> int:
+        """Hand back the leases of processes that are gone (a worker killed mid-job), so their jobs run
+        now rather than when the lease runs out. Returns how many were handed back."""
+        with self._db.write() as conn:
+            claimants = [row[0] for row in conn.execute(
+                "SELECT DISTINCT claimant FROM extraction_jobs WHERE claimant IS NOT NULL")]
+            dead = [c for c in claimants if not _process_alive(c)]
+            return conn.executemany(
+                "UPDATE extraction_jobs SET claimed_id=NULL, claimant=NULL, claimed_until=NULL WHERE claimant=?",
+                [(c,) for c in dead]).rowcount if dead else 0
+
+    @staticmethod
+    def _hand_back(conn: sqlite3.Connection, job: ExtractionJob) -> None:
+        conn.execute("UPDATE extraction_jobs SET claimed_id=NULL, claimant=NULL, claimed_until=NULL WHERE "
+                     "tenant_id=? AND user_id=? AND conversation_id=? AND claimed_id=?",
+                     (job.tenant_id, job.user_id, job.conversation_id, job.schedule_id))
+
+
+def _process_alive(claimant: str) -> bool:
+    """Whether the local process that holds a lease still runs (claimants are process ids)."""
+    try:
+        os.kill(int(claimant), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return True
 
 
 class ThreadUserLocks:

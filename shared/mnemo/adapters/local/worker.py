@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from datetime import timedelta
 
 from mnemo.adapters.local.sqlite_stores import SqliteExtractionQueue
 from mnemo.clock import Clock
@@ -18,8 +17,7 @@ class DebounceWorker:
     """Runs due extraction jobs; wakes on a new schedule or every ``poll_seconds``."""
 
     def __init__(self, queue: SqliteExtractionQueue, clock: Clock, process: Callable[[ExtractionJob], object],
-                 poll_seconds: float, retry_seconds: float = 60.0) -> None:
-        self._retry_seconds = retry_seconds
+                 poll_seconds: float) -> None:
         self._queue = queue
         self._clock = clock
         self._process = process
@@ -28,17 +26,17 @@ class DebounceWorker:
         self._thread: threading.Thread | None = None
 
     def run_due(self, limit: int = 50) -> int:
-        """Process every job due now; returns how many ran. Failures stay queued for a retry."""
+        """Process every job due now; returns how many ran. A job that fails has its lease handed back
+        by the service and comes back after the retry delay."""
         ran = 0
         for job in self._queue.due(self._clock.now(), limit):
+            if self._stop.is_set():  # shutting down: the job in progress finished, the rest stay queued
+                break
             try:
                 self._process(job)
                 ran += 1
-            except Exception as exc:  # a bad job must not stop the worker: back off and retry later
+            except Exception as exc:  # a bad job must not stop the worker
                 log.warning("extraction job failed; retrying later", extra={"error": type(exc).__name__})
-                retry_at = self._clock.now() + timedelta(seconds=self._retry_seconds)
-                self._queue.schedule(ExtractionJob(job.tenant_id, job.user_id, job.conversation_id,
-                                                   job.up_to_seq, retry_at))
         return ran
 
     def _loop(self) -> None:
@@ -49,6 +47,10 @@ class DebounceWorker:
 
     def start(self) -> None:
         if self._thread is None:
+            # a worker killed mid-job left its lease behind: its jobs run now, not when the lease ends
+            recovered = self._queue.recover_claims()
+            if recovered:
+                log.info("leases of stopped workers handed back", extra={"jobs": recovered})
             self._thread = threading.Thread(target=self._loop, name="mnemo-debounce", daemon=True)
             self._thread.start()
 

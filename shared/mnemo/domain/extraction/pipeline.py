@@ -141,8 +141,8 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
                    explicit: bool = False) -> Candidate:
     """A slot value found in a clause of a message, as a fact: the one normalisation every extractor
     shares (the learned one here, the LLM ones through domain/extraction/llm.py)."""
-    value = _clean_value(_instruction(clause) if slot.category is Category.PROCEDURAL
-                         and slot.name != "habit" and _instruction(clause) else value)
+    instruction = _instruction(clause) if slot.category is Category.PROCEDURAL and slot.name != "habit" else None
+    value = _clean_value(instruction or value)
     value = value + _qualifier(clause, value) if slot.name in _QUALIFIED else value
     correction = bool(_CHANGE.search(clause))
     return Candidate(

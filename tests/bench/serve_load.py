@@ -1,0 +1,353 @@
+"""An open-loop load benchmark of `mnemo serve`: 1 worker against N workers in the same run.
+
+    .venv/bin/python tests/bench/serve_load.py [--workers 2] [--step 5] [--rates 200,400,...]
+
+Open loop: requests are sent at a fixed arrival rate whatever the server does (a closed-loop
+client waits for each answer and so slows down with the server, hiding the queueing), and each
+latency is measured from the request's scheduled send time, so a request that waited for a free
+connection counts that wait too (no coordinated omission). The generator is one thread on
+non-blocking sockets, cheap enough (tens of microseconds a request) to leave the cores to the
+server it measures on the same machine.
+
+For each worker count: a ladder of arrival rates until the server saturates (completions fall
+behind arrivals); the saturation throughput is the highest completion rate seen. Then, with N
+workers, a longer run at 70% of the N-worker saturation rate, the latency of /health while a
+500-item import runs, and a single client calling retrieve one request at a time (idle).
+Mix: 60% retrieve, 30% turns, 5% remember, 5% search, over 60 users with 20 memories each.
+Writes tests/bench/results/serve_load.json and, with --figures DIR, SVG figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import random
+import selectors
+import socket
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "shared")]
+
+from tests.bench.common import percentiles, write_result  # noqa: E402
+from tests.e2e.conftest import KEYS, Server, start_server, stop_server  # noqa: E402
+
+USERS = 60
+CHAT = ["Can you suggest a recipe?", "What should I do this weekend?", "Help me plan a trip.",
+        "Any book recommendations?", "How do I fix my bike chain?", "Write a short poem about rain.",
+        "Where should I go hiking?", "What should I cook for my kids tonight?"]
+FACTS = ["I live in {c}.", "I work as a {j}.", "I'm allergic to {f}.", "I prefer {l} for scripting.",
+         "My dog is called {p}.", "I go climbing on weekends.", "I have two kids.", "I'm learning the {i}."]
+FILL = {"c": ["Lisbon", "Oslo", "Quito", "Perth"], "j": ["nurse", "pilot", "chef"], "f": ["peanuts", "soy"],
+        "l": ["Python", "Go", "Rust"], "p": ["Rex", "Miso", "Pip"], "i": ["cello", "flute", "drums"]}
+EXPECTED = {"retrieve": 200, "turns": 202, "remember": 201, "search": 200, "health": 200}
+TIMEOUT_S = 10.0
+
+
+def fact(rng: random.Random) -> str:
+    return rng.choice(FACTS).format(**{k: rng.choice(v) for k, v in FILL.items()})
+
+
+def request_bytes(method: str, path: str, body: Any, key: str | None) -> bytes:
+    payload = json.dumps(body).encode() if body is not None else b""
+    head = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close"]
+    if key:
+        head.append(f"Authorization: Bearer {key}")
+    if payload:
+        head += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + payload
+
+
+def mixed_requests(count: int, seed: int) -> list[tuple[str, bytes]]:
+    """The requests of one step, prepared before it starts (the generator only sends bytes)."""
+    rng = random.Random(seed)
+    key = KEYS["tenant_a"]
+    out = []
+    for n in range(count):
+        user = f"load-{rng.randrange(USERS):03d}"
+        roll = rng.random()
+        if roll < 0.6:
+            out.append(("retrieve", request_bytes("POST", f"/v1/users/{user}/retrieve",
+                                                  {"query": rng.choice(CHAT)}, key)))
+        elif roll < 0.9:
+            text = fact(rng) if rng.random() < 0.4 else rng.choice(CHAT)
+            out.append(("turns", request_bytes("POST", f"/v1/users/{user}/turns", {
+                "conversation_id": f"c{seed}", "messages": [
+                    {"role": "user", "content": text, "message_id": f"s{seed}-{n}"},
+                    {"role": "assistant", "content": "Sure, here is an idea.", "message_id": f"s{seed}-{n}a"}]}, key)))
+        elif roll < 0.95:
+            out.append(("remember", request_bytes("POST", f"/v1/users/{user}/memories", {"content": fact(rng)}, key)))
+        else:
+            out.append(("search", request_bytes("POST", f"/v1/users/{user}/search", {"query": rng.choice(CHAT)}, key)))
+    return out
+
+
+class _Flight:
+    __slots__ = ("buffer", "kind", "payload", "scheduled", "sent")
+
+    def __init__(self, kind: str, payload: bytes, scheduled: float) -> None:
+        self.kind, self.payload, self.scheduled = kind, payload, scheduled
+        self.sent = 0
+        self.buffer = bytearray()
+
+
+def open_loop(address: tuple[str, int], requests: list[tuple[str, bytes]], rate: float,
+              max_in_flight: int = 1024) -> dict[str, Any]:
+    """Send ``requests`` at ``rate`` a second (evenly spaced); latency from each scheduled time."""
+    selector = selectors.DefaultSelector()
+    samples: dict[str, list[float]] = defaultdict(list)
+    errors: dict[str, int] = defaultdict(int)
+    start = time.perf_counter() + 0.05
+    index, in_flight, completed_at = 0, 0, start
+    backlog: list[tuple[str, bytes, float]] = []
+
+    def finish(sock: socket.socket, flight: _Flight, ok: bool) -> None:
+        nonlocal in_flight, completed_at
+        selector.unregister(sock)
+        sock.close()
+        in_flight -= 1
+        now = time.perf_counter()
+        completed_at = max(completed_at, now)
+        status = int(flight.buffer[9:12]) if ok and len(flight.buffer) >= 12 else 0
+        if status == EXPECTED[flight.kind]:
+            samples[flight.kind].append((now - flight.scheduled) * 1000)
+        else:
+            errors[f"{flight.kind}:{status or 'connection'}"] += 1
+
+    def launch(kind: str, payload: bytes, scheduled: float) -> None:
+        nonlocal in_flight
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        sock.connect_ex(address)
+        selector.register(sock, selectors.EVENT_WRITE, _Flight(kind, payload, scheduled))
+        in_flight += 1
+
+    while index < len(requests) or in_flight or backlog:
+        now = time.perf_counter()
+        while index < len(requests) and start + index / rate <= now:
+            kind, payload = requests[index]
+            backlog.append((kind, payload, start + index / rate))
+            index += 1
+        while backlog and in_flight < max_in_flight:
+            launch(*backlog.pop(0))
+        next_due = start + index / rate if index < len(requests) else now + 0.05
+        for key, events in selector.select(timeout=max(0.0, min(next_due - time.perf_counter(), 0.05))):
+            sock, flight = key.fileobj, key.data
+            assert isinstance(sock, socket.socket)
+            try:
+                if events & selectors.EVENT_WRITE:
+                    flight.sent += sock.send(flight.payload[flight.sent:])
+                    if flight.sent >= len(flight.payload):
+                        selector.modify(sock, selectors.EVENT_READ, flight)
+                elif events & selectors.EVENT_READ:
+                    chunk = sock.recv(65536)
+                    if chunk:
+                        flight.buffer += chunk
+                    else:
+                        finish(sock, flight, True)
+            except OSError:
+                finish(sock, flight, False)
+        # requests that never came back count as errors, not as latencies
+        limit = time.perf_counter() - TIMEOUT_S
+        for key in list(selector.get_map().values()):
+            if key.data.scheduled < limit:
+                finish(key.fileobj, key.data, False)  # type: ignore[arg-type]
+    done = sum(len(v) for v in samples.values())
+    elapsed = completed_at - start
+    return {"offered_rps": rate, "sent": len(requests), "completed": done,
+            "throughput_rps": round(done / elapsed, 1) if elapsed > 0 else 0.0,
+            "errors": dict(errors), "latency_ms": {k: percentiles(v) for k, v in sorted(samples.items())}}
+
+
+def seed_users(server: Server) -> None:
+    rng = random.Random(7)
+    for u in range(USERS):
+        items = [{"content": fact(rng)} for _ in range(12)] + [
+            {"content": f"On trip {k} I visited {rng.choice(FILL['c'])} and liked the food there."} for k in range(8)]
+        status, _ = server.call("POST", f"/v1/users/load-{u:03d}/memories/import", {"items": items})
+        assert status == 200, status
+
+
+def address_of(server: Server) -> tuple[str, int]:
+    host, port = server.base.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+def ladder(server: Server, rates: list[float], step_s: float, seed: int) -> list[dict[str, Any]]:
+    steps = []
+    for rate in rates:
+        result = open_loop(address_of(server), mixed_requests(int(rate * step_s), seed + int(rate)), rate)
+        steps.append(result)
+        retrieve = result["latency_ms"].get("retrieve", {})
+        print(f"    offered {rate:>6.0f}/s -> {result['throughput_rps']:>7.1f}/s  retrieve p50 "
+              f"{retrieve.get('p50', 0):>7.2f} p99 {retrieve.get('p99', 0):>8.2f} ms  errors "
+              f"{sum(result['errors'].values())}", flush=True)
+        if result["throughput_rps"] < 0.85 * rate:  # saturated: completions fall behind arrivals
+            break
+    return steps
+
+
+def health_during_import(server: Server, items: int = 500) -> dict[str, Any]:
+    body = {"items": [{"content": f"On day {i} I read chapter {i} of a long novel about sailing ships."}
+                      for i in range(items)]}
+    took: list[float] = []
+
+    def run_import() -> None:
+        started = time.perf_counter()
+        status, _ = server.call("POST", "/v1/users/importer/memories/import", body)
+        took.append(time.perf_counter() - started)
+        assert status == 200, status
+
+    thread = threading.Thread(target=run_import)
+    thread.start()
+    time.sleep(0.05)
+    samples = []
+    host, port = address_of(server)
+    while thread.is_alive():
+        connection = http.client.HTTPConnection(host, port, timeout=TIMEOUT_S)
+        started = time.perf_counter()
+        connection.request("GET", "/health")
+        assert connection.getresponse().status == 200
+        samples.append((time.perf_counter() - started) * 1000)
+        connection.close()
+        time.sleep(0.01)
+    thread.join()
+    return {"import_items": items, "import_s": round(took[0], 2) if took else None, "health_ms": percentiles(samples)}
+
+
+def single_client(server: Server, count: int = 400) -> dict[str, Any]:
+    host, port = address_of(server)
+    payload = json.dumps({"query": "What should I cook for my kids tonight?"})
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {KEYS['tenant_a']}"}
+    samples = []
+    for n in range(count + 20):
+        connection = http.client.HTTPConnection(host, port, timeout=TIMEOUT_S)
+        started = time.perf_counter()
+        connection.request("POST", f"/v1/users/load-{n % USERS:03d}/retrieve", payload, headers)
+        response = connection.getresponse()
+        response.read()
+        elapsed = (time.perf_counter() - started) * 1000
+        connection.close()
+        if n >= 20:  # after warming each user's index
+            samples.append(elapsed)
+    return percentiles(samples)
+
+
+def run_for(workers: int, rates: list[float], step_s: float, hold_s: float, full: bool,
+            reference_saturation: float | None) -> dict[str, Any]:
+    env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false"}
+    with tempfile.TemporaryDirectory() as tmp:
+        server = start_server(Path(tmp) / "data", env, workers=workers)
+        try:
+            seed_users(server)
+            print(f"  {workers} worker(s): ladder", flush=True)
+            steps = ladder(server, rates, step_s, seed=workers * 1000)
+            saturation = max(s["throughput_rps"] for s in steps)
+            out: dict[str, Any] = {"workers": workers, "saturation_rps": saturation, "ladder": steps}
+            if full:
+                target = 0.7 * saturation
+                print(f"  {workers} worker(s): {hold_s:.0f} s at 70% of saturation ({target:.0f}/s)", flush=True)
+                out["at_70_percent"] = open_loop(address_of(server), mixed_requests(int(target * hold_s), 99), target)
+                out["health_during_import"] = health_during_import(server)
+                out["single_client_retrieve_ms"] = single_client(server)
+            if reference_saturation:
+                out["speedup"] = round(saturation / reference_saturation, 2)
+        finally:
+            stop_server(server)
+    return out
+
+
+def svg_chart(path: Path, title: str, series: dict[str, list[tuple[float, float]]], x_label: str,
+              y_label: str) -> None:
+    """A small line chart as SVG (no plotting library needed)."""
+    width, height, pad = 640, 400, 60
+    xs = [x for points in series.values() for x, _ in points] or [0, 1]
+    ys = [y for points in series.values() for _, y in points] or [0, 1]
+    x_max, y_max = max(xs) * 1.05 or 1, max(ys) * 1.1 or 1
+
+    def sx(x: float) -> float:
+        return pad + x / x_max * (width - 2 * pad)
+
+    def sy(y: float) -> float:
+        return height - pad - y / y_max * (height - 2 * pad)
+
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+             f'font-size="12"><rect width="100%" height="100%" fill="white"/>',
+             f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">{title}</text>',
+             f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="black"/>',
+             f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>',
+             f'<text x="{width / 2}" y="{height - 15}" text-anchor="middle">{x_label}</text>',
+             f'<text x="15" y="{height / 2}" transform="rotate(-90 15 {height / 2})" text-anchor="middle">'
+             f'{y_label}</text>']
+    for k in range(6):
+        xv, yv = x_max * k / 5, y_max * k / 5
+        parts.append(f'<text x="{sx(xv)}" y="{height - pad + 16}" text-anchor="middle">{xv:.0f}</text>')
+        parts.append(f'<text x="{pad - 6}" y="{sy(yv) + 4}" text-anchor="end">{yv:.0f}</text>')
+    for n, (name, points) in enumerate(series.items()):
+        colour = colours[n % len(colours)]
+        line = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in points)
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{line}"/>')
+        parts += [f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{colour}"/>' for x, y in points]
+        parts.append(f'<text x="{pad + 10}" y="{pad + 16 * n}" fill="{colour}">{name}</text>')
+    parts.append("</svg>")
+    path.write_text("\n".join(parts))
+
+
+def figures(report: dict[str, Any], folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    runs = report["runs"]
+    svg_chart(folder / "serve_throughput.svg", "Completed vs offered requests/s (open loop)",
+              {f"{r['workers']} worker(s)": [(s["offered_rps"], s["throughput_rps"]) for s in r["ladder"]]
+               for r in runs}, "offered requests/s", "completed requests/s")
+    svg_chart(folder / "serve_retrieve_p99.svg", "retrieve p99 latency vs offered load",
+              {f"{r['workers']} worker(s)": [(s["offered_rps"], min(s["latency_ms"].get("retrieve", {}).get("p99", 0),
+                                                                   1000)) for s in r["ladder"]] for r in runs},
+              "offered requests/s", "retrieve p99 (ms, capped at 1000)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2, help="N, compared with 1")
+    parser.add_argument("--step", type=float, default=5.0, help="seconds per rate of the ladder")
+    parser.add_argument("--hold", type=float, default=15.0, help="seconds at 70%% of saturation")
+    parser.add_argument("--rates", default="100,200,300,400,500,600,700,800,900,1000,1100,1200,1300,1400,1500,"
+                                           "1600,1800,2000,2200,2500")
+    parser.add_argument("--figures", default=None, help="write SVG figures into this folder")
+    args = parser.parse_args()
+    rates = [float(r) for r in args.rates.split(",")]
+    one = run_for(1, rates, args.step, args.hold, full=False, reference_saturation=None)
+    many = run_for(args.workers, rates, args.step, args.hold, full=True, reference_saturation=one["saturation_rps"])
+    report = {"runs": [one, many], "speedup": many["speedup"]}
+    hold = many["at_70_percent"]
+    retrieve = hold["latency_ms"].get("retrieve", {})
+    health = many["health_during_import"]
+    print(f"saturation: 1 worker {one['saturation_rps']} req/s, {args.workers} workers {many['saturation_rps']} "
+          f"req/s: {many['speedup']}x")
+    print(f"at 70% of the {args.workers}-worker saturation ({hold['offered_rps']:.0f}/s): "
+          f"{hold['throughput_rps']} req/s, errors {sum(hold['errors'].values())}")
+    for kind, p in hold["latency_ms"].items():
+        print(f"  {kind:<9} n={p['n']:>6}  p50 {p['p50']:>7.2f} ms  p95 {p['p95']:>7.2f} ms  p99 {p['p99']:>7.2f} ms")
+    print(f"/health during a {health['import_items']}-item import ({health['import_s']} s): "
+          f"p50 {health['health_ms']['p50']} ms, p99 {health['health_ms']['p99']} ms (n={health['health_ms']['n']})")
+    single = many["single_client_retrieve_ms"]
+    print(f"single client, retrieve (idle): p50 {single['p50']} ms, p99 {single['p99']} ms")
+    targets = {"speedup>=1.6": many["speedup"] >= 1.6, "retrieve_p99_at_70%<=25ms": retrieve.get("p99", 1e9) <= 25,
+               "health_p99_during_import<=50ms": health["health_ms"]["p99"] <= 50}
+    report["targets"] = targets
+    print("targets:", json.dumps(targets))
+    write_result("serve_load", report)
+    if args.figures:
+        figures(report, Path(args.figures))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,151 @@
+"""Two services over one data directory, as two workers of `mnemo serve` are: each keeps its own
+caches, and what one writes or erases is what the other reads next."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mnemo.adapters.local.file_locks import ExclusiveFile, FileUserLocks, lock_data_dir
+from mnemo.bootstrap import Mnemo, build_local
+from mnemo.clock import ManualClock
+from mnemo.errors import ConfigurationError
+from mnemo.ports import Embedder
+from mnemo.settings import Settings
+from tests.conftest import ApiClient
+
+
+@pytest.fixture
+def two_workers(settings: Settings, clock: ManualClock, embedder: Embedder) -> Iterator[tuple[ApiClient, ApiClient]]:
+    first: Mnemo = build_local(settings, clock=clock, embedder=embedder)
+    second: Mnemo = build_local(settings, clock=clock, embedder=embedder)
+    yield ApiClient(first), ApiClient(second)
+    first.close()
+    second.close()
+
+
+def found(api: ApiClient, user: str) -> list[str]:
+    status, body = api.call("POST", f"/v1/users/{user}/search", {"query": "where do I live", "top_k": 20})
+    assert status == 200
+    return sorted(m["content"] for m in body["items"])
+
+
+def test_an_erase_by_one_worker_empties_the_other_workers_cached_index(
+        two_workers: tuple[ApiClient, ApiClient]) -> None:
+    a, b = two_workers
+    assert a.call("POST", "/v1/users/u1/memories", {"content": "I live in Lisbon."})[0] == 201
+    assert found(a, "u1") == ["I live in Lisbon."]  # a caches u1's index
+    assert b.call("DELETE", "/v1/users/u1")[0] == 204
+    assert found(a, "u1") == []
+    # and after the erase, a new life for the same id: a sees it, not the old one
+    assert b.call("POST", "/v1/users/u1/memories", {"content": "I live in Oslo."})[0] == 201
+    assert found(a, "u1") == ["I live in Oslo."]
+
+
+def test_writes_of_one_worker_reach_the_other(two_workers: tuple[ApiClient, ApiClient]) -> None:
+    a, b = two_workers
+    for n, city in enumerate(["Lisbon", "Oslo", "Quito"]):
+        writer, reader = (a, b) if n % 2 == 0 else (b, a)
+        assert writer.call("POST", "/v1/users/u2/memories", {"content": f"I live in {city}."})[0] == 201
+        assert found(reader, "u2") == [f"I live in {city}."]  # the newer city superseded the old one
+
+
+def _hold(path: str, started: Any, release: Any) -> None:
+    locks = FileUserLocks(Path(path))
+    with locks.hold("t", "u"):
+        started.set()
+        release.wait(30)
+
+
+def test_the_user_lock_excludes_another_process(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "users.lock"
+    context = multiprocessing.get_context("fork")
+    started, release = context.Event(), context.Event()
+    holder = context.Process(target=_hold, args=(str(path), started, release))
+    holder.start()
+    assert started.wait(30)
+    locks = FileUserLocks(path)
+    got = threading.Event()
+
+    def take() -> None:
+        with locks.hold("t", "u"):
+            got.set()
+
+    taker = threading.Thread(target=take)
+    taker.start()
+    assert not got.wait(0.5), "the lock was taken while another process held it"
+    other = next(f"user-{n}" for n in range(100) if locks.stripe("t", f"user-{n}") != locks.stripe("t", "u"))
+    with locks.hold("t", other):  # another user is not held up
+        pass
+    release.set()
+    assert got.wait(30)
+    taker.join()
+    holder.join()
+
+
+def test_the_user_lock_is_reentrant_and_excludes_threads(tmp_path: Path) -> None:
+    import threading
+
+    locks = FileUserLocks(tmp_path / "users.lock")
+    inside, most = [0], [0]
+    guard = threading.Lock()
+
+    def work() -> None:
+        with locks.hold("t", "u"), locks.hold("t", "u"):  # nested holds of one thread do not deadlock
+            with guard:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+            time.sleep(0.02)
+            with guard:
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 1
+
+
+def test_a_data_directory_has_one_server(tmp_path: Path) -> None:
+    held = lock_data_dir(tmp_path)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+
+    def second() -> None:
+        try:
+            lock_data_dir(tmp_path)
+            queue.put("started")
+        except ConfigurationError as exc:
+            queue.put(exc.message)
+
+    process = context.Process(target=second)
+    process.start()
+    process.join(20)
+    message = queue.get(timeout=5)
+    assert "already served by mnemo serve (pid" in message
+    held.release()
+    assert ExclusiveFile(tmp_path / "serve.lock").try_acquire()
+
+
+def test_a_logged_fallback_is_counted() -> None:
+    from mnemo import metrics
+
+    logger = logging.getLogger("mnemo.test_fallback")
+    handler = metrics.FallbackCounter()
+    logger.addHandler(handler)
+    try:
+        before = metrics.FALLBACKS.labels(component="bedrock:record_facts")._value.get()
+        logger.warning("Bedrock call failed; the rules take over", extra={"fallback": "bedrock:record_facts"})
+        logger.warning("unrelated")
+        assert metrics.FALLBACKS.labels(component="bedrock:record_facts")._value.get() == before + 1
+    finally:
+        logger.removeHandler(handler)
