@@ -73,7 +73,7 @@ def evaluate(extractor: Extractor, cases: list[tuple[str, list[Label]]]) -> dict
         extraction = extractor.extract([Message(role="user", content=message, message_id=f"m{i}", created_at=WHEN)])
         unmatched = list(expected)
         for c in extraction.accepted:
-            slot = c.subject.split(":", 1)[0]
+            slot = c.tags[0] if c.tags and c.tags[0] in SLOTS else c.subject.split(":", 1)[0]
             spec = SLOTS.get(slot)
             value = c.evidence if spec is None else c.content
 

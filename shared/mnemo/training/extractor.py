@@ -220,7 +220,7 @@ def span_scores(tagger: SlotTagger, examples: list[Example], encoder: TokenEncod
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--no-check", action="store_true", help="skip the held-back split")

@@ -13,7 +13,7 @@ from mnemo.domain.extraction.dates import anchor
 from mnemo.domain.extraction.rules import topic_of
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around
-from mnemo.domain.extraction.slots import SLOTS, Slot, subject_for
+from mnemo.domain.extraction.slots import NO_VALUE, SLOTS, Slot, subject_for
 from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
 from mnemo.domain.grammar import third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
@@ -69,6 +69,7 @@ class LearnedExtractor:
     def extract(self, messages: Sequence[Message]) -> Extraction:
         result = Extraction()
         texts: list[tuple[Message, str, bool]] = []  # message, text to tag, explicit
+        corrected: set[int] = set()  # which texts opened with "no, that's not right" and the like
         previous_assistant = ""
         for message in messages:
             if message.role != "user":
@@ -86,6 +87,8 @@ class LearnedExtractor:
             opening = CORRECTION_OPENING.match(stripped)
             # a correction's opening words say nothing about the user and blur the tagger's view of the rest
             told = remember.group("x") if remember else stripped[opening.end():] if opening else text
+            if opening and not remember:
+                corrected.add(len(texts))
             texts.append((message, told, bool(remember)))
             answered = answered_statement(previous_assistant, text) if previous_assistant else None
             if answered:
@@ -96,6 +99,10 @@ class LearnedExtractor:
             mine = [f for f in found if f.index == index]
             candidates = [c for c in (self._candidate(f) for f in mine) if c is not None]
             candidates = last_value_wins(candidates)
+            if index in corrected:
+                # the user corrects what the assistant assumed: their word, with the weight of a correction
+                for c in candidates:
+                    c.correction, c.source, c.confidence = True, SourceKind.USER_EXPLICIT, max(c.confidence, 0.95)
             if explicit and not any(c.should_store for c in candidates):
                 candidates.append(_note(text, message))
             result.candidates.extend(candidates)
@@ -126,8 +133,8 @@ class LearnedExtractor:
 
     def _candidate(self, f: _Found) -> Candidate | None:
         slot = SLOTS.get(f.span.slot)
-        if slot is None or not terms(f.value):
-            return None  # a stray function word ("from", "it") is no value
+        if slot is None or not set(terms(f.value)) - NO_VALUE:
+            return None  # a stray function word ("from", "it") or a topic word ("project") is no value
         confidence = 1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3)
         candidate = slot_candidate(slot, f.value, f.clause, f.span.negated, f.message, confidence, f.explicit)
         reason = screen(f.value, f.clause, slot.name, f.explicit)

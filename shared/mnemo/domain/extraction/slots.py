@@ -113,6 +113,7 @@ PROJECT_SLOTS = ("project_stack", "project_deadline", "project_detail")
 # a like and a dislike of one thing are one fact with two polarities
 _SAME_FACT = {"dislikes": "likes"}
 
+_ONE_STYLE = frozenset({"answer_format", "answer_length"})
 _KEY_STOP = frozenset("a an the my our your some any of to for with and or in on at".split())
 
 
@@ -123,7 +124,10 @@ def value_key(value: str, limit: int = 3) -> str:
 
 
 def subject_for(slot: Slot, value: str) -> str:
-    """The memory's subject: the slot for single values, ``slot:key`` for multi-valued ones."""
+    """The memory's subject: the slot for single values, ``slot:key`` for multi-valued ones. Layout and
+    length are one current answer style: "short bullet points" replaces "long detailed paragraphs"."""
+    if slot.name in _ONE_STYLE:
+        return "answer_style"
     return f"{slot.name}:{value_key(value)}" if slot.multi else slot.name
 
 
@@ -135,3 +139,7 @@ def slot_identity(subject: str) -> str:
 
 def slot_of(subject: str) -> Slot | None:
     return SLOTS.get(subject.partition(":")[0])
+
+
+# words that name a slot's topic, not a value ("User's project: project.")
+NO_VALUE = frozenset(terms("project projects thing things stuff app one it something job work food"))

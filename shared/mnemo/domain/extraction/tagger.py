@@ -123,11 +123,14 @@ class SlotTagger:
                                                       **self.polarity_net.arrays("polarity")}
         np.savez_compressed(path, allow_pickle=False, **arrays)
 
-    def spans(self, text: str, tokens: TokenStates, min_confidence: float = 0.5) -> list[Span]:
+    def spans(self, text: str, tokens: TokenStates, min_confidence: float = 0.5,
+              outside_at_least: float = 0.5) -> list[Span]:
+        """``outside_at_least``: a piece is outside every value only when O is at least this likely; below
+        it the best slot tag wins even if O was the single most likely tag (a recall knob)."""
         if not tokens.offsets:
             return []
         probs = self.tag_net.probabilities(token_features(tokens.states))
-        best = probs.argmax(axis=1)
+        best = np.where(probs[:, 0] >= outside_at_least, 0, probs[:, 1:].argmax(axis=1) + 1)
         found: list[Span] = []
         i = 0
         n = len(tokens.offsets)
@@ -143,7 +146,7 @@ class SlotTagger:
                     self.tags[int(best[j + 1])] == f"B-{slot}" and _gap(text, tokens.offsets[j],
                                                                        tokens.offsets[j + 1])):
                 j += 1
-            confidence = float(np.mean([probs[k, int(best[k])] for k in range(i, j + 1)]))
+            confidence = float(np.mean([1.0 - probs[k, 0] for k in range(i, j + 1)]))
             start, end = _word_bounds(text, tokens.offsets[i][0], tokens.offsets[j][1])
             if confidence >= min_confidence and end > start:
                 negated = float(self.polarity_net.probabilities(
