@@ -13,7 +13,7 @@ from mnemo.domain.extraction.dates import anchor
 from mnemo.domain.extraction.rules import topic_of
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around
-from mnemo.domain.extraction.slots import NO_VALUE, SLOTS, Slot, subject_for
+from mnemo.domain.extraction.slots import ACTIVITY_VERBS, NO_VALUE, SLOTS, Slot, subject_for
 from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
 from mnemo.domain.grammar import third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
@@ -126,7 +126,7 @@ class LearnedExtractor:
         found: list[_Found] = []
         for (index, _offset, piece), tokens in zip(pieces, states, strict=True):
             message, _text, explicit = texts[index]
-            for span in self._tagger.spans(piece, tokens, self._min_confidence):
+            for span in _without_overlaps(self._tagger.spans(piece, tokens, self._min_confidence)):
                 value = piece[span.start:span.end]
                 found.append(_Found(index, span, value, clause_around(piece, span.start, span.end), message, explicit))
         return found
@@ -160,7 +160,8 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
         source=SourceKind.USER_EXPLICIT if explicit or correction else SourceKind.EXTRACTED,
         sensitivity=Sensitivity.PERSONAL if slot.name in _PERSONAL else Sensitivity.NORMAL,
         correction=correction, tags=[slot.name],
-        high_stakes=slot.category is Category.PROJECT_FACT and bool(_HIGH_STAKES.search(clause)),
+        # the budget itself waits for confirmation, not every fact said beside it
+        high_stakes=slot.category is Category.PROJECT_FACT and bool(_HIGH_STAKES.search(value)),
     )
 
 
@@ -178,6 +179,10 @@ def _key_source(slot: Slot, value: str, clause: str) -> str:
             return m.group("kind")
     if slot.name == "prefers":
         return topic_of(value) or topic_of(clause) or value
+    if slot.multi and not set(terms(value)) - ACTIVITY_VERBS:
+        # the tagger kept only the verb ("eating"): the words after it say what is liked
+        at = clause.lower().find(value.lower())
+        return clause[at:] if at >= 0 else clause
     return value
 
 
@@ -207,6 +212,15 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
             text += f" (said on {when.date().isoformat()})"
         return text + "."
     return (slot.negate if negated else slot.affirm).format(v=value)
+
+
+def _without_overlaps(spans: list[Span]) -> list[Span]:
+    """Two values over the same words (widened to whole words): the more confident one stands."""
+    kept: list[Span] = []
+    for span in sorted(spans, key=lambda s: -s.confidence):
+        if all(span.end <= k.start or span.start >= k.end for k in kept):
+            kept.append(span)
+    return sorted(kept, key=lambda s: s.start)
 
 
 def last_value_wins(candidates: list[Candidate]) -> list[Candidate]:

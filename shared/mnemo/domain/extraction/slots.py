@@ -114,12 +114,15 @@ PROJECT_SLOTS = ("project_stack", "project_deadline", "project_detail")
 _SAME_FACT = {"dislikes": "likes"}
 
 _ONE_STYLE = frozenset({"answer_format", "answer_length"})
+ACTIVITY_VERBS = frozenset(terms("eating drinking going playing watching listening doing making cooking reading "
+                                 "having getting trying visiting eat drink go play watch listen do make cook read"))
 _KEY_STOP = frozenset("a an the my our your some any of to for with and or in on at".split())
 
 
 def value_key(value: str, limit: int = 3) -> str:
-    """The key of a multi-valued slot's value: its first content words, stemmed ("Peanuts" -> "peanut")."""
-    words = [w for w in terms(value) if w not in _KEY_STOP][:limit]
+    """The key of a multi-valued slot's value: its first content words, stemmed ("Peanuts" -> "peanut");
+    an activity's verb is no key ("eating curry" and "eating dumplings" are two likes)."""
+    words = [w for w in terms(value) if w not in _KEY_STOP and w not in ACTIVITY_VERBS][:limit]
     return "_".join(words) or re.sub(r"\W+", "_", value.lower()).strip("_")[:24] or "value"
 
 
