@@ -108,7 +108,7 @@ def test_extract_consumes_jobs_and_reports_poison_records() -> None:
     result = extract(sqs_event(job_to_body(jobs[0]), "{not a job"), Context())
     assert result == {"batchItemFailures": [{"itemIdentifier": "msg-1"}]}
     memories = list(runtime.service().ports.memories.all_for_user("tenant_a", "u1"))
-    assert [m.content for m in memories] == ["User has a cat named Miso."]
+    assert [m.content for m in memories] == ["User has a pet: cat named Miso."]
     # the same message delivered again changes nothing
     assert extract(sqs_event(job_to_body(jobs[0])), Context()) == {"batchItemFailures": []}
     assert len(list(runtime.service().ports.memories.all_for_user("tenant_a", "u1"))) == 1

@@ -82,7 +82,7 @@ def test_facts_become_the_candidates_the_learned_pipeline_makes(server, learned,
         ("name", "User's name is Dana.", True, "m0", ["name"]),
         ("home_location", "User lives in Leeds.", True, "m0", ["home_location"]),
         ("allergy:peanut", "User is allergic to peanuts.", True, "m0", ["allergy"]),
-        ("diet", "User no longer follows the diet: keto.", False, "m2", ["diet"]),
+        ("diet", "User no longer follows this diet: keto.", False, "m2", ["diet"]),
     ]
     # exactly the learned pipeline's normalisation of the same value in the same clause
     same = slot_candidate(SLOTS["allergy"], "peanuts", "I'm allergic to peanuts", False, turns[0], 0.85)

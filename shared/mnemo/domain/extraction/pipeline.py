@@ -18,7 +18,7 @@ from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
 from mnemo.domain.grammar import third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
 from mnemo.domain.screening import rejection_reason
-from mnemo.domain.sensitive import redact
+from mnemo.domain.sensitive import MARKER, redact
 from mnemo.domain.text import terms
 
 EXTRACTOR_NAME = "learned"
@@ -31,6 +31,7 @@ _CHANGE = re.compile(
 _PRONOUN = {"my": "their", "me": "them", "i": "they", "mine": "theirs", "myself": "themselves", "our": "their",
             "us": "them", "we": "they", "im": "they're", "i'm": "they're", "ours": "theirs"}
 _PRONOUN_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _PRONOUN) + r")\b", re.IGNORECASE)
+_MARKED = re.compile(re.escape(MARKER) + r"[^\]]*\]")
 _QUALIFIED = frozenset({"likes", "dislikes", "prefers", "hobby", "uses", "avoids", "habit", "learning"})
 _QUALIFIER = re.compile(
     r"^\s+((?:for|in|at|on|with|when|during|before|after|while|over|instead of)\s+(?:(?!and\b|but\b|so\b|because\b|"
@@ -122,7 +123,9 @@ class LearnedExtractor:
         pieces: list[tuple[int, int, str]] = []  # which text, offset in it, piece
         for index, (_message, text, _explicit) in enumerate(texts):
             pieces.extend((index, offset, piece) for offset, piece in chunks(text))
-        states = self._encoder.encode_tokens([p for _i, _o, p in pieces])
+        # a redaction marker reads as words to the model: blanked out (same length, so offsets hold)
+        states = self._encoder.encode_tokens([_MARKED.sub(lambda m: " " * len(m.group(0)), p)
+                                              for _i, _o, p in pieces])
         found: list[_Found] = []
         for (index, _offset, piece), tokens in zip(pieces, states, strict=True):
             message, _text, explicit = texts[index]
