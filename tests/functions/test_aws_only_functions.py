@@ -16,6 +16,7 @@ from mnemo.adapters.aws.api_keys import DynamoApiKeys
 from mnemo.adapters.aws.dynamo_state import DynamoTable, create_table
 from mnemo.adapters.aws.opensearch_store import index_body
 from mnemo.clock import ManualClock
+from mnemo.errors import BackendUnavailable
 from tests.contract.opensearch_fake import FakeOpenSearch
 from tests.functions.test_handlers import Context, event
 
@@ -74,8 +75,9 @@ def test_only_the_hash_of_a_key_is_stored(aws_env: DynamoApiKeys) -> None:
         aws_env.create("bad#tenant", ManualClock().now())
 
 
-def test_the_authorizer_denies_when_the_table_is_unreachable(aws_env: DynamoApiKeys,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_authorizer_fails_and_does_not_deny_when_the_table_is_unreachable(
+        aws_env: DynamoApiKeys, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A denial would be cached by API Gateway for the TTL; a raised error is not (and never allows)."""
     from functions.authorizer.handler import handler
 
     issued = aws_env.create("tenant_a", ManualClock().now())
@@ -84,7 +86,14 @@ def test_the_authorizer_denies_when_the_table_is_unreachable(aws_env: DynamoApiK
     from functions.authorizer import handler as module
 
     module.api_keys.cache_clear()
-    assert handler(authorizer_event(f"Bearer {issued.key}"), Context()) == {"isAuthorized": False}
+    with pytest.raises(BackendUnavailable):
+        handler(authorizer_event(f"Bearer {issued.key}"), Context())
+    assert '"AuthorizerError"' in capsys.readouterr().out  # the metric is flushed all the same
+    # an unknown key is still a denial, and the table back means the key works at once
+    monkeypatch.setenv("MNEMO_STATE_TABLE", "mnemo-test-state")
+    runtime.settings.cache_clear()
+    module.api_keys.cache_clear()
+    assert handler(authorizer_event(f"Bearer {issued.key}"), Context())["isAuthorized"] is True
 
 
 def custom_resource(request_type: str) -> dict[str, object]:

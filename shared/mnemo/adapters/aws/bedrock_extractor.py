@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -61,6 +61,12 @@ TOOL_SCHEMA: dict[str, Any] = {
     "required": ["facts"],
 }
 _SUBJECT = re.compile(r"[^a-z0-9_.:-]+")
+# told of every fallback as (tool, error code): the Lambda runtime counts them (metric BedrockFallback,
+# alarmed), so a stage whose model or IAM is wrong does not quietly run on the rules
+FALLBACK_LISTENERS: list[Callable[[str, str], None]] = []
+# answers that mean the configuration is wrong (model id, inference profile, IAM), not a passing fault
+MISCONFIGURED = frozenset({"AccessDeniedException", "ValidationException", "ResourceNotFoundException",
+                           "UnrecognizedClientException"})
 
 
 class BedrockExtractor:
@@ -139,8 +145,16 @@ def call_tool(client: Any, model_id: str, system: str, text: str, tool: str, des
             inferenceConfig={"maxTokens": max_tokens, "temperature": 0.0})
         return _tool_input(response, tool)
     except (ClientError, BotoCoreError, KeyError, TypeError, ValueError) as exc:
-        log.warning("Bedrock call failed; the rules take over", extra={"tool": tool, "error": type(exc).__name__,
-                                                                        "fallback": f"bedrock:{tool}"})
+        code = exc.response.get("Error", {}).get("Code", "ClientError") if isinstance(exc, ClientError) \
+            else type(exc).__name__
+        extra = {"tool": tool, "error": code, "fallback": f"bedrock:{tool}"}
+        if code in MISCONFIGURED:
+            log.error("Bedrock refuses the configured model (check bedrock_model_id and its IAM); the rules take "
+                      "over", extra={**extra, "model": model_id})
+        else:
+            log.warning("Bedrock call failed; the rules take over", extra=extra)
+        for listener in FALLBACK_LISTENERS:
+            listener(tool, code)
         return None
 
 
