@@ -201,7 +201,7 @@ def health_during_import(server: Server, items: int = 500) -> dict[str, Any]:
 
     def run_import() -> None:
         started = time.perf_counter()
-        status, _ = server.call("POST", "/v1/users/importer/memories/import", body)
+        status, _ = server.call("POST", "/v1/users/importer/memories/import", body, timeout=300)
         took.append(time.perf_counter() - started)
         assert status == 200, status
 
@@ -220,6 +220,20 @@ def health_during_import(server: Server, items: int = 500) -> dict[str, Any]:
         time.sleep(0.01)
     thread.join()
     return {"import_items": items, "import_s": round(took[0], 2) if took else None, "health_ms": percentiles(samples)}
+
+
+def drained(server: Server, timeout: float = 120.0) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(server.base + "/metrics", timeout=10) as response:
+            text = response.read().decode()
+        depth = next((line.split()[-1] for line in text.splitlines()
+                      if line.startswith("mnemo_extraction_queue_depth ")), "0")
+        if float(depth) == 0:
+            return
+        time.sleep(0.5)
 
 
 def single_client(server: Server, count: int = 400) -> dict[str, Any]:
@@ -255,6 +269,7 @@ def run_for(workers: int, rates: list[float], step_s: float, hold_s: float, full
                 target = 0.7 * saturation
                 print(f"  {workers} worker(s): {hold_s:.0f} s at 70% of saturation ({target:.0f}/s)", flush=True)
                 out["at_70_percent"] = open_loop(address_of(server), mixed_requests(int(target * hold_s), 99), target)
+                drained(server)  # the extraction the load left queued must not run during the next measures
                 out["health_during_import"] = health_during_import(server)
                 out["single_client_retrieve_ms"] = single_client(server)
             if reference_saturation:
