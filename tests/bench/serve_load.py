@@ -175,6 +175,15 @@ def seed_users(server: Server) -> None:
         assert status == 200, status
 
 
+def warm(server: Server) -> None:
+    """Each worker builds a user's index on its first read of that user: do that for every user
+    before measuring (connections land on workers at random; a few rounds reach them all)."""
+    for _ in range(4):
+        for u in range(USERS):
+            status, _ = server.call("POST", f"/v1/users/load-{u:03d}/retrieve", {"query": CHAT[u % len(CHAT)]})
+            assert status == 200, status
+
+
 def address_of(server: Server) -> tuple[str, int]:
     host, port = server.base.removeprefix("http://").split(":")
     return host, int(port)
@@ -261,6 +270,7 @@ def run_for(workers: int, rates: list[float], step_s: float, hold_s: float, full
         server = start_server(Path(tmp) / "data", env, workers=workers)
         try:
             seed_users(server)
+            warm(server)
             print(f"  {workers} worker(s): ladder", flush=True)
             steps = ladder(server, rates, step_s, seed=workers * 1000)
             saturation = max(s["throughput_rps"] for s in steps)
