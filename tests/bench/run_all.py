@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ALL = ["embedding", "latency", "throughput", "locomo", "load", "close_load", "summaries", "consolidation"]
+ALL = ["embedding", "latency", "throughput", "locomo", "load", "serve_load", "close_load", "summaries",
+       "consolidation"]
 SCRIPTS = {"summaries": HERE.parent / "eval" / "summaries.py"}
 
 
