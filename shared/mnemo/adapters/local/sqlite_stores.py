@@ -120,14 +120,22 @@ class SqliteTraceStore:
     def flush(self) -> None:
         self._writer.flush()
 
+    # another worker process of `mnemo serve` may have answered the retrieve and not yet flushed its
+    # trace (it does within one writer interval): a miss is read again for a short while
+    OTHER_PROCESS_WAIT = 0.15
+
     def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
         for trace in self._writer.pending():
             if trace.tenant_id == tenant_id and trace.trace_id == trace_id:
                 return trace if trace.expires_at > now else None
-        with self._db.read() as conn:
-            row = conn.execute("SELECT body FROM traces WHERE tenant_id=? AND trace_id=? AND expires_at > ?",
-                               (tenant_id, trace_id, iso(now))).fetchone()
-        return RetrievalTrace.model_validate_json(row[0]) if row else None
+        deadline = time.monotonic() + self.OTHER_PROCESS_WAIT
+        while True:
+            with self._db.read() as conn:
+                row = conn.execute("SELECT body FROM traces WHERE tenant_id=? AND trace_id=? AND expires_at > ?",
+                                   (tenant_id, trace_id, iso(now))).fetchone()
+            if row or time.monotonic() >= deadline:
+                return RetrievalTrace.model_validate_json(row[0]) if row else None
+            time.sleep(0.01)
 
     def latest(self, tenant_id: str, user_id: str, conversation_id: str, now: datetime) -> RetrievalTrace | None:
         for trace in reversed(self._writer.pending()):
