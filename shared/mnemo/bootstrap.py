@@ -23,6 +23,7 @@ from mnemo.services.extraction import ExtractionService
 from mnemo.services.feedback import FeedbackService
 from mnemo.services.forgetting import Forgetter
 from mnemo.services.ingest import Ingestor
+from mnemo.services.profile import ProfileTrackedMemories, ProfileView
 from mnemo.services.retrieval import Retriever
 from mnemo.services.sessions import SessionService
 from mnemo.services.signals import ImplicitSignals
@@ -75,6 +76,7 @@ class Mnemo:
     consolidator: Consolidator
     sessions: SessionService
     tuner: Tuner
+    profiles: ProfileView
     _closers: list[object] = field(default_factory=list)
 
     @property
@@ -92,12 +94,15 @@ class Mnemo:
 
 
 def _services(ports: Ports, summariser: Any = None) -> Mnemo:
-    writer = MemoryWriter(ports)
+    # every change to a memory makes the cached profile stale, whichever use case makes it
+    ports.memories = ProfileTrackedMemories(ports.memories, ports.profiles)
+    profiles = ProfileView(ports)
+    writer = MemoryWriter(ports, profiles)
     forgetter = Forgetter(ports)
     signals = ImplicitSignals(ports)
     sessions = SessionService(ports)
-    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals), ingestor=Ingestor(ports, sessions),
-                 sessions=sessions, tuner=Tuner(ports),
+    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals, profiles),
+                 ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer),
                  consolidator=Consolidator(ports, summariser))

@@ -177,10 +177,47 @@ class MemoryStore(Protocol):
         ...
 
 
-class ProfileStore(Protocol):
-    def get(self, tenant_id: str, user_id: str) -> Profile | None: ...
+@dataclass(frozen=True)
+class StoredProfile:
+    """What the profile store holds for one user: the last derived profile, what it was built
+    from, and the app's own ``custom`` fields (which no memory holds, so they are kept apart)."""
 
-    def put(self, tenant_id: str, user_id: str, profile: Profile) -> None: ...
+    profile: Profile | None = None  # the derived part, ``custom`` empty; None before the first build
+    built_at: int = -1  # the generation of the user's memories it was built from
+    generation: int = 0  # the generation now: grows with every change to the user's memories
+    valid_until: datetime | None = None  # the first expiry among the memories it was built from
+    custom: dict[str, str] = field(default_factory=dict)
+
+    def is_current(self, now: datetime) -> bool:
+        """Built from the memories as they are now, and none of them has expired since."""
+        return (self.profile is not None and self.built_at == self.generation
+                and (self.valid_until is None or now < self.valid_until))
+
+
+class ProfileStore(Protocol):
+    """The profile cache of each user (SPEC R2) and the generation that invalidates it.
+
+    The profile is derived from the memories (``mnemo.services.profile``); the store keeps the
+    last build and a per-user generation that every change to the memories moves on, so a
+    reader knows whether the cached build still stands.
+    """
+
+    def get(self, tenant_id: str, user_id: str) -> StoredProfile:
+        """What is stored; an empty ``StoredProfile`` (generation 0) for a user with nothing."""
+        ...
+
+    def put(self, tenant_id: str, user_id: str, profile: Profile, built_at: int, valid_until: datetime | None) -> None:
+        """Keep a derived profile built from generation ``built_at``; the generation and ``custom``
+        stay as they are (a change made meanwhile keeps the build stale)."""
+        ...
+
+    def put_custom(self, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:
+        """Replace the app's fields; the derived part and the generation stay."""
+        ...
+
+    def invalidate(self, tenant_id: str, user_id: str) -> None:
+        """Move the generation on: the cached build is stale from now on. Atomic, never lost."""
+        ...
 
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 

@@ -169,6 +169,9 @@ class Settings(BaseModel):
     summary_confidence: float = Field(0.8, ge=0, le=1)
     consolidation_interval_hours: float = Field(24.0, gt=0)
     profile_max_bytes: int = Field(2048, ge=256)
+    # the cached profile is rebuilt at least this often, whatever else happens (it is rebuilt at
+    # once when a memory changes or expires): a bound on staleness should a writer die mid-change
+    profile_rebuild_hours: float = Field(24.0, gt=0)
 
     # -- embeddings
     embedder: Literal["onnx", "titan"] = "onnx"  # titan: Amazon Titan Text Embeddings V2 (AWS home only)

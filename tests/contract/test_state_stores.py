@@ -8,19 +8,56 @@ import pytest
 
 from mnemo.crypto import SealError
 from mnemo.domain.models import Profile, SessionState, TunedWeights, UserSettings
+from mnemo.ports import StoredProfile
 from tests.contract.conftest import Home
 
 
 def test_profile_round_trip_is_sealed_and_per_user(home: Home, clock) -> None:
-    assert home.profiles.get("t1", "u1") is None
+    assert home.profiles.get("t1", "u1") == StoredProfile()
     profile = Profile(name="Ana", constraints=["User is allergic to sesame."], updated_at=clock.now())
-    home.profiles.put("t1", "u1", profile)
-    assert home.profiles.get("t1", "u1").constraints == ["User is allergic to sesame."]
-    assert home.profiles.get("t1", "u2") is None
-    assert home.profiles.get("t2", "u1") is None
+    until = clock.now() + timedelta(hours=1)
+    home.profiles.put("t1", "u1", profile, 0, until)
+    stored = home.profiles.get("t1", "u1")
+    assert (stored.profile.constraints, stored.built_at, stored.generation, stored.valid_until) == (
+        ["User is allergic to sesame."], 0, 0, until)
+    assert stored.is_current(clock.now())
+    assert not stored.is_current(until)  # a memory it was built from has expired by then
+    assert home.profiles.get("t1", "u2") == StoredProfile()
+    assert home.profiles.get("t2", "u1") == StoredProfile()
     assert b"sesame" not in home.raw()
     home.profiles.delete_user("t1", "u1")
-    assert home.profiles.get("t1", "u1") is None
+    assert home.profiles.get("t1", "u1") == StoredProfile()
+
+
+def test_the_generation_makes_a_build_stale_and_a_late_build_stays_stale(home: Home, clock) -> None:
+    # given a build at generation 0
+    home.profiles.put("t1", "u1", Profile(name="Ana"), 0, None)
+    # when a memory changes, the build is stale; for that user only
+    home.profiles.invalidate("t1", "u1")
+    assert home.profiles.get("t1", "u1").generation == 1
+    assert not home.profiles.get("t1", "u1").is_current(clock.now())
+    assert home.profiles.get("t1", "u2").generation == 0
+    # a reader that started before the change stores its build: it stays stale
+    home.profiles.put("t1", "u1", Profile(name="Ana"), 0, None)
+    assert not home.profiles.get("t1", "u1").is_current(clock.now())
+    # a build from the new generation stands; invalidating a user with no row starts one
+    home.profiles.put("t1", "u1", Profile(name="Bea"), 1, None)
+    assert home.profiles.get("t1", "u1").is_current(clock.now())
+    home.profiles.invalidate("t1", "u3")
+    assert home.profiles.get("t1", "u3").generation == 1
+
+
+def test_the_apps_fields_are_kept_apart_from_the_derived_profile(home: Home, clock) -> None:
+    home.profiles.put_custom("t1", "u1", {"plan": "pro-sesame"})
+    home.profiles.put("t1", "u1", Profile(name="Ana", custom={"ignored": "x"}), 0, None)
+    home.profiles.invalidate("t1", "u1")
+    stored = home.profiles.get("t1", "u1")
+    assert stored.custom == {"plan": "pro-sesame"}
+    assert stored.profile.custom == {}  # a build never carries the app's fields
+    assert b"pro-sesame" not in home.raw()
+    home.profiles.put_custom("t1", "u1", {})
+    assert home.profiles.get("t1", "u1").custom == {}
+    assert home.profiles.get("t1", "u1").profile.name == "Ana"
 
 
 def test_settings_default_and_change(home: Home) -> None:

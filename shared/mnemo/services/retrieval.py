@@ -31,6 +31,7 @@ from mnemo.domain.text import terms
 from mnemo.errors import InvalidInput
 from mnemo.ports import SearchRequest, Vector
 from mnemo.services.context import Ports
+from mnemo.services.profile import ProfileView
 from mnemo.services.signals import ImplicitSignals
 
 
@@ -83,9 +84,11 @@ def _wins(a: Memory, b: Memory) -> bool:
 
 
 class Retriever:
-    def __init__(self, ports: Ports, signals: ImplicitSignals | None = None) -> None:
+    def __init__(self, ports: Ports, signals: ImplicitSignals | None = None,
+                 profiles: ProfileView | None = None) -> None:
         self.p = ports
         self.signals = signals
+        self.profiles = profiles or ProfileView(ports)
         self.queries = QueryEmbeddings(ports)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
         # told of every retrieval (the Lambda records its per-stage metrics); never given the query text
@@ -93,6 +96,10 @@ class Retriever:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
+
+    def _profile(self, tenant_id: str, user_id: str) -> Profile | None:
+        profile = self.profiles.current(tenant_id, user_id)
+        return None if profile.is_empty() else profile
 
     def _params(self, tenant_id: str | None = None) -> RankingParams:
         w = self.p.settings.weights
@@ -147,7 +154,7 @@ class Retriever:
         if gate.decision is GateDecision.OVERVIEW:
             return self._overview(tenant_id, user_id, query, trace_id, gate.reason, top_k, token_budget,
                                   project_id, session_id, timings, started, conversation_id)
-        profile_future: Future[Profile | None] = self._pool.submit(self.p.profiles.get, tenant_id, user_id)
+        profile_future: Future[Profile | None] = self._pool.submit(self._profile, tenant_id, user_id)
         ranked: list[Scored] = []
         pending: list[Memory] = []
         vector: Vector | None = None
@@ -208,7 +215,7 @@ class Retriever:
         """What is remembered, whatever the topic: the profile and the most important live memories.
         Only what may be shown: active memories in this scope (not pending, disabled or expired)."""
         now = self.p.clock.now()
-        profile = self.p.profiles.get(tenant_id, user_id)
+        profile = self._profile(tenant_id, user_id)
         live = [m for m in self.p.memories.all_for_user(tenant_id, user_id)
                 if m.status is Status.ACTIVE and m.is_live(now) and visible_in_scope(m, project_id, session_id)]
         params = self._params(tenant_id)

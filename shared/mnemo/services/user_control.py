@@ -127,14 +127,11 @@ class UserControl:
         if rejected:
             raise InvalidInput(f"profile field was not stored: {rejected[0]}", details={"field": "profile"})
         with self.p.locks.hold(tenant_id, user_id):
-            profile = self.p.profiles.get(tenant_id, user_id) or Profile()
             if "custom" in changes and changes["custom"] is not None:
-                custom = {**profile.custom, **changes["custom"]}
-                profile = profile.model_copy(update={"custom": {k: v for k, v in custom.items() if v}})
-                self.p.profiles.put(tenant_id, user_id, profile)
-            self.writer.refresh_profile(tenant_id, user_id)
+                self.writer.profiles.set_custom(tenant_id, user_id, changes["custom"])
+            profile = self.writer.profiles.current(tenant_id, user_id)
         self._audit(tenant_id, user_id, "profile.edit", [r.memory.memory_id for r in results if r.memory])
-        return self.p.profiles.get(tenant_id, user_id) or Profile()
+        return profile
 
     def settings(self, tenant_id: str, user_id: str) -> UserSettings:
         return self.p.user_settings.get(tenant_id, user_id)
@@ -152,7 +149,7 @@ class UserControl:
             "tenant_user": user_id,
             "exported_at": self.p.clock.now(),
             "settings": self.p.user_settings.get(tenant_id, user_id).model_dump(mode="json"),
-            "profile": (self.p.profiles.get(tenant_id, user_id) or Profile()).model_dump(mode="json"),
+            "profile": self.writer.profiles.current(tenant_id, user_id).model_dump(mode="json"),
             "memories": [
                 {**m.model_dump(mode="json", exclude={"embedding", "part_embeddings"}),
                  "history": [h.model_dump(mode="json")

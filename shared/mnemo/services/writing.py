@@ -24,12 +24,12 @@ from mnemo.domain.models import (
     SourceKind,
     Status,
 )
-from mnemo.domain.profile_builder import build_profile
 from mnemo.domain.screening import rejection_reason
 from mnemo.domain.text import normalise_content, sentence_parts
 from mnemo.errors import InvalidInput
 from mnemo.ports import Embedder
 from mnemo.services.context import Ports
+from mnemo.services.profile import ProfileView
 
 ID_NAMESPACE = uuid.UUID("6f1c1f4e-8a43-4c8e-9a7e-6d4b1f0d2a11")
 LIVE_OR_PENDING = frozenset({*RETRIEVABLE, Status.PENDING})
@@ -77,8 +77,9 @@ def stable_id(*parts: str) -> str:
 
 
 class MemoryWriter:
-    def __init__(self, ports: Ports) -> None:
+    def __init__(self, ports: Ports, profiles: ProfileView | None = None) -> None:
         self.p = ports
+        self.profiles = profiles or ProfileView(ports)
 
     def write(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], *, resolve_conflicts: bool = True,
               actor: str = "api") -> list[WriteResult]:
@@ -252,13 +253,8 @@ class MemoryWriter:
         return WriteResult(new, "superseded", superseded=[old.memory_id])
 
     def refresh_profile(self, tenant_id: str, user_id: str) -> None:
-        current = self.p.profiles.get(tenant_id, user_id)
-        # active facts only, without their vectors: this runs after every write that touches the profile
-        facts = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=None,
-                                     limit=2 * self.p.settings.max_active_memories, cursor=None).items
-        profile = build_profile(facts, current.custom if current else {}, self.p.clock.now(),
-                                self.p.settings.profile_max_bytes)
-        self.p.profiles.put(tenant_id, user_id, profile)
+        """Warm the profile cache after a write (the write already made the old build stale)."""
+        self.profiles.refresh(tenant_id, user_id)
 
 
 def embed_contents(embedder: Embedder, contents: Sequence[str]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:

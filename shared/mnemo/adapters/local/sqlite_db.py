@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS store_generation (
 INSERT OR IGNORE INTO store_generation SELECT 1, COALESCE(MAX(generation), 0) FROM user_generations;
 CREATE TABLE IF NOT EXISTS profiles (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, updated_at TEXT NOT NULL,
+    generation INTEGER NOT NULL DEFAULT 0, built_at INTEGER NOT NULL DEFAULT -1, valid_until TEXT, custom BLOB,
     PRIMARY KEY (tenant_id, user_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS user_settings (
@@ -102,6 +103,10 @@ ADDED_COLUMNS = (
     ("extraction_jobs", "claimed_id", "TEXT"),
     ("extraction_jobs", "claimant", "TEXT"),
     ("extraction_jobs", "claimed_until", "TEXT"),
+    ("profiles", "generation", "INTEGER NOT NULL DEFAULT 0"),
+    ("profiles", "built_at", "INTEGER NOT NULL DEFAULT -1"),
+    ("profiles", "valid_until", "TEXT"),
+    ("profiles", "custom", "BLOB"),
 )
 
 

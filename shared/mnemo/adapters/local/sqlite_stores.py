@@ -27,29 +27,72 @@ from mnemo.domain.models import (
     TunedWeights,
     UserSettings,
 )
-from mnemo.ports import BufferResult, Claim, ExtractionJob
+from mnemo.ports import BufferResult, Claim, ExtractionJob, StoredProfile
 
 
 class SqliteProfileStore:
-    """Profiles hold user text, so they are sealed like memories."""
+    """Profiles hold user text, so they are sealed like memories. One row per user: the derived
+    profile (``sealed``, empty before the first build), the generation it was built from, the
+    current generation, and the app's ``custom`` fields sealed on their own."""
 
     def __init__(self, db: Database, cipher: UserCipher) -> None:
         self._db = db
         self._cipher = cipher
 
-    def get(self, tenant_id: str, user_id: str) -> Profile | None:
-        with self._db.read() as conn:
-            row = conn.execute("SELECT sealed FROM profiles WHERE tenant_id=? AND user_id=?",
-                               (tenant_id, user_id)).fetchone()
-        if row is None:
+    def _open(self, tenant_id: str, user_id: str, sealed: bytes | None) -> Profile | None:
+        if not sealed:
             return None
-        return Profile.model_validate_json(self._cipher.open(tenant_id, user_id, "profile", "profile", row[0]))
+        return Profile.model_validate_json(self._cipher.open(tenant_id, user_id, "profile", "profile", sealed))
 
-    def put(self, tenant_id: str, user_id: str, profile: Profile) -> None:
-        sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", profile.model_dump_json().encode())
+    def _custom(self, tenant_id: str, user_id: str, sealed: bytes | None, legacy: Profile | None) -> dict[str, str]:
+        if sealed is None:  # a row written before the app's fields were kept apart
+            return dict(legacy.custom) if legacy else {}
+        return dict(json.loads(self._cipher.open(tenant_id, user_id, "profile", "custom", sealed)))
+
+    def get(self, tenant_id: str, user_id: str) -> StoredProfile:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT sealed, generation, built_at, valid_until, custom FROM profiles "
+                               "WHERE tenant_id=? AND user_id=?", (tenant_id, user_id)).fetchone()
+        if row is None:
+            return StoredProfile()
+        profile = self._open(tenant_id, user_id, row[0])
+        custom = self._custom(tenant_id, user_id, row[4], profile)
+        if profile is not None and profile.custom:
+            profile = profile.model_copy(update={"custom": {}})
+        return StoredProfile(profile=profile, built_at=int(row[2]), generation=int(row[1]),
+                             valid_until=datetime.fromisoformat(row[3]) if row[3] else None, custom=custom)
+
+    def put(self, tenant_id: str, user_id: str, profile: Profile, built_at: int, valid_until: datetime | None) -> None:
+        derived = profile.model_copy(update={"custom": {}})
+        sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", derived.model_dump_json().encode())
         with self._db.write() as conn:
-            conn.execute("INSERT OR REPLACE INTO profiles VALUES (?,?,?,?)",
-                         (tenant_id, user_id, sealed, iso(profile.updated_at) or ""))
+            row = conn.execute("SELECT sealed, custom FROM profiles WHERE tenant_id=? AND user_id=?",
+                               (tenant_id, user_id)).fetchone()
+            if row is not None and row[1] is None and row[0]:
+                # keep the app's fields of a row from before they were kept apart
+                self._put_custom(conn, tenant_id, user_id, self._custom(tenant_id, user_id, None,
+                                                                         self._open(tenant_id, user_id, row[0])))
+            conn.execute(
+                "INSERT INTO profiles (tenant_id, user_id, sealed, updated_at, built_at, valid_until) "
+                "VALUES (?,?,?,?,?,?) ON CONFLICT(tenant_id, user_id) DO UPDATE SET sealed=excluded.sealed, "
+                "updated_at=excluded.updated_at, built_at=excluded.built_at, valid_until=excluded.valid_until",
+                (tenant_id, user_id, sealed, iso(profile.updated_at) or "", built_at, iso(valid_until)))
+
+    def put_custom(self, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:
+        with self._db.write() as conn:
+            self._put_custom(conn, tenant_id, user_id, custom)
+
+    def _put_custom(self, conn: sqlite3.Connection, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:
+        sealed = self._cipher.seal(tenant_id, user_id, "profile", "custom", json.dumps(custom).encode())
+        conn.execute("INSERT INTO profiles (tenant_id, user_id, sealed, updated_at, custom) VALUES (?,?,'','',?) "
+                     "ON CONFLICT(tenant_id, user_id) DO UPDATE SET custom=excluded.custom",
+                     (tenant_id, user_id, sealed))
+
+    def invalidate(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("INSERT INTO profiles (tenant_id, user_id, sealed, updated_at, generation) "
+                         "VALUES (?,?,'','',1) ON CONFLICT(tenant_id, user_id) DO UPDATE SET generation=generation+1",
+                         (tenant_id, user_id))
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         with self._db.write() as conn:
