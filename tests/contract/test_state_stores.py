@@ -105,3 +105,39 @@ def test_data_keys_are_per_user_stable_and_shreddable(home: Home) -> None:
     assert home.vault.data_key("t1", "u1") != first  # a new life, the old data is gone for good
     with pytest.raises(SealError):
         home.vault.open("t1", "u1", "r1", "memory", sealed)
+
+
+def test_a_profile_stored_before_the_generation_keeps_the_apps_fields(home: Home, clock) -> None:
+    # given a profile as the earlier release stored it: one sealed document, custom inside
+    legacy = Profile(name="Ana", custom={"plan": "pro"}, updated_at=clock.now())
+    sealed = home.vault.seal("t1", "u1", "profile", "profile", legacy.model_dump_json().encode())
+    if home.name == "local":
+        with home.profiles._db.write() as conn:
+            conn.execute("INSERT INTO profiles (tenant_id, user_id, sealed, updated_at) VALUES (?,?,?,?)",
+                         ("t1", "u1", sealed, ""))
+    else:
+        home.profiles._t.put({"pk": {"S": "t1#u1"}, "sk": {"S": "PROFILE"}, "sealed": {"B": sealed}})
+    # it is stale (built at no known generation) and its custom fields are read
+    stored = home.profiles.get("t1", "u1")
+    assert (stored.custom, stored.is_current(clock.now())) == ({"plan": "pro"}, False)
+    # and they survive the first build stored over it
+    home.profiles.put("t1", "u1", Profile(name="Bea"), stored.generation, None)
+    stored = home.profiles.get("t1", "u1")
+    assert (stored.custom, stored.profile.name, stored.is_current(clock.now())) == ({"plan": "pro"}, "Bea", True)
+
+
+def test_an_old_database_gets_the_new_columns(tmp_path) -> None:
+    import sqlite3
+
+    from mnemo.adapters.local.sqlite_db import Database
+
+    old = sqlite3.connect(tmp_path / "old.db")
+    old.execute("CREATE TABLE profiles (tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, "
+                "updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id)) WITHOUT ROWID")
+    old.commit()
+    old.close()
+    db = Database(tmp_path / "old.db")
+    with db.read() as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(profiles)")}
+    assert {"generation", "built_at", "valid_until", "custom"} <= columns
+    Database(tmp_path / "old.db")  # opening again changes nothing

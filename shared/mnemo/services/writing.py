@@ -88,7 +88,7 @@ class MemoryWriter:
         vectors, part_vectors = self._embed(facts)
         results: list[WriteResult] = []
         events: list[AuditEvent] = []
-        profile_touched = False
+        wrote = False
         with self.p.locks.hold(tenant_id, user_id):
             if resolve_conflicts:
                 for fact, vector, part_vector in zip(facts, vectors, part_vectors, strict=True):
@@ -97,12 +97,13 @@ class MemoryWriter:
                 results = self._write_plain(tenant_id, user_id, facts, vectors, part_vectors)
             for result in results:
                 if result.memory is not None and result.outcome != "rejected":
-                    profile_touched |= self.p.policy[result.memory.category].in_profile
+                    wrote = True
                     events.append(AuditEvent(
                         tenant_id=tenant_id, user_id=user_id, action=f"memory.{result.outcome}", actor=actor,
                         memory_ids=[result.memory.memory_id, *result.superseded], at=self.p.clock.now(),
                         detail={"category": result.memory.category.value, "status": result.memory.status.value}))
-            if profile_touched:
+            if wrote:
+                # any write made the cached profile stale; build it now, off the read path
                 self.refresh_profile(tenant_id, user_id)
         self.p.audit.record(events)
         return results
