@@ -207,8 +207,9 @@ class ProfileStore(Protocol):
         ...
 
     def put(self, tenant_id: str, user_id: str, profile: Profile, built_at: int, valid_until: datetime | None) -> None:
-        """Keep a derived profile built from generation ``built_at``; the generation and ``custom``
-        stay as they are (a change made meanwhile keeps the build stale)."""
+        """Keep a derived profile built from generation ``built_at``, only if that is still the
+        generation (a user with no row is at 0): a build overtaken by a change, or started before an
+        erase, is dropped. The generation and ``custom`` stay as they are."""
         ...
 
     def put_custom(self, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:

@@ -37,14 +37,19 @@ def test_the_generation_makes_a_build_stale_and_a_late_build_stays_stale(home: H
     assert home.profiles.get("t1", "u1").generation == 1
     assert not home.profiles.get("t1", "u1").is_current(clock.now())
     assert home.profiles.get("t1", "u2").generation == 0
-    # a reader that started before the change stores its build: it stays stale
-    home.profiles.put("t1", "u1", Profile(name="Ana"), 0, None)
+    # a reader that started before the change stores its build: it is dropped
+    home.profiles.put("t1", "u1", Profile(name="Old"), 0, None)
     assert not home.profiles.get("t1", "u1").is_current(clock.now())
+    assert home.profiles.get("t1", "u1").profile.name == "Ana"
     # a build from the new generation stands; invalidating a user with no row starts one
     home.profiles.put("t1", "u1", Profile(name="Bea"), 1, None)
     assert home.profiles.get("t1", "u1").is_current(clock.now())
     home.profiles.invalidate("t1", "u3")
     assert home.profiles.get("t1", "u3").generation == 1
+    # a build begun before an erase is never stored after it
+    home.profiles.delete_user("t1", "u1")
+    home.profiles.put("t1", "u1", Profile(name="Bea"), 1, None)
+    assert home.profiles.get("t1", "u1") == StoredProfile()
 
 
 def test_the_apps_fields_are_kept_apart_from_the_derived_profile(home: Home, clock) -> None:

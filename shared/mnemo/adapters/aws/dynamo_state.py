@@ -71,15 +71,16 @@ class DynamoTable:
                                  ConditionExpression=condition, **_expression(names, values))
 
     def update_if(self, key_pk: str, sk: str, update: str, condition: str, names: dict[str, str] | None = None,
-                  values: dict[str, Any] | None = None) -> dict[str, Any] | None:
-        """Conditional update; the item as written, or None when the condition does not hold."""
+                  values: dict[str, Any] | None = None, returns: str = "ALL_NEW") -> dict[str, Any] | None:
+        """Conditional update; the item as written (or as ``returns`` asks), or None when the condition
+        does not hold."""
         written: dict[str, Any] = {}
 
         def call(**kwargs: Any) -> None:
             written.update(self.client.update_item(**kwargs).get("Attributes", {}))
 
         if not self._conditional(call, Key={"pk": {"S": key_pk}, "sk": {"S": sk}}, UpdateExpression=update,
-                                 ConditionExpression=condition, ReturnValues="ALL_NEW", **_expression(names, values)):
+                                 ConditionExpression=condition, ReturnValues=returns, **_expression(names, values)):
             return None
         return written
 
@@ -179,8 +180,13 @@ class DynamoProfileStore:
             values[":v"] = {"S": iso(valid_until)}
         else:
             expression += " REMOVE valid_until"
-        # only these attributes: a generation moved on meanwhile, or the app's fields, stay as they are
-        old = self._t.update(pk(tenant_id, user_id), "PROFILE", expression, values, returns="ALL_OLD")
+        # only if the build is still current (no row counts as generation 0), and only these
+        # attributes: the generation and the app's fields stay as they are
+        condition = "generation = :b" if built_at else "attribute_not_exists(generation) OR generation = :b"
+        old = self._t.update_if(pk(tenant_id, user_id), "PROFILE", expression, condition, values=values,
+                                returns="ALL_OLD")
+        if old is None:
+            return  # overtaken by a change (or an erase) since the build began
         if "sealed" in old and "custom" not in old:
             legacy = self._custom(tenant_id, user_id, old)
             if legacy:

@@ -66,8 +66,10 @@ class SqliteProfileStore:
         derived = profile.model_copy(update={"custom": {}})
         sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", derived.model_dump_json().encode())
         with self._db.write() as conn:
-            row = conn.execute("SELECT sealed, custom FROM profiles WHERE tenant_id=? AND user_id=?",
+            row = conn.execute("SELECT sealed, custom, generation FROM profiles WHERE tenant_id=? AND user_id=?",
                                (tenant_id, user_id)).fetchone()
+            if (int(row[2]) if row else 0) != built_at:
+                return  # overtaken by a change (or an erase) since the build began
             if row is not None and row[1] is None and row[0]:
                 # keep the app's fields of a row from before they were kept apart
                 self._put_custom(conn, tenant_id, user_id, self._custom(tenant_id, user_id, None,
