@@ -194,10 +194,10 @@ def machine_for(service: Mnemo, clock: ManualClock) -> type[RuleBasedStateMachin
         def no_block_holds_what_no_live_memory_holds(self) -> None:
             # the overview (profile and the most important live memories) every time, a topical query in turn
             self.asked += 1
+            live = live_text(self.stored(), clock.now())  # a retrieve changes no memory
             for query in (OVERVIEW, QUERIES[self.asked % len(QUERIES)]):
                 result = api.retrieve(self.user, query)
                 self.trace = result["trace_id"]
-                live = live_text(self.stored(), clock.now())
                 assert not unsupported(result["context"], live), (result["context"], live)
                 assert not unsupported(str(result["profile"]), live), (result["profile"], live)
 
