@@ -179,7 +179,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
     )
     from mnemo.adapters.aws.kms_vault import KmsKeyVault
     from mnemo.adapters.aws.locks import DynamoUserLocks
-    from mnemo.adapters.aws.opensearch_store import OpenSearchMemoryStore
+    from mnemo.adapters.aws.opensearch_store import IndexTuning, OpenSearchMemoryStore
     from mnemo.adapters.aws.sqs_queue import SqsExtractionQueue
     from mnemo.crypto import UserCipher
 
@@ -196,7 +196,9 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
     embedder = embedder or _aws_embedder(settings, bedrock)
     ports = Ports(
         settings=settings, clock=clock, embedder=embedder,
-        memories=OpenSearchMemoryStore(transport, settings.opensearch_index, cipher, table, embedder.dimension),
+        memories=OpenSearchMemoryStore(transport, settings.opensearch_index, cipher, table, embedder.dimension,
+                                       bulk_attempts=settings.opensearch_bulk_attempts,
+                                       tuning=IndexTuning.from_settings(settings)),
         profiles=DynamoProfileStore(table, cipher), user_settings=DynamoSettingsStore(table),
         buffer=DynamoTurnBuffer(table, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqsExtractionQueue(sqs, settings.extract_queue_url, table, clock), traces=DynamoTraceStore(table),

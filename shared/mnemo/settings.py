@@ -55,6 +55,15 @@ class Settings(BaseModel):
     # for storage (~40 GB each; README "Sizing"), not for query fan-out
     opensearch_shards: int = Field(4, ge=1, le=1024)
     opensearch_replicas: int = Field(1, ge=0, le=5)
+    # a bulk write whose items OpenSearch rejects as overloaded (429) is retried this many times in all
+    opensearch_bulk_attempts: int = Field(3, ge=1, le=10)
+    # slow-log thresholds of the index, in ms (a user's search touches one shard and takes tens of ms;
+    # the HTTP functions have 10 s for three searches); published once the domain's slow logs are on
+    opensearch_slow_search_warn_ms: int = Field(1000, ge=1)
+    opensearch_slow_search_info_ms: int = Field(200, ge=1)
+    opensearch_slow_fetch_warn_ms: int = Field(500, ge=1)
+    opensearch_slow_index_warn_ms: int = Field(1000, ge=1)
+    opensearch_slow_index_info_ms: int = Field(200, ge=1)
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
     consolidate_queue_url: str = ""
