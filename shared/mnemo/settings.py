@@ -86,6 +86,9 @@ class Settings(BaseModel):
     openai_timeout_seconds: float = Field(30.0, gt=0)
     conflict_judge: Literal["rules", "bedrock"] = "rules"  # bedrock: a second opinion on ambiguous pairs
     consolidate_inline_users: int = Field(200, ge=0)  # above: one SQS message per user
+    # how long a write waits for another worker's lease on the same user before answering 429
+    # (the SQS message is then retried); the lease itself lapses after 30 s if its worker died
+    user_lock_wait_seconds: float = Field(20.0, gt=0, le=600)
 
     # -- debounce (R3)
     debounce_turns: int = Field(5, ge=1, le=100)

@@ -73,10 +73,9 @@ def check_settings(flat: dict[str, Any]) -> None:
             raise QueryError(400, "illegal_argument_exception", f"unknown setting [{key}] please check that any "
                              "required plugins are installed, or check the breaking changes documentation for "
                              "removed settings")
-        if "slowlog.threshold" in key or key == "index.refresh_interval":
-            if not TIME.match(str(value)):
-                raise QueryError(400, "illegal_argument_exception", f"failed to parse setting [{key}] with value "
-                                 f"[{value}] as a time value: unit is missing or unrecognized")
+        if ("slowlog.threshold" in key or key == "index.refresh_interval") and not TIME.match(str(value)):
+            raise QueryError(400, "illegal_argument_exception", f"failed to parse setting [{key}] with value "
+                             f"[{value}] as a time value: unit is missing or unrecognized")
         if key == "index.number_of_shards" and not (1 <= int(value) <= 1024):
             raise QueryError(400, "illegal_argument_exception", f"Failed to parse value [{value}] for setting "
                              "[index.number_of_shards] must be >= 1 and <= 1024")
@@ -116,7 +115,8 @@ class FakeIndex:
         check_settings(flat)
         index = cls(name, flat, body.get("mappings") or {"properties": {}})
         index.settings.update({"index.uuid": index.uuid, "index.provided_name": name,
-                               "index.creation_date": str(int(time.time() * 1000)), "index.version.created": "136407927"})
+                               "index.version.created": "136407927",
+                               "index.creation_date": str(int(time.time() * 1000))})
         index._check_mapping(index.mappings.get("properties", {}), "")
         return index
 
@@ -214,10 +214,11 @@ class FakeIndex:
                 continue
             kind = spec.get("type", "object")
             if kind == "knn_vector":
-                if not isinstance(item, list) or len(item) != int(spec["dimension"]):
+                given = len(item) if isinstance(item, list) else 1
+                if given != int(spec["dimension"]):
                     raise QueryError(400, "mapper_parsing_exception", f"failed to parse field [{path}] of type "
                                      f"[knn_vector] in document with id '{doc_id}'. Vector dimension mismatch. "
-                                     f"Expected: {spec['dimension']}, Given: {len(item) if isinstance(item, list) else 0}")
+                                     f"Expected: {spec['dimension']}, Given: {given}")
             elif kind in ("nested", "object"):
                 children = item if isinstance(item, list) else [item]
                 for child in children:
@@ -232,7 +233,9 @@ class FakeIndex:
                 except ValueError:
                     raise QueryError(400, "mapper_parsing_exception", f"failed to parse field [{path}] of type "
                                      f"[date] in document with id '{doc_id}'") from None
-            elif kind in ("float", "integer", "long") and (isinstance(item, bool) or not isinstance(item, int | float)):
+            elif kind in ("float", "integer", "long") and any(  # a field holds one value or an array of them
+                    isinstance(x, bool) or not isinstance(x, int | float) for x in (item if isinstance(item, list)
+                                                                                      else [item])):
                 raise QueryError(400, "mapper_parsing_exception", f"failed to parse field [{path}] of type [{kind}] "
                                  f"in document with id '{doc_id}'")
 

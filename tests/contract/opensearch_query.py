@@ -111,11 +111,13 @@ class Evaluator:
         return millis(value) if self._field(name).type == "date" else value
 
     def pool(self, query: dict[str, Any]) -> list[str]:
+        check(query)
         return [i for i, d in self._docs.items() if self.matches(d, query)]
 
     # -- scoring
     def score(self, query: dict[str, Any]) -> list[tuple[float, str]]:
         """(score, id) of every hit, best first (ties by id, as a stable shard order would give)."""
+        check(query)
         if "knn" in query:
             name, spec = next(iter(query["knn"].items()))
             self._check_vector(name, spec["vector"])
@@ -213,6 +215,28 @@ class Evaluator:
         if keys:
             out["after_key"] = {name: keys[-1]}
         return out
+
+
+KINDS = {"match_all", "term", "terms", "range", "exists", "ids", "bool", "match", "knn", "nested"}
+
+
+def check(query: dict[str, Any]) -> None:
+    """The whole query is in the subset, also the parts no document reaches (OpenSearch parses it all)."""
+    if not isinstance(query, dict) or len(query) != 1:
+        raise QueryError(400, "parsing_exception", "a query object holds exactly one query")
+    kind, spec = next(iter(query.items()))
+    if kind not in KINDS:
+        raise QueryError(400, "parsing_exception", f"unknown query [{kind}] (not in the fake's subset)")
+    if kind == "bool":
+        for clause in ("filter", "must", "must_not", "should"):
+            for inner in _list(spec.get(clause)):
+                check(inner)
+    elif kind == "knn":
+        for field_spec in spec.values():
+            if "filter" in field_spec:
+                check(field_spec["filter"])
+    elif kind == "nested":
+        check(spec["query"])
 
 
 def _best(scored: list[tuple[float, str]]) -> list[tuple[float, str]]:

@@ -70,11 +70,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: py
         db = Database(tmp_path / "m.db")
         yield SqliteMemoryStore(db, UserCipher(KeyFileVault(db, tmp_path / "k", clock)), DIM)
         return
-    with aws_state(monkeypatch) as (cipher, table):
-        if request.param == "opensearch-live":
-            from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
+    live = None
+    if request.param == "opensearch-live":
+        from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
 
-            live = SignedOpenSearchTransport(os.environ["MNEMO_OPENSEARCH_URL"], REGION)
+        # built before moto replaces the credentials in the environment: a real cluster needs the real ones
+        live = SignedOpenSearchTransport(os.environ["MNEMO_OPENSEARCH_URL"], os.environ.get("MNEMO_AWS_REGION", REGION))
+    with aws_state(monkeypatch) as (cipher, table):
+        if live is not None:
             index = f"mnemo-contract-{os.getpid()}"
             ensure_index(live, index, DIM)
             try:

@@ -14,7 +14,7 @@ from moto import mock_aws
 from functions.common import runtime
 from mnemo.adapters.aws.api_keys import DynamoApiKeys
 from mnemo.adapters.aws.dynamo_state import DynamoTable, create_table
-from mnemo.adapters.aws.opensearch_store import index_body
+from mnemo.adapters.aws.opensearch_store import IndexTuning, index_body
 from mnemo.clock import ManualClock
 from mnemo.errors import BackendUnavailable
 from tests.contract.opensearch_fake import FakeOpenSearch
@@ -105,19 +105,37 @@ def custom_resource(request_type: str) -> dict[str, object]:
                                    "Shards": "12", "Replicas": "1"}}
 
 
-def test_the_index_custom_resource_creates_the_adapters_mapping_once() -> None:
+def test_the_index_custom_resource_creates_the_adapters_mapping_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """End to end over the wire: the handler's ensure_index through opensearch-py and SigV4 to the
+    HTTP fake. A HEAD 404 is False for the client; the index must be created all the same."""
     from functions.index_setup.handler import handler
 
-    fake = FakeOpenSearch()
-    created = handler(custom_resource("Create"), Context(), http=fake)
-    assert created["PhysicalResourceId"] == "knn-index:mnemo-dev-memories"
-    handler(custom_resource("Update"), Context(), http=fake)  # idempotent
-    handler(custom_resource("Delete"), Context(), http=fake)  # memories survive a stack operation
-    puts = [(path, body) for method, path, _, body in fake.requests if method == "PUT"]
-    assert puts == [("/mnemo-dev-memories", index_body(384, 12, 1))]
-    assert puts[0][1]["settings"]["index"]["number_of_shards"] == 12
-    assert not [r for r in fake.requests if r[0] == "DELETE"]
-    assert "mnemo-dev-memories" in fake.indices
+    monkeypatch.setenv("MNEMO_BM25_K1", "1.1")
+    monkeypatch.setenv("MNEMO_OPENSEARCH_SLOW_SEARCH_WARN_MS", "800")
+    runtime.settings.cache_clear()
+    tuning = IndexTuning.from_settings(runtime.settings())
+    with FakeOpenSearch() as fake:
+        http = fake.transport()
+        created = handler(custom_resource("Create"), Context(), http=http)
+        assert created["PhysicalResourceId"] == "knn-index:mnemo-dev-memories"
+        handler(custom_resource("Update"), Context(), http=http)  # idempotent
+        handler(custom_resource("Delete"), Context(), http=http)  # memories survive a stack operation
+        puts = [(path, body) for method, path, _, body in fake.requests if method == "PUT"]
+        assert puts == [("/mnemo-dev-memories", index_body(384, 12, 1, tuning))]
+        index = fake.indices["mnemo-dev-memories"]
+        assert index.settings["index.number_of_shards"] == "12"
+        assert index.settings["index.similarity.memory_bm25.k1"] == "1.1"  # the function's settings
+        assert index.settings["index.search.slowlog.threshold.query.warn"] == "800ms"
+        assert index.fields()["terms"].k1 == 1.1  # and the fake's BM25 scores with it
+        assert not [r for r in fake.requests if r[0] == "DELETE"]
+
+        # a later deploy with new slow-log thresholds updates the live index in place
+        monkeypatch.setenv("MNEMO_OPENSEARCH_SLOW_SEARCH_WARN_MS", "600")
+        runtime.settings.cache_clear()
+        handler(custom_resource("Update"), Context(), http=http)
+        assert index.settings["index.search.slowlog.threshold.query.warn"] == "600ms"
+        assert [path for method, path, _, _ in fake.requests if method == "PUT"][-1] == "/mnemo-dev-memories/_settings"
+    runtime.settings.cache_clear()
 
 
 def test_the_cli_issues_a_key_the_authorizer_accepts_and_revokes_it(
