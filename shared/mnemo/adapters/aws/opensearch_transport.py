@@ -1,4 +1,6 @@
-"""The real OpenSearch transport: opensearch-py over HTTPS with SigV4 (requests-aws4auth).
+"""The real OpenSearch transport: opensearch-py over HTTPS (urllib3), signed with SigV4 by
+opensearch-py's signer (botocore's SigV4Auth, credentials frozen per request so a rotation never
+mixes an old key with a new secret).
 
 Errors become the core's here, at the edge: an error status becomes ``error_from``'s error (its
 status and OpenSearch's error type kept, so the adapter can accept a 404 of a missing document), a
@@ -20,16 +22,15 @@ class SignedOpenSearchTransport:
                  max_retries: int = 2) -> None:
         """``credentials``: botocore credentials; by default the role's, refreshed as they rotate."""
         import boto3
-        from opensearchpy import OpenSearch, RequestsHttpConnection
-        from requests_aws4auth import AWS4Auth
+        from opensearchpy import OpenSearch, Urllib3AWSV4SignerAuth, Urllib3HttpConnection
 
         # refreshable: a warm Lambda outlives one set of role credentials
-        auth = AWS4Auth(region=region, service="es",
-                        refreshable_credentials=credentials or boto3.Session().get_credentials())
+        auth = Urllib3AWSV4SignerAuth(credentials or boto3.Session().get_credentials(), region, "es")
         parts = urlsplit(url)
+        # urllib3 rather than requests: no proxy and netrc lookups in the environment on every request
         self._client = OpenSearch(hosts=[{"host": parts.hostname, "port": parts.port or 443}], http_auth=auth,
                                   use_ssl=parts.scheme == "https", verify_certs=True,
-                                  connection_class=RequestsHttpConnection, timeout=timeout, max_retries=max_retries,
+                                  connection_class=Urllib3HttpConnection, timeout=timeout, max_retries=max_retries,
                                   retry_on_timeout=True)
 
     def request(self, method: str, path: str, *, params: dict[str, str] | None = None,
