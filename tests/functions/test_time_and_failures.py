@@ -123,3 +123,12 @@ def test_nothing_is_built_on_import_outside_lambda(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "mnemo-dev-retrieve")
     runtime.warm_up(lambda: built.append("x"), lambda: 1 / 0, lambda: built.append("y"))  # a failure is logged
     assert built == ["x", "y"]
+
+
+def test_a_bedrock_fallback_becomes_the_metric_its_alarm_watches(capsys: pytest.CaptureFixture[str]) -> None:
+    runtime.record_bedrock_fallback("record_facts", "AccessDeniedException")
+    runtime.metrics.flush_metrics()
+    emf = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
+    (blob,) = [b for b in emf if "BedrockFallback" in b]
+    assert blob["BedrockFallback"] in ([1.0], 1.0)
+    assert blob["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "mnemo"  # infra/observability.NAMESPACE
