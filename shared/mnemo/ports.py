@@ -176,6 +176,11 @@ class MemoryStore(Protocol):
         """Every tenant with memories (the scheduled consolidation walks them)."""
         ...
 
+    def atomic(self) -> AbstractContextManager[None]:
+        """Writes made inside, by this store and the other stores of its home (audit, profile), commit
+        together or not at all where the back end can (one SQLite transaction); elsewhere a no-op."""
+        ...
+
 
 @dataclass(frozen=True)
 class StoredProfile:
@@ -286,6 +291,10 @@ class TurnBuffer(Protocol):
         Returns how many of them were still pending."""
         ...
 
+    def for_user(self, tenant_id: str, user_id: str) -> list[BufferedTurn]:
+        """Every turn still buffered for the user, any conversation (export), by conversation then seq."""
+        ...
+
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 
 
@@ -359,6 +368,10 @@ class SessionStore(Protocol):
 
     def put(self, tenant_id: str, user_id: str, state: SessionState) -> None: ...
 
+    def for_user(self, tenant_id: str, user_id: str, now: datetime) -> list[SessionState]:
+        """Every unexpired session of the user (export), by session id."""
+        ...
+
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 
 
@@ -381,6 +394,10 @@ class FeedbackStore(Protocol):
 
     def since(self, tenant_id: str, moment: datetime) -> list[FeedbackRecord]:
         """Every record of the tenant at or after ``moment`` (offline tuning)."""
+        ...
+
+    def for_user(self, tenant_id: str, user_id: str) -> list[FeedbackRecord]:
+        """Every record of the user (export), oldest first."""
         ...
 
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...

@@ -223,6 +223,13 @@ class Settings(BaseModel):
     metrics_key: str = ""
     access_log: bool = True
 
+    # a long memory is embedded sentence by sentence: at most this many parts (neighbouring sentences
+    # share one beyond it), so one memory costs a bounded number of embeddings (a 600 KB import of one
+    # sentence repeated once took 25 s and 135 MB)
+    max_sentence_parts: int = Field(16, ge=2, le=256)
+    # a created_at may run this far ahead of the server's clock (client clocks drift); later is refused
+    max_clock_skew_seconds: float = Field(300.0, ge=0)
+
     @model_validator(mode="after")
     def _budget_within_cap(self) -> Settings:
         if self.token_budget > self.token_budget_cap:

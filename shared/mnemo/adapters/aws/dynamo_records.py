@@ -62,6 +62,8 @@ class DynamoTraceStore:
         owner = pk(tenant_id, user_id)
         for prefix in ("TRACE#", "CONV#"):
             for item in self._t.query(owner, prefix):
+                if prefix == "TRACE#":  # the tenant-wide pointer names the user: it goes too
+                    self._t.delete(f"{tenant_id}#_trace", item["sk"]["S"].split("#", 1)[1])
                 self._t.delete(owner, item["sk"]["S"])
 
 
@@ -108,9 +110,20 @@ class DynamoFeedbackStore:
                 out.append(record)
         return out
 
+    def for_user(self, tenant_id: str, user_id: str) -> list[FeedbackRecord]:
+        records = [self._load(tenant_id, user_id, item["sk"]["S"].split("#", 1)[1])
+                   for item in self._t.query(pk(tenant_id, user_id), "FEEDBACK#")]
+        return sorted((r for r in records if r is not None), key=lambda r: r.at)
+
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         owner = pk(tenant_id, user_id)
         for item in self._t.query(owner, "FEEDBACK#"):
+            trace_id = item["sk"]["S"].split("#", 1)[1]
+            record = self._load(tenant_id, user_id, trace_id)
+            # the tenant-wide pointers name the user: they go too
+            self._t.delete(f"{tenant_id}#_feedback_by_trace", trace_id)
+            if record is not None:
+                self._t.delete(f"{tenant_id}#_feedback_by_time", f"{iso(record.at)}#{trace_id}")
             self._t.delete(owner, item["sk"]["S"])
 
 
@@ -216,6 +229,11 @@ class DynamoTurnBuffer:
                 message=Message(role=item["role"]["S"], content=content.decode(), message_id=message_id,
                                 created_at=datetime.fromisoformat(item["created_at"]["S"]))))
         return out
+
+    def for_user(self, tenant_id: str, user_id: str) -> list[BufferedTurn]:
+        conversations = sorted({i["sk"]["S"].split("#")[1] for i in self._t.query(pk(tenant_id, user_id), "BUF#")
+                                if "sealed" in i})
+        return [t for c in conversations for t in self.pending(tenant_id, user_id, c, 2**62)]
 
     def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
         owner = pk(tenant_id, user_id)

@@ -244,6 +244,11 @@ class DynamoSessionStore:
             item["expires_at"] = {"S": iso(state.expires_at) or ""}
         self._t.put(item)
 
+    def for_user(self, tenant_id: str, user_id: str, now: datetime) -> list[SessionState]:
+        return [SessionState.model_validate_json(self._cipher.open(
+                    tenant_id, user_id, item["sk"]["S"].split("#", 1)[1], "session", item["sealed"]["B"]))
+                for item in self._t.query(pk(tenant_id, user_id), "SESSION#") if not expired(item, now)]
+
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         key = pk(tenant_id, user_id)
         for item in self._t.query(key, "SESSION#"):

@@ -16,6 +16,7 @@ import base64
 import json
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -406,9 +407,14 @@ class OpenSearchMemoryStore:
                                 "sort": [{"created_at": {"order": "desc"}}, {"memory_id": {"order": "desc"}}]}
         if cursor:
             try:
-                body["search_after"] = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+                after = json.loads(base64.urlsafe_b64decode(cursor.encode()))
             except (ValueError, TypeError) as exc:
                 raise InvalidInput("cursor is not valid", details={"field": "cursor"}) from exc
+            # only what a previous page handed out: the sort values of a memory (time, then id)
+            if not (isinstance(after, list) and len(after) == 2 and isinstance(after[0], (int, str))
+                    and not isinstance(after[0], bool) and isinstance(after[1], str)):
+                raise InvalidInput("cursor is not valid", details={"field": "cursor"})
+            body["search_after"] = after
         hits = self._search(tenant_id, user_id, body)
         items = [self._open(h["_source"]) for h in hits[:limit]]
         next_cursor = None
@@ -473,6 +479,10 @@ class OpenSearchMemoryStore:
                                   f"({', '.join(causes) or 'timed out'})")
         for item in self._history.query(pk(tenant_id, user_id), "VERSION#"):
             self._history.delete(pk(tenant_id, user_id), item["sk"]["S"])
+
+    def atomic(self) -> AbstractContextManager[None]:
+        # OpenSearch and DynamoDB share no transaction: audit events follow the data they describe
+        return nullcontext()
 
     def users(self, tenant_id: str) -> list[str]:
         return self._distinct("user_id", [{"term": {"tenant_id": tenant_id}}])

@@ -199,6 +199,10 @@ class Database:
             conn.close()
             self._local.conn = None
 
+    def in_transaction(self) -> bool:
+        """Whether this thread is inside a write transaction (a nested write would join it)."""
+        return bool(getattr(self._local, "depth", 0))
+
     def checkpoint(self) -> None:
         with self.read() as conn:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -199,13 +199,18 @@ class SqliteTraceStore:
 
 
 class SqliteAuditLog:
-    """Events are batched off the request path (see BackgroundWriter) and flushed on close."""
+    """Events of a write go into the write's own transaction; the rest (retrievals) are batched off
+    the request path (see BackgroundWriter) and flushed on close."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
         self._writer: BackgroundWriter[AuditEvent] = BackgroundWriter(self._write, name="mnemo-audit")
 
     def record(self, events: Sequence[AuditEvent]) -> None:
+        if events and self._db.in_transaction():
+            # recorded with the data it describes: a crash keeps both or neither
+            self._write(events)
+            return
         for event in events:
             self._writer.put(event)
 
@@ -295,6 +300,12 @@ class SqliteTurnBuffer:
                 seq=seq, message=Message(role=role, content=content.decode(), message_id=message_id,
                                          created_at=datetime.fromisoformat(created_at))))
         return out
+
+    def for_user(self, tenant_id: str, user_id: str) -> list[BufferedTurn]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT DISTINCT conversation_id FROM turn_buffer WHERE tenant_id=? AND user_id=? "
+                                "AND sealed IS NOT NULL ORDER BY conversation_id", (tenant_id, user_id)).fetchall()
+        return [t for (conversation_id,) in rows for t in self.pending(tenant_id, user_id, conversation_id, 2**62)]
 
     def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
         with self._db.write() as conn:
@@ -416,16 +427,20 @@ def _process_alive(claimant: str) -> bool:
 
 
 class ThreadUserLocks:
-    """One lock per user inside this process; SQLite's write lock covers other processes."""
+    """One lock per user inside this process; SQLite's write lock covers other processes.
+
+    Re-entrant: the extraction holds the user's lock from reading the buffer to the last write
+    (an erase must not slip in between), and the writes it calls take the same lock again.
+    """
 
     def __init__(self) -> None:
-        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._locks: dict[tuple[str, str], threading.RLock] = {}
         self._guard = threading.Lock()
 
     @contextmanager
     def hold(self, tenant_id: str, user_id: str) -> Iterator[None]:
         with self._guard:
-            lock = self._locks.setdefault((tenant_id, user_id), threading.Lock())
+            lock = self._locks.setdefault((tenant_id, user_id), threading.RLock())
         with lock:
             yield
 
@@ -466,6 +481,12 @@ class SqliteFeedbackStore:
                 continue  # an erased user's leftovers cannot be read, by design
         return out
 
+    def for_user(self, tenant_id: str, user_id: str) -> list[FeedbackRecord]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT trace_id, sealed FROM feedback WHERE tenant_id=? AND user_id=? ORDER BY at",
+                                (tenant_id, user_id)).fetchall()
+        return [self._open(tenant_id, user_id, trace_id, sealed) for trace_id, sealed in rows]
+
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM feedback WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
@@ -491,6 +512,13 @@ class SqliteSessionStore:
         with self._db.write() as conn:
             conn.execute("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?)",
                          (tenant_id, user_id, state.session_id, sealed, iso(state.expires_at)))
+
+    def for_user(self, tenant_id: str, user_id: str, now: datetime) -> list[SessionState]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT session_id, sealed FROM sessions WHERE tenant_id=? AND user_id=? "
+                                "AND expires_at > ? ORDER BY session_id", (tenant_id, user_id, iso(now))).fetchall()
+        return [SessionState.model_validate_json(self._cipher.open(tenant_id, user_id, sid, "session", sealed))
+                for sid, sealed in rows]
 
     def purge_expired(self, now: datetime) -> int:
         with self._db.write() as conn:
