@@ -25,8 +25,6 @@ from mnemo.domain.sensitive import find_sensitive
 from tests.conftest import ApiClient
 
 U = "hostile"
-# what this suite found open when it was written; each mark goes when its fix lands
-PENDING = pytest.mark.xfail(strict=True, reason="issue 11: open when the suite was written")
 CARD = "4111111111111111"
 SPACED_CARD = "4111 1111 1111 1111"
 
@@ -543,3 +541,32 @@ def test_a_crash_right_after_a_write_keeps_its_audit_events(tmp_path: Any) -> No
         events = conn.execute("SELECT COUNT(*) FROM audit_events WHERE action='memory.created'").fetchone()[0]
     assert memories == 40
     assert events == 40
+
+
+# -- backups: a copy taken before an erase opens nothing of the erased user afterwards --------------
+
+def test_a_backup_from_before_an_erase_does_not_decrypt_the_erased_user(api: ApiClient, service: Mnemo,
+                                                                         settings: Any, clock: Any,
+                                                                         embedder: Any, tmp_path: Any) -> None:
+    import shutil
+
+    from mnemo.bootstrap import build_local
+
+    if service.settings.backend != "local":
+        pytest.skip("the AWS home's wrapped keys are in DynamoDB under KMS (README: backups and erasure)")
+    assert remember(api, "I keep bees in the garden.", user="gone")[0] == 201
+    assert remember(api, "I keep chickens in the yard.", user="stays")[0] == 201
+    for store in (service.ports.traces, service.ports.audit):
+        store.flush()  # type: ignore[attr-defined]
+    backup = tmp_path / "backup"
+    shutil.copytree(settings.data_dir, backup, ignore=shutil.ignore_patterns("master.key*", "*.lock"))
+    assert api.call("DELETE", "/v1/users/gone")[0] == 204
+    # the backup, with today's master key
+    shutil.copy2(settings.data_dir / "master.key", backup / "master.key")
+    restored = build_local(settings.model_copy(update={"data_dir": backup}), clock=clock, embedder=embedder)
+    try:
+        with pytest.raises(Exception):  # noqa: B017 - whatever the failure, the text must not come back
+            list(restored.ports.memories.all_for_user("tenant_a", "gone"))
+    finally:
+        restored.close()
+    assert [m["content"] for m in api.memories("stays")] == ["I keep chickens in the yard."]

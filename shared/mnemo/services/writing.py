@@ -36,6 +36,7 @@ LIVE_OR_PENDING = frozenset({*RETRIEVABLE, Status.PENDING})
 # Facts the service learned by itself pass every screen; facts an app hands over explicitly
 # (remember, import) are the app's call, except for what is never stored from anyone.
 SCREENED_SOURCES = frozenset({SourceKind.EXTRACTED, SourceKind.INFERRED, SourceKind.SUMMARY})
+CLIENT_DATED = frozenset({SourceKind.USER_EXPLICIT, SourceKind.IMPORTED})
 
 
 @dataclass
@@ -86,7 +87,8 @@ class MemoryWriter:
             return []
         latest = self.p.clock.now() + timedelta(seconds=self.p.settings.max_clock_skew_seconds)
         for fact in facts:
-            if to_utc(fact.occurred_at) > latest:
+            # a date a client gave (turns are checked when they arrive, so extracted facts are too)
+            if fact.source in CLIENT_DATED and to_utc(fact.occurred_at) > latest:
                 # a fact dated in the future would outrank every later correction (and overflow expiries)
                 raise InvalidInput("created_at must not be in the future", details={"field": "created_at"})
         vectors, part_vectors = self._embed(facts)

@@ -91,6 +91,9 @@ CREATE TABLE IF NOT EXISTS feedback (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS feedback_at ON feedback (tenant_id, at);
 CREATE INDEX IF NOT EXISTS feedback_user ON feedback (tenant_id, user_id);
+CREATE TABLE IF NOT EXISTS vault_meta (
+    name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS data_keys (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, wrapped BLOB NOT NULL, created_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id)
