@@ -65,6 +65,10 @@ def request_bytes(method: str, path: str, body: Any, key: str | None) -> bytes:
     return ("\r\n".join(head) + "\r\n\r\n").encode() + payload
 
 
+MIX = {"chat": 0.6, "retrieve": 1.0}  # share of retrieve; the rest: turns, remember, search (6:1:1)
+CHOSEN = {"retrieve": MIX["chat"]}  # set from --mix
+
+
 def mixed_requests(count: int, seed: int) -> list[tuple[str, bytes]]:
     """The requests of one step, prepared before it starts (the generator only sends bytes)."""
     rng = random.Random(seed)
@@ -73,6 +77,8 @@ def mixed_requests(count: int, seed: int) -> list[tuple[str, bytes]]:
     for n in range(count):
         user = f"load-{rng.randrange(USERS):03d}"
         roll = rng.random()
+        share = CHOSEN["retrieve"]
+        roll = 0.0 if roll < share else 0.6 + (roll - share) / max(1e-9, 1 - share) * 0.4
         if roll < 0.6:
             out.append(("retrieve", request_bytes("POST", f"/v1/users/{user}/retrieve",
                                                   {"query": rng.choice(CHAT)}, key)))
@@ -346,11 +352,14 @@ def main() -> int:
     parser.add_argument("--rates", default="100,200,300,400,500,600,700,800,900,1000,1100,1200,1300,1400,1500,"
                                            "1600,1800,2000,2200,2500")
     parser.add_argument("--figures", default=None, help="write SVG figures into this folder")
+    parser.add_argument("--mix", choices=sorted(MIX), default="chat",
+                        help="chat: 60%% retrieve, 30%% turns, 5%% remember, 5%% search; retrieve: retrieve only")
     args = parser.parse_args()
+    CHOSEN["retrieve"] = MIX[args.mix]
     rates = [float(r) for r in args.rates.split(",")]
     one = run_for(1, rates, args.step, args.hold, full=False, reference_saturation=None)
     many = run_for(args.workers, rates, args.step, args.hold, full=True, reference_saturation=one["saturation_rps"])
-    report = {"runs": [one, many], "speedup": many["speedup"]}
+    report = {"mix": args.mix, "runs": [one, many], "speedup": many["speedup"]}
     hold = many["at_70_percent"]
     retrieve = hold["latency_ms"].get("retrieve", {})
     health = many["health_during_import"]
@@ -368,7 +377,7 @@ def main() -> int:
                "health_p99_during_import<=50ms": health["health_ms"]["p99"] <= 50}
     report["targets"] = targets
     print("targets:", json.dumps(targets))
-    write_result("serve_load", report)
+    write_result("serve_load" if args.mix == "chat" else f"serve_load_{args.mix}", report)
     if args.figures:
         figures(report, Path(args.figures))
     return 0
