@@ -39,10 +39,10 @@ def suppress(stack: MnemoStack) -> None:
                 "table and queues (SSE-KMS needs GenerateDataKey and GenerateDataKeyWithoutPlaintext).")
             ack(function, "IAM5[Action::kms:ReEncrypt*]", "CDK's grant for the storage key on the encrypted table "
                 "and queues; scoped to that one key.")
-        if job in OPENSEARCH_VERBS:
+        if job in OPENSEARCH_VERBS or job == "index_setup":
             ack(function, f"IAM5[Resource::<{_logical(stack, stack.domain)}.Arn>/{stack.index_name}/*]",
-                "Documents and the _search/_count/_delete_by_query endpoints of mnemo's one k-NN index; no "
-                "other index and no cluster API.")
+                "Documents and the _search/_count/_delete_by_query endpoints of mnemo's one k-NN index (its "
+                "_mapping and _settings for the index set-up); no other index and no cluster API.")
     for job, function in stack.functions.items():
         for arn in bedrock_wildcards(stack, job):
             ack(function, f"IAM5[Resource::{arn}]", "A cross-region inference profile sends each request to "

@@ -19,6 +19,7 @@ OPENSEARCH_VERBS = {
 LLM_FUNCTIONS = ("memories", "extract", "consolidate")
 EMBEDDING_FUNCTIONS = ("retrieve", "feedback", "memories", "extract", "consolidate")
 DATA_FUNCTIONS = ("retrieve", "ingest", "feedback", "memories", "extract", "consolidate")
-# the state table's item actions the data functions use (adapters/aws: get, put, update, delete, query)
+# the state table's item actions the data functions use (adapters/aws: get, put, update, delete, query; a
+# transaction is authorised by the actions inside it plus ConditionCheckItem, no action of its own)
 TABLE_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
                  "dynamodb:Query", "dynamodb:ConditionCheckItem", "dynamodb:DescribeTable"]

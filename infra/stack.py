@@ -356,8 +356,9 @@ class MnemoStack(Stack):
                 actions=["kms:GenerateDataKey", "kms:Decrypt"], resources=[self.data_key.key_arn],
                 conditions={"Null": {"kms:EncryptionContext:tenant_id": "false",
                                      "kms:EncryptionContext:user_id": "false"}}))
+        # ensure_index: HEAD the index, PUT it, read and update its _mapping/_settings; nothing else
         f["index_setup"].add_to_role_policy(iam.PolicyStatement(
-            actions=["es:ESHttpHead", "es:ESHttpPut"], resources=domain_paths[:1]))
+            actions=["es:ESHttpHead", "es:ESHttpGet", "es:ESHttpPut"], resources=domain_paths[:2]))
         # the authorizer reads API keys only
         f["authorizer"].add_to_role_policy(iam.PolicyStatement(
             actions=["dynamodb:GetItem"], resources=[self.table.table_arn],

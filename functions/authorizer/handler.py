@@ -3,6 +3,10 @@
 The tenant travels to the functions as ``requestContext.authorizer.lambda.tenant_id``; nothing in a
 path or a body can name it. API Gateway caches a decision per key for the configured TTL, so a key
 costs one DynamoDB read every few minutes, not one per request.
+
+Because a denial is cached too, only an unknown key is denied. When the table cannot be read the
+invocation fails instead: API Gateway answers that request 500 and caches nothing, so a DynamoDB
+blip costs the requests made during it, not five minutes of a valid key. It never fails open.
 """
 
 from __future__ import annotations
@@ -14,16 +18,19 @@ import boto3
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.common.runtime import logger, metrics, settings, tracer
+from functions.common.runtime import logger, metrics, settings, tracer, warm_up
 from mnemo.adapters.aws.api_keys import DynamoApiKeys
 from mnemo.adapters.aws.dynamo_state import DynamoTable
-from mnemo.errors import BackendUnavailable
+from mnemo.errors import BackendUnavailable, Throttled
 
 
 @cache
 def api_keys() -> DynamoApiKeys:
     return DynamoApiKeys(DynamoTable(boto3.client("dynamodb", region_name=settings().aws_region),
                                      settings().state_table))
+
+
+warm_up(api_keys)  # at initialisation, in Lambda only (functions/common/runtime.py)
 
 
 def presented_key(event: dict[str, Any]) -> str | None:
@@ -40,10 +47,11 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     key = presented_key(event)
     try:
         tenant = api_keys().tenant_for(key) if key else None
-    except BackendUnavailable:
-        # deny rather than fail open; API Gateway answers 403 and the client retries
-        logger.warning("authorizer could not read the key table")
-        tenant = None
+    except (BackendUnavailable, Throttled) as exc:
+        # neither allow nor deny: a raised error is not cached (a denial would be, for the whole TTL)
+        metrics.add_metric(name="AuthorizerError", unit=MetricUnit.Count, value=1)
+        logger.error("authorizer could not read the key table", extra={"error": type(exc).__name__})
+        raise
     metrics.add_metric(name="AuthorizerAllowed" if tenant else "AuthorizerDenied", unit=MetricUnit.Count, value=1)
     if tenant is None:
         return {"isAuthorized": False}

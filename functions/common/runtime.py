@@ -1,13 +1,17 @@
 """Cold-start wiring shared by the handlers: settings validated once, service and resolver built once.
 
-Nothing here runs on import: the first invocation builds everything (a test can set the
-environment first), and later invocations of a warm function reuse it.
+In Lambda each handler module calls ``warm_up`` at import, so the service, the resolver and the one
+model that function needs are built during initialisation: with provisioned concurrency that is
+before any request, and on demand it runs with the init phase's full CPU. Outside Lambda (tests,
+the local server) nothing runs on import and the first invocation builds everything, so a test can
+set the environment first. Later invocations of a warm function reuse it all.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -37,7 +41,18 @@ def settings() -> Settings:
 def service() -> Mnemo:
     built = build(settings())
     built.retriever.observers.append(record_retrieval)
+    if settings().extractor == "bedrock" or settings().conflict_judge == "bedrock":
+        from mnemo.adapters.aws.bedrock_extractor import FALLBACK_LISTENERS
+
+        if record_bedrock_fallback not in FALLBACK_LISTENERS:
+            FALLBACK_LISTENERS.append(record_bedrock_fallback)
     return built
+
+
+def record_bedrock_fallback(tool: str, error: str) -> None:
+    """Every Bedrock call the rules had to answer for (alarm BedrockFallback); the code goes to the log."""
+    metrics.add_metric(name="BedrockFallback", unit=MetricUnit.Count, value=1)
+    logger.info("bedrock fallback", extra={"tool": tool, "error": error})
 
 
 def record_retrieval(result: RetrieveResult) -> None:
@@ -49,6 +64,31 @@ def record_retrieval(result: RetrieveResult) -> None:
     metrics.add_metric(name=f"RetrieveDecision_{result.decision}", unit=MetricUnit.Count, value=1)
     tracer.put_annotation(key="decision", value=result.decision)
     tracer.put_metadata(key="timings_ms", value=result.timings_ms)
+
+
+def in_lambda() -> bool:
+    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+
+
+def warm_up(*steps: Callable[[], object]) -> None:
+    """Run ``steps`` now if this is a Lambda initialisation. A failing step is logged, not raised: the
+    function still starts, and the first request runs the step again (the builders cache successes only)."""
+    if not in_lambda():
+        return
+    for step in steps:
+        try:
+            step()
+        except Exception:
+            logger.exception("warm-up step failed; the first request retries it",
+                             extra={"step": getattr(step, "__name__", "step")})
+
+
+def load_query_model() -> None:
+    service().ports.embedder.embed_queries(["warm-up"])
+
+
+def load_document_model() -> None:
+    service().ports.embedder.embed(["warm-up"])
 
 
 @cache

@@ -1,6 +1,11 @@
 """The debounced extraction consumer (SQS). A stale message is dropped by the service; a record that
 fails is reported as a partial batch failure, so SQS retries it (and a poison message ends in the DLQ)
-while its turns stay buffered, never lost."""
+while its turns stay buffered, never lost.
+
+Time: a record is started only while the invocation has its worst case left (the LLM's timeout times
+its attempts, plus the stores' margin); the rest of the batch goes straight back to the queue. A
+throttled record comes back after a short pause, not after the queue's 720 s visibility timeout.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +16,41 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.common.runtime import logger, metrics, service, tracer
+from functions.common.batch import Deadline, OutOfTime, come_back_in, throttled_pause
+from functions.common.runtime import load_document_model, logger, metrics, service, settings, tracer, warm_up
 from mnemo.adapters.aws.sqs_queue import job_from_body
+from mnemo.errors import Throttled
 
-processor = BatchProcessor(event_type=EventType.SQS)
+# locks, DynamoDB, KMS and OpenSearch round trips of one record, on top of any LLM call
+STORES_MARGIN_SECONDS = 15
+
+# a batch whose every record failed (or was handed back for lack of time) is answered, not raised: SQS
+# retries the listed records either way, and a raise would count as a function error (alarm)
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+warm_up(service, load_document_model)  # extraction embeds what it writes
 
 
-def record_handler(record: SQSRecord) -> None:
+def record_budget_ms() -> int:
+    s = settings()
+    llm = s.bedrock_timeout_seconds * s.bedrock_max_attempts if s.extractor == "bedrock" else 0.0
+    return int((llm + STORES_MARGIN_SECONDS) * 1000)
+
+
+def record_handler(record: SQSRecord, deadline: Deadline | None = None) -> None:
+    if deadline is not None:
+        try:
+            deadline.check()
+        except OutOfTime:
+            metrics.add_metric(name="ExtractionDeferred", unit=MetricUnit.Count, value=1)
+            come_back_in(record, settings().extract_queue_url, 0)
+            raise
     job = job_from_body(record.body)
-    report = service().extraction.process(job)
+    try:
+        report = service().extraction.process(job)
+    except Throttled:
+        metrics.add_metric(name="ExtractionThrottled", unit=MetricUnit.Count, value=1)
+        come_back_in(record, settings().extract_queue_url, throttled_pause())
+        raise
     if report.stale:  # a newer schedule overtook this copy; that one extracts
         metrics.add_metric(name="ExtractionStale", unit=MetricUnit.Count, value=1)
         return
@@ -38,5 +69,10 @@ def record_handler(record: SQSRecord) -> None:
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor,
+    deadline = Deadline(context, record_budget_ms())
+
+    def within_time(record: SQSRecord) -> None:
+        record_handler(record, deadline)
+
+    return process_partial_response(event=event, record_handler=within_time, processor=processor,
                                     context=context)

@@ -6,7 +6,10 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.common.runtime import logger, metrics, serve, tracer
+from functions.common.runtime import logger, metrics, resolver, serve, tracer, warm_up
+
+# no model: ingest buffers turns and schedules extraction, it never embeds
+warm_up(resolver)
 
 
 @logger.inject_lambda_context(log_event=False)

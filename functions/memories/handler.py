@@ -6,7 +6,19 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.common.runtime import logger, metrics, serve, tracer
+from functions.common.runtime import (
+    load_document_model,
+    load_query_model,
+    logger,
+    metrics,
+    resolver,
+    serve,
+    tracer,
+    warm_up,
+)
+
+# remember and import embed documents, search embeds queries
+warm_up(resolver, load_query_model, load_document_model)
 
 
 @logger.inject_lambda_context(log_event=False)

@@ -6,7 +6,10 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.common.runtime import logger, metrics, serve, tracer
+from functions.common.runtime import load_query_model, logger, metrics, resolver, serve, tracer, warm_up
+
+# the query twin only: retrieve never embeds a document
+warm_up(resolver, load_query_model)
 
 
 @logger.inject_lambda_context(log_event=False)

@@ -25,6 +25,7 @@ from mnemo.services.extraction import ExtractionService
 from mnemo.services.feedback import FeedbackService
 from mnemo.services.forgetting import Forgetter
 from mnemo.services.ingest import Ingestor
+from mnemo.services.profile import ProfileTrackedMemories, ProfileView
 from mnemo.services.retrieval import Retriever
 from mnemo.services.sessions import SessionService
 from mnemo.services.signals import ImplicitSignals
@@ -79,6 +80,7 @@ class Mnemo:
     consolidator: Consolidator
     sessions: SessionService
     tuner: Tuner
+    profiles: ProfileView
     _closers: list[object] = field(default_factory=list)
 
     @property
@@ -96,12 +98,15 @@ class Mnemo:
 
 
 def _services(ports: Ports, summariser: Any = None) -> Mnemo:
-    writer = MemoryWriter(ports)
+    # every change to a memory makes the cached profile stale, whichever use case makes it
+    ports.memories = ProfileTrackedMemories(ports.memories, ports.profiles)
+    profiles = ProfileView(ports)
+    writer = MemoryWriter(ports, profiles)
     forgetter = Forgetter(ports)
     signals = ImplicitSignals(ports)
     sessions = SessionService(ports)
-    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals), ingestor=Ingestor(ports, sessions),
-                 sessions=sessions, tuner=Tuner(ports),
+    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals, profiles),
+                 ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer),
                  consolidator=Consolidator(ports, summariser))
@@ -178,7 +183,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
     )
     from mnemo.adapters.aws.kms_vault import KmsKeyVault
     from mnemo.adapters.aws.locks import DynamoUserLocks
-    from mnemo.adapters.aws.opensearch_store import OpenSearchMemoryStore
+    from mnemo.adapters.aws.opensearch_store import IndexTuning, OpenSearchMemoryStore
     from mnemo.adapters.aws.sqs_queue import SqsExtractionQueue
     from mnemo.crypto import UserCipher
 
@@ -195,11 +200,14 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
     embedder = embedder or _aws_embedder(settings, bedrock)
     ports = Ports(
         settings=settings, clock=clock, embedder=embedder,
-        memories=OpenSearchMemoryStore(transport, settings.opensearch_index, cipher, table, embedder.dimension),
+        memories=OpenSearchMemoryStore(transport, settings.opensearch_index, cipher, table, embedder.dimension,
+                                       bulk_attempts=settings.opensearch_bulk_attempts,
+                                       tuning=IndexTuning.from_settings(settings)),
         profiles=DynamoProfileStore(table, cipher), user_settings=DynamoSettingsStore(table),
         buffer=DynamoTurnBuffer(table, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqsExtractionQueue(sqs, settings.extract_queue_url, table, clock), traces=DynamoTraceStore(table),
-        audit=DynamoAuditLog(table), vault=cipher, locks=DynamoUserLocks(table, clock),
+        audit=DynamoAuditLog(table), vault=cipher,
+        locks=DynamoUserLocks(table, clock, wait_seconds=settings.user_lock_wait_seconds),
         extractor=_extractor(settings, bedrock), policy=PolicyTable(settings.retention_days),
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
         weights=DynamoWeightsStore(table), judge=_judge(settings, bedrock),

@@ -121,6 +121,12 @@ def cmd_reembed(args: argparse.Namespace) -> int:
     from mnemo.services.reembed import Reembedder
 
     settings = load_settings(args.data_dir)
+    if settings.backend == "aws":
+        # the domain is VPC-only, IAM grants the stage's one index, and the functions cannot be pointed at
+        # another: a deployed stage keeps the embedder it was created with (docs/runbook.md)
+        print("mnemo: reembed runs on the embedded home only; an AWS stage keeps the embedder it was first "
+              "deployed with (docs/runbook.md, 'Changing the embedding model')", file=sys.stderr)
+        return 2
     service = build(settings)
     try:
         target = None

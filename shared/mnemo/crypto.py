@@ -99,3 +99,15 @@ class UserCipher:
     def keyed_hash_terms(self, tenant_id: str, user_id: str, words: list[str]) -> list[str]:
         _, hash_key = self._keys(tenant_id, user_id)
         return [hmac.new(hash_key, t.encode(), hashlib.sha256).hexdigest()[:16] for t in words]
+
+
+# the owner of each tenant's own secret in the vault: '#' is never in a user id, so no user can be it
+TENANT_KEY_OWNER = "#tenant"
+
+
+def tenant_hash(vault: KeyVault, tenant_id: str, purpose: str, value: str) -> str:
+    """A keyed hash under the tenant's secret (HMAC): a pseudonym or a query hash that someone holding
+    the stored data cannot confirm by hashing a guess, and that never matches across tenants."""
+    key = hmac.new(vault.data_key(tenant_id, TENANT_KEY_OWNER), b"mnemo/tenant-hash/v1/" + purpose.encode(),
+                   hashlib.sha256).digest()
+    return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:16]

@@ -181,11 +181,54 @@ class MemoryStore(Protocol):
         """Every tenant with memories (the scheduled consolidation walks them)."""
         ...
 
+    def atomic(self) -> AbstractContextManager[None]:
+        """Writes made inside, by this store and the other stores of its home (audit, profile), commit
+        together or not at all where the back end can (one SQLite transaction); elsewhere a no-op."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoredProfile:
+    """What the profile store holds for one user: the last derived profile, what it was built
+    from, and the app's own ``custom`` fields (which no memory holds, so they are kept apart)."""
+
+    profile: Profile | None = None  # the derived part, ``custom`` empty; None before the first build
+    built_at: int = -1  # the generation of the user's memories it was built from
+    generation: int = 0  # the generation now: grows with every change to the user's memories
+    valid_until: datetime | None = None  # the first expiry among the memories it was built from
+    custom: dict[str, str] = field(default_factory=dict)
+
+    def is_current(self, now: datetime) -> bool:
+        """Built from the memories as they are now, and none of them has expired since."""
+        return (self.profile is not None and self.built_at == self.generation
+                and (self.valid_until is None or now < self.valid_until))
+
 
 class ProfileStore(Protocol):
-    def get(self, tenant_id: str, user_id: str) -> Profile | None: ...
+    """The profile cache of each user (SPEC R2) and the generation that invalidates it.
 
-    def put(self, tenant_id: str, user_id: str, profile: Profile) -> None: ...
+    The profile is derived from the memories (``mnemo.services.profile``); the store keeps the
+    last build and a per-user generation that every change to the memories moves on, so a
+    reader knows whether the cached build still stands.
+    """
+
+    def get(self, tenant_id: str, user_id: str) -> StoredProfile:
+        """What is stored; an empty ``StoredProfile`` (generation 0) for a user with nothing."""
+        ...
+
+    def put(self, tenant_id: str, user_id: str, profile: Profile, built_at: int, valid_until: datetime | None) -> None:
+        """Keep a derived profile built from generation ``built_at``, only if that is still the
+        generation (a user with no row is at 0): a build overtaken by a change, or started before an
+        erase, is dropped. The generation and ``custom`` stay as they are."""
+        ...
+
+    def put_custom(self, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:
+        """Replace the app's fields; the derived part and the generation stay."""
+        ...
+
+    def invalidate(self, tenant_id: str, user_id: str) -> None:
+        """Move the generation on: the cached build is stale from now on. Atomic, never lost."""
+        ...
 
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 
@@ -251,6 +294,10 @@ class TurnBuffer(Protocol):
         """Drop exactly these turns once extracted (never a range: a turn with a lower seq may land
         after the extraction read the buffer); their ids stay known so a redelivery is ignored.
         Returns how many of them were still pending."""
+        ...
+
+    def for_user(self, tenant_id: str, user_id: str) -> list[BufferedTurn]:
+        """Every turn still buffered for the user, any conversation (export), by conversation then seq."""
         ...
 
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
@@ -326,6 +373,10 @@ class SessionStore(Protocol):
 
     def put(self, tenant_id: str, user_id: str, state: SessionState) -> None: ...
 
+    def for_user(self, tenant_id: str, user_id: str, now: datetime) -> list[SessionState]:
+        """Every unexpired session of the user (export), by session id."""
+        ...
+
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 
 
@@ -348,6 +399,10 @@ class FeedbackStore(Protocol):
 
     def since(self, tenant_id: str, moment: datetime) -> list[FeedbackRecord]:
         """Every record of the tenant at or after ``moment`` (offline tuning)."""
+        ...
+
+    def for_user(self, tenant_id: str, user_id: str) -> list[FeedbackRecord]:
+        """Every record of the user (export), oldest first."""
         ...
 
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...

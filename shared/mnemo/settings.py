@@ -55,6 +55,15 @@ class Settings(BaseModel):
     # for storage (~40 GB each; README "Sizing"), not for query fan-out
     opensearch_shards: int = Field(4, ge=1, le=1024)
     opensearch_replicas: int = Field(1, ge=0, le=5)
+    # a bulk write whose items OpenSearch rejects as overloaded (429) is retried this many times in all
+    opensearch_bulk_attempts: int = Field(3, ge=1, le=10)
+    # slow-log thresholds of the index, in ms (a user's search touches one shard and takes tens of ms;
+    # the HTTP functions have 10 s for three searches); published once the domain's slow logs are on
+    opensearch_slow_search_warn_ms: int = Field(1000, ge=1)
+    opensearch_slow_search_info_ms: int = Field(200, ge=1)
+    opensearch_slow_fetch_warn_ms: int = Field(500, ge=1)
+    opensearch_slow_index_warn_ms: int = Field(1000, ge=1)
+    opensearch_slow_index_info_ms: int = Field(200, ge=1)
     extract_queue_url: str = ""
     data_key_cache_seconds: float = Field(300.0, ge=0)
     consolidate_queue_url: str = ""
@@ -83,6 +92,9 @@ class Settings(BaseModel):
     openai_max_tokens: int = Field(1500, ge=100, le=32_000)
     conflict_judge: Literal["rules", "bedrock"] = "rules"  # bedrock: a second opinion on ambiguous pairs
     consolidate_inline_users: int = Field(200, ge=0)  # above: one SQS message per user
+    # how long a write waits for another worker's lease on the same user before answering 429
+    # (the SQS message is then retried); the lease itself lapses after 30 s if its worker died
+    user_lock_wait_seconds: float = Field(20.0, gt=0, le=600)
 
     # -- debounce (R3)
     debounce_turns: int = Field(5, ge=1, le=100)
@@ -175,6 +187,9 @@ class Settings(BaseModel):
     summary_confidence: float = Field(0.8, ge=0, le=1)
     consolidation_interval_hours: float = Field(24.0, gt=0)
     profile_max_bytes: int = Field(2048, ge=256)
+    # the cached profile is rebuilt at least this often, whatever else happens (it is rebuilt at
+    # once when a memory changes or expires): a bound on staleness should a writer die mid-change
+    profile_rebuild_hours: float = Field(24.0, gt=0)
 
     # -- embeddings
     embedder: Literal["onnx", "titan"] = "onnx"  # titan: Amazon Titan Text Embeddings V2 (AWS home only)
@@ -213,6 +228,13 @@ class Settings(BaseModel):
     # a bearer key for /metrics from a non-loopback address (loopback scrapes need none)
     metrics_key: str = ""
     access_log: bool = True
+
+    # a long memory is embedded sentence by sentence: at most this many parts (neighbouring sentences
+    # share one beyond it), so one memory costs a bounded number of embeddings (a 600 KB import of one
+    # sentence repeated once took 25 s and 135 MB)
+    max_sentence_parts: int = Field(16, ge=2, le=256)
+    # a created_at may run this far ahead of the server's clock (client clocks drift); later is refused
+    max_clock_skew_seconds: float = Field(300.0, ge=0)
 
     @model_validator(mode="after")
     def _budget_within_cap(self) -> Settings:

@@ -8,7 +8,7 @@ after it (30%), and now and then an explicit memory, a search or feedback on its
 (10%). Users are spread over the clients (5 each), so per-user serialisation is exercised too; the
 debounced extraction and the consolidation schedule run in the server meanwhile. Prints throughput,
 p50/p95/p99 per call, errors (any status >= 500, any connection error, any unexpected status) and the
-server's memory (RSS) at the start and the end; writes tests/bench/results/load.json.
+server's memory (RSS, all of its processes) at the start and the end; writes tests/bench/results/load.json.
 """
 
 from __future__ import annotations
@@ -41,10 +41,17 @@ EXPECTED = {"retrieve": {200}, "turns": {202}, "remember": {201}, "search": {200
 
 
 def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+    """The resident memory of the server: its arbiter and every worker process."""
+    total = 0
+    pids = [pid] + [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    for each in pids:
+        try:
+            for line in Path(f"/proc/{each}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
 
 
 class Client(threading.Thread):

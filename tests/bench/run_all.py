@@ -17,8 +17,8 @@ HERE = Path(__file__).resolve().parent
 SCRIPTS = {"summaries": HERE.parent / "eval" / "summaries.py",
            "extraction": HERE.parent / "eval" / "extraction_frozen.py",
            "conversations": HERE.parent / "eval" / "conversations.py"}
-ALL = ["embedding", "latency", "throughput", "locomo", "load", "close_load", "summaries", "consolidation",
-       "extraction", "conversations"]
+ALL = ["embedding", "latency", "throughput", "locomo", "load", "serve_load", "close_load", "summaries",
+       "consolidation", "extraction", "conversations"]
 
 
 def main() -> int:

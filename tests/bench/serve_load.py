@@ -65,6 +65,10 @@ def request_bytes(method: str, path: str, body: Any, key: str | None) -> bytes:
     return ("\r\n".join(head) + "\r\n\r\n").encode() + payload
 
 
+MIX = {"chat": 0.6, "retrieve": 1.0}  # share of retrieve; the rest: turns, remember, search (6:1:1)
+CHOSEN = {"retrieve": MIX["chat"]}  # set from --mix
+
+
 def mixed_requests(count: int, seed: int) -> list[tuple[str, bytes]]:
     """The requests of one step, prepared before it starts (the generator only sends bytes)."""
     rng = random.Random(seed)
@@ -73,6 +77,8 @@ def mixed_requests(count: int, seed: int) -> list[tuple[str, bytes]]:
     for n in range(count):
         user = f"load-{rng.randrange(USERS):03d}"
         roll = rng.random()
+        share = CHOSEN["retrieve"]
+        roll = 0.0 if roll < share else 0.6 + (roll - share) / max(1e-9, 1 - share) * 0.4
         if roll < 0.6:
             out.append(("retrieve", request_bytes("POST", f"/v1/users/{user}/retrieve",
                                                   {"query": rng.choice(CHAT)}, key)))
@@ -175,6 +181,15 @@ def seed_users(server: Server) -> None:
         assert status == 200, status
 
 
+def warm(server: Server) -> None:
+    """Each worker builds a user's index on its first read of that user: do that for every user
+    before measuring (connections land on workers at random; a few rounds reach them all)."""
+    for _ in range(4):
+        for u in range(USERS):
+            status, _ = server.call("POST", f"/v1/users/load-{u:03d}/retrieve", {"query": CHAT[u % len(CHAT)]})
+            assert status == 200, status
+
+
 def address_of(server: Server) -> tuple[str, int]:
     host, port = server.base.removeprefix("http://").split(":")
     return host, int(port)
@@ -201,7 +216,7 @@ def health_during_import(server: Server, items: int = 500) -> dict[str, Any]:
 
     def run_import() -> None:
         started = time.perf_counter()
-        status, _ = server.call("POST", "/v1/users/importer/memories/import", body)
+        status, _ = server.call("POST", "/v1/users/importer/memories/import", body, timeout=300)
         took.append(time.perf_counter() - started)
         assert status == 200, status
 
@@ -220,6 +235,20 @@ def health_during_import(server: Server, items: int = 500) -> dict[str, Any]:
         time.sleep(0.01)
     thread.join()
     return {"import_items": items, "import_s": round(took[0], 2) if took else None, "health_ms": percentiles(samples)}
+
+
+def drained(server: Server, timeout: float = 120.0) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(server.base + "/metrics", timeout=10) as response:
+            text = response.read().decode()
+        depth = next((line.split()[-1] for line in text.splitlines()
+                      if line.startswith("mnemo_extraction_queue_depth ")), "0")
+        if float(depth) == 0:
+            return
+        time.sleep(0.5)
 
 
 def single_client(server: Server, count: int = 400) -> dict[str, Any]:
@@ -247,6 +276,7 @@ def run_for(workers: int, rates: list[float], step_s: float, hold_s: float, full
         server = start_server(Path(tmp) / "data", env, workers=workers)
         try:
             seed_users(server)
+            warm(server)
             print(f"  {workers} worker(s): ladder", flush=True)
             steps = ladder(server, rates, step_s, seed=workers * 1000)
             saturation = max(s["throughput_rps"] for s in steps)
@@ -255,6 +285,7 @@ def run_for(workers: int, rates: list[float], step_s: float, hold_s: float, full
                 target = 0.7 * saturation
                 print(f"  {workers} worker(s): {hold_s:.0f} s at 70% of saturation ({target:.0f}/s)", flush=True)
                 out["at_70_percent"] = open_loop(address_of(server), mixed_requests(int(target * hold_s), 99), target)
+                drained(server)  # the extraction the load left queued must not run during the next measures
                 out["health_during_import"] = health_during_import(server)
                 out["single_client_retrieve_ms"] = single_client(server)
             if reference_saturation:
@@ -321,11 +352,14 @@ def main() -> int:
     parser.add_argument("--rates", default="100,200,300,400,500,600,700,800,900,1000,1100,1200,1300,1400,1500,"
                                            "1600,1800,2000,2200,2500")
     parser.add_argument("--figures", default=None, help="write SVG figures into this folder")
+    parser.add_argument("--mix", choices=sorted(MIX), default="chat",
+                        help="chat: 60%% retrieve, 30%% turns, 5%% remember, 5%% search; retrieve: retrieve only")
     args = parser.parse_args()
+    CHOSEN["retrieve"] = MIX[args.mix]
     rates = [float(r) for r in args.rates.split(",")]
     one = run_for(1, rates, args.step, args.hold, full=False, reference_saturation=None)
     many = run_for(args.workers, rates, args.step, args.hold, full=True, reference_saturation=one["saturation_rps"])
-    report = {"runs": [one, many], "speedup": many["speedup"]}
+    report = {"mix": args.mix, "runs": [one, many], "speedup": many["speedup"]}
     hold = many["at_70_percent"]
     retrieve = hold["latency_ms"].get("retrieve", {})
     health = many["health_during_import"]
@@ -343,7 +377,7 @@ def main() -> int:
                "health_p99_during_import<=50ms": health["health_ms"]["p99"] <= 50}
     report["targets"] = targets
     print("targets:", json.dumps(targets))
-    write_result("serve_load", report)
+    write_result("serve_load" if args.mix == "chat" else f"serve_load_{args.mix}", report)
     if args.figures:
         figures(report, Path(args.figures))
     return 0

@@ -1,4 +1,5 @@
-"""The MemoryStore contract, run against SQLite (embedded) and OpenSearch (through the in-memory fake)."""
+"""The MemoryStore contract, run against SQLite (embedded) and OpenSearch (the real opensearch-py
+transport and SigV4 signer against the HTTP fake; a real cluster too when MNEMO_OPENSEARCH_URL is set)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from moto import mock_aws
 
 from mnemo.adapters.aws.dynamo_state import DynamoTable, create_table
 from mnemo.adapters.aws.kms_vault import KmsKeyVault
-from mnemo.adapters.aws.opensearch_store import OpenSearchMemoryStore, index_body
+from mnemo.adapters.aws.opensearch_store import OpenSearchMemoryStore, ensure_index, index_body
 from mnemo.adapters.local.key_file_vault import KeyFileVault
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.adapters.local.sqlite_memory_store import SqliteMemoryStore
@@ -52,12 +53,15 @@ def aws_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[UserCipher, Dyn
         yield UserCipher(KmsKeyVault(kms, table, kms.create_key()["KeyMetadata"]["KeyId"])), table
 
 
-def fake_store(cipher: UserCipher, table: DynamoTable) -> Any:
-    fake = FakeOpenSearch()
-    fake.request("PUT", "/memories", body=index_body(DIM))
-    adapter = OpenSearchMemoryStore(fake, "memories", cipher, table, DIM)
-    adapter.fake = fake  # type: ignore[attr-defined]
-    return adapter
+@contextmanager
+def fake_store(cipher: UserCipher, table: DynamoTable) -> Iterator[Any]:
+    """The adapter over the HTTP fake, its index made by ensure_index as the custom resource makes it."""
+    with FakeOpenSearch() as fake:
+        transport = fake.transport()
+        ensure_index(transport, "memories", DIM)
+        adapter = OpenSearchMemoryStore(transport, "memories", cipher, table, DIM)
+        adapter.fake = fake  # type: ignore[attr-defined]
+        yield adapter
 
 
 @pytest.fixture(params=HOMES)
@@ -66,12 +70,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: py
         db = Database(tmp_path / "m.db")
         yield SqliteMemoryStore(db, UserCipher(KeyFileVault(db, tmp_path / "k", clock)), DIM)
         return
-    with aws_state(monkeypatch) as (cipher, table):
-        if request.param == "opensearch-live":
-            from mnemo.adapters.aws.opensearch_store import ensure_index
-            from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
+    live = None
+    if request.param == "opensearch-live":
+        from mnemo.adapters.aws.opensearch_transport import SignedOpenSearchTransport
 
-            live = SignedOpenSearchTransport(os.environ["MNEMO_OPENSEARCH_URL"], REGION)
+        # built before moto replaces the credentials in the environment: a real cluster needs the real ones
+        live = SignedOpenSearchTransport(os.environ["MNEMO_OPENSEARCH_URL"], os.environ.get("MNEMO_AWS_REGION", REGION))
+    with aws_state(monkeypatch) as (cipher, table):
+        if live is not None:
             index = f"mnemo-contract-{os.getpid()}"
             ensure_index(live, index, DIM)
             try:
@@ -79,14 +85,15 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, clock, monkeypatch: py
             finally:
                 live.request("DELETE", f"/{index}")
             return
-        yield fake_store(cipher, table)
+        with fake_store(cipher, table) as adapter:
+            yield adapter
 
 
 @pytest.fixture
 def os_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """The OpenSearch adapter over the fake only: for checks of the requests themselves."""
-    with aws_state(monkeypatch) as (cipher, table):
-        yield fake_store(cipher, table)
+    with aws_state(monkeypatch) as (cipher, table), fake_store(cipher, table) as adapter:
+        yield adapter
 
 
 def mem(clock, mid: str, content: str, *, tenant: str = "t1", user: str = "u1", seed: int = 0,
@@ -199,6 +206,9 @@ def test_every_opensearch_request_conforms_to_the_api_spec(os_store: Any, clock)
         assert problems(method, path, body) == [], (method, path)
         checked += 1
     assert checked >= 12
+    # and the fake answered every one as a success (a body that broke the spec gets a 400); the one
+    # 404 is ensure_index's HEAD before it created the index
+    assert [(m, status) for m, _path, status, _answer in store.fake.answers if status >= 300] == [("HEAD", 404)]
 
 
 def test_the_spec_check_catches_wrong_bodies() -> None:
@@ -211,14 +221,15 @@ def test_the_spec_check_catches_wrong_bodies() -> None:
 
 
 def test_index_creation_is_idempotent_and_conforms() -> None:
-    from mnemo.adapters.aws.opensearch_store import ensure_index
     from tests.contract.opensearch_spec import problems
 
-    fake = FakeOpenSearch()
-    assert ensure_index(fake, "memories", DIM) == "created"
-    assert ensure_index(fake, "memories", DIM) == "exists"
-    created = [body for method, _path, _params, body in fake.requests if method == "PUT"]
+    with FakeOpenSearch() as fake:
+        transport = fake.transport()
+        assert ensure_index(transport, "memories", DIM) == "created"
+        assert ensure_index(transport, "memories", DIM) == "exists"
+        created = [body for method, _path, _params, body in fake.requests if method == "PUT"]
     assert len(created) == 1
+    assert created[0] == index_body(DIM)
     assert problems("PUT", "/memories", created[0]) == []
     mapping = created[0]["mappings"]
     assert mapping["dynamic"] == "strict"

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from mnemo.domain.models import AuditEvent, BufferedTurn, FeedbackRecord, Message, RetrievalTrace
+from mnemo.errors import BackendUnavailable
 from mnemo.ports import Claim, ExtractionJob
 from tests.contract.conftest import Home
 
@@ -78,6 +81,17 @@ def test_buffer_acknowledges_exactly_the_turns_named_never_a_range(home: Home, c
     # an extraction that read seq 1 and 3 (seq 2 landed after it read the buffer) lets go of those two only
     assert home.buffer.acknowledge("t1", "u1", "c1", [1, 3]) == 2
     assert [t.message.message_id for t in home.buffer.pending("t1", "u1", "c1", 10)] == ["m2"]
+
+
+def test_a_message_the_buffer_failed_to_store_is_not_remembered_as_seen(home: Home, clock) -> None:
+    """Otherwise the client's retry is dropped as a duplicate and the turn is lost for good."""
+    if home.name == "local":
+        pytest.skip("one SQLite transaction holds the id and the row already")
+    with pytest.raises(BackendUnavailable):  # DynamoDB refuses an item over 400 KB: the write fails
+        home.buffer.append([turn(clock, "m1", "x" * 500_000)], clock.now())
+    retry = home.buffer.append([turn(clock, "m1", "I live in Alfama")], clock.now())
+    assert (retry.accepted, retry.dropped) == (1, [])
+    assert [t.message.content for t in home.buffer.pending("t1", "u1", "c1", 10)] == ["I live in Alfama"]
 
 
 def copy_of(home: Home, clock, seq: int, conversation: str = "c1") -> ExtractionJob:

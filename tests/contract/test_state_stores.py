@@ -8,19 +8,61 @@ import pytest
 
 from mnemo.crypto import SealError
 from mnemo.domain.models import Profile, SessionState, TunedWeights, UserSettings
+from mnemo.ports import StoredProfile
 from tests.contract.conftest import Home
 
 
 def test_profile_round_trip_is_sealed_and_per_user(home: Home, clock) -> None:
-    assert home.profiles.get("t1", "u1") is None
+    assert home.profiles.get("t1", "u1") == StoredProfile()
     profile = Profile(name="Ana", constraints=["User is allergic to sesame."], updated_at=clock.now())
-    home.profiles.put("t1", "u1", profile)
-    assert home.profiles.get("t1", "u1").constraints == ["User is allergic to sesame."]
-    assert home.profiles.get("t1", "u2") is None
-    assert home.profiles.get("t2", "u1") is None
+    until = clock.now() + timedelta(hours=1)
+    home.profiles.put("t1", "u1", profile, 0, until)
+    stored = home.profiles.get("t1", "u1")
+    assert (stored.profile.constraints, stored.built_at, stored.generation, stored.valid_until) == (
+        ["User is allergic to sesame."], 0, 0, until)
+    assert stored.is_current(clock.now())
+    assert not stored.is_current(until)  # a memory it was built from has expired by then
+    assert home.profiles.get("t1", "u2") == StoredProfile()
+    assert home.profiles.get("t2", "u1") == StoredProfile()
     assert b"sesame" not in home.raw()
     home.profiles.delete_user("t1", "u1")
-    assert home.profiles.get("t1", "u1") is None
+    assert home.profiles.get("t1", "u1") == StoredProfile()
+
+
+def test_the_generation_makes_a_build_stale_and_a_late_build_stays_stale(home: Home, clock) -> None:
+    # given a build at generation 0
+    home.profiles.put("t1", "u1", Profile(name="Ana"), 0, None)
+    # when a memory changes, the build is stale; for that user only
+    home.profiles.invalidate("t1", "u1")
+    assert home.profiles.get("t1", "u1").generation == 1
+    assert not home.profiles.get("t1", "u1").is_current(clock.now())
+    assert home.profiles.get("t1", "u2").generation == 0
+    # a reader that started before the change stores its build: it is dropped
+    home.profiles.put("t1", "u1", Profile(name="Old"), 0, None)
+    assert not home.profiles.get("t1", "u1").is_current(clock.now())
+    assert home.profiles.get("t1", "u1").profile.name == "Ana"
+    # a build from the new generation stands; invalidating a user with no row starts one
+    home.profiles.put("t1", "u1", Profile(name="Bea"), 1, None)
+    assert home.profiles.get("t1", "u1").is_current(clock.now())
+    home.profiles.invalidate("t1", "u3")
+    assert home.profiles.get("t1", "u3").generation == 1
+    # a build begun before an erase is never stored after it
+    home.profiles.delete_user("t1", "u1")
+    home.profiles.put("t1", "u1", Profile(name="Bea"), 1, None)
+    assert home.profiles.get("t1", "u1") == StoredProfile()
+
+
+def test_the_apps_fields_are_kept_apart_from_the_derived_profile(home: Home, clock) -> None:
+    home.profiles.put_custom("t1", "u1", {"plan": "pro-sesame"})
+    home.profiles.put("t1", "u1", Profile(name="Ana", custom={"ignored": "x"}), 0, None)
+    home.profiles.invalidate("t1", "u1")
+    stored = home.profiles.get("t1", "u1")
+    assert stored.custom == {"plan": "pro-sesame"}
+    assert stored.profile.custom == {}  # a build never carries the app's fields
+    assert b"pro-sesame" not in home.raw()
+    home.profiles.put_custom("t1", "u1", {})
+    assert home.profiles.get("t1", "u1").custom == {}
+    assert home.profiles.get("t1", "u1").profile.name == "Ana"
 
 
 def test_settings_default_and_change(home: Home) -> None:
@@ -68,3 +110,39 @@ def test_data_keys_are_per_user_stable_and_shreddable(home: Home) -> None:
     assert home.vault.data_key("t1", "u1") != first  # a new life, the old data is gone for good
     with pytest.raises(SealError):
         home.vault.open("t1", "u1", "r1", "memory", sealed)
+
+
+def test_a_profile_stored_before_the_generation_keeps_the_apps_fields(home: Home, clock) -> None:
+    # given a profile as the earlier release stored it: one sealed document, custom inside
+    legacy = Profile(name="Ana", custom={"plan": "pro"}, updated_at=clock.now())
+    sealed = home.vault.seal("t1", "u1", "profile", "profile", legacy.model_dump_json().encode())
+    if home.name == "local":
+        with home.profiles._db.write() as conn:
+            conn.execute("INSERT INTO profiles (tenant_id, user_id, sealed, updated_at) VALUES (?,?,?,?)",
+                         ("t1", "u1", sealed, ""))
+    else:
+        home.profiles._t.put({"pk": {"S": "t1#u1"}, "sk": {"S": "PROFILE"}, "sealed": {"B": sealed}})
+    # it is stale (built at no known generation) and its custom fields are read
+    stored = home.profiles.get("t1", "u1")
+    assert (stored.custom, stored.is_current(clock.now())) == ({"plan": "pro"}, False)
+    # and they survive the first build stored over it
+    home.profiles.put("t1", "u1", Profile(name="Bea"), stored.generation, None)
+    stored = home.profiles.get("t1", "u1")
+    assert (stored.custom, stored.profile.name, stored.is_current(clock.now())) == ({"plan": "pro"}, "Bea", True)
+
+
+def test_an_old_database_gets_the_new_columns(tmp_path) -> None:
+    import sqlite3
+
+    from mnemo.adapters.local.sqlite_db import Database
+
+    old = sqlite3.connect(tmp_path / "old.db")
+    old.execute("CREATE TABLE profiles (tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, "
+                "updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id)) WITHOUT ROWID")
+    old.commit()
+    old.close()
+    db = Database(tmp_path / "old.db")
+    with db.read() as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(profiles)")}
+    assert {"generation", "built_at", "valid_until", "custom"} <= columns
+    Database(tmp_path / "old.db")  # opening again changes nothing

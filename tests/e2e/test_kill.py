@@ -172,6 +172,25 @@ def test_a_killed_jobs_worker_is_replaced_and_its_extraction_finished_by_another
     raise AssertionError("no kill landed in the middle of extraction")
 
 
+def test_sigterm_during_extraction_ends_cleanly_and_a_restart_finishes(tmp_path: Path) -> None:
+    """A graceful stop mid-extraction: the job in progress completes, the rest stays queued."""
+    users = 24
+    expected, total = extraction_reference(tmp_path, users)
+    data_dir = tmp_path / "terminated"
+    server = start_server(data_dir, QUIET)
+    post_turns(server.call, users)
+    close_all(server.call, users)
+    time.sleep(0.3)
+    assert stop_server(server) == 0  # SIGTERM, then a clean exit
+    server = start_server(data_dir, QUIET)
+    try:
+        server.wait_for(lambda: count(data_dir, "status IN ('active', 'probationary')") >= total, timeout=60)
+        time.sleep(0.5)
+    finally:
+        stop_server(server)
+    assert snapshot(data_dir) == expected
+
+
 # -- consolidation ---------------------------------------------------------------------------------------
 def episodes(users: int) -> list[dict[str, Any]]:
     items = []

@@ -138,6 +138,9 @@ def test_a_content_length_with_an_underscore_is_refused(server: Server) -> None:
                          b"Authorization: Bearer " + KEYS["tenant_a"].encode() + b"\r\n"
                          b"Content-Type: application/json\r\nContent-Length: 1_6\r\n\r\n" + body)
     assert answer.startswith(b"HTTP/1.1 400"), answer[:100]
+    head, _, payload = answer.partition(b"\r\n\r\n")
+    assert b"application/json" in head
+    assert json.loads(payload)["error"]["code"] == "invalid_input"
 
 
 def test_client_disconnects_leave_no_traceback_in_the_log(server: Server) -> None:

@@ -1,4 +1,5 @@
-"""The behaviour scenarios run in both homes: embedded (SQLite) and AWS (moto + the OpenSearch fake)."""
+"""The behaviour scenarios run in both homes: embedded (SQLite) and AWS (moto, and the OpenSearch HTTP
+fake behind the real opensearch-py transport)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from moto import mock_aws
 
 from mnemo.adapters.aws.dynamo_state import create_table
-from mnemo.adapters.aws.opensearch_store import index_body
+from mnemo.adapters.aws.opensearch_store import IndexTuning, ensure_index
 from mnemo.bootstrap import Mnemo, build_aws, build_local
 from mnemo.clock import ManualClock
 from mnemo.ports import Embedder
@@ -47,11 +48,13 @@ def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> M
     kms = boto3.client("kms", region_name=REGION)
     sqs = boto3.client("sqs", region_name=REGION)
     fake = FakeOpenSearch()
-    fake.request("PUT", "/mnemo-memories", body=index_body(embedder.dimension))
     aws = settings.model_copy(update={
         "backend": "aws", "kms_key_id": kms.create_key()["KeyMetadata"]["KeyId"],
         "extract_queue_url": sqs.create_queue(QueueName="mnemo-extract")["QueueUrl"]})
-    svc = build_aws(aws, clock=clock, embedder=embedder, dynamodb=dynamodb, kms=kms, sqs=sqs, opensearch=fake)
+    transport = fake.transport()
+    ensure_index(transport, aws.opensearch_index, embedder.dimension, tuning=IndexTuning.from_settings(aws))
+    svc = build_aws(aws, clock=clock, embedder=embedder, dynamodb=dynamodb, kms=kms, sqs=sqs, opensearch=transport)
+    svc._closers.append(fake)  # the server stops with the service
 
     def raw() -> bytes:  # read at call time: the storage as it is then
         return (repr(dynamodb.scan(TableName="mnemo-state")["Items"]) + repr(fake.docs)).encode()

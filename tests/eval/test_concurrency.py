@@ -7,13 +7,25 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
 
 from mnemo.bootstrap import Mnemo
 from mnemo.domain.models import Category, SourceKind, Status
 from mnemo.services.writing import NewFact
+from mnemo.settings import Settings
 from tests.conftest import ApiClient
 
 CITIES = ["Lisbon", "Berlin", "Paris", "Madrid", "Rome", "Oslo"]
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    # invariants, not latency: 24 writers queue on four users' leases, each write several HTTP round
+    # trips to the OpenSearch fake in this process; on a loaded machine the last in a queue can wait
+    # past the 20 s a Lambda waits (where it would answer 429 and its SQS message be retried)
+    return Settings(data_dir=tmp_path / "data", user_lock_wait_seconds=120)
 
 
 def lives_in(city: str, day: int) -> NewFact:

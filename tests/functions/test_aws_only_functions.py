@@ -14,8 +14,9 @@ from moto import mock_aws
 from functions.common import runtime
 from mnemo.adapters.aws.api_keys import DynamoApiKeys
 from mnemo.adapters.aws.dynamo_state import DynamoTable, create_table
-from mnemo.adapters.aws.opensearch_store import index_body
+from mnemo.adapters.aws.opensearch_store import IndexTuning, index_body
 from mnemo.clock import ManualClock
+from mnemo.errors import BackendUnavailable
 from tests.contract.opensearch_fake import FakeOpenSearch
 from tests.functions.test_handlers import Context, event
 
@@ -74,8 +75,9 @@ def test_only_the_hash_of_a_key_is_stored(aws_env: DynamoApiKeys) -> None:
         aws_env.create("bad#tenant", ManualClock().now())
 
 
-def test_the_authorizer_denies_when_the_table_is_unreachable(aws_env: DynamoApiKeys,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_authorizer_fails_and_does_not_deny_when_the_table_is_unreachable(
+        aws_env: DynamoApiKeys, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A denial would be cached by API Gateway for the TTL; a raised error is not (and never allows)."""
     from functions.authorizer.handler import handler
 
     issued = aws_env.create("tenant_a", ManualClock().now())
@@ -84,7 +86,14 @@ def test_the_authorizer_denies_when_the_table_is_unreachable(aws_env: DynamoApiK
     from functions.authorizer import handler as module
 
     module.api_keys.cache_clear()
-    assert handler(authorizer_event(f"Bearer {issued.key}"), Context()) == {"isAuthorized": False}
+    with pytest.raises(BackendUnavailable):
+        handler(authorizer_event(f"Bearer {issued.key}"), Context())
+    assert '"AuthorizerError"' in capsys.readouterr().out  # the metric is flushed all the same
+    # an unknown key is still a denial, and the table back means the key works at once
+    monkeypatch.setenv("MNEMO_STATE_TABLE", "mnemo-test-state")
+    runtime.settings.cache_clear()
+    module.api_keys.cache_clear()
+    assert handler(authorizer_event(f"Bearer {issued.key}"), Context())["isAuthorized"] is True
 
 
 def custom_resource(request_type: str) -> dict[str, object]:
@@ -96,19 +105,37 @@ def custom_resource(request_type: str) -> dict[str, object]:
                                    "Shards": "12", "Replicas": "1"}}
 
 
-def test_the_index_custom_resource_creates_the_adapters_mapping_once() -> None:
+def test_the_index_custom_resource_creates_the_adapters_mapping_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """End to end over the wire: the handler's ensure_index through opensearch-py and SigV4 to the
+    HTTP fake. A HEAD 404 is False for the client; the index must be created all the same."""
     from functions.index_setup.handler import handler
 
-    fake = FakeOpenSearch()
-    created = handler(custom_resource("Create"), Context(), http=fake)
-    assert created["PhysicalResourceId"] == "knn-index:mnemo-dev-memories"
-    handler(custom_resource("Update"), Context(), http=fake)  # idempotent
-    handler(custom_resource("Delete"), Context(), http=fake)  # memories survive a stack operation
-    puts = [(path, body) for method, path, _, body in fake.requests if method == "PUT"]
-    assert puts == [("/mnemo-dev-memories", index_body(384, 12, 1))]
-    assert puts[0][1]["settings"]["index"]["number_of_shards"] == 12
-    assert not [r for r in fake.requests if r[0] == "DELETE"]
-    assert "mnemo-dev-memories" in fake.indices
+    monkeypatch.setenv("MNEMO_BM25_K1", "1.1")
+    monkeypatch.setenv("MNEMO_OPENSEARCH_SLOW_SEARCH_WARN_MS", "800")
+    runtime.settings.cache_clear()
+    tuning = IndexTuning.from_settings(runtime.settings())
+    with FakeOpenSearch() as fake:
+        http = fake.transport()
+        created = handler(custom_resource("Create"), Context(), http=http)
+        assert created["PhysicalResourceId"] == "knn-index:mnemo-dev-memories"
+        handler(custom_resource("Update"), Context(), http=http)  # idempotent
+        handler(custom_resource("Delete"), Context(), http=http)  # memories survive a stack operation
+        puts = [(path, body) for method, path, _, body in fake.requests if method == "PUT"]
+        assert puts == [("/mnemo-dev-memories", index_body(384, 12, 1, tuning))]
+        index = fake.indices["mnemo-dev-memories"]
+        assert index.settings["index.number_of_shards"] == "12"
+        assert index.settings["index.similarity.memory_bm25.k1"] == "1.1"  # the function's settings
+        assert index.settings["index.search.slowlog.threshold.query.warn"] == "800ms"
+        assert index.fields()["terms"].k1 == 1.1  # and the fake's BM25 scores with it
+        assert not [r for r in fake.requests if r[0] == "DELETE"]
+
+        # a later deploy with new slow-log thresholds updates the live index in place
+        monkeypatch.setenv("MNEMO_OPENSEARCH_SLOW_SEARCH_WARN_MS", "600")
+        runtime.settings.cache_clear()
+        handler(custom_resource("Update"), Context(), http=http)
+        assert index.settings["index.search.slowlog.threshold.query.warn"] == "600ms"
+        assert [path for method, path, _, _ in fake.requests if method == "PUT"][-1] == "/mnemo-dev-memories/_settings"
+    runtime.settings.cache_clear()
 
 
 def test_the_cli_issues_a_key_the_authorizer_accepts_and_revokes_it(

@@ -95,7 +95,7 @@ def sqs_event(*bodies: str) -> dict[str, object]:
 
 
 @pytest.mark.usefixtures("lambda_env")
-def test_extract_consumes_jobs_and_reports_poison_records() -> None:
+def test_extract_consumes_jobs_and_reports_poison_records(capsys: pytest.CaptureFixture[str]) -> None:
     from functions.extract.handler import handler as extract
     from functions.ingest.handler import handler as ingest
     from mnemo.adapters.aws.sqs_queue import job_to_body
@@ -112,6 +112,10 @@ def test_extract_consumes_jobs_and_reports_poison_records() -> None:
     # the same message delivered again changes nothing
     assert extract(sqs_event(job_to_body(jobs[0])), Context()) == {"batchItemFailures": []}
     assert len(list(runtime.service().ports.memories.all_for_user("tenant_a", "u1"))) == 1
+    emf = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{") and "_aws" in line]
+    done, again = (blob for blob in emf if "ExtractionLag" in blob or "ExtractionStale" in blob)
+    assert (done["TurnsExtracted"], done["TurnsAcknowledgedUnextracted"]) == ([1], [0])  # issue 17's alarm reads it
+    assert again["ExtractionStale"] == [1]
 
 
 @pytest.mark.usefixtures("lambda_env")

@@ -36,7 +36,7 @@ SCALE = float(os.environ.get("MNEMO_FUZZ_SCALE", "1"))
 # 200 interleavings in the embedded home and 100 in the AWS one (moto is slower) in `make test`; ten times
 # as many in `make fuzz`; MNEMO_INTERLEAVINGS overrides the base (a quick look, or a long night)
 EXAMPLES = {"local": 200, "aws": 100}
-if "MNEMO_INTERLEAVINGS" in os.environ:
+if os.environ.get("MNEMO_INTERLEAVINGS"):
     EXAMPLES = dict.fromkeys(EXAMPLES, int(os.environ["MNEMO_INTERLEAVINGS"]))
 REGION = "eu-west-1"
 RACE_SETTINGS: dict[str, Any] = {"debounce_quiet_seconds": 0.0, "extraction_busy_retry_seconds": 0.0}

@@ -150,6 +150,7 @@ def test_each_function_gets_only_the_opensearch_verbs_it_uses(dev: Synth) -> Non
     assert verbs("authorizer") == set()
     puts = {job for job in functions(dev) if "es:ESHttpPut" in verbs(job)}
     assert puts == {"index_setup"}
+    assert verbs("index_setup") == {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPut"}  # _mapping, _settings
     deletes = {job for job in functions(dev) if "es:ESHttpDelete" in verbs(job)}
     assert deletes == {"memories", "consolidate"}
 

@@ -64,3 +64,21 @@ def test_context_values_override_the_stage() -> None:
     assert config.opensearch_data_nodes == 4
     assert config.alarm_email == "ops@example.com"
     assert load({"stage": "prod", "stages": CDK_JSON["context"]["stages"]}).retain_data is True
+
+
+def test_the_docs_name_context_keys_as_cdk_json_does() -> None:
+    """A runbook that says `retrieveProvisionedConcurrency` sends an operator to a key nothing reads."""
+    import re
+    from pathlib import Path
+
+    from infra.config import StageConfig
+
+    root = Path(__file__).resolve().parents[2]
+    flags = {"stage", "account", "region", "bundle"}  # read by infra/app.py itself
+    for doc in ("docs/runbook.md", "docs/first-deploy.md", "README.md"):
+        text = (root / doc).read_text()
+        for key in set(re.findall(r"-c ([A-Za-z_]+)=", text)) - {"key"}:  # "-c key=value", the syntax
+            assert key in StageConfig.model_fields or key in flags, (doc, key)
+        for token in re.findall(r"`([a-z]+(?:[A-Z][a-z]+)+)`", text):
+            snake = re.sub(r"([A-Z])", r"_\1", token).lower()
+            assert snake not in StageConfig.model_fields, (doc, token, snake)

@@ -91,7 +91,7 @@ def test_a_schema_violation_falls_back_and_is_counted(bedrock) -> None:
 def test_secrets_never_reach_the_model(bedrock) -> None:
     client, stubber = bedrock
     # the Stubber fails the call unless the parameters are exactly these: the secret is already gone
-    text = "Conversation:\n[0] user: my [REDACTED:password]!! and I love tea"
+    text = "Conversation:\n[0] user: my [REDACTED:password] and I love tea"
     expected = [{"role": "user", "content": [{"text": text}]}]
     stubber.add_response("converse", tool_answer({"facts": [], "forget": []}), {
         "modelId": MODEL, "system": ANY, "messages": expected, "toolConfig": ANY, "inferenceConfig": ANY})
@@ -149,3 +149,22 @@ def test_the_llm_summariser_keeps_supported_facts_and_falls_back(bedrock) -> Non
     assert summariser.fallbacks == 1
     assert fallback[0].text.startswith("User ran 6 times")
     assert fallback[0].kind == "habit"
+
+
+def test_a_refused_model_is_logged_as_an_error_and_every_fallback_is_reported(
+        bedrock, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemo.adapters.aws import bedrock_extractor
+
+    heard: list[tuple[str, str]] = []
+    monkeypatch.setattr(bedrock_extractor, "FALLBACK_LISTENERS", [lambda tool, code: heard.append((tool, code))])
+    client, stubber = bedrock
+    # what a model served only through an inference profile, or IAM on the wrong ARN, answers
+    stubber.add_client_error("converse", service_error_code="AccessDeniedException", http_status_code=403)
+    stubber.add_client_error("converse", service_error_code="ThrottlingException", http_status_code=429)
+    with caplog.at_level("WARNING", logger="mnemo.bedrock"):
+        for _ in range(2):
+            result = BedrockExtractor(client, MODEL).extract(messages(("user", "I live in Lisbon.")))
+            assert [c.subject for c in result.accepted] == ["location"]  # the rules answered
+    assert heard == [("record_facts", "AccessDeniedException"), ("record_facts", "ThrottlingException")]
+    assert [r.levelname for r in caplog.records] == ["ERROR", "WARNING"]
+    assert "Lisbon" not in caplog.text

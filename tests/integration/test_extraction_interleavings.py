@@ -246,3 +246,26 @@ def test_the_local_server_metrics_count_stale_drops_and_unextracted_turns(tmp_pa
                      ("mnemo_extraction_turns_total", "acknowledged_unextracted"): 0}
     assert 'mnemo_extraction_turns_total{outcome="acknowledged_unextracted"}' in text
     assert svc.extraction.counters.snapshot()["jobs_dropped_stale"] == 1  # the in-process counters agree
+
+
+def test_a_restarted_local_worker_takes_back_the_leases_of_a_dead_process(tmp_path: Path, clock: ManualClock,
+                                                                          embedder: Embedder) -> None:
+    """kill -9 of the process running the jobs: its replacement need not wait for the lease to run out."""
+    import subprocess
+    import sys
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    with home_service("local", tmp_path, clock, embedder) as svc:
+        h = Harness(svc, clock)
+        h.say("c1", 5)
+        (copy,) = h.fetch()
+        assert h.process(copy, die_during=True) is None
+        queue = svc.ports.queue.inner  # type: ignore[attr-defined]
+        assert queue.recover_claims() == 0  # the lease of a live process (this one) stays
+        with queue._db.write() as conn:  # the lease as the killed process left it
+            conn.execute("UPDATE extraction_jobs SET claimant=?", (gone.stdout.strip(),))
+        assert h.fetch() == []
+        assert queue.recover_claims() == 1
+        assert [r.extracted for r in h.run() if r] == [5]
+        h.assert_every_turn_extracted_once(["c1"])

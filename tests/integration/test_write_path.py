@@ -122,6 +122,6 @@ def test_profile_follows_the_facts(service: Mnemo) -> None:
     service.writer.write("t", "u", [fact("User's name is Ana.", "name", category=Category.BIOGRAPHICAL),
                                     fact("User is allergic to shellfish.", "allergy:shellfish",
                                          category=Category.CONSTRAINT)])
-    profile = service.ports.profiles.get("t", "u")
+    profile = service.profiles.current("t", "u")
     assert profile.name == "Ana"
     assert profile.constraints == ["User is allergic to shellfish."]

@@ -424,6 +424,6 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.get("/v1/users/<user_id>/profile", tags=["profile"], responses=documented(Profile),
              summary="The compact profile")
     def get_profile(user_id: UserId) -> Response[str]:
-        return reply(service.ports.profiles.get(tenant(), user_id) or Profile())
+        return reply(service.profiles.current(tenant(), user_id))
 
     return app

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from mnemo.domain.models import Category, Memory, MemoryVersion, Profile, Scope, Status
+from mnemo.domain.models import PROFILE_KEY_PATTERN, Category, Memory, MemoryVersion, Profile, Scope, Status
 
 ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 _ID = re.compile(ID_PATTERN)
@@ -44,6 +44,8 @@ def _metadata(value: dict[str, str] | None) -> dict[str, str] | None:
 MetaKey = Annotated[str, Field(min_length=1, max_length=64)]
 MetaValue = Annotated[str, Field(max_length=256)]
 Metadata = Annotated[dict[MetaKey, MetaValue] | None, Field(max_length=16), AfterValidator(_metadata)]
+CustomKey = Annotated[str, Field(pattern=PROFILE_KEY_PATTERN)]
+CustomFields = Annotated[dict[CustomKey, MetaValue] | None, Field(max_length=16), AfterValidator(_metadata)]
 
 
 class RetrieveRequest(Strict):
@@ -252,7 +254,8 @@ class ProfilePatch(Strict):
     occupation: str | None = Field(None, min_length=1, max_length=200)
     preferences: list[str] | None = Field(None, max_length=20)
     constraints: list[str] | None = Field(None, max_length=20)
-    custom: Metadata = None
+    custom: CustomFields = Field(None, description="the app's own fields; keys: a letter, then letters, "
+                                 "digits, '_', '.' or '-' (64 at most)")
 
 
 class SettingsBody(Strict):
@@ -312,3 +315,7 @@ class ExportOut(BaseModel):
     profile: dict[str, Any]
     memories: list[dict[str, Any]] = Field(description="every memory, any status, each with its history")
     audit: list[dict[str, Any]]
+    feedback: list[dict[str, Any]] = Field(default_factory=list, description="ratings and their comments")
+    sessions: list[dict[str, Any]] = Field(default_factory=list, description="unexpired conversation state")
+    buffered_turns: list[dict[str, Any]] = Field(default_factory=list,
+                                                 description="messages not yet extracted, as buffered (redacted)")

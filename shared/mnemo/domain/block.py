@@ -60,7 +60,8 @@ def profile_lines(profile: Profile) -> list[str]:
     lines.extend(f"constraint: {as_data(c)}" for c in profile.constraints)
     lines.extend(f"how to answer: {as_data(i)}" for i in profile.instructions)
     lines.extend(f"preference: {as_data(p)}" for p in profile.preferences)
-    lines.extend(f"{k}: {as_data(v)}" for k, v in sorted(profile.custom.items()))
+    # the app's own keys are quoted like values: a key can never end the block or pose as a rule
+    lines.extend(f"{quote(k)}: {as_data(v)}" for k, v in sorted(profile.custom.items()))
     return lines
 
 

@@ -185,6 +185,11 @@ class BufferedTurn(BaseModel):
     message: Message
 
 
+# keys an app may give its own profile fields: they are printed in the memory block, so no
+# newline, quote, colon or markup can get in (values are quoted; keys are quoted too)
+PROFILE_KEY_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"
+
+
 class Profile(BaseModel):
     """The compact, always-injected summary of a user (< 2 KB), derived from active facts."""
 

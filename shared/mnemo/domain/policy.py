@@ -62,7 +62,12 @@ class PolicyTable:
         retention = self._policies[category].retention
         if scope is Scope.SESSION and session_ttl is not None:
             retention = session_ttl if retention is None else min(retention, session_ttl)
-        return None if retention is None else start + retention
+        if retention is None:
+            return None
+        try:
+            return start + retention
+        except OverflowError:  # a start near year 9999 (stored before future dates were refused)
+            return datetime.max.replace(tzinfo=start.tzinfo)
 
     def describe(self) -> list[dict[str, object]]:
         return [

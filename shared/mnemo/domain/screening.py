@@ -2,7 +2,11 @@
 
 Shared by the rule-based extractor and by validation of LLM candidates, so both homes
 refuse the same things: one-off requests, guesses, passing states, identity or permission
-claims, instructions aimed at the assistant, and anything carrying a secret.
+claims, instructions aimed at the assistant, and anything carrying a secret. Some are refused
+whoever hands them over (``ALWAYS_REFUSED``): an app importing a motto that reads like an
+instruction is its call, but no app has a reason to store a secret, a claim of a role over the
+system, a prompt marker ("SYSTEM:", "[INST]"), an order to obey stored text, or an order to send
+data, links or other people's details somewhere.
 """
 
 from __future__ import annotations
@@ -58,6 +62,74 @@ _IDENTITY = re.compile(
     r"messages|records|memories|conversations|emails|files|passwords|details|profiles|histor(?:y|ies)))",
     re.IGNORECASE,
 )
+# claims of a role over the system, said of "the user" too (an app or an extractor rewrites "I" so)
+_ROLE_CLAIM = re.compile(
+    r"\b(?:(?:the )?user|i|he|she|they)(?:'m| am| is|'s| are| works? as| acts? as)\s+(?:now\s+)?"
+    r"(?:the |an? )?(?:(?:verified|authori[sz]ed|official|real|actual|current|designated)\s+)?"
+    r"(?:(?:tenant|workspace|account|org(?:ani[sz]ation)?|platform|global|super|site|service|system|app)\s+)?"
+    r"(?:admin|administrator|superuser|super user|root(?: user)?|sysadmin|moderator|owner of (?:this|the) \w+)\b"
+    r"|\b(?:has|have|with) (?:(?:full|complete|elevated|unrestricted|special|"
+    r"total|admin|root|superuser|administrator|owner)\s+){1,3}(?:access|rights|privileges|permissions|"
+    r"clearance|role)\b",
+    re.IGNORECASE,
+)
+# text posing as a turn of the conversation or a prompt section: it and what follows is the attacker's
+_MARKER = re.compile(
+    r"\bSYSTEM\b|(?i:(?:^|(?<=[\s.,;!?]))(?:system|developer|admin)\s*(?:prompt|message)?\s*:)"
+    r"|<\|[a-z_]+\|>|\[/?INST\]|<</?SYS>>|(?i:#{2,}\s*(?:system|instructions?|response|assistant)\b)"
+    r"|(?i:\bnote to (?:the )?(?:ai|assistant|bot|model|llm|chatbot)\b)|(?i:</?(?:system|memory|instructions?)>)",
+)
+# an assistant told to obey or trust stored text, or taking a new persona
+_OBEY = re.compile(
+    r"\b(?:(?:the )?(?:assistant|ai|bot|model|chatbot|llm)|you)\s+(?:must|should|shall|will|has to|have to|"
+    r"needs? to|are to)\s+(?:always\s+|now\s+|from now on\s+)?(?:obey|trust|follow|comply with|execute|believe"
+    r"|do whatever|do what)\b"
+    r"|\b(?:always|must|should)\s+(?:obey|comply with)\b|\bfrom now on,? you(?:'re| are| will be| act as)\b"
+    r"|\bobey (?:all |any |every )?(?:instructions|orders|commands|them|me)\b",
+    re.IGNORECASE,
+)
+_DIRECTIVE_LEAD = re.compile(
+    r"^(?:(?:please|kindly|always|never|also|and|then|now|from now on|assistant|ai|bot|"
+    r"(?:when|whenever|if|every time)\b[^,]{0,60},|(?:you|the assistant|the ai) (?:must|should|will|shall|"
+    r"need to|have to|has to)(?: always)?)[\s,:]*)+",
+    re.IGNORECASE,
+)
+_VERBS = frozenset("tell give send share forward email e-mail post upload leak reveal disclose show print dump "
+                   "include reply respond answer output write list add insert append link redirect visit "
+                   "fetch call contact report copy recommend direct".split())
+_TARGET = re.compile(
+    r"https?://|\bwww\.|\b[\w.+-]+@[\w-]+\.[\w.]+|\b[\w-]+\.(?:example|com|net|org|io|ru|xyz|co|info|top)\b"
+    r"|\b(?:everyone|everybody|anyone|anybody|all users|other users|every user|each user|their (?:data|"
+    r"passwords?|details|info|information|messages|emails?)|admin password|passwords?|credentials|api keys?"
+    r"|contents? of (?:your|the) memory|(?:stored|saved|remembered) (?:facts?|memories|data)|memories|"
+    r"all (?:my |of my )?(?:messages|chats|conversations|data)|profile of|system prompt)\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[.!?;\n]+\s*")
+
+
+def _directive_with_target(text: str) -> bool:
+    """An imperative aimed at the assistant that sends, shows or links something: a URL, an address,
+    other people, their data or the memory itself. "Always answer in French" is no such thing."""
+    for clause in _CLAUSE.split(text):
+        rest = _DIRECTIVE_LEAD.sub("", clause.strip())
+        first = rest.split(maxsplit=1)[0].lower().strip(",:") if rest else ""
+        if first in _VERBS and _TARGET.search(rest):
+            return True
+    return False
+
+
+def defuse(text: str) -> str:
+    """``text`` cut at the first injection marker: the statement before it stays (as a sentence)."""
+    found = _MARKER.search(text)
+    if found is None:
+        return text
+    head = text[:found.start()].rstrip(" \t,;:-—")
+    if len(head.split()) < 2:
+        return ""
+    return head if head[-1] in ".!?" else head + "."
+
+
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override) (?:all |any |the |your )?(?:previous|prior|above|earlier|"
     r"system|safety|other) (?:instructions|prompts?|rules|messages|guidelines)|\bsystem prompt\b|"
@@ -69,10 +141,17 @@ _INSTRUCTION = re.compile(
 )
 
 
+ALWAYS_REFUSED = frozenset({"sensitive_data", "identity_or_permission_claim", "assistant_directive"})
+
+
 def rejection_reason(statement: str) -> str | None:
     """Why this statement must not be stored, or None when it may be."""
     if contains_sensitive(statement):
         return "sensitive_data"
+    if _MARKER.search(statement) or _OBEY.search(statement) or _directive_with_target(statement):
+        return "assistant_directive"
+    if _ROLE_CLAIM.search(statement):
+        return "identity_or_permission_claim"
     if _INSTRUCTION.search(statement):
         return "instruction_injection"
     if _IDENTITY.search(statement):
@@ -88,4 +167,4 @@ def rejection_reason(statement: str) -> str | None:
 
 def is_instruction_like(text: str) -> bool:
     """Text that addresses the assistant as instructions (quoted as data in the memory block)."""
-    return bool(_INSTRUCTION.search(text))
+    return bool(_INSTRUCTION.search(text) or _MARKER.search(text) or _OBEY.search(text))

@@ -7,7 +7,10 @@ marker is refused, while the rest of the message is still used.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MARKER = "[REDACTED:"
@@ -33,7 +36,7 @@ def luhn_valid(digits: str) -> bool:
 
 
 def iban_valid(candidate: str) -> bool:
-    iban = candidate.replace(" ", "").upper()
+    iban = re.sub(r"[ -]", "", candidate).upper()
     if not 15 <= len(iban) <= 34 or not iban[:2].isalpha() or not iban[2:4].isdigit():
         return False
     rearranged = iban[4:] + iban[:4]
@@ -44,13 +47,17 @@ def iban_valid(candidate: str) -> bool:
     return number % 97 == 1
 
 
-_CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b", re.IGNORECASE)
+# digits grouped by spaces, dashes or dots (4111.1111.1111.1111)
+_CARD = re.compile(r"(?<![\d.-])(?:\d[ .-]?){12,18}\d(?![\d-])")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?\b", re.IGNORECASE)
+# a run of base64 long enough to hide a card or a token: decoded and screened again
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 
 
 def _iban_prefix(candidate: str) -> str | None:
     """The longest valid IBAN at the start of a match (a following word may have been swallowed)."""
-    chunks = candidate.split(" ")
+    # dashes or spaces between the groups: one character each, so the length maps back to the text
+    chunks = re.split(r"[ -]", candidate)
     while chunks:
         text = " ".join(chunks)
         if iban_valid(text):
@@ -64,6 +71,10 @@ def _iban_prefix(candidate: str) -> str | None:
         chunks.pop()
     return None
 _KEYWORD_VALUE = r"\s*(?:is|was|:|=|->|of)?\s*[\"'`]?"
+# a secret said in words may run to several (correct horse battery staple): up to the end of the clause
+_WORDS_VALUE = (r"[\"'`]?[^\s\"'`]{2,}(?:\s+(?!(?:and|but|so|because|for|which|when|if|or|though)\b)"
+                r"[^\s.,;!?\"'`]+){0,5}")
+_BIP39_WORD = r"[a-z]{3,8}"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("private_key", re.compile(
@@ -102,11 +113,54 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bank_account", re.compile(
         r"(?i)\b(?:account(?: number| no\.?| #)?|acct|routing(?: number)?|sort code|bic|swift)(?:\b|(?<=[.#]))"
         + _KEYWORD_VALUE + r"(?=[A-Za-z0-9 -]*\d{4})[A-Za-z0-9][A-Za-z0-9 -]{5,30}[A-Za-z0-9]")),
+    ("password", re.compile(
+        # "the password I use everywhere is X", "my pw is X", "login: bob, pass: X", "wifi password: X"
+        r"(?i)\b(?:password|passwd|pwd|pw|passphrase|passcode|pin)\b[^.!?\n]{0,40}?\b(?:is|was)\b\s*:?\s*"
+        + _WORDS_VALUE + r"|\b(?:password|passwd|pwd|pw|pass|passphrase|passcode|pin)\s*[:=]\s*" + _WORDS_VALUE)),
+    ("password", re.compile(
+        # a question and its answer: "password? it's X" (also across the messages of a turn)
+        r"(?i)\b(?:password|passwd|pw|passphrase|passcode|pin(?: code)?)\s*\?+\s*(?:it'?s|it is|is|:|=)?\s*"
+        + _WORDS_VALUE)),
+    ("recovery_phrase", re.compile(
+        r"(?i)\b(?:(?:recovery|seed|backup|wallet|secret|mnemonic)[ -](?:phrase|words|mnemonic|sentence)"
+        r"|mnemonic)\b\s*(?:is|was|:|=|->)?\s*(?:" + _BIP39_WORD + r"[\s,]+){7,23}" + _BIP39_WORD + r"\b")),
+    ("access_code", re.compile(
+        # door, gate, alarm, safe and locker codes and combinations
+        r"(?i)\b(?:door|gate|alarm|safe|locker|garage|building|entry|entrance|keypad|lock ?box|key ?safe|padlock"
+        r"|bike lock|lock|front door|apartment|flat|house|office|vault|wi-?fi)\s+(?:access\s+)?"
+        r"(?:code|combination|combo|pin|passcode|number)\b"
+        r"(?:\s+(?:for|at|of|to|on|in)\s+(?:the\s+|my\s+|our\s+)?[\w-]+)?"
+        r"\s*(?:is|was|:|=|,)?\s*[\"'#]?(?=[#*\w-]*\d)[#*\w-]{2,}(?:[ -]\d{1,4}){0,4}")),
+    ("access_code", re.compile(r"(?i)\b(?:combination|combo)\s*(?:is|was|:|=)?\s*\d{1,4}(?:[ -]\d{1,4}){1,4}")),
+    ("security_answer", re.compile(
+        r"(?i)\b(?:(?:my\s+)?(?:mother|mum|mom|mommy|mummy)(?:'s|s)?\s+maiden\s+name|maiden name of my mother"
+        r"|answer to (?:my|the|a) security question|security (?:question )?answer|secret answer"
+        r"|memorable (?:word|answer|information))\b"
+        r"\s*(?:is|was|:|=|->)?\s*[\"'`]?[\w'-]{2,}(?:\s+[A-Z][\w'-]+){0,2}")),
+    ("uk_national_insurance", re.compile(
+        r"\b[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")),
+    ("webhook", re.compile(
+        r"(?i)https?://(?:hooks\.slack\.com/services|discord(?:app)?\.com/api/webhooks|[\w.-]*webhook\.office"
+        r"\.com)/[^\s\"'<>]+")),
+    ("private_key", re.compile(r"\b(?:0x)?[0-9a-fA-F]{64}\b|\b[xt]prv[1-9A-HJ-NP-Za-km-z]{100,}\b")),
+    ("api_key", re.compile(r"\b(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|xai-[A-Za-z0-9]{20,}"
+                           r"|sk-ant-[A-Za-z0-9_-]{20,}|AccountKey=[A-Za-z0-9+/=]{40,})")),
 ]
 
 
-def find_sensitive(text: str) -> list[Finding]:
-    """Every sensitive span in ``text``, non-overlapping, in order."""
+def _decoded(token: str) -> str | None:
+    """The text a base64 token stands for, when it is text at all."""
+    padded = token + "=" * (-len(token) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return text if text.isprintable() else None
+
+
+def find_sensitive(text: str, depth: int = 0) -> list[Finding]:
+    """Every sensitive span in ``text``, non-overlapping, in order (base64 runs decoded once)."""
     findings: list[Finding] = []
     for kind, pattern in _PATTERNS:
         findings.extend(Finding(kind, m.start(), m.end()) for m in pattern.finditer(text))
@@ -118,6 +172,11 @@ def find_sensitive(text: str) -> list[Finding]:
         found = _iban_prefix(m.group())
         if found:
             findings.append(Finding("iban", m.start(), m.start() + len(found)))
+    if depth == 0:
+        for m in _BASE64.finditer(text):
+            decoded = _decoded(m.group())
+            if decoded and find_sensitive(decoded, depth + 1):
+                findings.append(Finding("encoded_secret", m.start(), m.end()))
     findings.sort(key=lambda f: (f.start, -(f.end - f.start)))
     merged: list[Finding] = []
     for f in findings:
@@ -147,3 +206,47 @@ def redact(text: str) -> tuple[str, list[str]]:
 
 def contains_sensitive(text: str) -> bool:
     return MARKER in text or bool(find_sensitive(text))
+
+
+def redact_together(texts: Sequence[str]) -> list[str]:
+    """Each text redacted, screened as one: a card split over two messages of a turn, or a password
+    asked in one and answered in the next, is found in the joined text and cut from every part."""
+    joined = " ".join(texts)
+    spans: list[list[tuple[int, int, str]]] = [[] for _ in texts]
+    starts, cursor = [], 0
+    for text in texts:
+        starts.append(cursor)
+        cursor += len(text) + 1
+    for f in find_sensitive(joined):
+        for i, (start, text) in enumerate(zip(starts, texts, strict=True)):
+            lo, hi = max(f.start, start), min(f.end, start + len(text))
+            if lo < hi:
+                spans[i].append((lo - start, hi - start, f.kind))
+    out = []
+    for text, found in zip(texts, spans, strict=True):
+        parts, at = [], 0
+        for lo, hi, kind in found:
+            parts.extend([text[at:lo], f"{MARKER}{kind}]"])
+            at = hi
+        out.append("".join([*parts, text[at:]]))
+    return out
+
+
+def _texts(value: object) -> list[str]:
+    """Every string in a client's value, keys included (a secret can hide in a key as well)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [t for k, v in value.items() for t in (*_texts(k), *_texts(v))]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [t for item in value for t in _texts(item)]
+    return []
+
+
+def sensitive_field(fields: Mapping[str, object]) -> str | None:
+    """The name of the first field that carries a secret anywhere inside it, or None."""
+    for name, value in fields.items():
+        texts = _texts(value)
+        if any(contains_sensitive(t) for t in texts) or (len(texts) > 1 and contains_sensitive(" ".join(texts))):
+            return name
+    return None

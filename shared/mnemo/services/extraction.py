@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from mnemo.domain.extraction import Candidate
-from mnemo.domain.models import BufferedTurn, Provenance, Scope
+from mnemo.domain.models import BufferedTurn, Message, Provenance, Scope
+from mnemo.domain.screening import defuse
 from mnemo.ports import Claim, ExtractionJob
 from mnemo.services.context import Ports
 from mnemo.services.counters import Counters
@@ -70,15 +71,18 @@ class ExtractionService:
             self.counters.add("jobs_deferred_busy")
             return report
         try:
-            turns = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
-            report.messages = len(turns)
-            # memory turned off after these were buffered: they are let go of unread, by the user's choice
-            seen = bool(turns) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
-            if seen:
-                self._extract(job, turns, report)
-            # exactly the turns read, never a range: one with a lower seq may have landed since
-            report.acknowledged = self.p.buffer.acknowledge(job.tenant_id, job.user_id, job.conversation_id,
-                                                            [t.seq for t in turns])
+            # the user's lock from the buffer read to the last write: an erase comes before (nothing left
+            # to read) or after (it removes what was written), never in between (issue 11, item 1)
+            with self.p.locks.hold(job.tenant_id, job.user_id):
+                turns = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
+                report.messages = len(turns)
+                # memory turned off after these were buffered: they are let go of unread, by the user's choice
+                seen = bool(turns) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
+                if seen:
+                    self._extract(job, turns, report)
+                # exactly the turns read, never a range: one with a lower seq may have landed since
+                report.acknowledged = self.p.buffer.acknowledge(job.tenant_id, job.user_id, job.conversation_id,
+                                                                [t.seq for t in turns])
         except Exception:
             self.counters.add("jobs_failed")
             self.p.queue.release(job, self.p.clock.now() + timedelta(seconds=settings.extraction_retry_seconds))
@@ -94,7 +98,7 @@ class ExtractionService:
         return report
 
     def _extract(self, job: ExtractionJob, turns: list[BufferedTurn], report: ExtractionReport) -> None:
-        extraction = self.p.extractor.extract([t.message for t in turns])
+        extraction = self.p.extractor.extract([defuse_message(t.message) for t in turns])
         project_id = next((t.project_id for t in turns if t.project_id), None)
         facts = []
         for c in extraction.candidates:
@@ -106,6 +110,11 @@ class ExtractionService:
                 report.rejected["low_confidence"] = report.rejected.get("low_confidence", 0) + 1
                 continue
             facts.append(self._fact(job, c, project_id))
+        if not self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq):
+            # the turns are gone (an erase the lock did not fence: another process, a lapsed lease): the
+            # facts learnt from them must not come back under a new key
+            report.stale = True
+            return
         for request in extraction.forget:
             report.forgotten.extend(self.forgetter.forget(job.tenant_id, job.user_id, request.query,
                                                           actor="extraction"))
@@ -128,3 +137,10 @@ class ExtractionService:
                                   extractor_version=self.p.extractor.version, evidence=c.evidence[:500]),
             memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, c.message_id, c.subject),
         )
+
+
+def defuse_message(message: Message) -> Message:
+    """The message without what follows an injection marker ("SYSTEM:", "[INST]", ...): the
+    statement before it is still learnt, the attacker's part never reaches the extractor."""
+    clean = defuse(message.content)
+    return message if clean == message.content else message.model_copy(update={"content": clean})

@@ -10,6 +10,7 @@ from typing import Protocol
 from mnemo.clock import to_utc
 from mnemo.domain.extraction import Candidate, guess_category, slot_key
 from mnemo.domain.models import Category, Provenance, Scope, SourceKind
+from mnemo.domain.sensitive import sensitive_field
 from mnemo.errors import InvalidInput
 from mnemo.services.writing import NewFact, validate_content
 
@@ -72,6 +73,9 @@ def first_person(content: str) -> str:
 def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_confidence: float,
                   max_chars: int, classifier: StatementClassifier) -> NewFact:
     content = validate_content(item.content, max_chars)
+    field = sensitive_field({"metadata": item.metadata or {}, "subject": item.subject or ""})
+    if field is not None:
+        raise InvalidInput(f"{field} must not carry secrets", details={"field": field})
     scope = Scope(item.scope) if item.scope else (
         Scope.PROJECT if item.project_id else Scope.SESSION if item.session_id else Scope.USER)
     if scope is Scope.PROJECT and not item.project_id:

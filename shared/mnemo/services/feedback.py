@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from mnemo.domain.lifecycle import adjust_confidence
 from mnemo.domain.models import RETRIEVABLE, AuditEvent, FeedbackRecord
-from mnemo.errors import NotFound
+from mnemo.domain.sensitive import contains_sensitive
+from mnemo.errors import InvalidInput, NotFound
 from mnemo.services.context import Ports
 
 FOLLOW_UP = "What should I have known?"
@@ -24,6 +25,8 @@ class FeedbackService:
 
     def rate(self, tenant_id: str, user_id: str, trace_id: str, rating: str,
              comment: str | None = None) -> FeedbackResult:
+        if comment and contains_sensitive(comment):
+            raise InvalidInput("comment must not carry secrets", details={"field": "comment"})
         now = self.p.clock.now()
         trace = self.p.traces.get(tenant_id, trace_id, now)
         if trace is None or trace.user_id != user_id:

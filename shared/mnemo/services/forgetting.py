@@ -1,14 +1,29 @@
-"""Forget by query (R7): semantic and lexical match, the memory is retired and its text wiped."""
+"""Forget by query (R7): semantic and lexical match over everything held, every status and every
+earlier version; a matching memory is retired and its text wiped, a matching earlier version wiped."""
 
 from __future__ import annotations
 
-from mnemo.domain.models import AuditEvent, MemoryVersion, Status
-from mnemo.domain.ranking import RankingParams, rank
+from dataclasses import dataclass
+
+import numpy as np
+
+from mnemo.domain.lexical import Bm25Index
+from mnemo.domain.models import AuditEvent, Memory, MemoryVersion, Status
+from mnemo.domain.ranking import Hit, RankingParams, rank
 from mnemo.domain.text import terms
-from mnemo.ports import SearchRequest
 from mnemo.services.context import Ports
 
 USER_DELETED = "user_deleted"
+FORGOTTEN = "forgotten by the user"
+
+
+@dataclass(frozen=True)
+class _Text:
+    """One text held about the user: a memory's current content, or one of its earlier versions."""
+
+    key: str
+    memory: Memory
+    version: MemoryVersion | None
 
 
 class Forgetter:
@@ -16,37 +31,77 @@ class Forgetter:
         self.p = ports
 
     def forget(self, tenant_id: str, user_id: str, query: str, *, actor: str = "api") -> list[str]:
-        """Retire the memories that match ``query`` closely; returns their ids."""
+        """Retire the memories that match ``query`` closely, wipe matching history; returns their ids."""
         query = query.strip()
         if not query:
             return []
         vector = self.p.embedder.embed_queries([query])[0]
         now = self.p.clock.now()
-        query_terms = terms(query)
         with self.p.locks.hold(tenant_id, user_id):
-            hits = self.p.memories.search(tenant_id, user_id, SearchRequest(
-                vector=vector, terms=query_terms, limit=20, now=now,
-                statuses=frozenset({Status.ACTIVE, Status.PROBATIONARY, Status.PENDING})))
-            params = RankingParams(a=1.0, b=0.0, c=0.0, importance=0.0, access=0.0,
-                                   lexical_weight=0.5, recency_lambda=0.0,
-                                   sentence_weight=self.p.settings.sentence_weight)
-            scored = rank(hits, now, params)
-            doomed = [s.memory for s in scored
-                      if s.relevance >= self.p.settings.forget_min_relevance and (s.lexical > 0 or s.cosine >= 0.6)]
-            retired = []
-            history = []
-            for m in doomed:
-                history.append(MemoryVersion(memory_id=m.memory_id, version=m.version, content="",
-                                             category=m.category, status=m.status, confidence=m.confidence,
-                                             updated_at=now, reason="forgotten by the user"))
-                # the record stays as a tombstone without its text: its id (derived from the source
-                # message) keeps a replay of the old turn from teaching the fact again
-                retired.append(m.model_copy(update={"status": Status.DELETED, "superseded_by": USER_DELETED,
-                                                    "confidence": 0.0, "content": "", "updated_at": now,
-                                                    "metadata": {}, "tags": []}))
-            if retired:
-                self.p.memories.save(retired, history)
-        if retired:
-            self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action="memory.forget",
-                                            actor=actor, memory_ids=[m.memory_id for m in retired], at=now)])
-        return [m.memory_id for m in retired]
+            # every status (superseded, disabled, archived, expired too): a forgotten fact must not live on
+            memories = [m for m in self.p.memories.all_for_user(tenant_id, user_id) if m.status is not Status.DELETED]
+            texts = [_Text(m.memory_id, m, None) for m in memories]
+            for m in memories:
+                if m.version > 1 or m.status is Status.SUPERSEDED:
+                    texts.extend(_Text(f"{m.memory_id}#{h.version}", m, h)
+                                 for h in self.p.memories.history(tenant_id, user_id, m.memory_id) if h.content)
+            doomed = self._matches(texts, query, vector)
+            retired: dict[str, Memory] = {}
+            history: dict[tuple[str, int], MemoryVersion] = {}
+            for text in doomed:
+                m = text.memory
+                if text.version is not None:
+                    history[(m.memory_id, text.version.version)] = text.version.model_copy(
+                        update={"content": "", "reason": FORGOTTEN})
+                    # saved with its wiped version, itself unchanged (its stored vectors are kept), but for a
+                    # slot named after the forgotten text (an edit keeps the slot: likes:mango -> kiwis)
+                    update: dict[str, object] = {"embedding": None}
+                    if set(terms(m.subject.replace(":", " ").replace("_", " "))) & set(terms(query)):
+                        update["subject"] = f"note:{m.memory_id[:8]}"
+                    retired.setdefault(m.memory_id, m.model_copy(update=update))
+                    continue
+                for h in self.p.memories.history(tenant_id, user_id, m.memory_id):
+                    history[(m.memory_id, h.version)] = h.model_copy(update={"content": "", "reason": FORGOTTEN})
+                history[(m.memory_id, m.version)] = MemoryVersion(
+                    memory_id=m.memory_id, version=m.version, content="", category=m.category, status=m.status,
+                    confidence=m.confidence, updated_at=now, reason=FORGOTTEN)
+                # the record stays as a tombstone without its text (nor its vectors): its id (derived from the
+                # source message) keeps a replay of the old turn from teaching the fact again
+                retired[m.memory_id] = m.model_copy(update={
+                    "status": Status.DELETED, "superseded_by": USER_DELETED, "confidence": 0.0, "content": "",
+                    "updated_at": now, "metadata": {}, "tags": [], "part_embeddings": None,
+                    "embedding": [0.0] * len(vector)})
+            if retired:  # the tombstones, the wiped history and the audit event commit together
+                with self.p.memories.atomic():
+                    self.p.memories.save(list(retired.values()), list(history.values()))
+                    self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action="memory.forget",
+                                                    actor=actor, memory_ids=list(retired), at=now)])
+        return list(retired)
+
+    def _matches(self, texts: list[_Text], query: str, vector: np.ndarray) -> list[_Text]:
+        if not texts:
+            return []
+        old = [t for t in texts if t.version is not None]
+        old_vectors = self.p.embedder.embed([t.version.content for t in old if t.version]) if old else None
+        lexical = Bm25Index(self.p.settings.bm25_k1, self.p.settings.bm25_b)
+        by_key: dict[str, _Text] = {}
+        hits: list[Hit] = []
+        for text in texts:
+            content = text.version.content if text.version else text.memory.content
+            lexical.add(text.key, terms(content))
+            by_key[text.key] = text
+        scores = lexical.score(terms(query))
+        j = 0
+        for text in texts:
+            if text.version is not None and old_vectors is not None:
+                cosine = float(np.dot(vector, old_vectors[j]))
+                j += 1
+            elif text.memory.embedding is not None:
+                cosine = float(np.dot(vector, np.asarray(text.memory.embedding, dtype=np.float32)))
+            else:
+                cosine = 0.0
+            hits.append(Hit(text.memory.model_copy(update={"memory_id": text.key}), cosine, scores.get(text.key, 0.0)))
+        params = RankingParams(a=1.0, b=0.0, c=0.0, importance=0.0, access=0.0, lexical_weight=0.5,
+                               recency_lambda=0.0, sentence_weight=self.p.settings.sentence_weight)
+        return [by_key[s.memory.memory_id] for s in rank(hits, self.p.clock.now(), params)
+                if s.relevance >= self.p.settings.forget_min_relevance and (s.lexical > 0 or s.cosine >= 0.6)]

@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 
 from mnemo.clock import to_utc
 from mnemo.domain.models import BufferedTurn, Message
-from mnemo.domain.sensitive import redact
+from mnemo.domain.sensitive import redact_together
+from mnemo.errors import InvalidInput
 from mnemo.ports import ExtractionJob
 from mnemo.services.context import Ports
 from mnemo.services.sessions import SessionService
@@ -39,10 +40,14 @@ class Ingestor:
         if not self.p.user_settings.get(tenant_id, user_id).memory_enabled:
             return IngestResult(accepted=0, pending=0)  # memory off: nothing is kept, not even the buffer
         now = self.p.clock.now()
+        latest = now + timedelta(seconds=self.p.settings.max_clock_skew_seconds)
+        if any(m.created_at is not None and to_utc(m.created_at) > latest for m in messages):
+            raise InvalidInput("created_at must not be in the future", details={"field": "created_at"})
         turns = []
-        for m in messages:
-            # the sensitive value is never written, not even to the short-lived buffer
-            content, _ = redact(m.content)
+        # the sensitive value is never written, not even to the short-lived buffer; the messages of a
+        # turn are screened together (a card split over two of them, a password asked and answered)
+        contents = redact_together([m.content for m in messages])
+        for m, content in zip(messages, contents, strict=True):
             message_id = m.message_id or uuid.uuid4().hex
             turns.append(BufferedTurn(
                 tenant_id=tenant_id, user_id=user_id, conversation_id=conversation_id, project_id=project_id,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import math
 import threading
 import time
 import uuid
@@ -12,6 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from mnemo.crypto import tenant_hash
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
 from mnemo.domain.gate import GateDecision, decide, is_open_ended
@@ -32,6 +33,7 @@ from mnemo.domain.text import terms
 from mnemo.errors import InvalidInput
 from mnemo.ports import SearchRequest, Vector
 from mnemo.services.context import Ports
+from mnemo.services.profile import ProfileView
 from mnemo.services.signals import ImplicitSignals
 
 
@@ -49,8 +51,12 @@ class RetrieveResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
+TRACE_TIMING_GRAIN_MS = 50
+
+
 class QueryEmbeddings:
-    """LRU cache of query embeddings (R13: cached within a session; keyed by the text alone)."""
+    """LRU cache of query embeddings (R13), per tenant and user: a hit (and the time it saves) never
+    tells one tenant or user what another asked."""
 
     def __init__(self, ports: Ports) -> None:
         self._embedder = ports.embedder
@@ -58,8 +64,8 @@ class QueryEmbeddings:
         self._cache: OrderedDict[str, Vector] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, text: str) -> Vector:
-        key = " ".join(text.split()).lower()
+    def get(self, text: str, tenant_id: str = "", user_id: str = "") -> Vector:
+        key = "\x1f".join((tenant_id, user_id, " ".join(text.split()).lower()))
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
@@ -84,9 +90,11 @@ def _wins(a: Memory, b: Memory) -> bool:
 
 
 class Retriever:
-    def __init__(self, ports: Ports, signals: ImplicitSignals | None = None) -> None:
+    def __init__(self, ports: Ports, signals: ImplicitSignals | None = None,
+                 profiles: ProfileView | None = None) -> None:
         self.p = ports
         self.signals = signals
+        self.profiles = profiles or ProfileView(ports)
         self.queries = QueryEmbeddings(ports)
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
         # told of every retrieval (the Lambda records its per-stage metrics); never given the query text
@@ -94,6 +102,10 @@ class Retriever:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
+
+    def _profile(self, tenant_id: str, user_id: str) -> Profile | None:
+        profile = self.profiles.current(tenant_id, user_id)
+        return None if profile.is_empty() else profile
 
     def _params(self, tenant_id: str | None = None) -> RankingParams:
         w = self.p.settings.weights
@@ -114,7 +126,7 @@ class Retriever:
         By default the order is relevance (what matches the query), ties broken by the full score;
         ``rank_by="score"`` orders by the re-rank retrieve uses (recency, confidence, importance).
         """
-        vector = self.queries.get(query)
+        vector = self.queries.get(query, tenant_id, user_id)
         hits = self.p.memories.search(tenant_id, user_id, SearchRequest(
             vector=vector, terms=terms(query), limit=max(top_k * self.p.settings.candidate_multiplier, 20),
             now=self.p.clock.now(), project_id=project_id, session_id=session_id,
@@ -148,14 +160,14 @@ class Retriever:
         if gate.decision is GateDecision.OVERVIEW:
             return self._overview(tenant_id, user_id, query, trace_id, gate.reason, top_k, token_budget,
                                   project_id, session_id, timings, started, conversation_id)
-        profile_future: Future[Profile | None] = self._pool.submit(self.p.profiles.get, tenant_id, user_id)
+        profile_future: Future[Profile | None] = self._pool.submit(self._profile, tenant_id, user_id)
         ranked: list[Scored] = []
         pending: list[Memory] = []
         vector: Vector | None = None
         params = self._params(tenant_id)
         if gate.decision is GateDecision.RETRIEVE:
             t = time.perf_counter()
-            vector = self.queries.get(query)
+            vector = self.queries.get(query, tenant_id, user_id)
             timings["embed"] = _ms(t)
             t = time.perf_counter()
             # one pass over the index: live memories to inject, pending ones to offer for confirmation
@@ -215,7 +227,7 @@ class Retriever:
         """What is remembered, whatever the topic: the profile and the most important live memories.
         Only what may be shown: active memories in this scope (not pending, disabled or expired)."""
         now = self.p.clock.now()
-        profile = self.p.profiles.get(tenant_id, user_id)
+        profile = self._profile(tenant_id, user_id)
         live = [m for m in self.p.memories.all_for_user(tenant_id, user_id)
                 if m.status is Status.ACTIVE and m.is_live(now) and visible_in_scope(m, project_id, session_id)]
         params = self._params(tenant_id)
@@ -270,7 +282,7 @@ class Retriever:
         trace = RetrievalTrace(
             trace_id=trace_id, tenant_id=tenant_id, user_id=user_id, conversation_id=conversation_id,
             decision=decision, reason=reason,
-            query_hash=hashlib.sha256(query.encode()).hexdigest()[:16],
+            query_hash=tenant_hash(self.p.vault, tenant_id, "query", query),
             # built without re-validation: every value comes from our own ranked objects (hot path)
             candidates=[TraceCandidate.model_construct(
                 memory_id=s.memory.memory_id, cosine=round(s.cosine, 4), lexical=round(s.lexical, 4),
@@ -280,7 +292,10 @@ class Retriever:
                 derived_from=s.memory.provenance.memory_ids) for s in candidates],
             selected=selected_ids, conflicts=conflicts, tokens=tokens,
             weights={"a": params.a, "b": params.b, "c": params.c}, weights_version=params.version,
-            timings_ms=timings, created_at=now,
+            # the client sees a coarse total only: stage timings would show a cache hit (DESIGN.md section 7);
+            # the per-stage figures go to the operator's metrics through the observers
+            timings_ms={"total": TRACE_TIMING_GRAIN_MS * math.ceil(timings["total"] / TRACE_TIMING_GRAIN_MS)},
+            created_at=now,
             expires_at=now + timedelta(days=self.p.settings.trace_ttl_days),
         )
         self.p.traces.put(trace)

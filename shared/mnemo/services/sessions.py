@@ -13,6 +13,8 @@ from datetime import timedelta
 from typing import Any
 
 from mnemo.domain.models import Message, SessionState
+from mnemo.domain.sensitive import sensitive_field
+from mnemo.errors import InvalidInput
 from mnemo.services.context import Ports
 
 
@@ -30,6 +32,9 @@ class SessionService:
 
     def update(self, tenant_id: str, user_id: str, session_id: str, changes: dict[str, Any]) -> SessionState:
         """The app sets its structured state (facts confirmed, task progress, open questions)."""
+        field = sensitive_field(changes)
+        if field is not None:
+            raise InvalidInput(f"{field} must not carry secrets", details={"field": field})
         now = self.p.clock.now()
         with self.p.locks.hold(tenant_id, user_id):
             state = self.get(tenant_id, user_id, session_id)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from mnemo.crypto import tenant_hash
 from mnemo.domain.models import (
+    PROFILE_KEY_PATTERN,
     AuditEvent,
     Category,
     Memory,
@@ -18,11 +18,11 @@ from mnemo.domain.models import (
     Status,
     UserSettings,
 )
-from mnemo.domain.screening import rejection_reason
-from mnemo.domain.text import sentence_parts
+from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
+from mnemo.domain.sensitive import sensitive_field
 from mnemo.errors import InvalidInput, NotFound, VersionConflict
 from mnemo.services.context import Ports
-from mnemo.services.writing import MemoryWriter, NewFact
+from mnemo.services.writing import MemoryWriter, NewFact, embed_contents
 
 
 @dataclass
@@ -54,7 +54,7 @@ class UserControl:
             raise InvalidInput("status can only be set to active or disabled", details={"field": "status"})
         if edit.content is not None:
             reason = rejection_reason(edit.content)
-            if reason in {"sensitive_data", "identity_or_permission_claim"}:
+            if reason in ALWAYS_REFUSED:
                 raise InvalidInput(f"content was not stored: {reason}", details={"field": "content"})
         now = self.p.clock.now()
         with self.p.locks.hold(tenant_id, user_id):
@@ -68,11 +68,10 @@ class UserControl:
             changes: list[str] = []
             if edit.content is not None and edit.content.strip() != memory.content:
                 content = edit.content.strip()
-                parts = sentence_parts(content)
-                vectors = self.p.embedder.embed(parts or [content])
-                whole = vectors.mean(axis=0) if parts else vectors[0]
-                update.update(content=content, embedding=(whole / np.linalg.norm(whole)).tolist(),
-                              part_embeddings=vectors.tolist() if parts else None, confidence=1.0,
+                vectors, parts = embed_contents(self.p.embedder, [content],
+                                                max_parts=self.p.settings.max_sentence_parts)
+                update.update(content=content, embedding=vectors[0].tolist(),
+                              part_embeddings=parts[0].tolist() if parts[0] is not None else None, confidence=1.0,
                               last_confirmed_at=now)
                 update["provenance"] = memory.provenance.model_copy(update={"source": SourceKind.USER_EXPLICIT})
                 changes.append("edited by the user")
@@ -95,20 +94,28 @@ class UserControl:
             history = MemoryVersion(memory_id=memory.memory_id, version=memory.version, content=memory.content,
                                     category=memory.category, status=memory.status, confidence=memory.confidence,
                                     updated_at=memory.updated_at, reason="; ".join(changes))
-            self.p.memories.save([updated], [history])
-            self.writer.refresh_profile(tenant_id, user_id)
-        self._audit(tenant_id, user_id, "memory.edit", [memory_id], change="; ".join(changes))
+            with self.p.memories.atomic():
+                self.p.memories.save([updated], [history])
+                self.writer.refresh_profile(tenant_id, user_id)
+                self._audit(tenant_id, user_id, "memory.edit", [memory_id], change="; ".join(changes))
         return updated
 
     def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
-        with self.p.locks.hold(tenant_id, user_id):
+        with self.p.locks.hold(tenant_id, user_id), self.p.memories.atomic():
             self.get(tenant_id, user_id, memory_id)
             self.p.memories.delete(tenant_id, user_id, [memory_id])
             self.writer.refresh_profile(tenant_id, user_id)
-        self._audit(tenant_id, user_id, "memory.delete", [memory_id])
+            self._audit(tenant_id, user_id, "memory.delete", [memory_id])
 
     def update_profile(self, tenant_id: str, user_id: str, changes: dict[str, Any]) -> Profile:
         """Named fields become explicit facts (so facts and profile never disagree); `custom` is the app's."""
+        field = sensitive_field(changes)
+        if field is not None:
+            raise InvalidInput(f"{field} must not carry secrets", details={"field": field})
+        for key in (changes.get("custom") or {}):
+            if not re.match(PROFILE_KEY_PATTERN, key):
+                raise InvalidInput("custom keys are a letter then letters, digits, '_', '.' or '-'",
+                                   details={"field": "custom"})
         now = self.p.clock.now()
         facts: list[NewFact] = []
         templates = {"name": ("User's name is {}.", "name", Category.BIOGRAPHICAL),
@@ -123,18 +130,17 @@ class UserControl:
                 facts.append(NewFact(content=text, category=category, subject=f"profile:{text.lower()[:60]}",
                                      confidence=1.0, source=SourceKind.USER_EXPLICIT, occurred_at=now))
         results = self.writer.write(tenant_id, user_id, facts, actor="api") if facts else []
-        rejected = [r.reason for r in results if r.outcome == "rejected"]
+        rejected = [(fact, r.reason) for fact, r in zip(facts, results, strict=True) if r.outcome == "rejected"]
         if rejected:
-            raise InvalidInput(f"profile field was not stored: {rejected[0]}", details={"field": "profile"})
+            fact, reason = rejected[0]
+            field = next((k for k, (_t, subject, _c) in templates.items() if subject == fact.subject), "profile")
+            raise InvalidInput(f"profile field was not stored: {reason}", details={"field": field, "reason": reason})
         with self.p.locks.hold(tenant_id, user_id):
-            profile = self.p.profiles.get(tenant_id, user_id) or Profile()
             if "custom" in changes and changes["custom"] is not None:
-                custom = {**profile.custom, **changes["custom"]}
-                profile = profile.model_copy(update={"custom": {k: v for k, v in custom.items() if v}})
-                self.p.profiles.put(tenant_id, user_id, profile)
-            self.writer.refresh_profile(tenant_id, user_id)
+                self.writer.profiles.set_custom(tenant_id, user_id, changes["custom"])
+            profile = self.writer.profiles.current(tenant_id, user_id)
         self._audit(tenant_id, user_id, "profile.edit", [r.memory.memory_id for r in results if r.memory])
-        return self.p.profiles.get(tenant_id, user_id) or Profile()
+        return profile
 
     def settings(self, tenant_id: str, user_id: str) -> UserSettings:
         return self.p.user_settings.get(tenant_id, user_id)
@@ -152,13 +158,17 @@ class UserControl:
             "tenant_user": user_id,
             "exported_at": self.p.clock.now(),
             "settings": self.p.user_settings.get(tenant_id, user_id).model_dump(mode="json"),
-            "profile": (self.p.profiles.get(tenant_id, user_id) or Profile()).model_dump(mode="json"),
+            "profile": self.writer.profiles.current(tenant_id, user_id).model_dump(mode="json"),
             "memories": [
                 {**m.model_dump(mode="json", exclude={"embedding", "part_embeddings"}),
                  "history": [h.model_dump(mode="json")
                              for h in self.p.memories.history(tenant_id, user_id, m.memory_id)]}
                 for m in memories],
             "audit": [e.model_dump(mode="json") for e in self.p.audit.for_user(tenant_id, user_id, 10_000)],
+            "feedback": [f.model_dump(mode="json") for f in self.p.feedback.for_user(tenant_id, user_id)],
+            "sessions": [s.model_dump(mode="json")
+                         for s in self.p.sessions.for_user(tenant_id, user_id, self.p.clock.now())],
+            "buffered_turns": [t.model_dump(mode="json") for t in self.p.buffer.for_user(tenant_id, user_id)],
         }
 
     def erase(self, tenant_id: str, user_id: str) -> None:
@@ -175,6 +185,6 @@ class UserControl:
             # last: the store also purges the copies it keeps (WAL frames, free pages)
             self.p.memories.delete_user(tenant_id, user_id)
         # the erasure itself is audited under a pseudonym: the trail shows it happened, not to whom
-        pseudonym = "erased:" + hashlib.sha256(f"{tenant_id}\x1f{user_id}".encode()).hexdigest()[:16]
+        pseudonym = "erased:" + tenant_hash(self.p.vault, tenant_id, "erased-user", user_id)
         self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=pseudonym, action="user.erase", actor="api",
                                         at=self.p.clock.now())])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -25,19 +25,19 @@ from mnemo.domain.models import (
     SourceKind,
     Status,
 )
-from mnemo.domain.profile_builder import build_profile
-from mnemo.domain.screening import rejection_reason
+from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
 from mnemo.domain.text import normalise_content, sentence_parts
 from mnemo.errors import InvalidInput
 from mnemo.ports import Embedder
 from mnemo.services.context import Ports
+from mnemo.services.profile import ProfileView
 
 ID_NAMESPACE = uuid.UUID("6f1c1f4e-8a43-4c8e-9a7e-6d4b1f0d2a11")
 LIVE_OR_PENDING = frozenset({*RETRIEVABLE, Status.PENDING})
 # Facts the service learned by itself pass every screen; facts an app hands over explicitly
 # (remember, import) are the app's call, except for what is never stored from anyone.
 SCREENED_SOURCES = frozenset({SourceKind.EXTRACTED, SourceKind.INFERRED, SourceKind.SUMMARY})
-ALWAYS_REFUSED = frozenset({"sensitive_data", "identity_or_permission_claim"})
+CLIENT_DATED = frozenset({SourceKind.USER_EXPLICIT, SourceKind.IMPORTED})
 
 
 @dataclass
@@ -79,18 +79,26 @@ def stable_id(*parts: str) -> str:
 
 
 class MemoryWriter:
-    def __init__(self, ports: Ports) -> None:
+    def __init__(self, ports: Ports, profiles: ProfileView | None = None) -> None:
         self.p = ports
+        self.profiles = profiles or ProfileView(ports)
 
     def write(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], *, resolve_conflicts: bool = True,
               actor: str = "api") -> list[WriteResult]:
         if not facts:
             return []
+        latest = self.p.clock.now() + timedelta(seconds=self.p.settings.max_clock_skew_seconds)
+        for fact in facts:
+            # a date a client gave (turns are checked when they arrive, so extracted facts are too)
+            if fact.source in CLIENT_DATED and to_utc(fact.occurred_at) > latest:
+                # a fact dated in the future would outrank every later correction (and overflow expiries)
+                raise InvalidInput("created_at must not be in the future", details={"field": "created_at"})
         vectors, part_vectors = self._embed(facts)
         results: list[WriteResult] = []
         events: list[AuditEvent] = []
-        profile_touched = False
-        with self.p.locks.hold(tenant_id, user_id):
+        wrote = False
+        # the data, the profile it changes and the audit events describing it commit together
+        with self.p.locks.hold(tenant_id, user_id), self.p.memories.atomic():
             if resolve_conflicts:
                 for fact, vector, part_vector in zip(facts, vectors, part_vectors, strict=True):
                     results.append(self._write_one(tenant_id, user_id, fact, vector, part_vector, True))
@@ -98,18 +106,21 @@ class MemoryWriter:
                 results = self._write_plain(tenant_id, user_id, facts, vectors, part_vectors)
             for result in results:
                 if result.memory is not None and result.outcome != "rejected":
-                    profile_touched |= self.p.policy[result.memory.category].in_profile
+                    wrote = True
                     events.append(AuditEvent(
                         tenant_id=tenant_id, user_id=user_id, action=f"memory.{result.outcome}", actor=actor,
                         memory_ids=[result.memory.memory_id, *result.superseded], at=self.p.clock.now(),
                         detail={"category": result.memory.category.value, "status": result.memory.status.value}))
-            if profile_touched:
+            if wrote:
+                # any write made the cached profile stale; build it now, off the read path
                 self.refresh_profile(tenant_id, user_id)
-        self.p.audit.record(events)
+            self.p.audit.record(events)
         return results
 
     def _embed(self, facts: Sequence[NewFact]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
-        return embed_contents(self.p.embedder, [f.content for f in facts])
+        return embed_contents(self.p.embedder, [f.content for f in facts],
+                              max_parts=self.p.settings.max_sentence_parts,
+                              budget=self.p.settings.max_request_embeddings)
 
     def _write_plain(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], vectors: list[np.ndarray],
                      part_vectors: list[np.ndarray | None]) -> list[WriteResult]:
@@ -281,21 +292,42 @@ class MemoryWriter:
         return WriteResult(new, "superseded", superseded=[old.memory_id])
 
     def refresh_profile(self, tenant_id: str, user_id: str) -> None:
-        current = self.p.profiles.get(tenant_id, user_id)
-        # active facts only, without their vectors: this runs after every write that touches the profile
-        facts = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=None,
-                                     limit=2 * self.p.settings.max_active_memories, cursor=None).items
-        profile = build_profile(facts, current.custom if current else {}, self.p.clock.now(),
-                                self.p.settings.profile_max_bytes)
-        self.p.profiles.put(tenant_id, user_id, profile)
+        """Warm the profile cache after a write (the write already made the old build stale)."""
+        self.profiles.refresh(tenant_id, user_id)
 
 
-def embed_contents(embedder: Embedder, contents: Sequence[str]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+def capped_parts(content: str, max_parts: int) -> list[str]:
+    """The sentences of a long memory, each once, at most ``max_parts`` of them: beyond the cap,
+    neighbouring sentences share a part (a memory of 165 sentences costs ``max_parts`` embeddings)."""
+    parts = list(dict.fromkeys(sentence_parts(content)))
+    if len(parts) < 2:
+        return []
+    if len(parts) > max_parts:
+        size = -(-len(parts) // max_parts)
+        parts = [" ".join(parts[i:i + size]) for i in range(0, len(parts), size)]
+    return parts
+
+
+def embed_contents(embedder: Embedder, contents: Sequence[str], *, max_parts: int = 16,
+                   budget: int | None = None) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
     """One batch for all: a short memory is embedded whole; a long one sentence by sentence, its
     whole vector being the normalised mean of its sentences (half the cost of embedding it whole
     too; a development experiment on LoCoMo saw no loss in R@10, tests/bench/locomo.py measures
-    the result). Returns each memory's vector and, for a long one, its sentences' vectors."""
-    parts = [sentence_parts(c) for c in contents]
+    the result). Returns each memory's vector and, for a long one, its sentences' vectors.
+
+    At most ``max_parts`` parts per memory and ``budget`` texts in all: past the budget, the
+    longest memories are embedded whole instead of sentence by sentence, and a request holding
+    more memories than the budget is refused (the work one request can cause is bounded)."""
+    if budget is not None and len(contents) > budget:
+        raise InvalidInput(f"at most {budget} memories can be embedded in one request", details={"field": "items"})
+    parts = [capped_parts(c, max_parts) for c in contents]
+    if budget is not None:
+        total = sum(len(ps) or 1 for ps in parts)
+        for i in sorted(range(len(parts)), key=lambda i: -len(parts[i])):
+            if total <= budget or not parts[i]:
+                break
+            total -= len(parts[i]) - 1
+            parts[i] = []
     texts = [p for c, ps in zip(contents, parts, strict=True) for p in (ps or [c])]
     embedded = embedder.embed(texts)
     vectors: list[np.ndarray] = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +40,12 @@ from mnemo.ports import Extractor
 log = logging.getLogger("mnemo.bedrock")
 
 TOOL_SCHEMA: dict[str, Any] = FACT_SCHEMA
+# told of every fallback as (tool, error code): the Lambda runtime counts them (metric BedrockFallback,
+# alarmed), so a stage whose model or IAM is wrong does not quietly run on the rules
+FALLBACK_LISTENERS: list[Callable[[str, str], None]] = []
+# answers that mean the configuration is wrong (model id, inference profile, IAM), not a passing fault
+MISCONFIGURED = frozenset({"AccessDeniedException", "ValidationException", "ResourceNotFoundException",
+                           "UnrecognizedClientException"})
 
 
 class BedrockExtractor:
@@ -88,8 +94,16 @@ def call_tool(client: Any, model_id: str, system: str, text: str, tool: str, des
             inferenceConfig={"maxTokens": max_tokens, "temperature": 0.0})
         return _tool_input(response, tool)
     except (ClientError, BotoCoreError, KeyError, TypeError, ValueError) as exc:
-        log.warning("Bedrock call failed; the rules take over", extra={"tool": tool, "error": type(exc).__name__,
-                                                                        "fallback": f"bedrock:{tool}"})
+        code = exc.response.get("Error", {}).get("Code", "ClientError") if isinstance(exc, ClientError) \
+            else type(exc).__name__
+        extra = {"tool": tool, "error": code, "fallback": f"bedrock:{tool}"}
+        if code in MISCONFIGURED:
+            log.error("Bedrock refuses the configured model (check bedrock_model_id and its IAM); the rules take "
+                      "over", extra={**extra, "model": model_id})
+        else:
+            log.warning("Bedrock call failed; the rules take over", extra=extra)
+        for listener in FALLBACK_LISTENERS:
+            listener(tool, code)
         return None
 
 

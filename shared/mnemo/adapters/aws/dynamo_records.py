@@ -11,12 +11,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
 
 from mnemo.adapters.aws.dynamo_state import DynamoTable, expired, pk
 from mnemo.adapters.aws.errors import aws_errors
 from mnemo.clock import iso
 from mnemo.crypto import UserCipher
 from mnemo.domain.models import AuditEvent, BufferedTurn, FeedbackRecord, Message, RetrievalTrace
+from mnemo.errors import BackendUnavailable
 from mnemo.ports import BufferResult
 
 
@@ -58,6 +62,8 @@ class DynamoTraceStore:
         owner = pk(tenant_id, user_id)
         for prefix in ("TRACE#", "CONV#"):
             for item in self._t.query(owner, prefix):
+                if prefix == "TRACE#":  # the tenant-wide pointer names the user: it goes too
+                    self._t.delete(f"{tenant_id}#_trace", item["sk"]["S"].split("#", 1)[1])
                 self._t.delete(owner, item["sk"]["S"])
 
 
@@ -104,9 +110,20 @@ class DynamoFeedbackStore:
                 out.append(record)
         return out
 
+    def for_user(self, tenant_id: str, user_id: str) -> list[FeedbackRecord]:
+        records = [self._load(tenant_id, user_id, item["sk"]["S"].split("#", 1)[1])
+                   for item in self._t.query(pk(tenant_id, user_id), "FEEDBACK#")]
+        return sorted((r for r in records if r is not None), key=lambda r: r.at)
+
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         owner = pk(tenant_id, user_id)
         for item in self._t.query(owner, "FEEDBACK#"):
+            trace_id = item["sk"]["S"].split("#", 1)[1]
+            record = self._load(tenant_id, user_id, trace_id)
+            # the tenant-wide pointers name the user: they go too
+            self._t.delete(f"{tenant_id}#_feedback_by_trace", trace_id)
+            if record is not None:
+                self._t.delete(f"{tenant_id}#_feedback_by_time", f"{iso(record.at)}#{trace_id}")
             self._t.delete(owner, item["sk"]["S"])
 
 
@@ -150,23 +167,29 @@ class DynamoTurnBuffer:
         expires = _ttl(now + self._ttl)
         accepted, dropped, seq = 0, [], 0
         for turn in turns:
-            if not self._t.put_if({"pk": {"S": owner}, "sk": {"S": f"MSG#{conv}#{turn.message.message_id}"},
-                                   "ttl": expires}, "attribute_not_exists(pk)"):
-                dropped.append(turn.message.message_id)  # seen before: a redelivery
+            message_id = turn.message.message_id
+            if self._t.get(owner, f"MSG#{conv}#{message_id}") is not None:
+                dropped.append(message_id)  # seen before: a redelivery
                 continue
-            with aws_errors("DynamoDB"):
+            with aws_errors("DynamoDB"):  # a seq a failed write never uses is a harmless gap
                 counter = self._t.client.update_item(
                     TableName=self._t.table, Key={"pk": {"S": owner}, "sk": {"S": f"SEQ#{conv}"}},
                     UpdateExpression="ADD seq :one SET #ttl = :ttl", ExpressionAttributeNames={"#ttl": "ttl"},
                     ExpressionAttributeValues={":one": {"N": "1"}, ":ttl": expires}, ReturnValues="UPDATED_NEW")
-            seq = int(counter["Attributes"]["seq"]["N"])
-            record_id = f"{conv}/{turn.message.message_id}"
-            sealed = self._cipher.seal(turn.tenant_id, turn.user_id, record_id, "turn", turn.message.content.encode())
-            self._t.put({"pk": {"S": owner}, "sk": {"S": f"BUF#{conv}#{seq:010d}"}, "sealed": {"B": sealed},
-                         "message_id": {"S": turn.message.message_id}, "role": {"S": turn.message.role},
-                         "created_at": {"S": iso(turn.message.created_at) or ""},
-                         "project_id": {"S": turn.project_id or ""}, "buffered_at": {"S": iso(now) or ""},
-                         "ttl": expires})
+            turn_seq = int(counter["Attributes"]["seq"]["N"])
+            sealed = self._cipher.seal(turn.tenant_id, turn.user_id, f"{conv}/{message_id}", "turn",
+                                       turn.message.content.encode())
+            row = {"pk": {"S": owner}, "sk": {"S": f"BUF#{conv}#{turn_seq:010d}"}, "sealed": {"B": sealed},
+                   "message_id": {"S": message_id}, "role": {"S": turn.message.role},
+                   "created_at": {"S": iso(turn.message.created_at) or ""},
+                   "project_id": {"S": turn.project_id or ""}, "buffered_at": {"S": iso(now) or ""}, "ttl": expires}
+            marker = {"pk": {"S": owner}, "sk": {"S": f"MSG#{conv}#{message_id}"}, "ttl": expires}
+            # the marker and the row in one transaction: a message is never remembered as seen without
+            # being buffered (a retry after a failure between the two would be dropped, the turn lost)
+            if not self._put_both(marker, row):
+                dropped.append(message_id)  # a concurrent delivery of the same message won
+                continue
+            seq = turn_seq
             accepted += 1
         live = [i for i in self._t.query(owner, f"BUF#{conv}#") if "sealed" in i]
         users = [i for i in live if i["role"]["S"] == "user"]
@@ -174,6 +197,22 @@ class DynamoTurnBuffer:
         last = max((int(i["sk"]["S"].rsplit("#", 1)[1]) for i in live), default=seq)
         return BufferResult(accepted=accepted, pending=len(users), last_seq=max(seq, last), last_at=now,
                             first_pending_at=first_at, dropped=dropped)
+
+    def _put_both(self, marker: dict[str, Any], row: dict[str, Any]) -> bool:
+        """False when the marker exists already (the message was buffered by someone else)."""
+        try:
+            with aws_errors("DynamoDB"):
+                self._t.client.transact_write_items(TransactItems=[
+                    {"Put": {"TableName": self._t.table, "Item": marker,
+                             "ConditionExpression": "attribute_not_exists(pk)"}},
+                    {"Put": {"TableName": self._t.table, "Item": row}}])
+        except BackendUnavailable as exc:
+            cause = exc.__cause__
+            reasons = cause.response.get("CancellationReasons", []) if isinstance(cause, ClientError) else []
+            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+                return False
+            raise
+        return True
 
     def pending(self, tenant_id: str, user_id: str, conversation_id: str, up_to_seq: int) -> list[BufferedTurn]:
         out = []
@@ -190,6 +229,11 @@ class DynamoTurnBuffer:
                 message=Message(role=item["role"]["S"], content=content.decode(), message_id=message_id,
                                 created_at=datetime.fromisoformat(item["created_at"]["S"]))))
         return out
+
+    def for_user(self, tenant_id: str, user_id: str) -> list[BufferedTurn]:
+        conversations = sorted({i["sk"]["S"].split("#")[1] for i in self._t.query(pk(tenant_id, user_id), "BUF#")
+                                if "sealed" in i})
+        return [t for c in conversations for t in self.pending(tenant_id, user_id, c, 2**62)]
 
     def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
         owner = pk(tenant_id, user_id)

@@ -11,6 +11,7 @@ Key design (every key starts with tenant and user, DESIGN.md section 7):
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +22,7 @@ from mnemo.clock import iso
 from mnemo.crypto import UserCipher
 from mnemo.domain.models import Profile, SessionState, TunedWeights, UserSettings
 from mnemo.errors import BackendUnavailable
+from mnemo.ports import StoredProfile
 
 TENANT_WIDE = "_tenant"
 
@@ -46,6 +48,16 @@ class DynamoTable:
         with aws_errors("DynamoDB"):
             self.client.put_item(TableName=self.table, Item=item, **conditions)
 
+    def update(self, key_pk: str, sk: str, expression: str, values: dict[str, Any],
+               names: dict[str, str] | None = None, returns: str = "NONE") -> dict[str, Any]:
+        """One atomic UpdateItem (creating the item when missing); the attributes ``returns`` asks for."""
+        with aws_errors("DynamoDB"):
+            result = self.client.update_item(
+                TableName=self.table, Key={"pk": {"S": key_pk}, "sk": {"S": sk}}, UpdateExpression=expression,
+                ReturnValues=returns, **_expression(names, values))
+        attributes: dict[str, Any] = result.get("Attributes", {})
+        return attributes
+
     def put_if(self, item: dict[str, Any], condition: str, names: dict[str, str] | None = None,
                values: dict[str, Any] | None = None) -> bool:
         """Conditional put; False (not an error) when the condition does not hold."""
@@ -59,15 +71,16 @@ class DynamoTable:
                                  ConditionExpression=condition, **_expression(names, values))
 
     def update_if(self, key_pk: str, sk: str, update: str, condition: str, names: dict[str, str] | None = None,
-                  values: dict[str, Any] | None = None) -> dict[str, Any] | None:
-        """Conditional update; the item as written, or None when the condition does not hold."""
+                  values: dict[str, Any] | None = None, returns: str = "ALL_NEW") -> dict[str, Any] | None:
+        """Conditional update; the item as written (or as ``returns`` asks), or None when the condition
+        does not hold."""
         written: dict[str, Any] = {}
 
         def call(**kwargs: Any) -> None:
             written.update(self.client.update_item(**kwargs).get("Attributes", {}))
 
         if not self._conditional(call, Key={"pk": {"S": key_pk}, "sk": {"S": sk}}, UpdateExpression=update,
-                                 ConditionExpression=condition, ReturnValues="ALL_NEW", **_expression(names, values)):
+                                 ConditionExpression=condition, ReturnValues=returns, **_expression(names, values)):
             return None
         return written
 
@@ -124,20 +137,71 @@ def expired(item: dict[str, Any], now: datetime) -> bool:
 
 
 class DynamoProfileStore:
+    """One item per user (sk "PROFILE"): the derived profile sealed (``sealed``), the generation
+    it was built from (``built_at``), the current ``generation`` (an atomic counter), its
+    ``valid_until``, and the app's ``custom`` fields sealed on their own."""
+
     def __init__(self, table: DynamoTable, cipher: UserCipher) -> None:
         self._t = table
         self._cipher = cipher
 
-    def get(self, tenant_id: str, user_id: str) -> Profile | None:
-        item = self._t.get(pk(tenant_id, user_id), "PROFILE")
-        if item is None:
+    def _open(self, tenant_id: str, user_id: str, item: dict[str, Any]) -> Profile | None:
+        if "sealed" not in item:
             return None
         return Profile.model_validate_json(
             self._cipher.open(tenant_id, user_id, "profile", "profile", item["sealed"]["B"]))
 
-    def put(self, tenant_id: str, user_id: str, profile: Profile) -> None:
-        sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", profile.model_dump_json().encode())
-        self._t.put({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": "PROFILE"}, "sealed": {"B": sealed}})
+    def _custom(self, tenant_id: str, user_id: str, item: dict[str, Any]) -> dict[str, str]:
+        if "custom" in item:
+            return dict(json.loads(self._cipher.open(tenant_id, user_id, "profile", "custom", item["custom"]["B"])))
+        legacy = self._open(tenant_id, user_id, item)  # an item from before the app's fields were kept apart
+        return dict(legacy.custom) if legacy else {}
+
+    def get(self, tenant_id: str, user_id: str) -> StoredProfile:
+        item = self._t.get(pk(tenant_id, user_id), "PROFILE")
+        if item is None:
+            return StoredProfile()
+        profile = self._open(tenant_id, user_id, item)
+        if profile is not None and profile.custom:
+            profile = profile.model_copy(update={"custom": {}})
+        return StoredProfile(
+            profile=profile, built_at=int(item["built_at"]["N"]) if "built_at" in item else -1,
+            generation=int(item["generation"]["N"]) if "generation" in item else 0,
+            valid_until=datetime.fromisoformat(item["valid_until"]["S"]) if "valid_until" in item else None,
+            custom=self._custom(tenant_id, user_id, item))
+
+    def put(self, tenant_id: str, user_id: str, profile: Profile, built_at: int, valid_until: datetime | None) -> None:
+        derived = profile.model_copy(update={"custom": {}})
+        sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", derived.model_dump_json().encode())
+        values: dict[str, Any] = {":s": {"B": sealed}, ":b": {"N": str(built_at)}}
+        expression = "SET sealed = :s, built_at = :b"
+        if valid_until is not None:
+            expression += ", valid_until = :v"
+            values[":v"] = {"S": iso(valid_until)}
+        else:
+            expression += " REMOVE valid_until"
+        # only if the build is still current (no row counts as generation 0), and only these
+        # attributes: the generation and the app's fields stay as they are
+        condition = "generation = :b" if built_at else "attribute_not_exists(generation) OR generation = :b"
+        old = self._t.update_if(pk(tenant_id, user_id), "PROFILE", expression, condition, values=values,
+                                returns="ALL_OLD")
+        if old is None:
+            return  # overtaken by a change (or an erase) since the build began
+        if "sealed" in old and "custom" not in old:
+            legacy = self._custom(tenant_id, user_id, old)
+            if legacy:
+                self._t.update(pk(tenant_id, user_id), "PROFILE", "SET custom = if_not_exists(custom, :c)",
+                               {":c": {"B": self._seal_custom(tenant_id, user_id, legacy)}})
+
+    def _seal_custom(self, tenant_id: str, user_id: str, custom: dict[str, str]) -> bytes:
+        return self._cipher.seal(tenant_id, user_id, "profile", "custom", json.dumps(custom).encode())
+
+    def put_custom(self, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:
+        self._t.update(pk(tenant_id, user_id), "PROFILE", "SET custom = :c",
+                       {":c": {"B": self._seal_custom(tenant_id, user_id, custom)}})
+
+    def invalidate(self, tenant_id: str, user_id: str) -> None:
+        self._t.update(pk(tenant_id, user_id), "PROFILE", "ADD generation :one", {":one": {"N": "1"}})
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         self._t.delete(pk(tenant_id, user_id), "PROFILE")
@@ -179,6 +243,11 @@ class DynamoSessionStore:
             item["ttl"] = {"N": str(int(state.expires_at.timestamp()))}
             item["expires_at"] = {"S": iso(state.expires_at) or ""}
         self._t.put(item)
+
+    def for_user(self, tenant_id: str, user_id: str, now: datetime) -> list[SessionState]:
+        return [SessionState.model_validate_json(self._cipher.open(
+                    tenant_id, user_id, item["sk"]["S"].split("#", 1)[1], "session", item["sealed"]["B"]))
+                for item in self._t.query(pk(tenant_id, user_id), "SESSION#") if not expired(item, now)]
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         key = pk(tenant_id, user_id)

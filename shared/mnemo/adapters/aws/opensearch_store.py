@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,27 +27,91 @@ from mnemo.clock import iso
 from mnemo.crypto import UserCipher
 from mnemo.domain.models import Category, Memory, MemoryVersion, Scope, Status
 from mnemo.domain.ranking import Hit
-from mnemo.errors import InvalidInput
+from mnemo.errors import BackendUnavailable, ConfigurationError, InvalidInput, Throttled
 from mnemo.ports import Page, SearchRequest, Vector
+from mnemo.settings import Settings
 
 INDEXED = ["active", "probationary", "pending"]
+SIMILARITY = "memory_bm25"
+# the vectors stay in the index for k-NN but are not shipped back with every hit (384 floats each,
+# plus one per sentence); only the reads that re-save a memory or compare vectors ask for them
+NO_VECTORS = {"excludes": ["embedding", "parts"]}
+NO_SENTENCE_VECTORS = {"excludes": ["parts"]}
+# bulk items OpenSearch may accept on a second try (overloaded thread pool, a shard relocating)
+RETRYABLE = {429, 502, 503, 504}
+
+
+class OpenSearchError(BackendUnavailable):
+    """OpenSearch answered with an error status. ``status`` and ``error_type`` (OpenSearch's, e.g.
+    ``index_not_found_exception``) let a caller accept the answers that are no failure for it."""
+
+    def __init__(self, status: int, error_type: str | None, message: str | None = None) -> None:
+        if message is None:
+            message = (f"the OpenSearch index does not exist: run the index set-up (status {status})"
+                       if error_type == "index_not_found_exception"
+                       else f"OpenSearch answered {status} ({error_type or 'no error type'})")
+        super().__init__(message, details={"status": status, "type": error_type})
+        self.status = status
+        self.error_type = error_type
+
+
+def error_from(status: int, body: Any) -> BackendUnavailable | Throttled:
+    """The core's error for an OpenSearch error answer (the body's error type, never its reason:
+    a reason can quote document values)."""
+    cause = body.get("error") if isinstance(body, dict) else None
+    error_type = cause.get("type") if isinstance(cause, dict) else None
+    if status == 429:
+        return Throttled(f"OpenSearch is overloaded ({error_type or 'too many requests'}); retry later")
+    return OpenSearchError(status, error_type if isinstance(error_type, str) else None)
 
 
 class Transport(Protocol):
-    """The one call the adapter makes; opensearch-py's transport in AWS, a fake in tests."""
+    """The calls the adapter makes; opensearch-py's transport (SignedOpenSearchTransport).
+
+    ``request`` returns the decoded answer of a 2xx and raises ``error_from``'s error otherwise
+    (``OpenSearchError``, ``Throttled``), or ``BackendUnavailable`` when the domain is unreachable.
+    ``head`` is True for a 2xx and False for a 404, as opensearch-py answers a HEAD."""
 
     def request(self, method: str, path: str, *, params: dict[str, str] | None = None,
                 body: Any = None) -> dict[str, Any]: ...
 
+    def head(self, path: str) -> bool: ...
 
-def index_body(dimension: int, shards: int = 4, replicas: int = 1) -> dict[str, Any]:
+
+@dataclass(frozen=True)
+class IndexTuning:
+    """The index settings that come from the service settings: BM25 as in the embedded home (memories
+    are short: lighter length normalisation than OpenSearch's 1.2 / 0.75) and slow-log thresholds."""
+
+    bm25_k1: float
+    bm25_b: float
+    slowlog_ms: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> IndexTuning:
+        return cls(settings.bm25_k1, settings.bm25_b, (
+            ("search.slowlog.threshold.query.warn", settings.opensearch_slow_search_warn_ms),
+            ("search.slowlog.threshold.query.info", settings.opensearch_slow_search_info_ms),
+            ("search.slowlog.threshold.fetch.warn", settings.opensearch_slow_fetch_warn_ms),
+            ("indexing.slowlog.threshold.index.warn", settings.opensearch_slow_index_warn_ms),
+            ("indexing.slowlog.threshold.index.info", settings.opensearch_slow_index_info_ms)))
+
+    def dynamic_settings(self) -> dict[str, str]:
+        """The settings an open index accepts changes of (flat, as OpenSearch reports them)."""
+        return {f"index.{name}": f"{ms}ms" for name, ms in self.slowlog_ms}
+
+
+def index_body(dimension: int, shards: int = 4, replicas: int = 1, tuning: IndexTuning | None = None) -> dict[str, Any]:
     """The index: strict mapping, faiss HNSW inner product, routing required (also used by the CDK custom resource)."""
+    tuning = tuning or IndexTuning.from_settings(Settings())
     vector = {"type": "knn_vector", "dimension": dimension,
               "method": {"name": "hnsw", "engine": "faiss", "space_type": "innerproduct",
                          "parameters": {"m": 16, "ef_construction": 128}}}
     keyword = {"type": "keyword"}
     return {
-        "settings": {"index": {"knn": True, "number_of_shards": shards, "number_of_replicas": replicas},
+        "settings": {"index": {"knn": True, "number_of_shards": shards, "number_of_replicas": replicas,
+                               "similarity": {SIMILARITY: {"type": "BM25", "k1": tuning.bm25_k1, "b": tuning.bm25_b}},
+                               **{name: f"{ms}ms" for name, ms in tuning.slowlog_ms}},
                      "analysis": {"analyzer": {"hashed_terms": {"type": "custom", "tokenizer": "whitespace"}}}},
         "mappings": {
             "dynamic": "strict",
@@ -55,7 +122,7 @@ def index_body(dimension: int, shards: int = 4, replicas: int = 1) -> dict[str, 
                 "subject_hash": keyword, "fingerprint": keyword, "confidence": {"type": "float"},
                 "version": {"type": "integer"}, "created_at": {"type": "date"}, "updated_at": {"type": "date"},
                 "expires_at": {"type": "date"}, "sealed": {"type": "binary"},
-                "terms": {"type": "text", "analyzer": "hashed_terms", "similarity": "BM25"},
+                "terms": {"type": "text", "analyzer": "hashed_terms", "similarity": SIMILARITY},
                 "embedding": vector,
                 "parts": {"type": "nested", "properties": {"vector": vector}},
             },
@@ -63,37 +130,67 @@ def index_body(dimension: int, shards: int = 4, replicas: int = 1) -> dict[str, 
     }
 
 
-def ensure_index(transport: Transport, index: str, dimension: int, shards: int = 4, replicas: int = 1) -> str:
-    """Create the index if it is missing (idempotent): run at deploy time by the CDK custom resource.
+def ensure_index(transport: Transport, index: str, dimension: int, shards: int = 4, replicas: int = 1,
+                 tuning: IndexTuning | None = None) -> str:
+    """Create the index if it is missing; run at deploy time by the CDK custom resource.
 
-    Returns "created" or "exists". A new mapping field is added with a PUT _mapping by a later
-    migration; the embedding dimension is fixed for the life of an index (a new model means a new
-    index and a re-embed job).
+    Returns "created", "updated" (an existing index took new slow-log thresholds) or "exists".
+    Idempotent, also when two runs race (the loser's 400 resource_already_exists is an "exists").
+    An existing index must be a k-NN index of this dimension: one that a write auto-created with a
+    dynamic mapping, or one of another model's dimension, is a ConfigurationError (a new model
+    means a new index and a re-embed job). Static settings (shards, BM25 k1/b) apply to a new
+    index only; a new mapping field is added with a PUT _mapping by a later migration.
     """
-    from mnemo.errors import BackendUnavailable
-
-    try:
-        transport.request("HEAD", f"/{index}")
+    tuning = tuning or IndexTuning.from_settings(Settings())
+    if not transport.head(f"/{index}"):
+        try:
+            transport.request("PUT", f"/{index}", body=index_body(dimension, shards, replicas, tuning))
+            return "created"
+        except OpenSearchError as exc:
+            if exc.error_type != "resource_already_exists_exception":
+                raise
+    mappings = next(iter(transport.request("GET", f"/{index}/_mapping").values()))["mappings"]
+    embedding = mappings.get("properties", {}).get("embedding", {})
+    if embedding.get("type") != "knn_vector" or int(embedding.get("dimension", 0)) != dimension:
+        found = f"{embedding.get('type', 'no embedding field')} of dimension {embedding.get('dimension', '-')}"
+        raise ConfigurationError(f"index {index} exists but is not a k-NN index of dimension {dimension} "
+                                 f"(found {found}); remove it or configure another index name")
+    current = _flat(next(iter(transport.request("GET", f"/{index}/_settings").values()))["settings"])
+    wanted = tuning.dynamic_settings()
+    if all(current.get(k) == v for k, v in wanted.items()):
         return "exists"
-    except BackendUnavailable:
-        transport.request("PUT", f"/{index}", body=index_body(dimension, shards, replicas))
-        return "created"
+    transport.request("PUT", f"/{index}/_settings", body={"index": {k.removeprefix("index."): v
+                                                                    for k, v in wanted.items()}})
+    return "updated"
+
+
+def _flat(nested: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in nested.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 class OpenSearchMemoryStore:
     def __init__(self, transport: Transport, index: str, cipher: UserCipher, history: DynamoTable,
-                 dimension: int) -> None:
+                 dimension: int, *, bulk_attempts: int = 3, tuning: IndexTuning | None = None) -> None:
         self._http = transport
         self._index = index
         self._cipher = cipher
         self._history = history
         self._dimension = dimension
+        self._bulk_attempts = bulk_attempts
+        self._tuning = tuning
 
     def on_index(self, index: str, dimension: int, shards: int = 4, replicas: int = 1) -> OpenSearchMemoryStore:
         """The same store over another index, created if missing: the target of a re-embed job
         when a new model changes the dimension (the version history stays in DynamoDB, shared)."""
-        ensure_index(self._http, index, dimension, shards, replicas)
-        return OpenSearchMemoryStore(self._http, index, self._cipher, self._history, dimension)
+        ensure_index(self._http, index, dimension, shards, replicas, self._tuning)
+        return OpenSearchMemoryStore(self._http, index, self._cipher, self._history, dimension,
+                                     bulk_attempts=self._bulk_attempts, tuning=self._tuning)
 
     # -- documents
     @staticmethod
@@ -143,10 +240,13 @@ class OpenSearchMemoryStore:
         if not memory_ids:
             return []
         result = self._http.request("POST", f"/{self._index}/_mget",
-                                    params={"routing": self._routing(tenant_id, user_id)},
+                                    params={"routing": self._routing(tenant_id, user_id), "_source_excludes": "parts"},
                                     body={"ids": [self._doc_id(tenant_id, user_id, i) for i in memory_ids]})
         out = []
         for doc in result["docs"]:
+            if "error" in doc:  # _mget answers 200 and reports a missing index document by document
+                error_type = doc["error"].get("type")
+                raise OpenSearchError(404 if error_type == "index_not_found_exception" else 500, error_type)
             source = doc.get("_source") if doc.get("found") else None
             # an id of another tenant or user is simply not found: the document id carries the owner
             if source and source["tenant_id"] == tenant_id and source["user_id"] == user_id:
@@ -178,22 +278,43 @@ class OpenSearchMemoryStore:
             rows.append({"pk": {"S": pk(owner.tenant_id, owner.user_id)},
                          "sk": {"S": f"VERSION#{h.memory_id}#{h.version:06d}"}, "sealed": {"B": sealed}})
         if lines:
-            result = self._http.request("POST", "/_bulk", params={"refresh": "wait_for"},
-                                        body="\n".join(lines) + "\n")
-            if result.get("errors"):
-                from mnemo.errors import BackendUnavailable
-
-                raise BackendUnavailable("OpenSearch refused part of a bulk write")
+            self._bulk(lines)
         # the versions only once their memories are written: a failed write leaves no orphan version
         # behind, and a retry writes the same rows again (same keys)
         for row in rows:
             self._history.put(row)
+
+    def _bulk(self, lines: list[str]) -> None:
+        """Index documents (action and source line pairs). OpenSearch applies each item on its own, so
+        a bulk can half succeed: items refused as overloaded are sent again (up to ``bulk_attempts``
+        in all, with a short backoff); whatever still fails raises, so the caller answers 503 (or 429
+        when only overload remains) and its retry rewrites the same documents (same ids)."""
+        pending = list(zip(lines[::2], lines[1::2], strict=True))
+        for attempt in range(self._bulk_attempts):
+            result = self._http.request("POST", "/_bulk", params={"refresh": "wait_for"},
+                                        body="".join(f"{a}\n{d}\n" for a, d in pending))
+            if not result.get("errors"):
+                return
+            failed = [(pair, item) for pair, entry in zip(pending, result["items"], strict=True)
+                      if "error" in (item := next(iter(entry.values())))]
+            if not failed:
+                return
+            statuses = {int(item["status"]) for _, item in failed}
+            if not statuses <= RETRYABLE or attempt == self._bulk_attempts - 1:
+                types = sorted({str(item["error"].get("type")) for _, item in failed})
+                what = f"OpenSearch refused {len(failed)} of {len(pending)} documents ({', '.join(types)})"
+                if statuses == {429}:
+                    raise Throttled(what + "; retry later")
+                raise OpenSearchError(max(statuses), types[0], what)
+            pending = [pair for pair, _ in failed]
+            time.sleep(0.05 * 2 ** attempt)
 
     def _vectors_for(self, m: Memory) -> tuple[Vector, Vector | None]:
         if m.embedding is not None:
             parts = np.asarray(m.part_embeddings, dtype=np.float32).reshape(-1, self._dimension) \
                 if m.part_embeddings else None
             return np.asarray(m.embedding, dtype=np.float32), parts
+        # the one read that takes the stored vectors back whole: the document is written again
         hits = self._search(m.tenant_id, m.user_id, {"size": 1, "query": {"bool": {"filter": [
             *self._owner_filter(m.tenant_id, m.user_id), {"term": {"memory_id": m.memory_id}}]}}})
         if not hits:
@@ -205,20 +326,20 @@ class OpenSearchMemoryStore:
 
     def by_subject(self, tenant_id: str, user_id: str, subjects: Sequence[str]) -> list[Memory]:
         hashes = [self._cipher.keyed_hash(tenant_id, user_id, "subject:" + s) for s in subjects]
-        hits = self._search(tenant_id, user_id, {"size": 100, "query": {"bool": {"filter": [
-            *self._owner_filter(tenant_id, user_id), {"terms": {"subject_hash": hashes}},
-            {"terms": {"status": INDEXED}}]}}})
+        hits = self._search(tenant_id, user_id, {"size": 100, "_source": NO_SENTENCE_VECTORS, "query": {"bool": {
+            "filter": [*self._owner_filter(tenant_id, user_id), {"terms": {"subject_hash": hashes}},
+                       {"terms": {"status": INDEXED}}]}}})
         return [self._open(h["_source"], with_vector=True) for h in hits]
 
     def by_fingerprint(self, tenant_id: str, user_id: str, content: str) -> list[Memory]:
         fingerprint = self._cipher.fingerprint(tenant_id, user_id, content)
-        hits = self._search(tenant_id, user_id, {"size": 100, "query": {"bool": {
+        hits = self._search(tenant_id, user_id, {"size": 100, "_source": NO_SENTENCE_VECTORS, "query": {"bool": {
             "filter": [*self._owner_filter(tenant_id, user_id), {"term": {"fingerprint": fingerprint}}],
             "must_not": [{"term": {"status": "deleted"}}]}}})
         return [self._open(h["_source"], with_vector=True) for h in hits]
 
     def similar(self, tenant_id: str, user_id: str, vector: Vector, limit: int) -> list[tuple[Memory, float]]:
-        body = {"size": limit, "query": {"knn": {"embedding": {
+        body = {"size": limit, "_source": NO_VECTORS, "query": {"knn": {"embedding": {
             "vector": [float(x) for x in vector], "k": limit,
             "filter": {"bool": {"filter": [*self._owner_filter(tenant_id, user_id),
                                            {"terms": {"status": INDEXED}}]}}}}}}
@@ -245,14 +366,14 @@ class OpenSearchMemoryStore:
     def search(self, tenant_id: str, user_id: str, request: SearchRequest) -> list[Hit]:
         flt = self._live_filter(tenant_id, user_id, request)
         vector = [float(x) for x in request.vector]
-        semantic = self._search(tenant_id, user_id, {"size": request.limit, "query": {"knn": {"embedding": {
-            "vector": vector, "k": request.limit, "filter": flt}}}})
+        semantic = self._search(tenant_id, user_id, {"size": request.limit, "_source": NO_VECTORS, "query": {
+            "knn": {"embedding": {"vector": vector, "k": request.limit, "filter": flt}}}})
         best_part = {h["_source"]["memory_id"]: _cosine(h["_score"]) for h in self._search(
-            tenant_id, user_id, {"size": request.limit, "query": {"nested": {"path": "parts", "score_mode": "max",
-                                 "query": {"knn": {"parts.vector": {"vector": vector, "k": request.limit,
-                                                                    "filter": flt}}}}}})}
+            tenant_id, user_id, {"size": request.limit, "_source": {"includes": ["memory_id"]}, "query": {
+                "nested": {"path": "parts", "score_mode": "max", "query": {"knn": {"parts.vector": {
+                    "vector": vector, "k": request.limit, "filter": flt}}}}}})}
         hashed = " ".join(self._cipher.keyed_hash_terms(tenant_id, user_id, request.terms))
-        lexical = self._search(tenant_id, user_id, {"size": request.limit, "query": {"bool": {
+        lexical = self._search(tenant_id, user_id, {"size": request.limit, "_source": NO_VECTORS, "query": {"bool": {
             "filter": [flt], "must": [{"match": {"terms": hashed}}]}}}) if hashed else []
         found: dict[str, dict[str, Any]] = {}
         cosine: dict[str, float] = {}
@@ -263,10 +384,16 @@ class OpenSearchMemoryStore:
         for h in lexical:
             found.setdefault(h["_source"]["memory_id"], h["_source"])
             lexical_score[h["_source"]["memory_id"]] = float(h["_score"])
-        missing_cosine = [mid for mid in found if mid not in cosine]
-        for mid in missing_cosine:
-            cosine[mid] = float(np.dot(np.asarray(found[mid]["embedding"], dtype=np.float32), request.vector))
-        return [Hit(self._open(source), cosine[mid], lexical_score.get(mid, 0.0), best_part.get(mid))
+        missing_cosine = sorted(mid for mid in found if mid not in cosine)
+        if missing_cosine:
+            # lexical hits outside the k nearest: OpenSearch scores exactly these few (a filtered faiss
+            # search is exact), so no vector travels back
+            only = {"bool": {"filter": [flt, {"terms": {"memory_id": missing_cosine}}]}}
+            for h in self._search(tenant_id, user_id, {"size": len(missing_cosine), "_source": {
+                    "includes": ["memory_id"]}, "query": {"knn": {"embedding": {
+                        "vector": vector, "k": len(missing_cosine), "filter": only}}}}):
+                cosine[h["_source"]["memory_id"]] = _cosine(h["_score"])
+        return [Hit(self._open(source), cosine.get(mid, 0.0), lexical_score.get(mid, 0.0), best_part.get(mid))
                 for mid, source in found.items()]
 
     def page(self, tenant_id: str, user_id: str, *, statuses: Sequence[Status] | None, category: Category | None,
@@ -276,13 +403,18 @@ class OpenSearchMemoryStore:
             filters.append({"terms": {"status": [s.value for s in statuses]}})
         if category is not None:
             filters.append({"term": {"category": category.value}})
-        body: dict[str, Any] = {"size": limit + 1, "query": {"bool": {"filter": filters}},
+        body: dict[str, Any] = {"size": limit + 1, "_source": NO_VECTORS, "query": {"bool": {"filter": filters}},
                                 "sort": [{"created_at": {"order": "desc"}}, {"memory_id": {"order": "desc"}}]}
         if cursor:
             try:
-                body["search_after"] = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+                after = json.loads(base64.urlsafe_b64decode(cursor.encode()))
             except (ValueError, TypeError) as exc:
                 raise InvalidInput("cursor is not valid", details={"field": "cursor"}) from exc
+            # only what a previous page handed out: the sort values of a memory (time, then id)
+            if not (isinstance(after, list) and len(after) == 2 and isinstance(after[0], (int, str))
+                    and not isinstance(after[0], bool) and isinstance(after[1], str)):
+                raise InvalidInput("cursor is not valid", details={"field": "cursor"})
+            body["search_after"] = after
         hits = self._search(tenant_id, user_id, body)
         items = [self._open(h["_source"]) for h in hits[:limit]]
         next_cursor = None
@@ -309,7 +441,8 @@ class OpenSearchMemoryStore:
     def all_for_user(self, tenant_id: str, user_id: str) -> Iterator[Memory]:
         after: list[Any] | None = None
         while True:
-            body: dict[str, Any] = {"size": 500, "query": {"bool": {"filter": self._owner_filter(tenant_id, user_id)}},
+            body: dict[str, Any] = {"size": 500, "_source": NO_SENTENCE_VECTORS,
+                                    "query": {"bool": {"filter": self._owner_filter(tenant_id, user_id)}},
                                     "sort": [{"created_at": {"order": "asc"}}, {"memory_id": {"order": "asc"}}]}
             if after:
                 body["search_after"] = after
@@ -322,17 +455,34 @@ class OpenSearchMemoryStore:
 
     def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
         for memory_id in memory_ids:
-            self._http.request("DELETE", f"/{self._index}/_doc/{self._doc_id(tenant_id, user_id, memory_id)}",
-                               params={"routing": self._routing(tenant_id, user_id), "refresh": "wait_for"})
+            try:
+                self._http.request("DELETE", f"/{self._index}/_doc/{self._doc_id(tenant_id, user_id, memory_id)}",
+                                   params={"routing": self._routing(tenant_id, user_id), "refresh": "wait_for"})
+            except OpenSearchError as exc:
+                # 404 with "result": "not_found" (no error type): already gone, so a retried delete
+                # succeeds; a 404 index_not_found_exception is a failure like any other
+                if exc.status != 404 or exc.error_type is not None:
+                    raise
             for item in self._history.query(pk(tenant_id, user_id), f"VERSION#{memory_id}#"):
                 self._history.delete(pk(tenant_id, user_id), item["sk"]["S"])
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
-        self._http.request("POST", f"/{self._index}/_delete_by_query",
-                           params={"routing": self._routing(tenant_id, user_id), "refresh": "true"},
-                           body={"query": {"bool": {"filter": self._owner_filter(tenant_id, user_id)}}})
+        result = self._http.request("POST", f"/{self._index}/_delete_by_query",
+                                    params={"routing": self._routing(tenant_id, user_id), "refresh": "true"},
+                                    body={"query": {"bool": {"filter": self._owner_filter(tenant_id, user_id)}}})
+        if result.get("failures") or result.get("timed_out"):
+            # delete by query answers 200 and lists the documents it could not delete: the history
+            # stays until a retry has removed every document
+            causes = sorted({str(f.get("cause", {}).get("type")) for f in result.get("failures", [])})
+            raise OpenSearchError(500, causes[0] if causes else "timed_out",
+                                  f"OpenSearch could not delete {len(result.get('failures', []))} documents "
+                                  f"({', '.join(causes) or 'timed out'})")
         for item in self._history.query(pk(tenant_id, user_id), "VERSION#"):
             self._history.delete(pk(tenant_id, user_id), item["sk"]["S"])
+
+    def atomic(self) -> AbstractContextManager[None]:
+        # OpenSearch and DynamoDB share no transaction: audit events follow the data they describe
+        return nullcontext()
 
     def users(self, tenant_id: str) -> list[str]:
         return self._distinct("user_id", [{"term": {"tenant_id": tenant_id}}])

@@ -53,8 +53,11 @@ class OnnxMiniLmEmbedder:
                  query_model_path: Path | None = None) -> None:
         """``query_model_cache``: where the faster query twin is derived and kept (see query_model);
         ``query_model_path``: a twin derived beforehand (the Lambda bundle), used as it is;
-        neither embeds queries with the packaged model too."""
-        import onnxruntime as ort
+        neither embeds queries with the packaged model too.
+
+        The files are checked here, but each onnxruntime session is loaded on its first use: a function
+        that never embeds (ingest, feedback) never pays for one, and retrieve loads only the query twin.
+        """
         from tokenizers import Tokenizer
 
         if model_dir is not None:
@@ -65,23 +68,55 @@ class OnnxMiniLmEmbedder:
             for path, expected in ((model_path, MODEL_SHA256), (tokenizer_path, TOKENIZER_SHA256)):
                 if sha256_of(path) != expected:
                     raise ConfigurationError(f"checksum mismatch for {path.name}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
-        self._query_session = self._session
-        if query_model_path is not None:
-            self._query_session = ort.InferenceSession(str(query_model_path), options,
-                                                       providers=["CPUExecutionProvider"])
-        elif query_model_cache is not None:
-            self._query_session = self._load_query_twin(ort, options, model_path, query_model_cache)
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._model_path = model_path
+        self._threads = threads
+        self._query_model_path = query_model_path
+        self._query_twin: Path | None = None
+        self._query_cache = query_model_cache
+        if query_model_path is None and query_model_cache is not None:
+            self._query_twin = derived_path(query_model_cache, MODEL_SHA256)
+            if not self._query_twin.exists():  # derived once per cache, before any request needs it
+                build_query_model(model_path, self._query_twin)
+        self._sessions: dict[str, Any] = {}
+        self._load_lock = threading.Lock()
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
         self._batch_size = batch_size
         self._lock = threading.Lock()
+
+    @property
+    def _session(self) -> Any:
+        return self._load("document")
+
+    @property
+    def _query_session(self) -> Any:
+        if self._query_model_path is None and self._query_twin is None:
+            return self._session
+        return self._load("query")
+
+    def _load(self, which: str) -> Any:
+        session = self._sessions.get(which)
+        if session is not None:
+            return session
+        with self._load_lock:
+            if which not in self._sessions:
+                import onnxruntime as ort
+
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = self._threads
+                options.inter_op_num_threads = 1
+                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+                if which == "document":
+                    loaded = ort.InferenceSession(str(self._model_path), options, providers=["CPUExecutionProvider"])
+                elif self._query_model_path is not None:
+                    loaded = ort.InferenceSession(str(self._query_model_path), options,
+                                                  providers=["CPUExecutionProvider"])
+                else:
+                    assert self._query_cache is not None
+                    loaded = self._load_query_twin(ort, options, self._model_path, self._query_cache)
+                self._sessions[which] = loaded
+            return self._sessions[which]
 
     @staticmethod
     def _load_query_twin(ort: Any, options: Any, model_path: Path, cache: Path) -> Any:
@@ -147,7 +182,7 @@ class OnnxMiniLmEmbedder:
             ids[row, :len(enc.ids)] = enc.ids
             mask[row, :len(enc.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
+        if "token_type_ids" in {i.name for i in session.get_inputs()}:  # the session in use, never the other
             feeds["token_type_ids"] = np.zeros_like(ids)
         hidden: Vector = session.run(None, feeds)[0]
         return hidden

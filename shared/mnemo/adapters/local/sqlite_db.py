@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS store_generation (
 INSERT OR IGNORE INTO store_generation SELECT 1, COALESCE(MAX(generation), 0) FROM user_generations;
 CREATE TABLE IF NOT EXISTS profiles (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, sealed BLOB NOT NULL, updated_at TEXT NOT NULL,
+    generation INTEGER NOT NULL DEFAULT 0, built_at INTEGER NOT NULL DEFAULT -1, valid_until TEXT, custom BLOB,
     PRIMARY KEY (tenant_id, user_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS user_settings (
@@ -90,6 +91,9 @@ CREATE TABLE IF NOT EXISTS feedback (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS feedback_at ON feedback (tenant_id, at);
 CREATE INDEX IF NOT EXISTS feedback_user ON feedback (tenant_id, user_id);
+CREATE TABLE IF NOT EXISTS vault_meta (
+    name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS data_keys (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, wrapped BLOB NOT NULL, created_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id)
@@ -102,6 +106,10 @@ ADDED_COLUMNS = (
     ("extraction_jobs", "claimed_id", "TEXT"),
     ("extraction_jobs", "claimant", "TEXT"),
     ("extraction_jobs", "claimed_until", "TEXT"),
+    ("profiles", "generation", "INTEGER NOT NULL DEFAULT 0"),
+    ("profiles", "built_at", "INTEGER NOT NULL DEFAULT -1"),
+    ("profiles", "valid_until", "TEXT"),
+    ("profiles", "custom", "BLOB"),
 )
 
 
@@ -193,6 +201,10 @@ class Database:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+    def in_transaction(self) -> bool:
+        """Whether this thread is inside a write transaction (a nested write would join it)."""
+        return bool(getattr(self._local, "depth", 0))
 
     def checkpoint(self) -> None:
         with self.read() as conn:

@@ -8,6 +8,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -45,8 +46,19 @@ class SqliteMemoryStore:
         body = self._cipher.open(tenant_id, user_id, memory_id, "memory", sealed)
         memory = Memory.model_validate_json(body)
         if embedding is not None:
-            memory.embedding = np.frombuffer(embedding, dtype=np.float32).tolist()
+            memory.embedding = self._open_vector(tenant_id, user_id, memory_id, "embedding", embedding).tolist()
         return memory
+
+    # Vectors are sealed like the text (DESIGN.md section 7): with the database file and the public model
+    # alone, a stored vector would confirm a guessed text at cosine 1.00.
+    def _seal_vector(self, m: Memory, kind: str, vector: Vector) -> bytes:
+        return self._cipher.seal(m.tenant_id, m.user_id, m.memory_id, kind, vector.astype(np.float32).tobytes())
+
+    def _open_vector(self, tenant_id: str, user_id: str, memory_id: str, kind: str, blob: bytes) -> Vector:
+        raw = bytes(blob)
+        if len(raw) % 4:  # sealed (version byte + nonce + tag); a plain float32 array is 4-byte aligned
+            raw = self._cipher.open(tenant_id, user_id, memory_id, kind, raw)
+        return np.frombuffer(raw, dtype=np.float32)
 
     def _row_to_memory(self, row: sqlite3.Row | tuple[object, ...], with_vector: bool = False) -> Memory:
         tenant_id, user_id, memory_id, sealed, embedding = row[:5]
@@ -86,7 +98,8 @@ class SqliteMemoryStore:
         index = UserIndex(self._dimension, generation, self._k1, self._b)
         for row in rows:
             memory = self._row_to_memory(row)
-            index.put(memory, np.frombuffer(row[4], dtype=np.float32), self._parts(row[5]))
+            index.put(memory, self._open_vector(*owner, memory.memory_id, "embedding", row[4]),
+                      self._parts(*owner, memory.memory_id, row[5]))
         with self._lock:
             self._indexes[owner] = index
             self._indexes.move_to_end(owner)
@@ -124,7 +137,8 @@ class SqliteMemoryStore:
                 self._cipher.keyed_hash(m.tenant_id, m.user_id, "subject:" + m.subject),
                 self._cipher.fingerprint(m.tenant_id, m.user_id, m.content),
                 m.confidence, m.version, iso(m.created_at), iso(m.updated_at), iso(m.expires_at),
-                self._seal(m), vector.tobytes(), parts.tobytes() if parts is not None else None,
+                self._seal(m), self._seal_vector(m, "embedding", vector),
+                self._seal_vector(m, "parts", parts) if parts is not None else None,
             ))
         owners = {m.owner for m in memories}
         by_id = {m.memory_id: m for m in memories}
@@ -174,10 +188,13 @@ class SqliteMemoryStore:
                                "memory_id=?", (m.tenant_id, m.user_id, m.memory_id)).fetchone()
         if row is None or row[0] is None:
             raise InvalidInput("a new memory must be embedded before it is saved")
-        return np.frombuffer(row[0], dtype=np.float32), self._parts(row[1])
+        return (self._open_vector(m.tenant_id, m.user_id, m.memory_id, "embedding", row[0]),
+                self._parts(m.tenant_id, m.user_id, m.memory_id, row[1]))
 
-    def _parts(self, blob: bytes | None) -> Vector | None:
-        return np.frombuffer(blob, dtype=np.float32).reshape(-1, self._dimension) if blob else None
+    def _parts(self, tenant_id: str, user_id: str, memory_id: str, blob: bytes | None) -> Vector | None:
+        if not blob:
+            return None
+        return self._open_vector(tenant_id, user_id, memory_id, "parts", blob).reshape(-1, self._dimension)
 
     def by_subject(self, tenant_id: str, user_id: str, subjects: Sequence[str]) -> list[Memory]:
         wanted = set(subjects)
@@ -217,6 +234,8 @@ class SqliteMemoryStore:
                 created_at, memory_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
             except (ValueError, TypeError) as exc:
                 raise InvalidInput("cursor is not valid", details={"field": "cursor"}) from exc
+            if not (isinstance(created_at, str) and isinstance(memory_id, str)):  # [[1],[2]] is no cursor we made
+                raise InvalidInput("cursor is not valid", details={"field": "cursor"})
             sql += " AND (created_at, memory_id) < (?, ?)"
             args.extend([created_at, memory_id])
         sql += " ORDER BY created_at DESC, memory_id DESC LIMIT ?"
@@ -267,9 +286,23 @@ class SqliteMemoryStore:
             conn.execute("DELETE FROM memories WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
             conn.execute("DELETE FROM memory_versions WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
             conn.execute("DELETE FROM user_generations WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
-            self._bump(conn, tenant_id, user_id)
+            # no row of the user is left (not even its name in this table): the shared counter moves on,
+            # so a later write gives the user a generation no process has cached before
+            conn.execute("UPDATE store_generation SET value = value + 1 WHERE id = 1")
+        with self._lock:
+            self._indexes.pop((tenant_id, user_id), None)
         # secure_delete zeroed the pages in the database; the WAL still holds their old images
         self._db.checkpoint()
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        with self._db.write():
+            try:
+                yield
+            except BaseException:
+                with self._lock:  # the cached indexes took writes that are now rolled back
+                    self._indexes.clear()
+                raise
 
     def tenants(self) -> list[str]:
         with self._db.read() as conn:

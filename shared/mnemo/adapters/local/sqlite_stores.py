@@ -27,29 +27,74 @@ from mnemo.domain.models import (
     TunedWeights,
     UserSettings,
 )
-from mnemo.ports import BufferResult, Claim, ExtractionJob
+from mnemo.ports import BufferResult, Claim, ExtractionJob, StoredProfile
 
 
 class SqliteProfileStore:
-    """Profiles hold user text, so they are sealed like memories."""
+    """Profiles hold user text, so they are sealed like memories. One row per user: the derived
+    profile (``sealed``, empty before the first build), the generation it was built from, the
+    current generation, and the app's ``custom`` fields sealed on their own."""
 
     def __init__(self, db: Database, cipher: UserCipher) -> None:
         self._db = db
         self._cipher = cipher
 
-    def get(self, tenant_id: str, user_id: str) -> Profile | None:
-        with self._db.read() as conn:
-            row = conn.execute("SELECT sealed FROM profiles WHERE tenant_id=? AND user_id=?",
-                               (tenant_id, user_id)).fetchone()
-        if row is None:
+    def _open(self, tenant_id: str, user_id: str, sealed: bytes | None) -> Profile | None:
+        if not sealed:
             return None
-        return Profile.model_validate_json(self._cipher.open(tenant_id, user_id, "profile", "profile", row[0]))
+        return Profile.model_validate_json(self._cipher.open(tenant_id, user_id, "profile", "profile", sealed))
 
-    def put(self, tenant_id: str, user_id: str, profile: Profile) -> None:
-        sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", profile.model_dump_json().encode())
+    def _custom(self, tenant_id: str, user_id: str, sealed: bytes | None, legacy: Profile | None) -> dict[str, str]:
+        if sealed is None:  # a row written before the app's fields were kept apart
+            return dict(legacy.custom) if legacy else {}
+        return dict(json.loads(self._cipher.open(tenant_id, user_id, "profile", "custom", sealed)))
+
+    def get(self, tenant_id: str, user_id: str) -> StoredProfile:
+        with self._db.read() as conn:
+            row = conn.execute("SELECT sealed, generation, built_at, valid_until, custom FROM profiles "
+                               "WHERE tenant_id=? AND user_id=?", (tenant_id, user_id)).fetchone()
+        if row is None:
+            return StoredProfile()
+        profile = self._open(tenant_id, user_id, row[0])
+        custom = self._custom(tenant_id, user_id, row[4], profile)
+        if profile is not None and profile.custom:
+            profile = profile.model_copy(update={"custom": {}})
+        return StoredProfile(profile=profile, built_at=int(row[2]), generation=int(row[1]),
+                             valid_until=datetime.fromisoformat(row[3]) if row[3] else None, custom=custom)
+
+    def put(self, tenant_id: str, user_id: str, profile: Profile, built_at: int, valid_until: datetime | None) -> None:
+        derived = profile.model_copy(update={"custom": {}})
+        sealed = self._cipher.seal(tenant_id, user_id, "profile", "profile", derived.model_dump_json().encode())
         with self._db.write() as conn:
-            conn.execute("INSERT OR REPLACE INTO profiles VALUES (?,?,?,?)",
-                         (tenant_id, user_id, sealed, iso(profile.updated_at) or ""))
+            row = conn.execute("SELECT sealed, custom, generation FROM profiles WHERE tenant_id=? AND user_id=?",
+                               (tenant_id, user_id)).fetchone()
+            if (int(row[2]) if row else 0) != built_at:
+                return  # overtaken by a change (or an erase) since the build began
+            if row is not None and row[1] is None and row[0]:
+                # keep the app's fields of a row from before they were kept apart
+                self._put_custom(conn, tenant_id, user_id, self._custom(tenant_id, user_id, None,
+                                                                         self._open(tenant_id, user_id, row[0])))
+            conn.execute(
+                "INSERT INTO profiles (tenant_id, user_id, sealed, updated_at, built_at, valid_until) "
+                "VALUES (?,?,?,?,?,?) ON CONFLICT(tenant_id, user_id) DO UPDATE SET sealed=excluded.sealed, "
+                "updated_at=excluded.updated_at, built_at=excluded.built_at, valid_until=excluded.valid_until",
+                (tenant_id, user_id, sealed, iso(profile.updated_at) or "", built_at, iso(valid_until)))
+
+    def put_custom(self, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:
+        with self._db.write() as conn:
+            self._put_custom(conn, tenant_id, user_id, custom)
+
+    def _put_custom(self, conn: sqlite3.Connection, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:
+        sealed = self._cipher.seal(tenant_id, user_id, "profile", "custom", json.dumps(custom).encode())
+        conn.execute("INSERT INTO profiles (tenant_id, user_id, sealed, updated_at, custom) VALUES (?,?,'','',?) "
+                     "ON CONFLICT(tenant_id, user_id) DO UPDATE SET custom=excluded.custom",
+                     (tenant_id, user_id, sealed))
+
+    def invalidate(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("INSERT INTO profiles (tenant_id, user_id, sealed, updated_at, generation) "
+                         "VALUES (?,?,'','',1) ON CONFLICT(tenant_id, user_id) DO UPDATE SET generation=generation+1",
+                         (tenant_id, user_id))
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         with self._db.write() as conn:
@@ -120,14 +165,22 @@ class SqliteTraceStore:
     def flush(self) -> None:
         self._writer.flush()
 
+    # another worker process of `mnemo serve` may have answered the retrieve and not yet flushed its
+    # trace (it does within one writer interval): a miss is read again for a short while
+    OTHER_PROCESS_WAIT = 0.15
+
     def get(self, tenant_id: str, trace_id: str, now: datetime) -> RetrievalTrace | None:
         for trace in self._writer.pending():
             if trace.tenant_id == tenant_id and trace.trace_id == trace_id:
                 return trace if trace.expires_at > now else None
-        with self._db.read() as conn:
-            row = conn.execute("SELECT body FROM traces WHERE tenant_id=? AND trace_id=? AND expires_at > ?",
-                               (tenant_id, trace_id, iso(now))).fetchone()
-        return RetrievalTrace.model_validate_json(row[0]) if row else None
+        deadline = time.monotonic() + self.OTHER_PROCESS_WAIT
+        while True:
+            with self._db.read() as conn:
+                row = conn.execute("SELECT body FROM traces WHERE tenant_id=? AND trace_id=? AND expires_at > ?",
+                                   (tenant_id, trace_id, iso(now))).fetchone()
+            if row or time.monotonic() >= deadline:
+                return RetrievalTrace.model_validate_json(row[0]) if row else None
+            time.sleep(0.01)
 
     def latest(self, tenant_id: str, user_id: str, conversation_id: str, now: datetime) -> RetrievalTrace | None:
         for trace in reversed(self._writer.pending()):
@@ -146,13 +199,18 @@ class SqliteTraceStore:
 
 
 class SqliteAuditLog:
-    """Events are batched off the request path (see BackgroundWriter) and flushed on close."""
+    """Events of a write go into the write's own transaction; the rest (retrievals) are batched off
+    the request path (see BackgroundWriter) and flushed on close."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
         self._writer: BackgroundWriter[AuditEvent] = BackgroundWriter(self._write, name="mnemo-audit")
 
     def record(self, events: Sequence[AuditEvent]) -> None:
+        if events and self._db.in_transaction():
+            # recorded with the data it describes: a crash keeps both or neither
+            self._write(events)
+            return
         for event in events:
             self._writer.put(event)
 
@@ -242,6 +300,12 @@ class SqliteTurnBuffer:
                 seq=seq, message=Message(role=role, content=content.decode(), message_id=message_id,
                                          created_at=datetime.fromisoformat(created_at))))
         return out
+
+    def for_user(self, tenant_id: str, user_id: str) -> list[BufferedTurn]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT DISTINCT conversation_id FROM turn_buffer WHERE tenant_id=? AND user_id=? "
+                                "AND sealed IS NOT NULL ORDER BY conversation_id", (tenant_id, user_id)).fetchall()
+        return [t for (conversation_id,) in rows for t in self.pending(tenant_id, user_id, conversation_id, 2**62)]
 
     def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
         with self._db.write() as conn:
@@ -363,16 +427,20 @@ def _process_alive(claimant: str) -> bool:
 
 
 class ThreadUserLocks:
-    """One lock per user inside this process; SQLite's write lock covers other processes."""
+    """One lock per user inside this process; SQLite's write lock covers other processes.
+
+    Re-entrant: the extraction holds the user's lock from reading the buffer to the last write
+    (an erase must not slip in between), and the writes it calls take the same lock again.
+    """
 
     def __init__(self) -> None:
-        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._locks: dict[tuple[str, str], threading.RLock] = {}
         self._guard = threading.Lock()
 
     @contextmanager
     def hold(self, tenant_id: str, user_id: str) -> Iterator[None]:
         with self._guard:
-            lock = self._locks.setdefault((tenant_id, user_id), threading.Lock())
+            lock = self._locks.setdefault((tenant_id, user_id), threading.RLock())
         with lock:
             yield
 
@@ -413,6 +481,12 @@ class SqliteFeedbackStore:
                 continue  # an erased user's leftovers cannot be read, by design
         return out
 
+    def for_user(self, tenant_id: str, user_id: str) -> list[FeedbackRecord]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT trace_id, sealed FROM feedback WHERE tenant_id=? AND user_id=? ORDER BY at",
+                                (tenant_id, user_id)).fetchall()
+        return [self._open(tenant_id, user_id, trace_id, sealed) for trace_id, sealed in rows]
+
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM feedback WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
@@ -438,6 +512,13 @@ class SqliteSessionStore:
         with self._db.write() as conn:
             conn.execute("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?)",
                          (tenant_id, user_id, state.session_id, sealed, iso(state.expires_at)))
+
+    def for_user(self, tenant_id: str, user_id: str, now: datetime) -> list[SessionState]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT session_id, sealed FROM sessions WHERE tenant_id=? AND user_id=? "
+                                "AND expires_at > ? ORDER BY session_id", (tenant_id, user_id, iso(now))).fetchall()
+        return [SessionState.model_validate_json(self._cipher.open(tenant_id, user_id, sid, "session", sealed))
+                for sid, sealed in rows]
 
     def purge_expired(self, now: datetime) -> int:
         with self._db.write() as conn:
