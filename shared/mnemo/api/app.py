@@ -287,7 +287,7 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
               responses=documented(CreateMemoryResponse, 201, "remembered"), summary="Remember a fact explicitly")
     def create_memory(user_id: UserId, body: MemoryIn) -> Response[str]:
         fact = fact_from_api(body, service.ports.clock.now(), SourceKind.USER_EXPLICIT, default_confidence=1.0,
-                             max_chars=service.settings.max_content_chars, classifier=service.ports.extractor)
+                             max_chars=service.settings.max_content_chars)
         result = service.writer.write(tenant(), user_id, [fact], actor="api")[0]
         if result.outcome == "rejected" or result.memory is None:
             raise errors.InvalidInput(f"content was not stored: {result.reason}",
@@ -304,7 +304,7 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         request_caps(service.settings, [item.content for item in body.items], "items")
         now = service.ports.clock.now()
         facts = [fact_from_api(item, now, SourceKind.IMPORTED, default_confidence=0.9,
-                               max_chars=service.settings.max_content_chars, classifier=service.ports.extractor)
+                               max_chars=service.settings.max_content_chars)
                  for item in body.items]
         results = service.writer.write(tenant(), user_id, facts, resolve_conflicts=body.resolve_conflicts,
                                        actor="import")

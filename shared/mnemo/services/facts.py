@@ -8,7 +8,8 @@ from datetime import datetime
 from typing import Protocol
 
 from mnemo.clock import to_utc
-from mnemo.domain.extraction import Candidate, guess_category, slot_key
+from mnemo.domain.extraction import Candidate, RuleBasedExtractor, guess_category, slot_key
+from mnemo.domain.extraction.slots import vocabulary_subject
 from mnemo.domain.models import Category, Provenance, Scope, SourceKind
 from mnemo.domain.sensitive import sensitive_field
 from mnemo.errors import InvalidInput
@@ -35,6 +36,25 @@ def _base_form(verb: str) -> str:
 
 class StatementClassifier(Protocol):
     def classify(self, statement: str, when: datetime) -> Candidate | None: ...
+
+
+class ExplicitFactClassifier:
+    """The slot of a fact an app hands over (remember, import), by the exact phrase rules, named in the slot
+    vocabulary. Not the learned tagger: an explicit fact must never supersede another because a model
+    misread its slot ("I collect stamps" filed as the current project would replace the last one said);
+    a statement no rule knows keeps a key of its own words."""
+
+    def __init__(self) -> None:
+        self._rules = RuleBasedExtractor()
+
+    def classify(self, statement: str, when: datetime) -> Candidate | None:
+        candidate = self._rules.classify(statement, when)
+        if candidate is not None:
+            candidate.subject = vocabulary_subject(candidate.subject)
+        return candidate
+
+
+_EXPLICIT = ExplicitFactClassifier()
 
 
 class MemoryInput(Protocol):
@@ -71,7 +91,7 @@ def first_person(content: str) -> str:
 
 
 def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_confidence: float,
-                  max_chars: int, classifier: StatementClassifier) -> NewFact:
+                  max_chars: int, classifier: StatementClassifier | None = None) -> NewFact:
     content = validate_content(item.content, max_chars)
     field = sensitive_field({"metadata": item.metadata or {}, "subject": item.subject or ""})
     if field is not None:
@@ -84,7 +104,7 @@ def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_
         raise InvalidInput("session scope needs session_id", details={"field": "session_id"})
     occurred = to_utc(item.created_at) if item.created_at else now
     # learn category and slot the way the extractor would, from the statement itself
-    candidate = classifier.classify(first_person(content), occurred)
+    candidate = (classifier or _EXPLICIT).classify(first_person(content), occurred)
     category = item.category or (candidate.category if candidate else guess_category(content))
     subject = item.subject or (candidate.subject if candidate else f"note:{slot_key(content, 5)}")
     return NewFact(

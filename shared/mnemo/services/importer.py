@@ -77,8 +77,8 @@ def import_file(writer: MemoryWriter, clock: Clock, path: Path, *, tenant_id: st
     for user_id, user_items in by_user.items():
         for start in range(0, len(user_items), BATCH):
             batch = user_items[start:start + BATCH]
-            facts = [fact_from_api(i, now, SourceKind.IMPORTED, default_confidence=0.9, max_chars=max_chars,
-                                   classifier=writer.p.extractor) for i in batch]
+            facts = [fact_from_api(i, now, SourceKind.IMPORTED, default_confidence=0.9, max_chars=max_chars)
+                     for i in batch]
             for result in writer.write(tenant_id, user_id, facts, resolve_conflicts=resolve_conflicts,
                                                actor="import"):
                 outcomes[result.outcome] += 1

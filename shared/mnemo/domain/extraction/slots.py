@@ -140,6 +140,28 @@ def slot_identity(subject: str) -> str:
     return _SAME_FACT.get(name, name) + sep + key
 
 
+# the phrase rules' subjects where the slot vocabulary names them otherwise
+_RULE_SUBJECTS = {"location": "home_location", "employer": "job", "birth": "birthday", "speaks": "languages_spoken",
+                  "pet": "pet", "mobility": "health", "cannot": "health", "intolerance": "allergy",
+                  "style": "instruction", "style_avoid": "instruction", "stack": "project_stack",
+                  "deadline": "project_deadline", "project": "current_project"}
+
+
+def vocabulary_subject(rule_subject: str) -> str:
+    """A phrase rule's subject in the slot vocabulary ("location" -> "home_location"), so a fact an app
+    remembered and a fact learned from chat supersede each other."""
+    name, sep, key = rule_subject.partition(":")
+    if name == "style" and key.startswith("response_language"):
+        return "answer_language"
+    if name == "style" and key.startswith("response_style"):
+        return "answer_style"
+    mapped = _RULE_SUBJECTS.get(name, name)
+    slot = SLOTS.get(mapped)
+    if slot is not None and not slot.multi:
+        return "answer_style" if mapped in _ONE_STYLE else mapped
+    return mapped + sep + key
+
+
 def slot_of(subject: str) -> Slot | None:
     return SLOTS.get(subject.partition(":")[0])
 
