@@ -79,7 +79,7 @@ def test_the_user_write_lock_holds_across_workers(server: Server) -> None:
                                                        {"content": f"I live in {c}."})[0], cities))
     assert statuses == [201] * len(cities)
     _, page = server.call("GET", f"/v1/users/{user}/memories?limit=200")
-    active = [m for m in page["items"] if m["subject"] == "location" and m["status"] == "active"]
+    active = [m for m in page["items"] if m["subject"] == "home_location" and m["status"] == "active"]
     assert len(active) == 1, [m["content"] for m in active]
 
 
