@@ -72,7 +72,8 @@ def _iban_prefix(candidate: str) -> str | None:
     return None
 _KEYWORD_VALUE = r"\s*(?:is|was|:|=|->|of)?\s*[\"'`]?"
 # a secret said in words may run to several (correct horse battery staple): up to the end of the clause
-_WORDS_VALUE = (r"[\"'`]?[^\s\"'`]{2,}(?:\s+(?!(?:and|but|so|because|for|which|when|if|or|though)\b)"
+# (a value never ends on a sentence's full stop, so the next sentence is never taken with it)
+_WORDS_VALUE = (r"[\"'`]?[^\s\"'`]+[^\s\"'`.,;:!?)](?:\s+(?!(?:and|but|so|because|for|which|when|if|or|though)\b)"
                 r"[^\s.,;!?\"'`]+){0,5}")
 _BIP39_WORD = r"[a-z]{3,8}"
 
