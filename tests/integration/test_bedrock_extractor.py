@@ -91,7 +91,7 @@ def test_a_schema_violation_falls_back_and_is_counted(bedrock) -> None:
 def test_secrets_never_reach_the_model(bedrock) -> None:
     client, stubber = bedrock
     # the Stubber fails the call unless the parameters are exactly these: the secret is already gone
-    text = "Conversation:\n[0] user: my [REDACTED:password] and I love tea"
+    text = "Conversation:\n[0] user: my [REDACTED:password]!! and I love tea"
     expected = [{"role": "user", "content": [{"text": text}]}]
     stubber.add_response("converse", tool_answer({"facts": [], "forget": []}), {
         "modelId": MODEL, "system": ANY, "messages": expected, "toolConfig": ANY, "inferenceConfig": ANY})

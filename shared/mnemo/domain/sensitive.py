@@ -72,7 +72,8 @@ def _iban_prefix(candidate: str) -> str | None:
     return None
 _KEYWORD_VALUE = r"\s*(?:is|was|:|=|->|of)?\s*[\"'`]?"
 # a secret said in words may run to several (correct horse battery staple): up to the end of the clause
-_WORDS_VALUE = (r"[\"'`]?[^\s\"'`]{2,}(?:\s+(?!(?:and|but|so|because|for|which|when|if|or|though)\b)"
+# (a value never ends on a sentence's full stop, so the next sentence is never taken with it)
+_WORDS_VALUE = (r"[\"'`]?[^\s\"'`]+[^\s\"'`.,;:!?)](?:\s+(?!(?:and|but|so|because|for|which|when|if|or|though)\b)"
                 r"[^\s.,;!?\"'`]+){0,5}")
 _BIP39_WORD = r"[a-z]{3,8}"
 
@@ -210,23 +211,34 @@ def contains_sensitive(text: str) -> bool:
 
 def redact_together(texts: Sequence[str]) -> list[str]:
     """Each text redacted, screened as one: a card split over two messages of a turn, or a password
-    asked in one and answered in the next, is found in the joined text and cut from every part."""
-    joined = " ".join(texts)
-    spans: list[list[tuple[int, int, str]]] = [[] for _ in texts]
-    starts, cursor = [], 0
-    for text in texts:
-        starts.append(cursor)
-        cursor += len(text) + 1
-    for f in find_sensitive(joined):
-        for i, (start, text) in enumerate(zip(starts, texts, strict=True)):
-            lo, hi = max(f.start, start), min(f.end, start + len(text))
-            if lo < hi:
-                spans[i].append((lo - start, hi - start, f.kind))
+    asked in one and answered in the next, is found in the joined text and cut from every part.
+    Joined with a space and without one: a split right after a separator ("5100-" + "0000-...")
+    must read as one number too."""
+    spans: list[list[tuple[int, int]]] = [[] for _ in texts]
+    kinds: list[dict[int, str]] = [{} for _ in texts]
+    for joiner in (" ", ""):
+        joined = joiner.join(texts)
+        starts, cursor = [], 0
+        for text in texts:
+            starts.append(cursor)
+            cursor += len(text) + len(joiner)
+        for f in find_sensitive(joined):
+            for i, (start, text) in enumerate(zip(starts, texts, strict=True)):
+                lo, hi = max(f.start, start), min(f.end, start + len(text))
+                if lo < hi:
+                    spans[i].append((lo - start, hi - start))
+                    kinds[i][lo - start] = f.kind
     out = []
-    for text, found in zip(texts, spans, strict=True):
+    for text, found, kind in zip(texts, spans, kinds, strict=True):
+        merged: list[tuple[int, int, str]] = []
+        for lo, hi in sorted(found):
+            if merged and lo <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(hi, merged[-1][1]), merged[-1][2])
+            else:
+                merged.append((lo, hi, kind[lo]))
         parts, at = [], 0
-        for lo, hi, kind in found:
-            parts.extend([text[at:lo], f"{MARKER}{kind}]"])
+        for lo, hi, name in merged:
+            parts.extend([text[at:lo], f"{MARKER}{name}]"])
             at = hi
         out.append("".join([*parts, text[at:]]))
     return out
