@@ -199,7 +199,9 @@ def test_a_request_over_the_timeout_is_cut_off_and_the_worker_replaced(tmp_path:
             status, _ = server.call("POST", "/v1/users/slow/memories/import", {"items": items}, timeout=120)
         except OSError:  # the worker was replaced mid-request: the connection closes without an answer
             status = None
-        assert status is None, "the import finished within the timeout: nothing was tested"
+        # cut off: gunicorn aborts the worker mid-request and answers 500 when it still can, or the
+        # connection closes; a 200 would mean the import finished within the timeout (nothing tested)
+        assert status is None or status == 500, "the import finished within the timeout: nothing was tested"
         assert time.perf_counter() - started < 60
         assert server.call("GET", "/health")[0] == 200
         assert server.call("GET", "/ready", key=None)[0] == 200
