@@ -42,7 +42,7 @@ def test_the_curl_walkthrough_runs_as_written(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
         out = result.stdout
         assert '"accepted": 2' in out.replace('"accepted":2', '"accepted": 2')
-        assert "User is vegetarian." in out
+        assert "User's diet: vegetarian." in out
         assert "4111" not in out
         assert "## What you know about this user" in out
         assert '"outcome": "superseded"' in out

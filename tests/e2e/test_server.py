@@ -43,7 +43,7 @@ def test_the_memory_loop_end_to_end(server: Server) -> None:
         return listed if len(listed) >= 2 else None
 
     items = server.wait_for(both)
-    assert sorted(m["content"] for m in items) == ["User is vegetarian.", "User lives in Lisbon."]
+    assert sorted(m["content"] for m in items) == ["User lives in Lisbon.", "User's diet: vegetarian."]
     status, result = server.call("POST", f"/v1/users/{u}/retrieve",
                                  {"query": "Suggest a dinner recipe for me tonight"})
     assert status == 200
@@ -57,7 +57,7 @@ def test_quiet_period_extraction_runs_in_the_background(server: Server) -> None:
     server.call("POST", f"/v1/users/{u}/turns", {"conversation_id": "c", "messages": [
         {"role": "user", "content": "I have a dog named Rex."}]})
     items = server.wait_for(lambda: server.call("GET", f"/v1/users/{u}/memories")[1]["items"])
-    assert [m["content"] for m in items] == ["User has a dog named Rex."]
+    assert [m["content"] for m in items] == ["User has a pet: dog named Rex."]
 
 
 def test_tenants_are_isolated(server: Server) -> None:
