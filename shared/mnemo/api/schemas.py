@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from mnemo.domain.models import PROFILE_KEY_PATTERN, Category, Memory, MemoryVersion, Profile, Scope, Status
 
@@ -45,7 +45,11 @@ MetaKey = Annotated[str, Field(min_length=1, max_length=64)]
 MetaValue = Annotated[str, Field(max_length=256)]
 Metadata = Annotated[dict[MetaKey, MetaValue] | None, Field(max_length=16), AfterValidator(_metadata)]
 CustomKey = Annotated[str, Field(pattern=PROFILE_KEY_PATTERN)]
-CustomFields = Annotated[dict[CustomKey, MetaValue] | None, Field(max_length=16), AfterValidator(_metadata)]
+# documented with propertyNames: pydantic's patternProperties alone would let other keys through the schema
+CustomDict = Annotated[dict[CustomKey, MetaValue], WithJsonSchema({
+    "type": "object", "maxProperties": 16, "propertyNames": {"pattern": PROFILE_KEY_PATTERN},
+    "additionalProperties": {"type": "string", "maxLength": 256}})]
+CustomFields = Annotated[CustomDict | None, Field(max_length=16), AfterValidator(_metadata)]
 
 
 class RetrieveRequest(Strict):
