@@ -67,6 +67,14 @@ def test_writes_and_erases_through_one_worker_are_seen_by_the_others(server: Ser
     for _ in range(6):
         status, found = server.call("POST", f"/v1/users/{user}/search", {"query": "stamps", "top_k": 50})
         assert (status, found["items"]) == (200, [])
+    # sequential connections may all be accepted by one worker; concurrent ones keep both busy
+    for _ in range(10):
+        if len(workers_seen(server)) >= 2:
+            break
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(lambda _i: server.call("POST", f"/v1/users/{user}/search",
+                                                           {"query": "stamps", "top_k": 50}), range(8)))
+        assert all((status, found["items"]) == (200, []) for status, found in answers)
     assert len(workers_seen(server)) >= 2, "the requests did not reach both workers"
 
 
