@@ -10,7 +10,7 @@ from datetime import datetime
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor
-from mnemo.domain.extraction.rules import topic_of
+from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around
 from mnemo.domain.extraction.slots import ACTIVITY_VERBS, NO_VALUE, SLOTS, Slot, subject_for
@@ -243,8 +243,6 @@ def last_value_wins(candidates: list[Candidate]) -> list[Candidate]:
 def _note(text: str, message: Message) -> Candidate:
     """'Remember that X' where no slot fits: the user's own words, kept as an explicit note."""
     clause = text.strip()
-    from mnemo.domain.extraction.rules import guess_category, slot_key
-
     candidate = Candidate(
         category=guess_category(clause), subject=f"note:{slot_key(clause, 4)}", content=third_person(clause),
         confidence=1.0, evidence=clause, message_id=message.message_id, occurred_at=message.created_at,
