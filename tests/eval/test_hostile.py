@@ -163,6 +163,55 @@ def test_every_field_a_client_sends_is_screened(api: ApiClient, method: str, pat
     assert "ghp_" not in leaked
 
 
+TOKEN_ID = "ghp_" + "d4" * 20
+DASHED_CARD = "4111-1111-1111-1111"
+
+
+@pytest.mark.parametrize(("method", "path", "body", "field"), [
+    ("POST", f"/v1/users/{U}/turns", {"conversation_id": DASHED_CARD,
+                                       "messages": [{"role": "user", "content": "I like tea."}]}, "conversation_id"),
+    ("POST", f"/v1/users/{U}/turns", {"conversation_id": "c1", "messages": [
+        {"role": "user", "content": "I like tea.", "message_id": "m1"},
+        {"role": "user", "content": "I like jam.", "message_id": TOKEN_ID}]}, "messages.1.message_id"),
+    ("POST", f"/v1/users/{U}/turns", {"conversation_id": "c1", "project_id": CARD,
+                                       "messages": [{"role": "user", "content": "I like tea."}]}, "project_id"),
+    ("POST", f"/v1/users/{U}/conversations/{TOKEN_ID}/close", None, "conversation_id"),
+    ("POST", f"/v1/users/{U}/memories", {"content": "I like tea.", "scope": "session", "session_id": TOKEN_ID},
+     "session_id"),
+    ("POST", f"/v1/users/{U}/memories/import", {"items": [
+        {"content": "I like tea."}, {"content": "I like jam.", "scope": "project", "project_id": DASHED_CARD}]},
+     "items.1.project_id"),
+    ("POST", f"/v1/users/{U}/retrieve", {"query": "What do I like?", "conversation_id": TOKEN_ID}, "conversation_id"),
+    ("POST", f"/v1/users/{U}/retrieve", {"query": "What do I like?", "session_id": CARD}, "session_id"),
+    ("POST", f"/v1/users/{U}/search", {"query": "tea", "project_id": TOKEN_ID}, "project_id"),
+    ("PUT", f"/v1/users/{U}/sessions/{DASHED_CARD}", {"rolling_summary": "Planning a trip."}, "session_id"),
+    ("GET", f"/v1/users/{U}/sessions/{TOKEN_ID}", None, "session_id"),
+])
+def test_an_id_that_carries_a_secret_is_refused_naming_the_field(
+        api: ApiClient, stored: Callable[[], bytes], method: str, path: str, body: dict[str, Any] | None,
+        field: str) -> None:
+    # given a user with something stored (so the storage read below holds data)
+    assert remember(api, "I keep a garden.")[0] == 201
+    # when an id carries a card number or a token
+    status, answer = api.call(method, path, body)
+    # then it is refused with a 400 naming the field, and the secret is neither echoed nor kept
+    assert status == 400, answer
+    assert answer["error"]["details"]["field"] == field
+    for secret in (CARD, DASHED_CARD, TOKEN_ID):
+        assert secret not in json.dumps(answer)
+        assert secret not in everything(api)
+        assert secret.encode() not in stored()
+
+
+def test_common_id_shapes_are_not_taken_for_secrets(api: ApiClient) -> None:
+    # a Slack timestamp passes the Luhn check, a SHA-256 hex digest has the shape of a raw key
+    for conversation in ("1700000000.123456", "a3" * 32, "550e8400-e29b-41d4-a716-446655440000",
+                         "1183847256290173040"):
+        status, answer = api.call("POST", f"/v1/users/{U}/turns", {
+            "conversation_id": conversation, "messages": [{"role": "user", "content": "I like tea."}]})
+        assert status == 202, (conversation, answer)
+
+
 def test_a_feedback_comment_is_screened(api: ApiClient) -> None:
     assert remember(api, "I love fado music.")[0] == 201
     trace = api.retrieve(U, "What music do I love?")["trace_id"]

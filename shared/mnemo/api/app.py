@@ -53,7 +53,7 @@ from mnemo.api.schemas import (
 from mnemo.bootstrap import Mnemo
 from mnemo.domain.models import Category, Profile, RetrievalTrace, SessionState, SourceKind, Status
 from mnemo.domain.ranking import Scored
-from mnemo.domain.sensitive import contains_sensitive
+from mnemo.domain.sensitive import contains_sensitive, secret_in_id
 from mnemo.domain.text import sentence_parts
 from mnemo.services.facts import fact_from_api
 from mnemo.services.ingest import IncomingMessage
@@ -179,6 +179,16 @@ def request_caps(settings: Settings, contents: list[str], what: str) -> None:
                                      details={"field": what, "reason": f"{embeddings} texts to embed"})
 
 
+def screen_ids(ids: dict[str, str | None]) -> None:
+    """Ids an app sends are kept in the clear (storage keys, traces) and echoed back: one that carries
+    a secret (a card number, a token) is refused naming the field, like any other field a client sends."""
+    for name, value in ids.items():
+        kind = secret_in_id(value) if value else None
+        if kind is not None:
+            raise errors.InvalidInput(f"{name} must not carry a secret ({kind})",
+                                      details={"field": name, "reason": kind})
+
+
 def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     app = MnemoResolver(enable_validation=True, json_body_deserializer=load_json)
     limit = service.settings.max_body_bytes
@@ -248,6 +258,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.post("/v1/users/<user_id>/retrieve", tags=["memory"], responses=documented(RetrieveResponse),
               summary="Memories that matter for this query, as a labelled prompt block")
     def retrieve(user_id: UserId, body: RetrieveRequest) -> Response[str]:
+        screen_ids({"session_id": body.session_id, "project_id": body.project_id,
+                    "conversation_id": body.conversation_id})
         result = service.retriever.retrieve(
             tenant(), user_id, body.query, top_k=body.top_k or service.settings.default_top_k,
             token_budget=body.token_budget or service.settings.token_budget,
@@ -261,6 +273,7 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.post("/v1/users/<user_id>/search", tags=["memory"], responses=documented(SearchResponse),
               summary="Ranked search, no gate, no budget")
     def search(user_id: UserId, body: SearchRequestBody) -> Response[str]:
+        screen_ids({"project_id": body.project_id, "session_id": body.session_id})
         found = service.retriever.search(tenant(), user_id, body.query, top_k=body.top_k, category=body.category,
                                          project_id=body.project_id, session_id=body.session_id,
                                          rank_by=body.rank_by)
@@ -269,6 +282,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.post("/v1/users/<user_id>/turns", tags=["ingest"], responses=documented(TurnsAccepted, 202, "buffered"),
               summary="Buffer a turn; extraction runs later, debounced")
     def turns(user_id: UserId, body: TurnsRequest) -> Response[str]:
+        screen_ids({"conversation_id": body.conversation_id, "project_id": body.project_id,
+                    **{f"messages.{i}.message_id": m.message_id for i, m in enumerate(body.messages)}})
         request_caps(service.settings, [m.content for m in body.messages], "messages")
         result = service.ingestor.add_turns(
             tenant(), user_id, body.conversation_id,
@@ -280,12 +295,14 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
               responses=documented(TurnsAccepted, 202, "extraction scheduled"),
               summary="Extract what is pending now (session end)")
     def close(user_id: UserId, conversation_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> Response[str]:
+        screen_ids({"conversation_id": conversation_id})
         service.ingestor.close(tenant(), user_id, conversation_id)
         return reply(TurnsAccepted(accepted=0, pending=0), 202)
 
     @app.post("/v1/users/<user_id>/memories", tags=["memories"],
               responses=documented(CreateMemoryResponse, 201, "remembered"), summary="Remember a fact explicitly")
     def create_memory(user_id: UserId, body: MemoryIn) -> Response[str]:
+        screen_ids({"project_id": body.project_id, "session_id": body.session_id})
         fact = fact_from_api(body, service.ports.clock.now(), SourceKind.USER_EXPLICIT, default_confidence=1.0,
                              max_chars=service.settings.max_content_chars)
         result = service.writer.write(tenant(), user_id, [fact], actor="api")[0]
@@ -302,6 +319,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
             raise errors.InvalidInput(f"at most {service.settings.max_import_items} items per import",
                                       details={"field": "items"})
         request_caps(service.settings, [item.content for item in body.items], "items")
+        screen_ids({f"items.{i}.{name}": getattr(item, name) for i, item in enumerate(body.items)
+                    for name in ("project_id", "session_id")})
         now = service.ports.clock.now()
         facts = [fact_from_api(item, now, SourceKind.IMPORTED, default_confidence=0.9,
                                max_chars=service.settings.max_content_chars)
@@ -392,12 +411,14 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     @app.get("/v1/users/<user_id>/sessions/<session_id>", tags=["sessions"], responses=documented(SessionState),
              summary="The state of one conversation")
     def get_session(user_id: UserId, session_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> Response[str]:
+        screen_ids({"session_id": session_id})
         return reply(service.sessions.get(tenant(), user_id, session_id))
 
     @app.put("/v1/users/<user_id>/sessions/<session_id>", tags=["sessions"], responses=documented(SessionState),
              summary="Set the structured state of one conversation (expires with its TTL)")
     def put_session(user_id: UserId, session_id: Annotated[str, Path(pattern=ID_PATTERN)],
                     body: SessionPut) -> Response[str]:
+        screen_ids({"session_id": session_id})
         for text in [*(body.confirmed_facts or []), *(body.open_questions or []), body.rolling_summary or ""]:
             if contains_sensitive(text):
                 raise errors.InvalidInput("session state must not carry secrets", details={"field": "body"})

@@ -262,3 +262,24 @@ def sensitive_field(fields: Mapping[str, object]) -> str | None:
         if any(contains_sensitive(t) for t in texts) or (len(texts) > 1 and contains_sensitive(" ".join(texts))):
             return name
     return None
+
+
+# Card networks issue numbers starting 2-6 (Mastercard 2/5, Amex and Diners 3, Visa 4, Discover 6):
+# a run of digits starting otherwise is an app's numeric id (a Slack timestamp, a snowflake), not a card.
+_CARD_NETWORKS = frozenset("23456")
+
+
+def secret_in_id(value: str) -> str | None:
+    """The kind of secret an id an app sends (conversation, message, project, session) carries, or
+    None. Ids are stored in the clear in keys and echoed back, so the shared screen applies, with two
+    shapes that are common ids allowed: a digit run no card network issues (a Slack timestamp
+    1700000000.123456 passes the Luhn check one time in ten), and 64 hex digits (a SHA-256 digest;
+    also the shape of a raw private key, which an app has no reason to use as an id)."""
+    for finding in find_sensitive(value):
+        text = value[finding.start:finding.end]
+        if finding.kind == "payment_card" and re.sub(r"\D", "", text)[:1] not in _CARD_NETWORKS:
+            continue
+        if finding.kind == "private_key" and re.fullmatch(r"[0-9a-fA-F]{64}", text):
+            continue
+        return finding.kind
+    return None
