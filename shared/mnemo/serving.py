@@ -9,10 +9,12 @@ Why this shape:
 - Everything that must hold across workers lives in the data directory: SQLite (WAL, one writer at
   a time), the per-user lock (file record locks), the index generation counter, the quotas, and
   the metrics files. Kernel locks die with their holder, so kill -9 of any worker leaves no lock.
-- The debounce worker and the consolidation schedule run in exactly one worker: the holder of the
-  jobs lock (`run/jobs.lock`). When it dies, another worker takes the lock within a second and
-  picks up the durable queue where it stopped. Other workers wake it through a datagram socket.
-- SIGTERM (gunicorn's graceful stop): workers finish their request in flight, the jobs worker
+- The debounce worker and the consolidation schedule run in a process of their own at a lower CPU
+  priority (`mnemo.jobs_process`), started by the arbiter and started again if it dies; it holds
+  the jobs lock (`run/jobs.lock`) and picks up the durable queue where the last one stopped.
+  Request workers wake it through a datagram socket. So extraction never holds a request
+  worker's interpreter lock, and the cores go to the requests a client is waiting for first.
+- SIGTERM (gunicorn's graceful stop): workers finish their request in flight, the jobs process
   finishes the extraction job in progress, then each closes its service (flushing traces/audit).
 """
 
@@ -25,7 +27,6 @@ import math
 import os
 import shutil
 import socket
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,16 +36,14 @@ from typing import Any
 from gunicorn import util as gunicorn_util  # type: ignore[import-untyped]
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
-from mnemo.adapters.local.file_locks import ExclusiveFile, lock_data_dir
+from mnemo.adapters.local.file_locks import lock_data_dir
 from mnemo.errors import ConfigurationError
-from mnemo.ports import ExtractionJob
+from mnemo.jobs_process import JobsSupervisor
 from mnemo.quotas import TenantQuotas
 from mnemo.server import Authenticator, WsgiApp, is_loopback
-from mnemo.services.extraction import ExtractionReport
 from mnemo.settings import Settings
 
 log = logging.getLogger("mnemo.serving")
-LEADER_RETRY_SECONDS = 1.0
 
 
 @dataclass
@@ -89,7 +88,7 @@ class WakeSignal:
 
 
 class WorkerRuntime:
-    """What one worker process holds: its service, its WSGI app, and maybe the background jobs."""
+    """What one request worker process holds: its service and its WSGI app."""
 
     def __init__(self, settings: Settings, run_dir: Path, auth: Authenticator, quotas: TenantQuotas) -> None:
         from mnemo import metrics
@@ -100,10 +99,8 @@ class WorkerRuntime:
         self.run_dir = run_dir
         self.service = build_local(settings)
         self._stopping = threading.Event()
-        self._jobs_lock = ExclusiveFile(run_dir / "jobs.lock")
-        self._jobs: list[Any] = []
-        self._listener: socket.socket | None = None
         queue = self.service.ports.queue
+        # jobs scheduled here wake the jobs process (it polls anyway)
         self.wake = WakeSignal(queue.wakeup, run_dir / "wake.sock")  # type: ignore[attr-defined]
         queue.wakeup = self.wake  # type: ignore[attr-defined]
         logging.getLogger("mnemo").addHandler(metrics.FallbackCounter())
@@ -111,8 +108,6 @@ class WorkerRuntime:
                            ready=self.readiness, metrics_db=settings.data_dir.expanduser() / "mnemo.db",
                            metrics_key=settings.metrics_key, access_log=settings.access_log)
         self._warm_up()
-        self._elector = threading.Thread(target=self._elect, name="mnemo-jobs-elector", daemon=True)
-        self._elector.start()
 
     def _warm_up(self) -> None:
         """Pay the first inference and the resolver's first-call set-up here, before this worker
@@ -123,10 +118,6 @@ class WorkerRuntime:
         embedder.embed_queries(["warm up the query model"])
         embedder.embed(["Warm up the model for memories. It embeds sentence by sentence."])
         self.app.app.resolve(build_event("GET", "/health", {}, b"", "", "127.0.0.1"), None)  # type: ignore[arg-type]
-
-    @property
-    def leads_jobs(self) -> bool:
-        return self._jobs_lock.held
 
     def readiness(self) -> str | None:
         """None when this worker can serve: its database answers and it is not shutting down."""
@@ -141,61 +132,12 @@ class WorkerRuntime:
             return f"the database does not answer ({type(exc).__name__})"
         return None
 
-    def _elect(self) -> None:
-        while not self._stopping.is_set():
-            if self._jobs_lock.try_acquire():
-                self._jobs_lock.write_owner(f"{os.getpid()}\n")
-                self._start_jobs()
-                return
-            self._stopping.wait(LEADER_RETRY_SECONDS)
-
-    def _start_jobs(self) -> None:
-        from mnemo import metrics
-        from mnemo.bootstrap import start_scheduler, start_worker
-
-        address = self.run_dir / "wake.sock"
-        address.unlink(missing_ok=True)  # a dead jobs worker's socket file
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        listener.bind(str(address))
-        self._listener = listener
-        threading.Thread(target=self._listen, args=(listener,), name="mnemo-wake", daemon=True).start()
-        clock = self.service.ports.clock
-        process = self.service.extraction.process
-
-        def timed(job: ExtractionJob) -> ExtractionReport:
-            metrics.EXTRACTION_LAG.observe(max(0.0, (clock.now() - job.due_at).total_seconds()))
-            try:
-                result = process(job)
-            except Exception:
-                metrics.EXTRACTION_JOBS.labels(outcome="failed").inc()
-                raise
-            metrics.count_extraction(result)
-            return result
-
-        self.service.extraction.process = timed  # type: ignore[method-assign]  # the same job, timed
-        # the jobs share this worker's interpreter lock with its requests: hand it over every
-        # millisecond rather than every five, so a request never waits long behind an extraction
-        sys.setswitchinterval(0.001)
-        self._jobs = [start_worker(self.service), start_scheduler(self.service)]
-        log.info("this worker runs the background jobs", extra={"worker": os.getpid()})
-
-    def _listen(self, listener: socket.socket) -> None:
-        while not self._stopping.is_set():
-            try:
-                listener.recv(64)
-            except OSError:
-                return
-            self.wake._event.set()
-
     def close(self) -> None:
-        """Stop taking jobs, finish the one in progress, flush what the requests queued."""
+        """Flush what the requests queued (traces, audit)."""
         if self._stopping.is_set():
             return
         self._stopping.set()
-        if self._listener is not None:
-            self._listener.close()
-        self.service.close()  # stops the debounce worker (it finishes its current job) and the scheduler
-        self._jobs_lock.release()
+        self.service.close()
 
 
 def write_json_error(sock: socket.socket, status_int: int, reason: str, _message: str) -> None:
@@ -219,6 +161,7 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
         self.run_dir = self.data_dir / "run"
         self.auth = Authenticator(settings.tenant_keys())
         self.runtime: WorkerRuntime | None = None  # set in each worker process, after the fork
+        self.jobs = JobsSupervisor(settings, self.run_dir)  # in the arbiter
         self.quotas = TenantQuotas(self.run_dir / "quotas", self.auth.tenants, settings.tenant_requests_per_second,
                                    settings.tenant_burst, settings.tenant_concurrent_requests)
         super().__init__()
@@ -248,6 +191,15 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             self.announce(f"mnemo serving on http://{host}:{port} (data: {self.settings.data_dir}, "
                           f"workers: {self.options.workers})")
 
+        def when_ready(_server: Any) -> None:
+            # before the workers start: the jobs process holds its lock by the time a client is told
+            # the server is up
+            self.jobs.start()
+            self.jobs.wait_until_running(self.settings.jobs_start_timeout_seconds)
+
+        def on_exit(_server: Any) -> None:
+            self.jobs.stop()
+
         def child_exit(_server: Any, worker: Any) -> None:
             from prometheus_client import multiprocess
 
@@ -274,6 +226,8 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             "proc_name": "mnemo",
             "preload_app": False,  # each worker loads its own model and database connections after the fork
             "post_fork": post_fork,
+            "when_ready": when_ready,
+            "on_exit": on_exit,
             "post_worker_init": post_worker_init,
             "child_exit": child_exit,
             "worker_exit": worker_exit,

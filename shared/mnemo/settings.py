@@ -225,6 +225,10 @@ class Settings(BaseModel):
     request_timeout_seconds: float = Field(60.0, gt=0, le=3600)
     # on SIGTERM: how long in-flight requests and the extraction job in progress get to finish
     shutdown_grace_seconds: float = Field(30.0, gt=0, le=3600)
+    # the background jobs (extraction, consolidation) run in a process of their own at this nice
+    # value: request workers get the cores first. The server waits this long at start for it.
+    jobs_nice: int = Field(10, ge=0, le=19)
+    jobs_start_timeout_seconds: float = Field(15.0, ge=0, le=600)
     # a bearer key for /metrics from a non-loopback address (loopback scrapes need none)
     metrics_key: str = ""
     access_log: bool = True

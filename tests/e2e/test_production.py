@@ -122,6 +122,25 @@ def test_health_stays_fast_while_a_large_import_runs(server: Server) -> None:
     assert samples[-1] < done[0] * 1000 / 4, (samples[-1], done[0])
 
 
+def test_the_background_jobs_run_in_a_process_of_their_own_at_a_lower_priority(server: Server) -> None:
+    """Extraction must not share a request worker's interpreter lock nor compete for the cores on
+    equal terms with the requests a client waits for."""
+    jobs_pid = int((server.data_dir / "run" / "jobs.lock").read_text().split()[0])
+    for _ in range(20):  # reach both workers
+        assert server.call("GET", "/v1/users/jobs-user/settings")[0] == 200
+    assert jobs_pid not in workers_seen(server)
+    assert "mnemo.jobs_process" in Path(f"/proc/{jobs_pid}/cmdline").read_bytes().decode()
+    assert os.getpriority(os.PRIO_PROCESS, jobs_pid) == 10
+    # and it does the work: a closed conversation is extracted
+    status, _ = server.call("POST", "/v1/users/jobs-user/turns", {"conversation_id": "c1", "messages": [
+        {"role": "user", "content": "I live in Tallinn and I work as a radiographer.", "message_id": "m1"}]})
+    assert status == 202
+    assert server.call("POST", "/v1/users/jobs-user/conversations/c1/close")[0] == 202
+    found = server.wait_for(lambda: [m for m in server.call("GET", "/v1/users/jobs-user/memories")[1]["items"]
+                                     if "Tallinn" in m["content"]])
+    assert found
+
+
 def test_metrics_sum_every_worker(server: Server) -> None:
     for _ in range(30):
         assert server.call("GET", "/v1/users/metrics-user/settings")[0] == 200
