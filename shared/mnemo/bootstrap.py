@@ -102,14 +102,16 @@ def _services(ports: Ports, summariser: Any = None) -> Mnemo:
     ports.memories = ProfileTrackedMemories(ports.memories, ports.profiles)
     profiles = ProfileView(ports)
     writer = MemoryWriter(ports, profiles)
-    forgetter = Forgetter(ports)
+    # the summaries consolidation derives are refreshed by forget, delete and edit of what they were drawn from
+    consolidator = Consolidator(ports, summariser)
+    forgetter = Forgetter(ports, consolidator)
     signals = ImplicitSignals(ports)
     sessions = SessionService(ports)
     return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals, profiles),
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
-                 feedback=FeedbackService(ports), control=UserControl(ports, writer),
-                 consolidator=Consolidator(ports, summariser))
+                 feedback=FeedbackService(ports), control=UserControl(ports, writer, consolidator),
+                 consolidator=consolidator)
 
 
 def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,

@@ -17,7 +17,7 @@ import numpy as np
 
 from mnemo.domain.lifecycle import is_due_for_archive, is_due_for_deletion, is_expired, is_prunable
 from mnemo.domain.models import RETRIEVABLE as LIVE
-from mnemo.domain.models import AuditEvent, Category, Memory, Provenance, SourceKind, Status
+from mnemo.domain.models import AuditEvent, Category, Memory, MemoryVersion, Provenance, SourceKind, Status
 from mnemo.domain.ranking import recency
 from mnemo.domain.summarise import RuleBasedSummariser, SummaryFact
 from mnemo.domain.topics import find_topics
@@ -26,6 +26,8 @@ from mnemo.services.context import Ports
 from mnemo.services.writing import stable_id
 
 log = logging.getLogger("mnemo.consolidation")
+# why a summary became a tombstone: one of the memories it was drawn from was forgotten, deleted or edited
+SOURCE_CHANGED = "source_changed"
 
 
 @dataclass
@@ -191,9 +193,61 @@ class Consolidator:
                       for m in replaced]
         archived = [m.model_copy(update={"status": Status.ARCHIVED, "updated_at": now,
                                          "superseded_by": summaries[0].memory_id,
-                                         "tags": [*m.tags, "summarised"]}) for m in new]
+                                         "tags": [*(t for t in m.tags if t != "summarised"), "summarised"]})
+                    for m in new]
         self.p.memories.save([*summaries, *superseded, *archived])  # one transaction: all or nothing
         return [*summaries, *superseded, *archived]
+
+    def refresh_summaries(self, tenant_id: str, user_id: str, memories: list[Memory], gone: set[str]) -> list[Memory]:
+        """Summaries drawn from a memory that was just forgotten, deleted or edited (``gone``) are derived
+        text that still says what it said: each becomes a tombstone without its text, and its topic is
+        summarised again from the episodes that remain (or, too few for a summary, they are live again
+        until the next consolidation folds them). ``memories`` is everything of the user as it is now;
+        the caller holds the user's lock. Returns what was written."""
+        derived = [m for m in memories if m.category is Category.SUMMARY and m.status is not Status.DELETED
+                   and gone & set(m.provenance.memory_ids)]
+        if not derived:
+            return []
+        now = self.p.clock.now()
+        by_id = {m.memory_id: m for m in memories}
+        topics = {m.metadata["topic"] for m in derived if m.status in LIVE and m.metadata.get("topic")}
+        # a live summary is replaced with its whole topic: its claims were drawn together
+        doomed = {m.memory_id: m for m in memories if m.category is Category.SUMMARY and m.status in LIVE
+                  and m.metadata.get("topic") in topics}
+        doomed.update((m.memory_id, m) for m in derived)
+        history = [h.model_copy(update={"content": "", "reason": SOURCE_CHANGED})
+                   for m in doomed.values() for h in self.p.memories.history(tenant_id, user_id, m.memory_id)]
+        tombstones = [m.model_copy(update={
+            "status": Status.DELETED, "superseded_by": SOURCE_CHANGED, "confidence": 0.0, "content": "",
+            "updated_at": now, "metadata": {}, "tags": [], "part_embeddings": None,
+            "embedding": [0.0] * len(m.embedding or [0.0] * self.p.embedder.dimension)}) for m in doomed.values()]
+        history.extend(MemoryVersion(memory_id=m.memory_id, version=m.version, content="", category=m.category,
+                                     status=m.status, confidence=m.confidence, updated_at=now, reason=SOURCE_CHANGED)
+                       for m in doomed.values())
+        self.p.memories.save(tombstones, history)
+        written = list(tombstones)
+        smallest = min(self.p.settings.consolidation_cluster_size, self.p.settings.consolidation_refresh_size)
+        for topic_id in sorted(topics):
+            summaries = {m.memory_id for m in doomed.values() if m.metadata.get("topic") == topic_id}
+            source_ids = {i for m in doomed.values() if m.memory_id in summaries for i in m.provenance.memory_ids}
+            source_ids |= {m.memory_id for m in memories if m.superseded_by in summaries}
+            remaining = [by_id[i] for i in sorted(source_ids - gone) if i in by_id
+                         and by_id[i].status in {*LIVE, Status.ARCHIVED} and by_id[i].embedding is not None]
+            facts = self.summariser.summarise(remaining, np.asarray([m.embedding for m in remaining],
+                                                                    dtype=np.float32)) \
+                if len(remaining) >= smallest else []
+            if facts:
+                vectors = self.p.embedder.embed([f.text for f in facts])
+                written += self._write_topic(tenant_id, user_id, now, topic_id, remaining, remaining, [], facts,
+                                             vectors)
+                continue
+            revived = [m.model_copy(update={"status": Status.ACTIVE, "superseded_by": None, "updated_at": now,
+                                            "tags": [t for t in m.tags if t != "summarised"]})
+                       for m in remaining if m.status is Status.ARCHIVED and m.superseded_by in summaries]
+            if revived:
+                self.p.memories.save(revived)
+                written += revived
+        return written
 
     def _enforce_cap(self, live: list[Memory], now: datetime, report: UserReport) -> None:
         """Near the cap, merge near-duplicates; over it, archive the least valuable (R9)."""

@@ -4,6 +4,7 @@ earlier version; a matching memory is retired and its text wiped, a matching ear
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,6 +13,9 @@ from mnemo.domain.models import AuditEvent, Memory, MemoryVersion, Status
 from mnemo.domain.ranking import Hit, RankingParams, rank
 from mnemo.domain.text import terms
 from mnemo.services.context import Ports
+
+if TYPE_CHECKING:
+    from mnemo.services.consolidation import Consolidator
 
 USER_DELETED = "user_deleted"
 FORGOTTEN = "forgotten by the user"
@@ -27,8 +31,9 @@ class _Text:
 
 
 class Forgetter:
-    def __init__(self, ports: Ports) -> None:
+    def __init__(self, ports: Ports, summaries: Consolidator | None = None) -> None:
         self.p = ports
+        self.summaries = summaries  # refreshes the summaries drawn from what is forgotten
 
     def forget(self, tenant_id: str, user_id: str, query: str, *, actor: str = "api") -> list[str]:
         """Retire the memories that match ``query`` closely, wipe matching history; returns their ids."""
@@ -71,9 +76,12 @@ class Forgetter:
                     "status": Status.DELETED, "superseded_by": USER_DELETED, "confidence": 0.0, "content": "",
                     "updated_at": now, "metadata": {}, "tags": [], "part_embeddings": None,
                     "embedding": [0.0] * len(vector)})
-            if retired:  # the tombstones, the wiped history and the audit event commit together
+            if retired:  # the tombstones, the wiped history, the derived summaries and the audit event commit together
                 with self.p.memories.atomic():
                     self.p.memories.save(list(retired.values()), list(history.values()))
+                    if self.summaries is not None:
+                        current = {m.memory_id: m for m in memories} | retired
+                        self.summaries.refresh_summaries(tenant_id, user_id, list(current.values()), set(retired))
                     self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action="memory.forget",
                                                     actor=actor, memory_ids=list(retired), at=now)])
         return list(retired)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.crypto import tenant_hash
 from mnemo.domain.models import (
@@ -24,6 +24,9 @@ from mnemo.errors import InvalidInput, NotFound, VersionConflict
 from mnemo.services.context import Ports
 from mnemo.services.writing import MemoryWriter, NewFact, embed_contents
 
+if TYPE_CHECKING:
+    from mnemo.services.consolidation import Consolidator
+
 
 @dataclass
 class MemoryEdit:
@@ -34,9 +37,21 @@ class MemoryEdit:
 
 
 class UserControl:
-    def __init__(self, ports: Ports, writer: MemoryWriter) -> None:
+    def __init__(self, ports: Ports, writer: MemoryWriter, summaries: Consolidator | None = None) -> None:
         self.p = ports
         self.writer = writer
+        self.summaries = summaries  # refreshes the summaries drawn from an edited or deleted memory
+
+    def _drawn_from(self, tenant_id: str, user_id: str, memory_id: str) -> list[Memory] | None:
+        """Everything of the user as it is before a change of ``memory_id``, when a summary was drawn
+        from it (None otherwise: the common case costs one read of the summaries only)."""
+        if self.summaries is None:
+            return None
+        summaries = self.p.memories.page(tenant_id, user_id, statuses=None, category=Category.SUMMARY,
+                                         limit=self.p.settings.max_active_memories, cursor=None).items
+        if not any(memory_id in m.provenance.memory_ids for m in summaries):
+            return None
+        return list(self.p.memories.all_for_user(tenant_id, user_id))
 
     def _audit(self, tenant_id: str, user_id: str, action: str, ids: list[str], **detail: str) -> None:
         self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action=action, actor="api",
@@ -94,17 +109,26 @@ class UserControl:
             history = MemoryVersion(memory_id=memory.memory_id, version=memory.version, content=memory.content,
                                     category=memory.category, status=memory.status, confidence=memory.confidence,
                                     updated_at=memory.updated_at, reason="; ".join(changes))
+            drawn = self._drawn_from(tenant_id, user_id, memory_id)
             with self.p.memories.atomic():
                 self.p.memories.save([updated], [history])
+                if drawn is not None and self.summaries is not None:
+                    current = [updated if m.memory_id == memory_id else m for m in drawn]
+                    self.summaries.refresh_summaries(tenant_id, user_id, current, {memory_id})
                 self.writer.refresh_profile(tenant_id, user_id)
                 self._audit(tenant_id, user_id, "memory.edit", [memory_id], change="; ".join(changes))
         return updated
 
     def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
-        with self.p.locks.hold(tenant_id, user_id), self.p.memories.atomic():
+        with self.p.locks.hold(tenant_id, user_id):
             self.get(tenant_id, user_id, memory_id)
-            self.p.memories.delete(tenant_id, user_id, [memory_id])
-            self.writer.refresh_profile(tenant_id, user_id)
+            drawn = self._drawn_from(tenant_id, user_id, memory_id)
+            with self.p.memories.atomic():
+                self.p.memories.delete(tenant_id, user_id, [memory_id])
+                if drawn is not None and self.summaries is not None:
+                    current = [m for m in drawn if m.memory_id != memory_id]
+                    self.summaries.refresh_summaries(tenant_id, user_id, current, {memory_id})
+                self.writer.refresh_profile(tenant_id, user_id)
             self._audit(tenant_id, user_id, "memory.delete", [memory_id])
 
     def update_profile(self, tenant_id: str, user_id: str, changes: dict[str, Any]) -> Profile:
