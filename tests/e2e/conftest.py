@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from mnemo.client import Client
+
 KEYS = {"tenant_a": "key-a-0123456789", "tenant_b": "key-b-9876543210"}
 
 
@@ -44,6 +46,10 @@ class Server:
         except urllib.error.HTTPError as exc:
             text = exc.read()
             return exc.code, json.loads(text) if text else None
+
+    def client(self, key: str | None = KEYS["tenant_a"], **options: Any) -> Client:
+        """The Python client on this server (tenant a's key unless told otherwise)."""
+        return Client(self.base, api_key=key, **options)
 
     def wait_for(self, predicate: Any, timeout: float = 20.0) -> Any:
         deadline = time.monotonic() + timeout
@@ -112,6 +118,12 @@ def wait_until_released(data_dir: Path, timeout: float = 20.0) -> None:
             except BlockingIOError:
                 pass
         time.sleep(0.05)
+
+
+@pytest.fixture
+def client(server: Server) -> Iterator[Client]:
+    with server.client() as c:
+        yield c
 
 
 @pytest.fixture(scope="module")

@@ -1,20 +1,39 @@
-"""The local server over real HTTP: the contract of API.md as a chat app meets it."""
+"""The local server over real HTTP: the contract of API.md as a chat app meets it, through the Python
+client; raw HTTP where the test is about the wire (bad bodies, headers, methods)."""
 
 from __future__ import annotations
 
 import concurrent.futures
+import time
 import uuid
+from collections.abc import Callable
+from typing import TypeVar
 
+import pytest
+
+from mnemo.client import Client, NotFoundError
 from tests.e2e.conftest import KEYS, Server, start_server, stop_server
+
+T = TypeVar("T")
 
 
 def user() -> str:
     return f"user-{uuid.uuid4().hex[:8]}"
 
 
+def wait_for(predicate: Callable[[], T], timeout: float = 20.0) -> T:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
 def test_health_and_openapi(server: Server) -> None:
-    assert server.call("GET", "/health", key=None) == (200, {"status": "ok", "backend": "local",
-                                                             "version": "0.1.0"})
+    with server.client(key=None) as anonymous:  # public, as in the AWS stack
+        assert anonymous.health().model_dump() == {"status": "ok", "backend": "local", "version": "0.1.0"}
     status, doc = server.call("GET", "/openapi.json", key=None)  # public, as in the AWS stack
     assert status == 200
     assert "/v1/users/{user_id}/retrieve" in doc["paths"]
@@ -28,48 +47,42 @@ def test_credentials_are_required(server: Server) -> None:
     assert server.call("POST", f"/v1/users/{user()}/retrieve", {"query": "hi"}, key="wrong")[0] == 401
 
 
-def test_the_memory_loop_end_to_end(server: Server) -> None:
+def test_the_memory_loop_end_to_end(client: Client) -> None:
     u = user()
-    status, body = server.call("POST", f"/v1/users/{u}/turns", {
-        "conversation_id": "conv-1",
-        "messages": [{"role": "user", "content": "Hi, I'm vegetarian and I live in Lisbon."},
-                     {"role": "assistant", "content": "Nice! Lisbon has great food."}]})
-    assert status == 202
-    assert body == {"accepted": 2, "pending": 1}
-    assert server.call("POST", f"/v1/users/{u}/conversations/conv-1/close")[0] == 202
+    accepted = client.add_turns(u, "conv-1", [
+        {"role": "user", "content": "Hi, I'm vegetarian and I live in Lisbon."},
+        {"role": "assistant", "content": "Nice! Lisbon has great food."}])
+    assert (accepted.accepted, accepted.pending) == (2, 1)
+    client.close_conversation(u, "conv-1")
     # each fact is its own write: wait for both, not just the first to land
-    def both() -> list[dict[str, str]] | None:
-        listed = server.call("GET", f"/v1/users/{u}/memories")[1]["items"]
+    def both() -> list[str] | None:
+        listed = [m.content for m in client.list_memories(u).items]
         return listed if len(listed) >= 2 else None
 
-    items = server.wait_for(both)
-    assert sorted(m["content"] for m in items) == ["User lives in Lisbon.", "User's diet: vegetarian."]
-    status, result = server.call("POST", f"/v1/users/{u}/retrieve",
-                                 {"query": "Suggest a dinner recipe for me tonight"})
-    assert status == 200
-    assert result["decision"] == "retrieve"
-    assert "vegetarian" in result["context"]
-    assert result["tokens"] <= 500
+    assert sorted(wait_for(both)) == ["User lives in Lisbon.", "User's diet: vegetarian."]
+    result = client.retrieve(u, "Suggest a dinner recipe for me tonight")
+    assert result.decision == "retrieve"
+    assert "vegetarian" in result.context
+    assert result.tokens <= 500
 
 
-def test_quiet_period_extraction_runs_in_the_background(server: Server) -> None:
+def test_quiet_period_extraction_runs_in_the_background(client: Client) -> None:
     u = user()
-    server.call("POST", f"/v1/users/{u}/turns", {"conversation_id": "c", "messages": [
-        {"role": "user", "content": "I have a dog named Rex."}]})
-    items = server.wait_for(lambda: server.call("GET", f"/v1/users/{u}/memories")[1]["items"])
-    assert [m["content"] for m in items] == ["User has a pet: dog named Rex."]
+    client.add_turns(u, "c", [{"role": "user", "content": "I have a dog named Rex."}])
+    items = wait_for(lambda: client.list_memories(u).items)
+    assert [m.content for m in items] == ["User has a pet: dog named Rex."]
 
 
-def test_tenants_are_isolated(server: Server) -> None:
+def test_tenants_are_isolated(server: Server, client: Client) -> None:
     u = user()
-    status, created = server.call("POST", f"/v1/users/{u}/memories", {"content": "I love fado music."})
-    assert status == 201
-    memory_id = created["memory"]["memory_id"]
-    other = KEYS["tenant_b"]
-    assert server.call("GET", f"/v1/users/{u}/memories/{memory_id}", key=other)[0] == 404
-    assert server.call("GET", f"/v1/users/{u}/memories", key=other)[1]["items"] == []
-    status, result = server.call("POST", f"/v1/users/{u}/search", {"query": "fado"}, key=other)
-    assert (status, result["items"]) == (200, [])
+    created = client.remember(u, "I love fado music.")
+    assert created.memory is not None
+    memory_id = created.memory.memory_id
+    with server.client(KEYS["tenant_b"]) as other:
+        with pytest.raises(NotFoundError):
+            other.get_memory(u, memory_id)
+        assert other.list_memories(u).items == []
+        assert other.search(u, "fado").items == []
 
 
 def test_bad_input_gets_a_clear_json_error(server: Server) -> None:
@@ -95,33 +108,33 @@ def test_oversized_body_is_refused_before_reading(server: Server) -> None:
     assert body["error"]["code"] == "payload_too_large"
 
 
-def test_concurrent_requests(server: Server) -> None:
+def test_concurrent_requests(client: Client) -> None:
     u = user()
-    server.call("POST", f"/v1/users/{u}/memories", {"content": "I love hiking in the Alps."})
+    client.remember(u, "I love hiking in the Alps.")
 
-    def one(i: int) -> int:
+    def one(i: int) -> object:
         if i % 2:
-            return server.call("POST", f"/v1/users/{u}/retrieve", {"query": f"where should I hike {i}?"})[0]
-        return server.call("POST", f"/v1/users/{u}/turns", {"conversation_id": f"c{i}", "messages": [
-            {"role": "user", "content": f"message {i}"}]})[0]
+            return client.retrieve(u, f"where should I hike {i}?")
+        return client.add_turns(u, f"c{i}", [{"role": "user", "content": f"message {i}"}])
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        statuses = list(pool.map(one, range(40)))
-    assert set(statuses) <= {200, 202}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:  # one client, shared by threads
+        answers = list(pool.map(one, range(40)))
+    assert len(answers) == 40
 
 
 def test_data_survives_a_restart_and_stays_sealed(tmp_path) -> None:
     first = start_server(tmp_path)
     try:
-        assert first.call("POST", "/v1/users/u1/memories", {"content": "I am allergic to shellfish."})[0] == 201
+        with first.client() as c:
+            assert c.remember("u1", "I am allergic to shellfish.").outcome == "created"
     finally:
         assert stop_server(first) == 0
     for path in tmp_path.glob("mnemo.db*"):
         assert b"shellfish" not in path.read_bytes()
     second = start_server(tmp_path)
     try:
-        items = second.call("GET", "/v1/users/u1/memories")[1]["items"]
-        assert [m["content"] for m in items] == ["I am allergic to shellfish."]
+        with second.client() as c:
+            assert [m.content for m in c.list_memories("u1").items] == ["I am allergic to shellfish."]
     finally:
         stop_server(second)
 
@@ -186,25 +199,23 @@ def test_cli_import_consolidate_and_tune(tmp_path) -> None:
     assert "item 0: content" in refused.stderr
 
 
-def test_user_control_over_http(server: Server) -> None:
+def test_user_control_over_http(client: Client) -> None:
     u = user()
-    status, created = server.call("POST", f"/v1/users/{u}/memories", {"content": "I love fado music."})
-    assert status == 201
-    memory_id = created["memory"]["memory_id"]
-    status, result = server.call("POST", f"/v1/users/{u}/retrieve", {"query": "What music do I love?"})
-    assert memory_id in [m["memory_id"] for m in result["memories"]]
-    status, rated = server.call("POST", f"/v1/users/{u}/feedback", {"trace_id": result["trace_id"], "rating": "down"})
-    assert (status, rated["adjusted"][0]["confidence"], rated["follow_up"]) == (200, 0.8, "What should I have known?")
-    status, edited = server.call("PATCH", f"/v1/users/{u}/memories/{memory_id}", {"content": "I love jazz music."})
-    assert (status, edited["version"]) == (200, 2)
-    assert server.call("GET", f"/v1/users/{u}/settings")[1]["memory_enabled"] is True
-    assert server.call("POST", f"/v1/users/{u}/forget", {"query": "jazz music"})[1]["forgotten"] == [memory_id]
-    assert server.call("PUT", f"/v1/users/{u}/sessions/s1", {"open_questions": ["Which venue?"]})[0] == 200
-    assert server.call("GET", f"/v1/users/{u}/export")[0] == 200
-    assert server.call("POST", "/v1/admin/consolidate", {"user_id": u})[0] == 200
-    status, _ = server.call("DELETE", f"/v1/users/{u}")
-    assert status == 204
-    assert server.call("GET", f"/v1/users/{u}/sessions/s1")[1]["open_questions"] == []
+    created = client.remember(u, "I love fado music.")
+    assert created.memory is not None
+    memory_id = created.memory.memory_id
+    result = client.retrieve(u, "What music do I love?")
+    assert memory_id in [m.memory_id for m in result.memories]
+    rated = client.feedback(u, result.trace_id, "down")
+    assert (rated.adjusted[0].confidence, rated.follow_up) == (0.8, "What should I have known?")
+    assert client.update_memory(u, memory_id, content="I love jazz music.").version == 2
+    assert client.get_settings(u).memory_enabled is True
+    assert client.forget(u, "jazz music").forgotten == [memory_id]
+    client.put_session(u, "s1", open_questions=["Which venue?"])
+    assert client.export(u).memories
+    assert client.consolidate(u).users == 1
+    client.erase_user(u)
+    assert client.get_session(u, "s1").open_questions == []
 
 
 def test_methods_not_served_are_a_client_error(server: Server) -> None:

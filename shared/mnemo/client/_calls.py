@@ -1,0 +1,212 @@
+"""Every route of API.md as a `Call`: the request to send and the model that reads the answer.
+
+The sync and async clients only send these; what a route looks like on the wire is written once,
+here. Bodies leave out the arguments not given (None), so the server's defaults apply and its
+validation (not ours) decides what is wrong, with the API's own error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, Literal, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from mnemo.client.models import (
+    ConsolidateResponse,
+    CreateMemoryResponse,
+    ExportOut,
+    FeedbackResponse,
+    ForgetResponse,
+    Health,
+    ImportResponse,
+    MemoryIn,
+    MemoryOut,
+    MemoryPage,
+    MemoryWithHistory,
+    MessageIn,
+    Profile,
+    RetrievalTrace,
+    RetrieveResponse,
+    SearchResponse,
+    SessionState,
+    SettingsOut,
+    TurnsAccepted,
+)
+
+T = TypeVar("T")
+Message = MessageIn | Mapping[str, Any]
+Item = MemoryIn | Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One request. ``read`` turns the response body into the result (None for a 204);
+    ``idempotent`` says whether sending it twice is harmless, which decides what may be retried."""
+
+    method: str
+    path: str
+    read: type[BaseModel] | None
+    idempotent: bool
+    json: Any = None
+    params: dict[str, str | int] = field(default_factory=dict)
+
+    def result(self, content: bytes) -> T:
+        if self.read is None:
+            return None  # type: ignore[return-value]  # T is None for the routes that answer 204
+        return self.read.model_validate_json(content)  # type: ignore[return-value]
+
+
+def segment(value: str) -> str:
+    """An id as one path segment: nothing in it can reach another route."""
+    return quote(value, safe="")
+
+
+def user(user_id: str) -> str:
+    return f"/v1/users/{segment(user_id)}"
+
+
+def body(**fields: Any) -> dict[str, Any]:
+    """The JSON body: the arguments given, models and datetimes as JSON."""
+    return {name: to_jsonable_python(value, exclude_none=True) for name, value in fields.items() if value is not None}
+
+
+def plain(value: BaseModel | Mapping[str, Any]) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    return to_jsonable_python(dict(value), exclude_none=True)
+
+
+def health() -> Call[Health]:
+    return Call("GET", "/health", Health, True)
+
+
+def retrieve(user_id: str, query: str, *, session_id: str | None, project_id: str | None,
+             conversation_id: str | None, top_k: int | None, token_budget: int | None) -> Call[RetrieveResponse]:
+    # a read (the trace it records is keyed by a fresh id): safe to send again
+    return Call("POST", f"{user(user_id)}/retrieve", RetrieveResponse, True, body(
+        query=query, session_id=session_id, project_id=project_id, conversation_id=conversation_id,
+        top_k=top_k, token_budget=token_budget))
+
+
+def search(user_id: str, query: str, *, top_k: int | None, rank_by: Literal["relevance", "score"] | None,
+           category: str | None, project_id: str | None, session_id: str | None) -> Call[SearchResponse]:
+    return Call("POST", f"{user(user_id)}/search", SearchResponse, True, body(
+        query=query, top_k=top_k, rank_by=rank_by, category=category, project_id=project_id, session_id=session_id))
+
+
+def add_turns(user_id: str, conversation_id: str, messages: Sequence[Message], *,
+              project_id: str | None) -> Call[TurnsAccepted]:
+    items = [plain(m) for m in messages]
+    # the buffer drops a message id it has seen: with every id given, a repeat adds nothing
+    repeatable = bool(items) and all(isinstance(m, dict) and m.get("message_id") for m in items)
+    return Call("POST", f"{user(user_id)}/turns", TurnsAccepted, repeatable, body(
+        conversation_id=conversation_id, project_id=project_id, messages=items))
+
+
+def close_conversation(user_id: str, conversation_id: str) -> Call[TurnsAccepted]:
+    return Call("POST", f"{user(user_id)}/conversations/{segment(conversation_id)}/close", TurnsAccepted, True)
+
+
+def remember(user_id: str, content: str, *, category: str | None, subject: str | None, scope: str | None,
+             project_id: str | None, session_id: str | None, expires_at: datetime | None,
+             created_at: datetime | None, confidence: float | None,
+             metadata: Mapping[str, str] | None) -> Call[CreateMemoryResponse]:
+    return Call("POST", f"{user(user_id)}/memories", CreateMemoryResponse, False, body(
+        content=content, category=category, subject=subject, scope=scope, project_id=project_id,
+        session_id=session_id, expires_at=expires_at, created_at=created_at, confidence=confidence,
+        metadata=dict(metadata) if metadata is not None else None))
+
+
+def import_memories(user_id: str, items: Sequence[Item], *, resolve_conflicts: bool) -> Call[ImportResponse]:
+    return Call("POST", f"{user(user_id)}/memories/import", ImportResponse, False, body(
+        items=[plain(i) for i in items], resolve_conflicts=resolve_conflicts))
+
+
+def list_memories(user_id: str, *, status: str | None, category: str | None, limit: int | None,
+                  cursor: str | None) -> Call[MemoryPage]:
+    params = {name: value for name, value in
+              (("status", status), ("category", category), ("limit", limit), ("cursor", cursor)) if value is not None}
+    return Call("GET", f"{user(user_id)}/memories", MemoryPage, True, params=params)
+
+
+def get_memory(user_id: str, memory_id: str) -> Call[MemoryWithHistory]:
+    return Call("GET", f"{user(user_id)}/memories/{segment(memory_id)}", MemoryWithHistory, True)
+
+
+def update_memory(user_id: str, memory_id: str, *, content: str | None, category: str | None,
+                  status: Literal["active", "disabled"] | None, version: int | None) -> Call[MemoryOut]:
+    # an edit makes a new version each time; with `version` a repeat is refused (409) instead
+    return Call("PATCH", f"{user(user_id)}/memories/{segment(memory_id)}", MemoryOut, False, body(
+        content=content, category=category, status=status, version=version))
+
+
+def delete_memory(user_id: str, memory_id: str) -> Call[None]:
+    return Call("DELETE", f"{user(user_id)}/memories/{segment(memory_id)}", None, True)
+
+
+def forget(user_id: str, query: str) -> Call[ForgetResponse]:
+    return Call("POST", f"{user(user_id)}/forget", ForgetResponse, True, body(query=query))
+
+
+def feedback(user_id: str, trace_id: str, rating: Literal["up", "down"], *,
+             comment: str | None) -> Call[FeedbackResponse]:
+    # rating the same retrieval again replaces the first rating (README): safe to repeat
+    return Call("POST", f"{user(user_id)}/feedback", FeedbackResponse, True, body(
+        trace_id=trace_id, rating=rating, comment=comment))
+
+
+def get_profile(user_id: str) -> Call[Profile]:
+    return Call("GET", f"{user(user_id)}/profile", Profile, True)
+
+
+def update_profile(user_id: str, *, name: str | None, location: str | None, occupation: str | None,
+                   preferences: Sequence[str] | None, constraints: Sequence[str] | None,
+                   custom: Mapping[str, str] | None) -> Call[Profile]:
+    return Call("PATCH", f"{user(user_id)}/profile", Profile, False, body(
+        name=name, location=location, occupation=occupation,
+        preferences=list(preferences) if preferences is not None else None,
+        constraints=list(constraints) if constraints is not None else None,
+        custom=dict(custom) if custom is not None else None))
+
+
+def get_settings(user_id: str) -> Call[SettingsOut]:
+    return Call("GET", f"{user(user_id)}/settings", SettingsOut, True)
+
+
+def put_settings(user_id: str, *, memory_enabled: bool) -> Call[SettingsOut]:
+    return Call("PUT", f"{user(user_id)}/settings", SettingsOut, True, {"memory_enabled": memory_enabled})
+
+
+def get_session(user_id: str, session_id: str) -> Call[SessionState]:
+    return Call("GET", f"{user(user_id)}/sessions/{segment(session_id)}", SessionState, True)
+
+
+def put_session(user_id: str, session_id: str, *, confirmed_facts: Sequence[str] | None,
+                task_progress: Mapping[str, str | int | float | bool | None] | None,
+                open_questions: Sequence[str] | None, rolling_summary: str | None) -> Call[SessionState]:
+    return Call("PUT", f"{user(user_id)}/sessions/{segment(session_id)}", SessionState, True, body(
+        confirmed_facts=list(confirmed_facts) if confirmed_facts is not None else None,
+        task_progress=dict(task_progress) if task_progress is not None else None,
+        open_questions=list(open_questions) if open_questions is not None else None,
+        rolling_summary=rolling_summary))
+
+
+def export(user_id: str) -> Call[ExportOut]:
+    return Call("GET", f"{user(user_id)}/export", ExportOut, True)
+
+
+def erase_user(user_id: str) -> Call[None]:
+    return Call("DELETE", user(user_id), None, True)
+
+
+def get_trace(trace_id: str) -> Call[RetrievalTrace]:
+    return Call("GET", f"/v1/traces/{segment(trace_id)}", RetrievalTrace, True)
+
+
+def consolidate(user_id: str | None) -> Call[ConsolidateResponse]:
+    return Call("POST", "/v1/admin/consolidate", ConsolidateResponse, True, body(user_id=user_id))
