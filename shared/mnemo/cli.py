@@ -1,4 +1,4 @@
-"""The `mnemo` command: serve, demo, import, consolidate, tune, reembed, bench."""
+"""The `mnemo` command: serve, mcp, demo, import, consolidate, tune, reembed, bench."""
 
 from __future__ import annotations
 
@@ -180,6 +180,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from mnemo.mcp_server.stdio import run_stdio
+
+    configure_logging(os.environ.get("MNEMO_LOG_LEVEL", "WARNING"))  # stderr: stdout is the protocol's
+    run_stdio(args.url, os.environ.get("MNEMO_API_KEY") or None, args.user_id)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     import runpy
 
@@ -229,6 +237,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     apikey.add_argument("action", choices=["create", "revoke"])
     apikey.add_argument("--tenant", default=None)
     apikey.set_defaults(func=cmd_apikey)
+    mcp = sub.add_parser("mcp", help="the MCP server over stdio (desktop and IDE clients), calling a mnemo server; "
+                         "the API key is read from $MNEMO_API_KEY")
+    mcp.add_argument("--url", default=os.environ.get("MNEMO_URL", "http://127.0.0.1:8080"),
+                     help="the mnemo server (default: $MNEMO_URL or http://127.0.0.1:8080)")
+    mcp.add_argument("--user-id", default=os.environ.get("MNEMO_USER_ID") or None,
+                     help="bind the tools to this user (default: $MNEMO_USER_ID); without it every tool takes user_id")
+    mcp.set_defaults(func=cmd_mcp)
     bench = sub.add_parser("bench", help="run the benchmarks (tests/bench)")
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=cmd_bench)

@@ -32,6 +32,8 @@ access = logging.getLogger("mnemo.access")
 DRAIN_LIMIT = 16 * 1024 * 1024
 
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
+# `/mcp` (mnemo.mcp_server.http): method, lower-cased headers, body, query -> status, headers, body
+McpHandler = Callable[[str, dict[str, str], bytes, str], tuple[int, list[tuple[str, str]], bytes]]
 
 
 def is_loopback(host: str) -> bool:
@@ -160,8 +162,11 @@ class WsgiApp:
 
     def __init__(self, app: APIGatewayHttpResolver, auth: Authenticator, *, max_body_bytes: int,
                  quotas: TenantQuotas | None = None, ready: Callable[[], str | None] | None = None,
-                 metrics_db: Path | None = None, metrics_key: str = "", access_log: bool = True) -> None:
+                 metrics_db: Path | None = None, metrics_key: str = "", access_log: bool = True,
+                 mcp: Callable[[], McpHandler] | None = None) -> None:
         self.app = app
+        self._mcp_factory = mcp  # built on the first `/mcp` request: the SDK stays unloaded until then
+        self._mcp: McpHandler | None = None
         self.auth = auth
         self.max_body = max_body_bytes
         self.quotas = quotas if quotas is not None and quotas.enabled else None
@@ -225,7 +230,7 @@ class WsgiApp:
         if tenant is None and path not in PUBLIC_PATHS:
             return error_reply(401, "unauthorized", "missing or unknown API key",
                                headers={"WWW-Authenticate": "Bearer"}), "", "unmatched"
-        route = self.labels(method, path)
+        route = "/mcp" if path == "/mcp" and self._mcp_factory is not None else self.labels(method, path)
         body = self._body(environ)
         if isinstance(body, Reply):
             return body, tenant or "", route
@@ -239,6 +244,8 @@ class WsgiApp:
                 return error_reply(429, "throttled", f"too many {what} for this tenant; retry later",
                                    headers={"Retry-After": str(refused.retry_after)}), tenant, route
         try:
+            if route == "/mcp":
+                return self._serve_mcp(environ, method, raw_uri, body), tenant or "", route
             return self._resolve(environ, method, raw_uri, body, tenant or ""), tenant or "", route
         finally:
             if self.quotas is not None:
@@ -262,13 +269,25 @@ class WsgiApp:
             return error_reply(413, "payload_too_large", f"request body exceeds {self.max_body} bytes", "body")
         return stream.read(length) if length else b""
 
-    def _resolve(self, environ: dict[str, Any], method: str, raw_uri: str, body: bytes, tenant: str) -> Reply:
+    @staticmethod
+    def _headers(environ: dict[str, Any]) -> dict[str, str]:
         headers = {key[5:].replace("_", "-").lower(): str(value) for key, value in environ.items()
                    if key.startswith("HTTP_")}
         if environ.get("CONTENT_TYPE"):
             headers["content-type"] = str(environ["CONTENT_TYPE"])
         if environ.get("CONTENT_LENGTH"):
             headers["content-length"] = str(environ["CONTENT_LENGTH"])
+        return headers
+
+    def _serve_mcp(self, environ: dict[str, Any], method: str, raw_uri: str, body: bytes) -> Reply:
+        if self._mcp is None:
+            assert self._mcp_factory is not None
+            self._mcp = self._mcp_factory()
+        status, headers, out = self._mcp(method, self._headers(environ), body, urlsplit(raw_uri).query)
+        return Reply(status, out, dict(headers))
+
+    def _resolve(self, environ: dict[str, Any], method: str, raw_uri: str, body: bytes, tenant: str) -> Reply:
+        headers = self._headers(environ)
         event = build_event(method, raw_uri, headers, body, tenant, str(environ.get("REMOTE_ADDR", "")))
         result = self.app.resolve(event, None)  # type: ignore[arg-type]
         payload = result.get("body") or ""

@@ -40,7 +40,7 @@ from mnemo.adapters.local.file_locks import lock_data_dir
 from mnemo.errors import ConfigurationError
 from mnemo.jobs_process import JobsSupervisor
 from mnemo.quotas import TenantQuotas
-from mnemo.server import Authenticator, WsgiApp, is_loopback
+from mnemo.server import Authenticator, McpHandler, WsgiApp, is_loopback
 from mnemo.settings import Settings
 
 log = logging.getLogger("mnemo.serving")
@@ -106,8 +106,16 @@ class WorkerRuntime:
         logging.getLogger("mnemo").addHandler(metrics.FallbackCounter())
         self.app = WsgiApp(create_app(self.service), auth, max_body_bytes=settings.max_body_bytes, quotas=quotas,
                            ready=self.readiness, metrics_db=settings.data_dir.expanduser() / "mnemo.db",
-                           metrics_key=settings.metrics_key, access_log=settings.access_log)
+                           metrics_key=settings.metrics_key, access_log=settings.access_log, mcp=self._mcp)
         self._warm_up()
+
+    def _mcp(self) -> McpHandler:
+        """`/mcp` (see mnemo.mcp_server.http): its tools call this worker's own API in-process, past the edge's
+        quota (the `/mcp` request itself was counted) and its access log (one line per `/mcp` request)."""
+        from mnemo.mcp_server.http import McpEndpoint
+
+        api = WsgiApp(self.app.app, self.app.auth, max_body_bytes=self.settings.max_body_bytes, access_log=False)
+        return McpEndpoint(api, self.settings.max_body_bytes).handle
 
     def _warm_up(self) -> None:
         """Pay the first inference and the resolver's first-call set-up here, before this worker
