@@ -169,6 +169,38 @@ def test_a_refused_connection_is_retried_for_any_request_then_raised() -> None:
     assert failed.value.status is None
 
 
+class AsyncCounting(httpx2.AsyncBaseTransport):
+    def __init__(self) -> None:
+        self.inner = httpx2.AsyncHTTPTransport()
+        self.sent: list[str] = []
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.sent.append(f"{request.method} {request.url.path}")
+        return await self.inner.handle_async_request(request)
+
+
+def test_the_async_client_retries_a_refused_connection_too() -> None:
+    counting = AsyncCounting()
+
+    async def main() -> None:
+        async with AsyncClient(f"http://127.0.0.1:{free_port()}", retry=FAST, transport=counting) as c:
+            await c.search("u1", "tea")
+
+    with pytest.raises(APIConnectionError):
+        anyio.run(main)
+    assert len(counting.sent) == 3
+
+
+def test_turns_are_resent_only_when_every_message_has_an_id() -> None:
+    from mnemo.client import _calls as calls
+
+    with_ids = calls.add_turns("u", "c", [{"role": "user", "content": "hi", "message_id": "m1"}], project_id=None)
+    without = calls.add_turns("u", "c", [{"role": "user", "content": "hi"}], project_id=None)
+    assert (with_ids.idempotent, without.idempotent) == (True, False)
+    assert calls.remember("u", "x", category=None, subject=None, scope=None, project_id=None, session_id=None,
+                          expires_at=None, created_at=None, confidence=None, metadata=None).idempotent is False
+
+
 def test_a_lost_connection_retries_reads_only() -> None:
     policy = RetryPolicy(max_retries=2)
     lost = httpx2.RemoteProtocolError("Server disconnected without sending a response.")
