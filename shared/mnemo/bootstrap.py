@@ -276,7 +276,8 @@ def learned_extractor(settings: Settings) -> LearnedExtractor:
         tagger = SlotTagger.load(settings.extractor_model_path or TAGGER_PATH)
         _TAGGERS[settings.extractor_model_path] = tagger
     encoder = cast("TokenEncoder", shared_embedder(settings))
-    return LearnedExtractor(encoder, tagger, settings.extractor_min_confidence)
+    return LearnedExtractor(encoder, tagger, settings.extractor_min_confidence, settings.extractor_outside_at_least,
+                            settings.extractor_verify_at_least)
 
 
 def _aws_embedder(settings: Settings, bedrock: Any = None) -> Embedder:

@@ -129,11 +129,12 @@ def table(title: str, report: dict[str, Any]) -> None:
         print(f"  {category:<14} {f['precision']:>9.3f} {f['recall']:>7.3f} {f['tp']:>4} {f['fp']:>4} {f['fn']:>4}")
 
 
-def build_extractor(kind: str, model: Path | None = None) -> Extractor:
+def build_extractor(kind: str, model: Path | None = None, **knobs: float) -> Extractor:
     from mnemo.bootstrap import _extractor
     from mnemo.settings import Settings
 
-    return _extractor(Settings(extractor=kind, extractor_model_path=model))  # type: ignore[no-any-return]
+    chosen = {f"extractor_{k}": v for k, v in knobs.items() if v is not None}
+    return _extractor(Settings(extractor=kind, extractor_model_path=model, **chosen))  # type: ignore[no-any-return]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,9 +144,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="the blind set to score: frozen (to report) or dev (to work on)")
     parser.add_argument("--model", type=Path, default=None, help="a tagger's weights (default: the shipped one)")
     parser.add_argument("--no-training", action="store_true", help="skip scoring the training data")
+    for knob in ("min_confidence", "outside_at_least", "verify_at_least"):
+        parser.add_argument(f"--{knob.replace('_', '-')}", dest=knob, type=float, default=None,
+                            help=f"MNEMO_EXTRACTOR_{knob.upper()} (default: the setting's)")
     parser.add_argument("-v", action="store_true", help="print every error of the training data, and of the dev set")
     args = parser.parse_args(argv)
-    extractor = build_extractor(args.extractor, args.model)
+    extractor = build_extractor(args.extractor, args.model, min_confidence=args.min_confidence,
+                                outside_at_least=args.outside_at_least, verify_at_least=args.verify_at_least)
     reports = {args.which: evaluate(extractor, load([FROZEN if args.which == "frozen" else DEV]))}
     if not args.no_training:
         reports["training"] = evaluate(extractor, load(sorted(TRAINING.glob("extraction_train_*.txt"))))

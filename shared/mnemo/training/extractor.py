@@ -27,15 +27,27 @@ import numpy.typing as npt
 
 from mnemo.domain.extraction.segment import chunks
 from mnemo.domain.extraction.slots import SLOTS
-from mnemo.domain.extraction.tagger import Mlp, SlotTagger, TokenEncoder, span_features, token_features
+from mnemo.domain.extraction.tagger import (
+    Mlp,
+    SlotTagger,
+    TokenEncoder,
+    TokenStates,
+    span_features,
+    token_features,
+    verify_features,
+)
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 MODEL = HERE.parent / "models" / "extractor_tagger.npz"
-VERSION = "tagger-1"
+VERSION = "tagger-2"
 _LABEL = re.compile(r"^(?P<neg>-)?(?P<category>[a-z_]+):(?P<slot>[a-z_]+)=(?P<value>.+)$")
 _PUNCT = ".,!?;:"
 KEEP_OUTSIDE = 0.4
+FOLDS = 3
+# the verifier learns from generous proposals, so that the extractor may propose generously too
+PROPOSE_CONFIDENCE = 0.35
+PROPOSE_OUTSIDE = 0.7
 
 Array = npt.NDArray[np.float32]
 
@@ -167,13 +179,70 @@ def fit(x: Array, y: npt.NDArray[np.int64], classes: int, hidden: int, epochs: i
                params["b2"])
 
 
-def train(examples: list[Example], encoder: TokenEncoder, epochs: int, seed: int) -> SlotTagger:
+@dataclass
+class Encoded:
+    """One piece the tagger reads (a message, or a part of a long one, with or without punctuation),
+    the message it came from, and its token states."""
+
+    example: Example
+    origin: int
+    tokens: TokenStates
+
+
+def encode(examples: list[Example], encoder: TokenEncoder) -> list[Encoded]:
+    expanded = [(n, piece) for n, e in enumerate(examples) for variant in (e, without_punctuation(e))
+                for piece in pieces(variant)]
+    states = encoder.encode_tokens([piece.text for _n, piece in expanded])
+    return [Encoded(piece, n, tokens) for (n, piece), tokens in zip(expanded, states, strict=True)]
+
+
+def train(examples: list[Example], encoder: TokenEncoder, epochs: int, seed: int, folds: int = FOLDS) -> SlotTagger:
+    """The tagger on every example, and a verifier of its spans learned from what taggers trained
+    without a fold proposed for that fold (so from mistakes like the ones it makes on new text)."""
+    encoded = encode(examples, encoder)
+    tagger = fit_tagger(encoded, epochs, seed)
+    if folds > 1:
+        rows: list[Array] = []
+        labels: list[int] = []
+        for fold in range(folds):
+            held = [item for item in encoded if item.origin % folds == fold]
+            partial = fit_tagger([item for item in encoded if item.origin % folds != fold], epochs, seed + fold + 1)
+            x, y = verifier_rows(partial, held)
+            rows.append(x)
+            labels.extend(y)
+            print(f"  verifier fold {fold + 1}/{folds}: {len(y)} proposed spans, "
+                  f"{sum(1 for v in y if v == 0)} wrong", flush=True)
+        vx = np.vstack(rows)
+        vy = np.array(labels, dtype=np.int64)
+        counts = np.bincount(vy, minlength=len(tagger.slots) + 1).astype(np.float32)
+        weights = np.where(counts > 0, np.sqrt(counts.max() / np.maximum(counts, 1)), 1.0).astype(np.float32)
+        tagger.verifier = fit(vx, vy, len(tagger.slots) + 1, hidden=128, epochs=2 * epochs, seed=seed,
+                              weights=weights)
+    return tagger
+
+
+def verifier_rows(tagger: SlotTagger, items: list[Encoded]) -> tuple[Array, list[int]]:
+    """Each span the tagger proposes (generously: the verifier decides), labelled with the slot of the
+    labelled value it overlaps (which corrects a wrong slot), or 0 when it overlaps none."""
+    rows: list[Array] = []
+    labels: list[int] = []
+    for item in items:
+        for span, first, last in tagger.proposals(item.example.text, item.tokens, PROPOSE_CONFIDENCE,
+                                                  PROPOSE_OUTSIDE):
+            gold = next((slot for s, e, slot, _neg in item.example.spans if s < span.end and span.start < e), None)
+            rows.append(verify_features(item.tokens.states, first, last, tagger.slots.index(span.slot),
+                                        len(tagger.slots), span.confidence))
+            labels.append(tagger.slots.index(gold) + 1 if gold is not None else 0)
+    width = 4 * (item.tokens.states.shape[1] if items else 384) + len(tagger.slots) + 1
+    return (np.vstack(rows) if rows else np.zeros((0, width), np.float32)), labels
+
+
+def fit_tagger(encoded: list[Encoded], epochs: int, seed: int) -> SlotTagger:
     names = tag_names()
     index = {name: i for i, name in enumerate(names)}
-    expanded = [piece for e in examples for variant in (e, without_punctuation(e)) for piece in pieces(variant)]
-    states = encoder.encode_tokens([e.text for e in expanded])
     tok_x, tok_y, pol_x, pol_y = [], [], [], []
-    for example, tokens in zip(expanded, states, strict=True):
+    for item in encoded:
+        example, tokens = item.example, item.tokens
         if not tokens.offsets:
             continue
         tok_x.append(token_features(tokens.states))

@@ -61,10 +61,13 @@ class LearnedExtractor:
 
     name = EXTRACTOR_NAME
 
-    def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5) -> None:
+    def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5,
+                 outside_at_least: float = 0.5, verify_at_least: float = 0.5) -> None:
         self._encoder = encoder
         self._tagger = tagger
         self._min_confidence = min_confidence
+        self._outside_at_least = outside_at_least
+        self._verify_at_least = verify_at_least
         self.version = tagger.version
 
     def extract(self, messages: Sequence[Message]) -> Extraction:
@@ -129,7 +132,9 @@ class LearnedExtractor:
         found: list[_Found] = []
         for (index, _offset, piece), tokens in zip(pieces, states, strict=True):
             message, _text, explicit = texts[index]
-            for span in _without_overlaps(self._tagger.spans(piece, tokens, self._min_confidence)):
+            spans = self._tagger.spans(piece, tokens, self._min_confidence, self._outside_at_least,
+                                       self._verify_at_least)
+            for span in _without_overlaps(spans):
                 value = piece[span.start:span.end]
                 found.append(_Found(index, span, value, clause_around(piece, span.start, span.end), message, explicit))
         return found

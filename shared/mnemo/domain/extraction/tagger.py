@@ -60,6 +60,14 @@ def token_features(states: Array) -> Array:
     return np.hstack([states, before, after, mean]).astype(np.float32)
 
 
+def verify_features(states: Array, first: int, last: int, slot: int, slots: int, confidence: float) -> Array:
+    """What the verifier sees of a found value: its span's features, the tagger's slot and confidence."""
+    one_hot = np.zeros(slots + 1, dtype=np.float32)
+    one_hot[slot] = 1.0
+    one_hot[-1] = confidence
+    return np.concatenate([span_features(states, first, last), one_hot]).astype(np.float32)
+
+
 def span_features(states: Array, first: int, last: int) -> Array:
     """A value's pieces, the few pieces before it (where "not", "no longer", "used to" sit) and the text."""
     inside = states[first:last + 1].mean(axis=0)
@@ -101,12 +109,22 @@ class Mlp:
 
 
 class SlotTagger:
-    """Finds value spans and their slots in a text from its token states."""
+    """Finds value spans and their slots in a text from its token states.
 
-    def __init__(self, tags: list[str], tag_net: Mlp, polarity_net: Mlp, version: str) -> None:
+    Two stages: the token tagger proposes spans (it sees a piece and its neighbours, so it proposes
+    fragments too: "User plans: fourteenth"); the verifier, when the weights have one, then reads each
+    proposed span whole (its pieces, the words around it, the message, the proposed slot) and says
+    which slot it states, or none. It was trained on what taggers that had not seen a message
+    proposed for it, so it learned the tagger's own mistakes.
+    """
+
+    def __init__(self, tags: list[str], tag_net: Mlp, polarity_net: Mlp, version: str,
+                 verifier: Mlp | None = None) -> None:
         self.tags = tags  # "O", "B-slot", "I-slot", ...
+        self.slots = [t[2:] for t in tags if t.startswith("B-")]
         self.tag_net = tag_net
         self.polarity_net = polarity_net
+        self.verifier = verifier  # classes: none, then self.slots in order
         self.version = version
 
     @classmethod
@@ -115,23 +133,48 @@ class SlotTagger:
             arrays = {k: data[k] for k in data.files}
         tags = [str(t) for t in arrays.pop("tags")]
         version = str(arrays.pop("version"))
-        return cls(tags, Mlp.from_arrays(arrays, "tag"), Mlp.from_arrays(arrays, "polarity"), version)
+        verifier = Mlp.from_arrays(arrays, "verify") if "verify_w1" in arrays else None
+        return cls(tags, Mlp.from_arrays(arrays, "tag"), Mlp.from_arrays(arrays, "polarity"), version, verifier)
 
     def save(self, path: Path) -> None:
         arrays: dict[str, npt.NDArray[np.generic]] = {"tags": np.array(self.tags), "version": np.array(self.version),
                                                       **self.tag_net.arrays("tag"),
                                                       **self.polarity_net.arrays("polarity")}
+        if self.verifier is not None:
+            arrays.update(self.verifier.arrays("verify"))
         np.savez_compressed(path, allow_pickle=False, **arrays)
 
+    def proposals(self, text: str, tokens: TokenStates, min_confidence: float = 0.5,
+                  outside_at_least: float = 0.5) -> list[tuple[Span, int, int]]:
+        """The token tagger's spans, each with its first and last piece (before any verification)."""
+        return self._propose(text, tokens, min_confidence, outside_at_least)
+
     def spans(self, text: str, tokens: TokenStates, min_confidence: float = 0.5,
-              outside_at_least: float = 0.5) -> list[Span]:
+              outside_at_least: float = 0.5, verify_at_least: float = 0.5) -> list[Span]:
         """``outside_at_least``: a piece is outside every value only when O is at least this likely; below
-        it the best slot tag wins even if O was the single most likely tag (a recall knob)."""
+        it the best slot tag wins even if O was the single most likely tag (a recall knob).
+        ``verify_at_least``: the verifier keeps a span when its best slot is at least this likely and
+        more likely than none (a precision knob); it may also correct the slot."""
+        proposed = self._propose(text, tokens, min_confidence, outside_at_least)
+        if self.verifier is None or not proposed:
+            return [span for span, _i, _j in proposed]
+        rows = np.vstack([verify_features(tokens.states, i, j, self.slots.index(span.slot), len(self.slots),
+                                          span.confidence) for span, i, j in proposed])
+        probs = self.verifier.probabilities(rows)
+        kept = []
+        for (span, _i, _j), p in zip(proposed, probs, strict=True):
+            best = int(p[1:].argmax()) + 1
+            if p[best] >= verify_at_least and p[best] > p[0]:
+                kept.append(Span(span.start, span.end, self.slots[best - 1], float(p[best]), span.negated))
+        return kept
+
+    def _propose(self, text: str, tokens: TokenStates, min_confidence: float,
+                 outside_at_least: float) -> list[tuple[Span, int, int]]:
         if not tokens.offsets:
             return []
         probs = self.tag_net.probabilities(token_features(tokens.states))
         best = np.where(probs[:, 0] >= outside_at_least, 0, probs[:, 1:].argmax(axis=1) + 1)
-        found: list[Span] = []
+        found: list[tuple[Span, int, int]] = []
         i = 0
         n = len(tokens.offsets)
         while i < n:
@@ -151,7 +194,7 @@ class SlotTagger:
             if confidence >= min_confidence and end > start:
                 negated = float(self.polarity_net.probabilities(
                     span_features(tokens.states, i, j)[None, :])[0, 1]) > 0.5
-                found.append(Span(start, end, slot, confidence, negated))
+                found.append((Span(start, end, slot, confidence, negated), i, j))
             i = j + 1
         return found
 
