@@ -100,3 +100,12 @@ def test_a_tagger_survives_a_round_trip_through_its_file(tmp_path: object) -> No
     offsets = [(0, 2), (3, 6), (6, 9), (10, 14), (15, 18)]
     states = np.array([[0, 0], [1, 0], [0, 1], [0, 1], [0, 0]], dtype=np.float32)
     assert loaded.spans(text, TokenStates(offsets, states)) == _tagger().spans(text, TokenStates(offsets, states))
+
+
+def test_a_plan_event_or_routine_that_is_only_a_time_is_no_value() -> None:
+    from mnemo.domain.extraction.slots import only_when
+
+    for when in ("next", "the fourteenth", "3rd", "every Sunday", "2pm", "tue wed", "12.5hr"):
+        assert only_when(when), when
+    for value in ("climbing", "dentist on tuesday", "caffeine after 2pm", "trip to Lisbon in May"):
+        assert not only_when(value), value

@@ -13,7 +13,15 @@ from mnemo.domain.extraction.dates import anchor
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around
-from mnemo.domain.extraction.slots import ACTIVITY_VERBS, NO_VALUE, SLOTS, Slot, subject_for
+from mnemo.domain.extraction.slots import (
+    ACTIVITY_VERBS,
+    NO_VALUE,
+    SLOTS,
+    TIME_ONLY_SLOTS,
+    Slot,
+    only_when,
+    subject_for,
+)
 from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
 from mnemo.domain.grammar import third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
@@ -143,6 +151,8 @@ class LearnedExtractor:
         slot = SLOTS.get(f.span.slot)
         if slot is None or not set(terms(f.value)) - NO_VALUE:
             return None  # a stray function word ("from", "it") or a topic word ("project") is no value
+        if slot.name in TIME_ONLY_SLOTS and only_when(f.value):
+            return None  # "User plans: next" lost what is planned
         confidence = 1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3)
         candidate = slot_candidate(slot, f.value, f.clause, f.span.negated, f.message, confidence, f.explicit)
         reason = screen(f.value, f.clause, slot.name, f.explicit)

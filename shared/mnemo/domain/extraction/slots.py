@@ -168,3 +168,22 @@ def slot_of(subject: str) -> Slot | None:
 
 # words that name a slot's topic, not a value ("User's project: project.")
 NO_VALUE = frozenset(terms("project projects thing things stuff app one it something job work food"))
+
+# words that only say when: a plan, an event or a routine whose whole value is made of them ("next",
+# "the fourteenth", "every sunday", "2pm") has lost what is planned or done
+_TIME_WORDS = frozenset(terms(
+    "january february march april may june july august september october november december jan feb mar apr "
+    "jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue tues wed "
+    "thu thur thurs fri sat sun today tomorrow tonight yesterday morning mornings afternoon afternoons evening "
+    "evenings night nights noon midnight day days week weeks weekend weekends wknd wknds month months year years "
+    "next last this every each daily weekly monthly yearly always usually often sometimes am pm summer winter "
+    "spring autumn fall first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth twentieth thirtieth end start beginning mid soon later time times"))
+_CLOCK = re.compile(r"^\d+(?:[:.]\d+)?(?:am|pm|st|nd|rd|th|h|hr|hrs|x)?$")
+TIME_ONLY_SLOTS = frozenset({"plan", "event", "habit"})
+
+
+def only_when(value: str) -> bool:
+    """True when a value says nothing but a time ("next", "3rd", "every sunday", "2pm")."""
+    words = terms(value)
+    return bool(words) and all(w in _TIME_WORDS or w in NO_VALUE or _CLOCK.match(w) for w in words)
