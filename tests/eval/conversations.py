@@ -36,13 +36,14 @@ def has(block: str, keyword: str) -> bool:
     return any(alt.strip() and alt.strip().lower() in low for alt in keyword.split("|"))
 
 
-def run(data: dict[str, Any], extractor: str) -> dict[str, Any]:
+def run(data: dict[str, Any], extractor: str, model: Path | None = None) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         first = min(datetime.fromisoformat(s["date"].replace("Z", "+00:00"))
                     for u in data["users"] for s in u["sessions"])
         clock = ManualClock(first)
-        service = build_local(Settings(data_dir=Path(tmp), extractor=extractor), clock=clock)
+        service = build_local(Settings(data_dir=Path(tmp), extractor=extractor, extractor_model_path=model),
+                              clock=clock)
         try:
             for user in data["users"]:
                 for number, session in enumerate(user["sessions"], start=1):
@@ -81,9 +82,11 @@ def run(data: dict[str, Any], extractor: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extractor", default="learned", choices=["learned", "rules"])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, default=DATA,
+                        help="default: the frozen set; tests/eval/data/dev/conversations_dev.json to work on")
+    parser.add_argument("--model", type=Path, default=None, help="a tagger's weights (default: the shipped one)")
     args = parser.parse_args(argv)
-    report = run(json.loads(args.data.read_text()), args.extractor)
+    report = run(json.loads(args.data.read_text()), args.extractor, args.model)
     share = report["later_right"] / max(report["later_probes"], 1)
     print(f"conversation benchmark ({args.data.name}, {args.extractor} extractor): "
           f"{report['right']}/{report['probes']} probes right; later sessions {report['later_right']}/"
@@ -91,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{report['blocks_with_forbidden_values']}")
     out = HERE / "results"
     out.mkdir(exist_ok=True)
-    (out / f"conversations_{args.extractor}.json").write_text(json.dumps(report, indent=2))
+    suffix = "" if args.data == DATA else f"_{args.data.stem}"
+    (out / f"conversations_{args.extractor}{suffix}.json").write_text(json.dumps(report, indent=2))
     return 0
 
 
