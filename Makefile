@@ -2,26 +2,38 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: install run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor
+.PHONY: install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor \
+	query-model lock footprint
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CDK_DISABLE_CLI_TELEMETRY := true
 CDK := node_modules/.bin/cdk
 
-$(STAMP): requirements.lock pyproject.toml
+# Two layers in one venv: `make run` installs the core only (requirements.lock: what the embedded
+# server needs, ~300 MB); every development target adds the aws extra and the dev group on top
+# (requirements-aws.lock, requirements-dev.lock: CDK, moto, pytest, linters).
+RUN_STAMP := $(VENV)/.installed-run
+STAMP := $(VENV)/.installed-dev
+
+$(RUN_STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP) requirements-aws.lock requirements-dev.lock
+	$(BIN)/python -m pip install --quiet -r requirements-dev.lock
 	touch $(STAMP)
+
+install-run: $(RUN_STAMP)
 
 install: $(STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/mnemo serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
@@ -73,8 +85,20 @@ bench: $(STAMP)
 train-extractor: $(STAMP)
 	$(BIN)/python -m mnemo.training.extractor
 
-demo: $(STAMP)
+demo: $(RUN_STAMP)
 	$(BIN)/mnemo demo
+
+# the embedding model's query twin shipped in shared/mnemo/models, derived again (needs onnx: dev)
+query-model: $(STAMP)
+	$(BIN)/python -m mnemo.training.query_model
+
+# the three lock files from pyproject.toml and the versions installed in .venv (tools/locks.py)
+lock: $(STAMP)
+	$(BIN)/python tools/locks.py
+
+# a fresh clone's `make install-run`: the venv's size and the time to the first healthy /health
+footprint:
+	$(PYTHON) tests/bench/install_footprint.py
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) .mypy_cache .pytest_cache .ruff_cache build *.egg-info shared/*.egg-info cdk.out node_modules

@@ -1,12 +1,12 @@
 """The Lambda bundle, built without Docker (DESIGN.md 8).
 
 pip installs manylinux wheels for the target architecture and Python into the asset folder
-(``--platform ... --only-binary=:all: --no-deps``, versions from requirements.lock), then the
-code (shared/mnemo, functions/) and the model files are copied in. Only the two model files are
-bundled, not the packages that ship them (one is a whole SDK), and the query twin is derived
-here, at build time, because a Lambda's file system is read-only. boto3 and botocore come with
-the Lambda runtime and are left out. The size is reported, and the build fails past Lambda's
-250 MB unzipped limit.
+(``--platform ... --only-binary=:all: --no-deps``, versions from requirements.lock and
+requirements-aws.lock), then the code (shared/mnemo, functions/) and the model files are copied
+in. Only the two model files are bundled, not the packages that ship them (one is a whole SDK),
+with the query twin that ships in mnemo/models: the three in one folder, the twin not twice.
+boto3 and botocore come with the Lambda runtime and are left out. The size is reported, and the
+build fails past Lambda's 250 MB unzipped limit.
 
 Run alone for the host (a bundle the tests can import and run):
     python -m infra.bundling --out /tmp/bundle --arch x86_64 --python 3.11
@@ -28,14 +28,14 @@ from aws_cdk import BundlingOptions, DockerImage, ILocalBundling
 ROOT = Path(__file__).resolve().parents[1]
 LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 # what the functions import at run time (checked by tests/infra/test_bundle.py, which imports every
-# handler from a bundle); the rest of requirements.lock is tooling, tests, or in the Lambda runtime
+# handler from a bundle); the rest of the locks is the local server, tooling, or in the Lambda runtime
 RUNTIME = (
     "aws-lambda-powertools", "aws-xray-sdk", "wrapt", "jmespath",
     "pydantic", "pydantic-core", "annotated-types", "typing-extensions", "typing-inspection",
     "numpy", "onnxruntime", "flatbuffers", "packaging", "protobuf", "tokenizers",
     "cryptography", "cffi", "pycparser",
     "opensearch-py", "requests", "urllib3", "certifi", "charset-normalizer", "idna", "python-dateutil", "six",
-    "events", "requests-aws4auth",
+    "events",
 )
 MODEL_DIR = "models"
 QUERY_MODEL = "query-dynint8.onnx"
@@ -47,15 +47,19 @@ def _normalise(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
-def pinned_requirements(lock: Path = ROOT / "requirements.lock") -> list[str]:
+LOCKS = (ROOT / "requirements.lock", ROOT / "requirements-aws.lock")  # the core's, then the aws extra's
+
+
+def pinned_requirements(locks: tuple[Path, ...] = LOCKS) -> list[str]:
     pins = {}
-    for line in lock.read_text().splitlines():
-        name, sep, version = line.strip().partition("==")
-        if sep:
-            pins[_normalise(name)] = f"{name}=={version}"
+    for lock in locks:
+        for line in lock.read_text().splitlines():
+            name, sep, version = line.strip().partition("==")
+            if sep:
+                pins[_normalise(name)] = f"{name}=={version}"
     missing = [n for n in RUNTIME if n not in pins]
     if missing:
-        raise RuntimeError(f"requirements.lock pins none of {missing}")
+        raise RuntimeError(f"{' and '.join(p.name for p in locks)} pin none of {missing}")
     return [pins[n] for n in RUNTIME]
 
 
@@ -76,7 +80,8 @@ def build_bundle(out: Path, arch: str = "arm64", python: str = "3.12") -> dict[s
     for package in ("mnemo", "functions"):
         source = ROOT / "shared" / "mnemo" if package == "mnemo" else ROOT / "functions"
         shutil.rmtree(out / package, ignore_errors=True)
-        shutil.copytree(source, out / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        # the query twin goes to models/ with the other two (MNEMO_QUERY_MODEL_PATH), not twice
+        shutil.copytree(source, out / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.onnx"))
     _copy_models(out / MODEL_DIR)
     for cache in out.rglob("__pycache__"):
         shutil.rmtree(cache, ignore_errors=True)
@@ -91,15 +96,13 @@ def build_bundle(out: Path, arch: str = "arm64", python: str = "3.12") -> dict[s
 
 
 def _copy_models(target: Path) -> None:
-    from mnemo.adapters.local.onnx_embedder import model_paths
-    from mnemo.adapters.local.query_model import build_query_model
+    from mnemo.adapters.local.onnx_embedder import QUERY_MODEL_PATH, model_paths
 
     target.mkdir(parents=True, exist_ok=True)
     model, tokenizer = model_paths()
     shutil.copyfile(model, target / "model.onnx")
     shutil.copyfile(tokenizer, target / "tokenizer.json")
-    if not (target / QUERY_MODEL).exists():
-        build_query_model(target / "model.onnx", target / QUERY_MODEL)
+    shutil.copyfile(QUERY_MODEL_PATH, target / QUERY_MODEL)
 
 
 def size_report(out: Path) -> dict[str, Any]:

@@ -204,13 +204,13 @@ class Settings(BaseModel):
     titan_concurrency: int = Field(8, ge=1, le=64)
     embedding_threads: int = Field(2, ge=1, le=64)
     embedding_batch_size: int = Field(64, ge=1, le=512)
-    # queries through the faster dynamic-int8 twin of the model (adapters/local/query_model.py)
+    # queries through the faster dynamic-int8 twin of the model, shipped in mnemo/models
+    # (derived at development time by mnemo.training.query_model)
     fast_query_model: bool = True
-    model_cache_dir: Path | None = None  # default: <data_dir>/models
-    # the Lambda bundle carries model.onnx + tokenizer.json (and the derived query twin) in one folder,
+    # the Lambda bundle carries model.onnx + tokenizer.json (and the query twin) in one folder,
     # without the packages they come from; default: found in the installed packages
     model_dir: Path | None = None
-    query_model_path: Path | None = None  # a query twin derived at build time (read-only file systems)
+    query_model_path: Path | None = None  # default: the twin shipped in mnemo/models
 
     # -- limits of the API
     max_body_bytes: int = Field(1_048_576, ge=1024)

@@ -44,8 +44,7 @@ LIKES = ["hiking", "jazz music", "Thai food", "painting", "chess", "sailing", "p
 
 def start(data_dir: Path, workers: int | None) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "MNEMO_API_KEYS": f"tenant_a={KEY}", "MNEMO_DEBOUNCE_TURNS": "5",
-           "MNEMO_DEBOUNCE_QUIET_SECONDS": "1", "MNEMO_WORKER_POLL_SECONDS": "0.1",
-           "MNEMO_MODEL_CACHE_DIR": str(ROOT / ".mnemo" / "models")}
+           "MNEMO_DEBOUNCE_QUIET_SECONDS": "1", "MNEMO_WORKER_POLL_SECONDS": "0.1"}
     command = [sys.executable, "-m", "mnemo.cli", "serve", "--port", "0", "--data-dir", str(data_dir)]
     if workers:
         command += ["--workers", str(workers)]

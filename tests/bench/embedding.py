@@ -9,9 +9,7 @@ memory is the same). Writes JSON.
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import percentiles, write_result
 from corpus import memories, questions
 
-from mnemo.adapters.local.onnx_embedder import OnnxMiniLmEmbedder
+from mnemo.adapters.local.onnx_embedder import QUERY_MODEL_PATH, OnnxMiniLmEmbedder
 
 
 def timed(fn: object, texts: list[str]) -> list[float]:
@@ -35,31 +33,27 @@ def timed(fn: object, texts: list[str]) -> list[float]:
 
 
 def main() -> int:
-    cache = Path(tempfile.mkdtemp(prefix="mnemo-embed-"))
-    try:
-        model = OnnxMiniLmEmbedder(query_model_cache=cache)
-        qs = questions(300)
-        facts = memories(1000, seed=5)
-        for text in qs[:20]:
-            model.embed([text])
-            model.embed_queries([text])
-        packaged = percentiles(timed(model.embed, qs[20:160]))
-        twin = percentiles(timed(model.embed_queries, qs[160:300]))
-        started = time.perf_counter()
-        docs = model.embed(facts)
-        per_second = len(facts) / (time.perf_counter() - started)
-        q_packaged, q_twin = model.embed(qs), model.embed_queries(qs)
-        fidelity = float(np.mean(np.sum(q_packaged * q_twin, axis=1)))
-        same_nearest = float(np.mean(np.argmax(q_packaged @ docs.T, axis=1) == np.argmax(q_twin @ docs.T, axis=1)))
-        report = {"query_packaged_ms": packaged, "query_twin_ms": twin, "memories_per_second": round(per_second, 1),
-                  "twin_cosine_to_packaged": round(fidelity, 4), "same_nearest_memory": round(same_nearest, 4)}
-        print(f"query, packaged model   p50 {packaged['p50']:.2f} ms  p95 {packaged['p95']:.2f} ms")
-        print(f"query, dynamic-int8 twin p50 {twin['p50']:.2f} ms  p95 {twin['p95']:.2f} ms")
-        print(f"fact-sized memories      {per_second:.0f} per second (packaged model, batches of 64)")
-        print(f"twin vs packaged         mean cosine {fidelity:.4f}, same nearest memory {same_nearest:.1%}")
-        print(f"wrote {write_result('embedding', report)}")
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
+    model = OnnxMiniLmEmbedder(query_model=QUERY_MODEL_PATH)
+    qs = questions(300)
+    facts = memories(1000, seed=5)
+    for text in qs[:20]:
+        model.embed([text])
+        model.embed_queries([text])
+    packaged = percentiles(timed(model.embed, qs[20:160]))
+    twin = percentiles(timed(model.embed_queries, qs[160:300]))
+    started = time.perf_counter()
+    docs = model.embed(facts)
+    per_second = len(facts) / (time.perf_counter() - started)
+    q_packaged, q_twin = model.embed(qs), model.embed_queries(qs)
+    fidelity = float(np.mean(np.sum(q_packaged * q_twin, axis=1)))
+    same_nearest = float(np.mean(np.argmax(q_packaged @ docs.T, axis=1) == np.argmax(q_twin @ docs.T, axis=1)))
+    report = {"query_packaged_ms": packaged, "query_twin_ms": twin, "memories_per_second": round(per_second, 1),
+              "twin_cosine_to_packaged": round(fidelity, 4), "same_nearest_memory": round(same_nearest, 4)}
+    print(f"query, packaged model   p50 {packaged['p50']:.2f} ms  p95 {packaged['p95']:.2f} ms")
+    print(f"query, dynamic-int8 twin p50 {twin['p50']:.2f} ms  p95 {twin['p95']:.2f} ms")
+    print(f"fact-sized memories      {per_second:.0f} per second (packaged model, batches of 64)")
+    print(f"twin vs packaged         mean cosine {fidelity:.4f}, same nearest memory {same_nearest:.1%}")
+    print(f"wrote {write_result('embedding', report)}")
     return 0
 
 

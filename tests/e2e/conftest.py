@@ -61,15 +61,11 @@ class Server:
         raise AssertionError("condition not met in time")
 
 
-MODEL_CACHE = Path(__file__).resolve().parents[2] / ".mnemo" / "models"  # derived once, shared by the servers
-
-
 WORKERS = 2  # every e2e test runs against a multi-process server
 
 
 def start_server(data_dir: Path, extra_env: dict[str, str] | None = None, workers: int = WORKERS) -> Server:
     env = {**os.environ, "MNEMO_API_KEYS": ",".join(f"{t}={k}" for t, k in KEYS.items()),
-           "MNEMO_MODEL_CACHE_DIR": str(MODEL_CACHE),
            "MNEMO_DEBOUNCE_QUIET_SECONDS": "1", "MNEMO_WORKER_POLL_SECONDS": "0.1", **(extra_env or {})}
     data_dir.mkdir(parents=True, exist_ok=True)
     log = data_dir / "server.log"  # a file, not a pipe: a full pipe would stall the server

@@ -26,7 +26,7 @@ from mnemo.bootstrap import build_local, run_due_jobs
 from mnemo.domain.models import Status
 from mnemo.settings import Settings
 from tests.conftest import ApiClient
-from tests.e2e.conftest import MODEL_CACHE, Server, start_server, stop_server, wait_until_released
+from tests.e2e.conftest import Server, start_server, stop_server, wait_until_released
 
 TENANT = "tenant_a"
 DELAYS = (0.05, 0.15, 0.3, 0.5, 0.8, 1.2, 1.8)
@@ -52,7 +52,7 @@ def jobs_worker(data_dir: Path) -> int:
 
 
 def settings_for(data_dir: Path) -> Settings:
-    return Settings(data_dir=data_dir, model_cache_dir=MODEL_CACHE)
+    return Settings(data_dir=data_dir)
 
 
 def snapshot(data_dir: Path) -> dict[str, Any]:
@@ -208,7 +208,7 @@ def test_a_kill_during_consolidation_is_completed_by_the_next_run(tmp_path: Path
     base = tmp_path / "base"
     source = tmp_path / "episodes.json"
     source.write_text(json.dumps(episodes(users)))
-    env = {**os.environ, "MNEMO_MODEL_CACHE_DIR": str(MODEL_CACHE)}
+    env = dict(os.environ)
     imported = subprocess.run([sys.executable, "-m", "mnemo.cli", "import", str(source), "--tenant", TENANT,
                                "--data-dir", str(base)], capture_output=True, text=True, timeout=300, env=env,
                               check=False)

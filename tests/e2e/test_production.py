@@ -20,7 +20,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.e2e.conftest import KEYS, MODEL_CACHE, Server, start_server, stop_server
+from tests.e2e.conftest import KEYS, Server, start_server, stop_server
 
 
 def raw_request(server: Server, data: bytes, read: bool = True) -> bytes:
@@ -44,8 +44,7 @@ def workers_seen(server: Server) -> set[int]:
 
 
 def test_a_second_server_on_the_same_data_directory_refuses_and_says_why(server: Server) -> None:
-    env = {**os.environ, "MNEMO_API_KEYS": ",".join(f"{t}={k}" for t, k in KEYS.items()),
-           "MNEMO_MODEL_CACHE_DIR": str(MODEL_CACHE)}
+    env = {**os.environ, "MNEMO_API_KEYS": ",".join(f"{t}={k}" for t, k in KEYS.items())}
     second = subprocess.run([sys.executable, "-m", "mnemo.cli", "serve", "--port", "0", "--data-dir",
                              str(server.data_dir)], capture_output=True, text=True, timeout=60, env=env, check=False)
     assert second.returncode != 0

@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import MODEL_CACHE
-
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
@@ -35,7 +33,6 @@ def port_free(port: int) -> bool:
 def readme_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     assert port_free(8080), "the README uses port 8080: free it to run this test"
     env = {k: v for k, v in os.environ.items() if k not in {"MNEMO_API_KEYS", "MNEMO_URL", "MNEMO_API_KEY"}}
-    env["MNEMO_MODEL_CACHE_DIR"] = str(MODEL_CACHE)
     server = subprocess.Popen([sys.executable, "-m", "mnemo.cli", "serve", "--port", "8080",
                                "--data-dir", str(tmp_path_factory.mktemp("readme"))], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True, env=env)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.ports import Embedder
 from tests.bench.cold_start import CHILD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,14 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(("job", "sessions"), [
     ("ingest", []), ("feedback", []), ("retrieve", ["query"]), ("extract", ["document"]),
 ])
-def test_a_function_warms_up_at_import_and_loads_only_its_model(job: str, sessions: list[str], tmp_path: Path,
-                                                                  embedder: Embedder) -> None:
-    del embedder  # the session fixture derives the query twin into .mnemo/models once
+def test_a_function_warms_up_at_import_and_loads_only_its_model(job: str, sessions: list[str], tmp_path: Path) -> None:
     env = {
         "PATH": os.environ["PATH"], "BUNDLE": str(ROOT), "RUNTIME": str(ROOT / "shared"), "JOB": job,
         "AWS_LAMBDA_FUNCTION_NAME": f"mnemo-test-{job}", "AWS_DEFAULT_REGION": "eu-west-1",
         "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_NAMESPACE": "mnemo-test",
-        "MNEMO_DATA_DIR": str(tmp_path), "MNEMO_MODEL_CACHE_DIR": str(Path(".mnemo/models").resolve()),
+        "MNEMO_DATA_DIR": str(tmp_path),
     }
     done = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=300,
                           check=False)

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mnemo.adapters.local.model_checksums import MODEL_SHA256
-from mnemo.adapters.local.onnx_embedder import DIMENSION, OnnxMiniLmEmbedder, model_paths
-from mnemo.adapters.local.query_model import derived_path
+from mnemo.adapters.local.model_checksums import QUERY_MODEL_SHA256
+from mnemo.adapters.local.onnx_embedder import DIMENSION, QUERY_MODEL_PATH, OnnxMiniLmEmbedder, model_paths, sha256_of
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Embedder
+from mnemo.training.query_model import build_query_model
 
 SENTENCES = ["I love spicy Thai food.", "User likes hot Thai cuisine.", "The capital of France is Paris.",
              "Where does my sister live these days?", "User's sister Maria lives in Porto."]
@@ -39,15 +41,33 @@ def test_query_twin_shares_the_space(embedder: Embedder) -> None:
     assert list(np.argmax(queries @ docs.T, axis=1)) == list(range(len(SENTENCES)))
 
 
-def test_query_twin_is_derived_once_and_rebuilt_when_damaged(tmp_path: Path) -> None:
-    OnnxMiniLmEmbedder(query_model_cache=tmp_path)
-    target = derived_path(tmp_path, MODEL_SHA256)
-    built = target.stat().st_mtime_ns
-    OnnxMiniLmEmbedder(query_model_cache=tmp_path)
-    assert target.stat().st_mtime_ns == built
-    target.write_bytes(b"not a model")
-    twin = OnnxMiniLmEmbedder(query_model_cache=tmp_path)
-    assert twin.embed_queries(["hello"]).shape == (1, DIMENSION)
+def test_the_shipped_query_twin_is_what_the_derivation_gives(tmp_path: Path) -> None:
+    # given the locked onnxruntime and onnx, when the twin is derived again from the packaged model,
+    # then it is the shipped file byte for byte (otherwise: `make query-model`)
+    model, _ = model_paths()
+    derived = build_query_model(model, tmp_path / "query.onnx")
+    assert sha256_of(derived) == sha256_of(QUERY_MODEL_PATH) == QUERY_MODEL_SHA256
+
+
+def test_the_query_twin_loads_without_the_onnx_package() -> None:
+    # the server's install has onnxruntime but not onnx (the quantiser's dependency): nothing on the
+    # query path may need it
+    code = ("import sys; sys.modules['onnx'] = None\n"
+            "from mnemo.adapters.local.onnx_embedder import QUERY_MODEL_PATH, OnnxMiniLmEmbedder\n"
+            "print(OnnxMiniLmEmbedder(query_model=QUERY_MODEL_PATH).embed_queries(['hello']).shape)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"(1, {DIMENSION})"
+    assert done.stderr == ""  # no warning either
+
+
+def test_a_tampered_query_twin_is_refused(tmp_path: Path) -> None:
+    twin = tmp_path / "query.onnx"
+    twin.write_bytes(QUERY_MODEL_PATH.read_bytes()[:-1] + b"\x00")
+    with pytest.raises(ConfigurationError, match=r"query\.onnx"):
+        OnnxMiniLmEmbedder(query_model=twin)
+    with pytest.raises(ConfigurationError, match="missing"):
+        OnnxMiniLmEmbedder(query_model=tmp_path / "absent.onnx")
 
 
 def test_a_tampered_model_is_refused(tmp_path: Path) -> None:

@@ -294,10 +294,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--no-check", action="store_true", help="skip the held-back split")
     args = parser.parse_args(argv)
-    from mnemo.adapters.local.onnx_embedder import OnnxMiniLmEmbedder
+    from mnemo.adapters.local.onnx_embedder import QUERY_MODEL_PATH, OnnxMiniLmEmbedder
 
-    # the query model, derived where the local server keeps it: the tagger runs on it in every home
-    encoder = OnnxMiniLmEmbedder(query_model_cache=Path(".mnemo") / "models")
+    # the query model: the tagger runs on it in every home
+    encoder = OnnxMiniLmEmbedder(query_model=QUERY_MODEL_PATH)
     paths = sorted(DATA.glob("extraction_train_*.txt"))
     examples = load(paths)
     print(f"{len(examples)} labelled messages from {len(paths)} files, "

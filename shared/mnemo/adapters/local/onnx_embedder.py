@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.adapters.local.model_checksums import MODEL_SHA256, TOKENIZER_SHA256
-from mnemo.adapters.local.query_model import build_query_model, derived_path
+from mnemo.adapters.local.model_checksums import MODEL_SHA256, QUERY_MODEL_SHA256, TOKENIZER_SHA256
 from mnemo.domain.extraction.tagger import TokenStates
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Vector
@@ -20,6 +19,8 @@ from mnemo.ports import Vector
 MODEL_ID = "all-MiniLM-L6-v2-int8"
 DIMENSION = 384
 MAX_TOKENS = 256
+# the dynamic-int8 twin for queries, derived at development time (mnemo.training.query_model)
+QUERY_MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "minilm-query-dynint8.onnx"
 
 
 def model_paths() -> tuple[Path, Path]:
@@ -49,11 +50,9 @@ class OnnxMiniLmEmbedder:
     model_id = MODEL_ID
 
     def __init__(self, threads: int = 2, batch_size: int = 64, model_dir: Path | None = None,
-                 verify: bool = True, query_model_cache: Path | None = None,
-                 query_model_path: Path | None = None) -> None:
-        """``query_model_cache``: where the faster query twin is derived and kept (see query_model);
-        ``query_model_path``: a twin derived beforehand (the Lambda bundle), used as it is;
-        neither embeds queries with the packaged model too.
+                 verify: bool = True, query_model: Path | None = None) -> None:
+        """``query_model``: the faster twin that embeds queries (QUERY_MODEL_PATH, shipped with the
+        package, or the Lambda bundle's copy of it); None embeds queries with the packaged model too.
 
         The files are checked here, but each onnxruntime session is loaded on its first use: a function
         that never embeds (ingest, feedback) never pays for one, and retrieve loads only the query twin.
@@ -65,18 +64,16 @@ class OnnxMiniLmEmbedder:
         else:
             model_path, tokenizer_path = model_paths()
         if verify:
-            for path, expected in ((model_path, MODEL_SHA256), (tokenizer_path, TOKENIZER_SHA256)):
+            checks = [(model_path, MODEL_SHA256), (tokenizer_path, TOKENIZER_SHA256)]
+            if query_model is not None:
+                checks.append((query_model, QUERY_MODEL_SHA256))
+            for path, expected in checks:
+                if not path.is_file():
+                    raise ConfigurationError(f"embedding model file missing: {path}")
                 if sha256_of(path) != expected:
                     raise ConfigurationError(f"checksum mismatch for {path.name}")
-        self._model_path = model_path
+        self._paths = {"document": model_path, "query": query_model or model_path}
         self._threads = threads
-        self._query_model_path = query_model_path
-        self._query_twin: Path | None = None
-        self._query_cache = query_model_cache
-        if query_model_path is None and query_model_cache is not None:
-            self._query_twin = derived_path(query_model_cache, MODEL_SHA256)
-            if not self._query_twin.exists():  # derived once per cache, before any request needs it
-                build_query_model(model_path, self._query_twin)
         self._sessions: dict[str, Any] = {}
         self._load_lock = threading.Lock()
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
@@ -91,7 +88,7 @@ class OnnxMiniLmEmbedder:
 
     @property
     def _query_session(self) -> Any:
-        if self._query_model_path is None and self._query_twin is None:
+        if self._paths["query"] == self._paths["document"]:
             return self._session
         return self._load("query")
 
@@ -107,29 +104,9 @@ class OnnxMiniLmEmbedder:
                 options.intra_op_num_threads = self._threads
                 options.inter_op_num_threads = 1
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-                if which == "document":
-                    loaded = ort.InferenceSession(str(self._model_path), options, providers=["CPUExecutionProvider"])
-                elif self._query_model_path is not None:
-                    loaded = ort.InferenceSession(str(self._query_model_path), options,
-                                                  providers=["CPUExecutionProvider"])
-                else:
-                    assert self._query_cache is not None
-                    loaded = self._load_query_twin(ort, options, self._model_path, self._query_cache)
-                self._sessions[which] = loaded
+                self._sessions[which] = ort.InferenceSession(str(self._paths[which]), options,
+                                                             providers=["CPUExecutionProvider"])
             return self._sessions[which]
-
-    @staticmethod
-    def _load_query_twin(ort: Any, options: Any, model_path: Path, cache: Path) -> Any:
-        target = derived_path(cache, MODEL_SHA256)
-        for attempt in range(2):
-            if not target.exists() or attempt:
-                build_query_model(model_path, target)
-            try:
-                return ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
-            except Exception:  # a damaged cache file: derive it again once
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
 
     def embed_queries(self, texts: Sequence[str]) -> Vector:
         return self._run(texts, self._query_session)
