@@ -6,7 +6,7 @@ PORT ?= 8080
 HOST ?= 127.0.0.1
 
 .PHONY: install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor \
-	query-model lock footprint
+	query-model lock footprint ts-client ts-test
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CDK_DISABLE_CLI_TELEMETRY := true
@@ -51,8 +51,23 @@ $(CHECKOV_STAMP): requirements-checkov.lock
 
 checkov: $(CHECKOV_STAMP)
 
+# the TypeScript client (clients/typescript): its pinned npm packages, its types generated from the
+# served OpenAPI document, and its tests against a real `mnemo serve` (Node 20+)
+TS := clients/typescript
+TS_STAMP := $(TS)/node_modules/.installed
+$(TS_STAMP): $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(TS_STAMP)
+
+ts-client: $(STAMP) $(TS_STAMP)
+	$(BIN)/python tools/openapi_document.py $(TS)/openapi.json
+	cd $(TS) && npm run --silent generate
+
+ts-test: $(STAMP) $(TS_STAMP)
+	cd $(TS) && MNEMO_PYTHON=$(abspath $(BIN)/python) npm test --silent
+
 # tests/infra/test_template_checks.py runs cfn-lint and checkov on both stages' templates
-test: $(STAMP) $(CHECKOV_STAMP) lint synth
+test: $(STAMP) $(CHECKOV_STAMP) lint synth ts-test
 	MNEMO_REQUIRE_CHECKOV=1 MNEMO_CHECKOV=$(CHECKOV_VENV)/bin/checkov $(BIN)/python -m pytest -q
 
 # the CDK CLI pinned in package.json (aws-cdk 2.1148.x); both stages of cdk.json, with the arm64 bundle
@@ -101,4 +116,5 @@ footprint:
 	$(PYTHON) tests/bench/install_footprint.py
 
 clean:
-	rm -rf $(VENV) $(CHECKOV_VENV) .mypy_cache .pytest_cache .ruff_cache build *.egg-info shared/*.egg-info cdk.out node_modules
+	rm -rf $(VENV) $(CHECKOV_VENV) .mypy_cache .pytest_cache .ruff_cache build *.egg-info shared/*.egg-info cdk.out node_modules \
+		$(TS)/node_modules $(TS)/dist
