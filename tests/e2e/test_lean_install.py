@@ -24,7 +24,7 @@ pytestmark = pytest.mark.e2e
 # the aws extra's and the dev group's top-level packages, and onnx (the quantiser's, now dev only)
 NOT_IN_THE_CORE = ("boto3", "botocore", "s3transfer", "opensearchpy", "aws_xray_sdk", "requests", "onnx",
                    "aws_cdk", "jsii", "constructs", "cdk_nag", "moto", "pytest", "hypothesis", "schemathesis",
-                   "cfnlint", "mypy", "importlinter", "jsonschema")
+                   "cfnlint", "mypy", "importlinter", "langgraph", "langchain_core")
 BLOCKING_SERVE = (
     "import sys\n"
     f"for name in {NOT_IN_THE_CORE!r}:\n"
