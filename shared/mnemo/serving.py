@@ -115,7 +115,8 @@ class WorkerRuntime:
         from mnemo.mcp_server.http import McpEndpoint
 
         api = WsgiApp(self.app.app, self.app.auth, max_body_bytes=self.settings.max_body_bytes, access_log=False)
-        return McpEndpoint(api, self.settings.max_body_bytes).handle
+        # a little under gunicorn's timeout (the request timeout), which would kill the worker instead
+        return McpEndpoint(api, self.settings.max_body_bytes, self.settings.request_timeout_seconds * 0.9).handle
 
     def _warm_up(self) -> None:
         """Pay the first inference and the resolver's first-call set-up here, before this worker

@@ -197,3 +197,15 @@ def test_a_bad_user_header_is_refused(server: Server) -> None:
         content=b"{}", timeout=30)
     assert response.status_code == 400
     assert response.json()["error"]["details"][0]["field"] == "mnemo-user-id"
+
+
+def test_only_post_is_served_and_nothing_is_held_open(server: Server) -> None:
+    # a GET would open a server-to-client stream, which would hold a sync worker: 405 at once (the spec's
+    # answer for a server without that stream), as for DELETE (no session to end)
+    headers = {"Authorization": f"Bearer {KEYS['tenant_a']}", "Accept": "application/json, text/event-stream"}
+    for method in ("GET", "DELETE"):
+        response = httpx2.request(method, server.base + "/mcp", headers=headers, timeout=10)
+        assert response.status_code == 405, method
+        assert response.headers["allow"] == "POST"
+    with httpx2.Client(base_url=server.base, headers=headers, timeout=10) as http:  # and the server still answers
+        assert http.get("/health").status_code == 200

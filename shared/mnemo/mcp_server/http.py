@@ -49,13 +49,14 @@ WsgiCallable = Callable[[dict[str, Any], Callable[..., Any]], Any]
 class McpEndpoint:
     """One worker's `/mcp`: ``handle(...)`` answers one HTTP request with (status, headers, body)."""
 
-    def __init__(self, api: WsgiCallable, max_body_bytes: int) -> None:
+    def __init__(self, api: WsgiCallable, max_body_bytes: int, timeout_seconds: float = 30.0) -> None:
         # their INFO lines name the in-process request's path, which holds user ids (our access log names the
         # route only), and announce every stateless session: warnings and errors only
         for name in ("httpx2", "mcp"):
             logging.getLogger(name).setLevel(logging.WARNING)
         self._api = api
         self._max_body = max_body_bytes
+        self._timeout = timeout_seconds
         self._servers: dict[bool, MCPServer[Any]] = {
             False: build_server(_client.get),
             True: build_server(_client.get, _user.get),
@@ -67,6 +68,12 @@ class McpEndpoint:
 
     def handle(self, method: str, headers: dict[str, str], body: bytes,
                query: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        if method != "POST":
+            # GET would open the server-to-client SSE stream and DELETE end a session: stateless, we keep
+            # neither, and a held-open stream would tie up a sync worker. The spec's answer is 405.
+            return 405, [("Content-Type", "application/json"), ("Allow", "POST")], (
+                b'{"error": {"code": "method_not_allowed", "message": "/mcp serves POST only (stateless, JSON '
+                b'responses)", "details": null}}')
         user = self.user_of(headers, query)
         if user is not None and not _ID.match(user):
             return 400, [("Content-Type", "application/json")], (
@@ -116,6 +123,10 @@ class McpEndpoint:
             elif message["type"] == "http.response.body":
                 chunks.append(bytes(message.get("body", b"")))
 
-        async with server.session_manager.run():
-            await app(scope, receive, send)
+        with anyio.move_on_after(self._timeout) as deadline:
+            async with server.session_manager.run():
+                await app(scope, receive, send)
+        if deadline.cancelled_caught:  # answer before gunicorn's timeout kills the worker
+            return 504, [("Content-Type", "application/json")], (
+                b'{"error": {"code": "timeout", "message": "the MCP request did not finish in time", "details": null}}')
         return status, out_headers, b"".join(chunks)
