@@ -15,6 +15,20 @@ export type { components, paths } from "./schema.js";
 /** The API's models by name: `Schemas["RetrieveResponse"]`, `Schemas["MemoryOut"]`, ... */
 export type Schemas = components["schemas"];
 
+type Json<T> = T extends { content: { "application/json": infer B } } ? B : never;
+type Method = "get" | "post" | "put" | "patch" | "delete";
+/** The JSON body an operation takes, read off the document by path and method (not by schema name). */
+export type RequestBody<P extends keyof paths, M extends Method> =
+  paths[P][M] extends { requestBody?: infer R } ? Json<NonNullable<R>> : never;
+/** What an operation answers on success (200, 201 or 202; nothing for 204). */
+export type Result<P extends keyof paths, M extends Method> =
+  paths[P][M] extends { responses: infer R }
+    ? R extends { 200: infer A } ? Json<A>
+      : R extends { 201: infer A } ? Json<A>
+        : R extends { 202: infer A } ? Json<A>
+          : undefined
+    : never;
+
 export interface ClientOptions {
   /** e.g. http://127.0.0.1:8080 (no trailing /v1) */
   baseUrl: string;
@@ -98,24 +112,27 @@ export class MnemoClient {
     return { params: { path: { user_id: userId } } };
   }
 
-  health(): Promise<Schemas["Health"]> {
+  health(): Promise<Result<"/health", "get">> {
     return this.ok(this.http.GET("/health"));
   }
 
   // -- the chat loop: retrieve before answering, turns after, close at the end
 
   /** The memories that matter for this query, as a labelled block (`context`) for the prompt. */
-  retrieve(userId: string, body: Schemas["RetrieveRequest"]): Promise<Schemas["RetrieveResponse"]> {
+  retrieve(userId: string, body: RequestBody<"/v1/users/{user_id}/retrieve", "post">,
+  ): Promise<Result<"/v1/users/{user_id}/retrieve", "post">> {
     return this.ok(this.http.POST("/v1/users/{user_id}/retrieve", { ...this.user(userId), body }));
   }
 
   /** Buffer a conversation's turns; extraction runs later (debounced) or on close. */
-  addTurns(userId: string, body: Schemas["TurnsRequest"]): Promise<Schemas["TurnsAccepted"]> {
+  addTurns(userId: string, body: RequestBody<"/v1/users/{user_id}/turns", "post">,
+  ): Promise<Result<"/v1/users/{user_id}/turns", "post">> {
     return this.ok(this.http.POST("/v1/users/{user_id}/turns", { ...this.user(userId), body }));
   }
 
   /** The conversation ended: extract what is pending now. */
-  closeConversation(userId: string, conversationId: string): Promise<Schemas["TurnsAccepted"]> {
+  closeConversation(userId: string, conversationId: string,
+  ): Promise<Result<"/v1/users/{user_id}/conversations/{conversation_id}/close", "post">> {
     return this.ok(this.http.POST("/v1/users/{user_id}/conversations/{conversation_id}/close", {
       params: { path: { user_id: userId, conversation_id: conversationId } },
     }));
@@ -124,34 +141,39 @@ export class MnemoClient {
   // -- memories
 
   /** Ranked search: no gate, no token budget. */
-  search(userId: string, body: Schemas["SearchRequestBody"]): Promise<Schemas["SearchResponse"]> {
+  search(userId: string, body: RequestBody<"/v1/users/{user_id}/search", "post">,
+  ): Promise<Result<"/v1/users/{user_id}/search", "post">> {
     return this.ok(this.http.POST("/v1/users/{user_id}/search", { ...this.user(userId), body }));
   }
 
   /** Remember a fact explicitly; a newer fact in the same slot supersedes the old one. */
-  remember(userId: string, body: Schemas["MemoryIn"]): Promise<Schemas["CreateMemoryResponse"]> {
+  remember(userId: string, body: RequestBody<"/v1/users/{user_id}/memories", "post">,
+  ): Promise<Result<"/v1/users/{user_id}/memories", "post">> {
     return this.ok(this.http.POST("/v1/users/{user_id}/memories", { ...this.user(userId), body }));
   }
 
-  importMemories(userId: string, body: Schemas["ImportRequest"]): Promise<Schemas["ImportResponse"]> {
+  importMemories(userId: string, body: RequestBody<"/v1/users/{user_id}/memories/import", "post">,
+  ): Promise<Result<"/v1/users/{user_id}/memories/import", "post">> {
     return this.ok(this.http.POST("/v1/users/{user_id}/memories/import", { ...this.user(userId), body }));
   }
 
   listMemories(
     userId: string,
     query: NonNullable<paths["/v1/users/{user_id}/memories"]["get"]["parameters"]["query"]> = {},
-  ): Promise<Schemas["MemoryPage"]> {
+  ): Promise<Result<"/v1/users/{user_id}/memories", "get">> {
     return this.ok(this.http.GET("/v1/users/{user_id}/memories", { params: { path: { user_id: userId }, query } }));
   }
 
-  getMemory(userId: string, memoryId: string): Promise<Schemas["MemoryWithHistory"]> {
+  getMemory(userId: string, memoryId: string,
+  ): Promise<Result<"/v1/users/{user_id}/memories/{memory_id}", "get">> {
     return this.ok(this.http.GET("/v1/users/{user_id}/memories/{memory_id}", {
       params: { path: { user_id: userId, memory_id: memoryId } },
     }));
   }
 
   /** Edit content or category, or disable; pass the `version` you read to fail (409) on a concurrent edit. */
-  updateMemory(userId: string, memoryId: string, patch: Schemas["MemoryPatch"]): Promise<Schemas["MemoryOut"]> {
+  updateMemory(userId: string, memoryId: string, patch: RequestBody<"/v1/users/{user_id}/memories/{memory_id}", "patch">,
+  ): Promise<Result<"/v1/users/{user_id}/memories/{memory_id}", "patch">> {
     return this.ok(this.http.PATCH("/v1/users/{user_id}/memories/{memory_id}", {
       params: { path: { user_id: userId, memory_id: memoryId } },
       body: patch,
@@ -165,44 +187,50 @@ export class MnemoClient {
   }
 
   /** Forget the memories that match a description ("vegetarian", "where I live"). */
-  forget(userId: string, body: Schemas["ForgetRequest"]): Promise<Schemas["ForgetResponse"]> {
+  forget(userId: string, body: RequestBody<"/v1/users/{user_id}/forget", "post">,
+  ): Promise<Result<"/v1/users/{user_id}/forget", "post">> {
     return this.ok(this.http.POST("/v1/users/{user_id}/forget", { ...this.user(userId), body }));
   }
 
   /** Up or down on what a retrieval injected (by its `trace_id`). */
-  feedback(userId: string, body: Schemas["FeedbackRequest"]): Promise<Schemas["FeedbackResponse"]> {
+  feedback(userId: string, body: RequestBody<"/v1/users/{user_id}/feedback", "post">,
+  ): Promise<Result<"/v1/users/{user_id}/feedback", "post">> {
     return this.ok(this.http.POST("/v1/users/{user_id}/feedback", { ...this.user(userId), body }));
   }
 
-  getTrace(traceId: string): Promise<Schemas["RetrievalTrace"]> {
+  getTrace(traceId: string): Promise<Result<"/v1/traces/{trace_id}", "get">> {
     return this.ok(this.http.GET("/v1/traces/{trace_id}", { params: { path: { trace_id: traceId } } }));
   }
 
   // -- the user's profile, settings and sessions
 
-  getProfile(userId: string): Promise<Schemas["Profile"]> {
+  getProfile(userId: string): Promise<Result<"/v1/users/{user_id}/profile", "get">> {
     return this.ok(this.http.GET("/v1/users/{user_id}/profile", this.user(userId)));
   }
 
-  updateProfile(userId: string, patch: Schemas["ProfilePatch"]): Promise<Schemas["Profile"]> {
+  updateProfile(userId: string, patch: RequestBody<"/v1/users/{user_id}/profile", "patch">,
+  ): Promise<Result<"/v1/users/{user_id}/profile", "patch">> {
     return this.ok(this.http.PATCH("/v1/users/{user_id}/profile", { ...this.user(userId), body: patch }));
   }
 
-  getSettings(userId: string): Promise<Schemas["SettingsOut"]> {
+  getSettings(userId: string): Promise<Result<"/v1/users/{user_id}/settings", "get">> {
     return this.ok(this.http.GET("/v1/users/{user_id}/settings", this.user(userId)));
   }
 
-  putSettings(userId: string, body: Schemas["SettingsBody"]): Promise<Schemas["SettingsOut"]> {
+  putSettings(userId: string, body: RequestBody<"/v1/users/{user_id}/settings", "put">,
+  ): Promise<Result<"/v1/users/{user_id}/settings", "put">> {
     return this.ok(this.http.PUT("/v1/users/{user_id}/settings", { ...this.user(userId), body }));
   }
 
-  getSession(userId: string, sessionId: string): Promise<Schemas["SessionState"]> {
+  getSession(userId: string, sessionId: string,
+  ): Promise<Result<"/v1/users/{user_id}/sessions/{session_id}", "get">> {
     return this.ok(this.http.GET("/v1/users/{user_id}/sessions/{session_id}", {
       params: { path: { user_id: userId, session_id: sessionId } },
     }));
   }
 
-  putSession(userId: string, sessionId: string, body: Schemas["SessionPut"]): Promise<Schemas["SessionState"]> {
+  putSession(userId: string, sessionId: string, body: RequestBody<"/v1/users/{user_id}/sessions/{session_id}", "put">,
+  ): Promise<Result<"/v1/users/{user_id}/sessions/{session_id}", "put">> {
     return this.ok(this.http.PUT("/v1/users/{user_id}/sessions/{session_id}", {
       params: { path: { user_id: userId, session_id: sessionId } },
       body,
@@ -212,7 +240,7 @@ export class MnemoClient {
   // -- the user in control
 
   /** Everything stored about the user, as JSON. */
-  exportUser(userId: string): Promise<Schemas["ExportOut"]> {
+  exportUser(userId: string): Promise<Result<"/v1/users/{user_id}/export", "get">> {
     return this.ok(this.http.GET("/v1/users/{user_id}/export", this.user(userId)));
   }
 

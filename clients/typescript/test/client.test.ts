@@ -2,8 +2,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { MnemoClient, MnemoError } from "../src/index.js";
+import { MnemoClient, MnemoError, type RequestBody, type Result } from "../src/index.js";
 import { KEY, type RunningServer, startServer } from "./server.js";
+
+// compile-time: the types read off the document are real types, never `any` (tsc fails otherwise)
+type IsAny<T> = 0 extends 1 & T ? true : false;
+const typed: [IsAny<Result<"/v1/users/{user_id}/retrieve", "post">>, IsAny<RequestBody<"/v1/users/{user_id}/turns", "post">>,
+  IsAny<Result<"/v1/users/{user_id}/memories", "get">>] = [false, false, false];
+void typed;
 
 async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, seconds = 30): Promise<T> {
   const deadline = Date.now() + seconds * 1000;
