@@ -39,6 +39,7 @@ from typing import Any
 
 import httpx2
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -206,7 +207,7 @@ def main() -> int:
     headers = {"Authorization": f"Bearer {os.environ.get('OPENAI_API_KEY', '')}"}
     with Client.from_env() as mnemo, httpx2.Client(base_url=base_url, headers=headers, timeout=60) as http:
         agent = build_agent(MnemoStore(mnemo), openai_compatible(http, os.environ.get("OPENAI_MODEL", "gpt-4o-mini")))
-        thread = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        thread: RunnableConfig = {"configurable": {"thread_id": uuid.uuid4().hex}}  # this run's conversation
         for line in sys.stdin:
             if line.strip():
                 out = agent.invoke({"messages": [{"role": "user", "content": line.strip()}]}, thread,
