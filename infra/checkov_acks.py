@@ -30,6 +30,10 @@ ACKS = (
     Ack("CKV_AWS_317", ("Search*",),
         "OpenSearch audit logs need fine-grained access control; the domain uses VPC + IAM instead (README "
         "'What gets deployed'), and every request is signed by one of the stack's roles."),
+    Ack("CKV_AWS_28", ("Keys*",),
+        "The wrapped per-user data keys have no point-in-time recovery on purpose: a recovery copy would keep "
+        "an erased user's key, and with it every backup of their data, readable (README 'Backups and "
+        "erasure'). Deletion protection and a retained table guard it instead."),
     Ack("CKV_AWS_116", (*OUR_FUNCTIONS, *CDK_FUNCTIONS),
         "A DLQ (DeadLetterConfig) catches failed asynchronous invocations only. API Gateway, the authorizer and "
         "the custom resources invoke synchronously (the caller sees the error), SQS event sources redrive to "

@@ -48,6 +48,9 @@ def suppress(stack: MnemoStack) -> None:
             ack(function, f"IAM5[Resource::{arn}]", "A cross-region inference profile sends each request to "
                 "any region of its geography, and Bedrock checks the model's ARN in that region too: the "
                 "region is the only wildcard, the model is named.")
+    ack(stack.key_table, "DDB3", "The wrapped per-user data keys are kept without point-in-time recovery on "
+        "purpose: a recovery copy would keep an erased user's key, and with it every backup of their data, "
+        "readable (README 'Backups and erasure'). Deletion protection and a retained table guard it instead.")
     ack(stack.domain, "OS3", "The domain is in a VPC (isolated subnets, no internet route), reachable only from the "
         "functions' security group, and every request must be SigV4-signed by a role granted access: an IP "
         "allow-list adds nothing.")

@@ -26,6 +26,7 @@ from aws_cdk import (
     Duration,
     RemovalPolicy,
     Stack,
+    Tags,
     Token,
 )
 from aws_cdk import aws_apigatewayv2 as apigw
@@ -109,6 +110,21 @@ class MnemoStack(Stack):
                 point_in_time_recovery_enabled=True),
             encryption=dynamodb.TableEncryption.CUSTOMER_MANAGED, encryption_key=self.storage_key,
             deletion_protection=config.retain_data, removal_policy=removal)
+        # -- the wrapped per-user data keys, apart from the data and deliberately without point-in-time
+        # recovery, backups or a stream: an erase deletes a user's one wrapped key for good, so a restored
+        # state table or index snapshot from before the erase has nothing to open the user's data with
+        # (README "Backups and erasure"). Deletion protection and a retained table stand in for backups.
+        self.key_table = dynamodb.Table(
+            self, "Keys", table_name=f"{name}-keys",
+            partition_key=dynamodb.Attribute(name=KEY_SCHEMA[0]["AttributeName"], type=_attribute_type(0)),
+            sort_key=dynamodb.Attribute(name=KEY_SCHEMA[1]["AttributeName"], type=_attribute_type(1)),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=False),
+            encryption=dynamodb.TableEncryption.CUSTOMER_MANAGED, encryption_key=self.storage_key,
+            deletion_protection=config.retain_data, removal_policy=removal)
+        # an AWS Backup plan that selects resources by tag can leave it out by this one
+        Tags.of(self.key_table).add("mnemo:backup", "never")
 
         # -- queues
         self.extract_dlq, self.extract_queue = self._queue_pair("Extract", f"{name}-extract",
@@ -212,6 +228,7 @@ class MnemoStack(Stack):
 
         CfnOutput(self, "ApiUrl", value=self.api.api_endpoint)
         CfnOutput(self, "StateTable", value=self.table.table_name)
+        CfnOutput(self, "KeyTable", value=self.key_table.table_name)
         CfnOutput(self, "ExtractQueueUrl", value=self.extract_queue.queue_url)
         CfnOutput(self, "ExtractDlqUrl", value=self.extract_dlq.queue_url)
         CfnOutput(self, "ConsolidateQueueUrl", value=self.consolidate_queue.queue_url)
@@ -279,6 +296,7 @@ class MnemoStack(Stack):
             "MNEMO_BACKEND": "aws",
             "MNEMO_AWS_REGION": self.region,
             "MNEMO_STATE_TABLE": self.table.table_name,
+            "MNEMO_KEY_TABLE": self.key_table.table_name,
             "MNEMO_KMS_KEY_ID": self.data_key.key_arn,
             "MNEMO_OPENSEARCH_URL": f"https://{self.domain.domain_endpoint}",
             "MNEMO_OPENSEARCH_INDEX": self.index_name,
@@ -348,6 +366,11 @@ class MnemoStack(Stack):
                 actions=TABLE_ACTIONS, resources=[self.table.table_arn],
                 conditions={"ForAllValues:StringNotLike": {"dynamodb:LeadingKeys": ["_apikey#*"]}}))
             self.storage_key.grant_encrypt_decrypt(function)  # the table's encryption at rest
+            # the wrapped data keys: read, create (conditional put), erase, and the move of an older key out
+            # of the state table (a transaction across both tables)
+            function.add_to_role_policy(iam.PolicyStatement(
+                actions=["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem",
+                         "dynamodb:ConditionCheckItem"], resources=[self.key_table.table_arn]))
             if job in OPENSEARCH_VERBS:
                 function.add_to_role_policy(iam.PolicyStatement(
                     actions=[f"es:ESHttp{verb.title()}" for verb in OPENSEARCH_VERBS[job]], resources=domain_paths))

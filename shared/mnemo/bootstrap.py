@@ -197,7 +197,8 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
     sqs = sqs or boto3.client("sqs", region_name=settings.aws_region)
     transport = opensearch or _opensearch_transport(settings)
     table = DynamoTable(dynamodb, settings.state_table)
-    cipher = UserCipher(KmsKeyVault(kms, table, settings.kms_key_id, settings.data_key_cache_seconds))
+    keys = DynamoTable(dynamodb, settings.key_table) if settings.key_table else table
+    cipher = UserCipher(KmsKeyVault(kms, keys, settings.kms_key_id, settings.data_key_cache_seconds, legacy=table))
     embedder = embedder or _aws_embedder(settings, bedrock)
     ports = Ports(
         settings=settings, clock=clock, embedder=embedder,

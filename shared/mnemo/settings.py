@@ -48,6 +48,9 @@ class Settings(BaseModel):
     # -- the AWS home (names come from the CDK stack through the Lambda environment)
     aws_region: str = "eu-west-1"
     state_table: str = "mnemo-state"
+    # the wrapped per-user data keys, in a table with no backups so an erase destroys them for good
+    # (README "Backups and erasure"); empty keeps them in the state table, whose backups copy them
+    key_table: str = ""
     kms_key_id: str = ""
     opensearch_url: str = ""
     opensearch_index: str = "mnemo-memories"

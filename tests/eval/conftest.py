@@ -45,11 +45,12 @@ class Atomic:
 def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> Mnemo:
     dynamodb = Atomic(boto3.client("dynamodb", region_name=REGION))
     create_table(dynamodb, "mnemo-state")
+    create_table(dynamodb, "mnemo-keys")  # the wrapped data keys, apart from the data (as the stack has them)
     kms = boto3.client("kms", region_name=REGION)
     sqs = boto3.client("sqs", region_name=REGION)
     fake = FakeOpenSearch()
     aws = settings.model_copy(update={
-        "backend": "aws", "kms_key_id": kms.create_key()["KeyMetadata"]["KeyId"],
+        "backend": "aws", "kms_key_id": kms.create_key()["KeyMetadata"]["KeyId"], "key_table": "mnemo-keys",
         "extract_queue_url": sqs.create_queue(QueueName="mnemo-extract")["QueueUrl"]})
     transport = fake.transport()
     ensure_index(transport, aws.opensearch_index, embedder.dimension, tuning=IndexTuning.from_settings(aws))
@@ -61,12 +62,14 @@ def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> M
 
     RAW[id(svc)] = raw
     FAKES[id(svc)] = fake
+    DYNAMODB[id(svc)] = dynamodb
     return svc
 
 
 # what each home has persisted, read as someone holding a copy of its storage would read it
 RAW: dict[int, Callable[[], bytes]] = {}
 FAKES: dict[int, FakeOpenSearch] = {}  # the AWS home's OpenSearch, for fault injection
+DYNAMODB: dict[int, Any] = {}  # the AWS home's DynamoDB client (backups, fault injection)
 
 
 @pytest.fixture
@@ -104,3 +107,4 @@ def service(request: pytest.FixtureRequest, settings: Settings, clock: ManualClo
         svc.close()
         RAW.pop(id(svc), None)
         FAKES.pop(id(svc), None)
+        DYNAMODB.pop(id(svc), None)

@@ -601,8 +601,9 @@ def test_a_backup_from_before_an_erase_does_not_decrypt_the_erased_user(api: Api
 
     from mnemo.bootstrap import build_local
 
-    if service.settings.backend != "local":
-        pytest.skip("the AWS home's wrapped keys are in DynamoDB under KMS (README: backups and erasure)")
+    if service.settings.backend == "aws":
+        aws_backup_from_before_an_erase(api, service, clock, embedder)
+        return
     assert remember(api, "I keep bees in the garden.", user="gone")[0] == 201
     assert remember(api, "I keep chickens in the yard.", user="stays")[0] == 201
     for store in (service.ports.traces, service.ports.audit):
@@ -619,3 +620,58 @@ def test_a_backup_from_before_an_erase_does_not_decrypt_the_erased_user(api: Api
     finally:
         restored.close()
     assert [m["content"] for m in api.memories("stays")] == ["I keep chickens in the yard."]
+
+
+def aws_backup_from_before_an_erase(api: ApiClient, service: Mnemo, clock: Any, embedder: Any) -> None:
+    """The AWS home: a backup of the state table (point-in-time recovery, AWS Backup) and a snapshot of
+    the OpenSearch index, both taken before the erase, restored afterwards beside today's key table and
+    today's KMS key: the erased user opens nowhere, everyone else does (the backup still serves)."""
+    import base64
+    import copy
+
+    import boto3
+
+    from mnemo.adapters.aws.dynamo_state import create_table
+    from mnemo.bootstrap import build_aws
+    from mnemo.crypto import SealError
+    from tests.eval.conftest import DYNAMODB, FAKES, REGION
+
+    dynamodb, fake = DYNAMODB[id(service)], FAKES[id(service)]
+    assert remember(api, "I keep bees in the garden.", user="gone")[0] == 201
+    assert remember(api, "I keep chickens in the yard.", user="stays")[0] == 201
+    backup = dynamodb.scan(TableName=service.settings.state_table)["Items"]
+    snapshot = copy.deepcopy(fake.docs)
+    # the data table's backup holds no wrapped key at all: they live in the key table, which has none
+    assert not [i for i in backup if i["sk"]["S"] == "DATAKEY"]
+    assert dynamodb.scan(TableName=service.settings.key_table)["Items"]
+    assert api.call("DELETE", "/v1/users/gone")[0] == 204
+
+    create_table(dynamodb, "mnemo-state-restored")
+    for item in backup:
+        dynamodb.put_item(TableName="mnemo-state-restored", Item=item)
+    restored = build_aws(service.settings.model_copy(update={"state_table": "mnemo-state-restored"}), clock=clock,
+                         embedder=embedder, dynamodb=dynamodb, kms=boto3.client("kms", region_name=REGION),
+                         sqs=boto3.client("sqs", region_name=REGION), opensearch=fake.transport())
+    cipher = restored.ports.vault
+
+    def opened(user: str) -> list[str]:
+        texts = []
+        for doc in snapshot.values():
+            if doc["user_id"] == user:
+                try:
+                    texts.append(cipher.open(doc["tenant_id"], user, doc["memory_id"], "memory",  # type: ignore[attr-defined]
+                                             base64.b64decode(doc["sealed"])).decode())
+                except (SealError, ValueError):
+                    texts.append("")
+        return texts
+
+    gone, stays = opened("gone"), opened("stays")
+    assert gone == [""]  # the snapshot holds the sealed memory, and nothing opens it
+    assert len(stays) == 1
+    assert "chickens" in stays[0]
+    # the state table's sealed rows too (the profile here): the erased user's stay shut, the others open
+    profiles = {i["pk"]["S"]: i["sealed"]["B"] for i in backup if i["sk"]["S"] == "PROFILE" and "sealed" in i}
+    assert "preferences" in cipher.open("tenant_a", "stays", "profile", "profile",  # type: ignore[attr-defined]
+                                        profiles["tenant_a#stays"]).decode()
+    with pytest.raises(SealError):
+        cipher.open("tenant_a", "gone", "profile", "profile", profiles["tenant_a#gone"])  # type: ignore[attr-defined]

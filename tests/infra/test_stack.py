@@ -56,7 +56,7 @@ def text(value: Any) -> str:
 # -- data --------------------------------------------------------------------------------------------
 def test_the_state_table_matches_the_adapter_with_ttl_recovery_and_its_own_key(dev: Synth, prod: Synth) -> None:
     for s, retained in ((dev, False), (prod, True)):
-        (table,) = s.of_type("AWS::DynamoDB::Table").values()
+        table = next(t for name, t in s.of_type("AWS::DynamoDB::Table").items() if name.startswith("State"))
         props = table["Properties"]
         assert props["KeySchema"] == KEY_SCHEMA
         assert props["AttributeDefinitions"] == ATTRIBUTES
@@ -67,6 +67,30 @@ def test_the_state_table_matches_the_adapter_with_ttl_recovery_and_its_own_key(d
         assert props["BillingMode"] == "PAY_PER_REQUEST"
         assert table["DeletionPolicy"] == ("Retain" if retained else "Delete")
         assert props.get("DeletionProtectionEnabled", False) is retained
+
+
+def test_the_wrapped_user_keys_have_their_own_table_without_recovery_copies(dev: Synth, prod: Synth) -> None:
+    for s, retained in ((dev, False), (prod, True)):
+        tables = s.of_type("AWS::DynamoDB::Table")
+        assert len(tables) == 2
+        name, table = next((n, t) for n, t in tables.items() if n.startswith("Keys"))
+        props = table["Properties"]
+        assert props["KeySchema"] == KEY_SCHEMA
+        # an erase must destroy the one copy: no point-in-time recovery, no stream, no TTL to wait for
+        assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": False}
+        assert "StreamSpecification" not in props
+        assert {"Key": "mnemo:backup", "Value": "never"} in props["Tags"]
+        assert table["DeletionPolicy"] == ("Retain" if retained else "Delete")
+        assert props.get("DeletionProtectionEnabled", False) is retained
+        assert not s.of_type("AWS::Backup::BackupPlan")
+        for job in ("retrieve", "ingest", "feedback", "memories", "extract", "consolidate"):
+            assert functions(s)[job]["Environment"]["Variables"]["MNEMO_KEY_TABLE"] == {"Ref": name}
+            granted = [st for st in policies_of(s, job) if name in text(st["Resource"])]
+            assert len(granted) == 1, job
+            assert sorted(actions(granted[0])) == ["dynamodb:ConditionCheckItem", "dynamodb:DeleteItem",
+                                                   "dynamodb:GetItem", "dynamodb:PutItem"]
+        for job in ("authorizer", "index_setup"):
+            assert not [st for st in policies_of(s, job) if name in text(st["Resource"])], job
 
 
 def test_both_keys_rotate_and_only_the_data_key_wraps_user_keys(dev: Synth) -> None:

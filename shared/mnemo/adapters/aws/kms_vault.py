@@ -2,9 +2,16 @@
 
 GenerateDataKey under the service's customer managed key, with the encryption context
 {tenant_id, user_id}: a wrapped key can only be unwrapped for the user it was made for. The
-wrapped key lives in DynamoDB beside the user's state; the plaintext key is cached briefly in the
-function, so a warm Lambda does not call KMS on every request. Erasing a user deletes the wrapped
-key first (crypto-shredding).
+plaintext key is cached briefly in the function, so a warm Lambda does not call KMS on every
+request. Erasing a user deletes the wrapped key first (crypto-shredding).
+
+Where the wrapped keys live decides what an erase destroys. The KMS key never changes per erase
+(KMS keeps every key version it ever had, so rotating it would not help), so whoever holds a copy
+of a wrapped key can unwrap it for as long as the service runs. The stack therefore keeps them in
+their own table (MNEMO_KEY_TABLE) with no point-in-time recovery, no backups and no stream: a backup
+or a restore of the state table holds sealed data and no key to open it, and the erase's delete of
+the one wrapped key is final. A key still found in the state table (written before the key table
+existed) is moved into the key table on first use, and an erase deletes it from both.
 """
 
 from __future__ import annotations
@@ -13,14 +20,23 @@ import threading
 import time
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
 from mnemo.adapters.aws.errors import aws_errors
+from mnemo.errors import BackendUnavailable
+
+DATA_KEY = "DATAKEY"
 
 
 class KmsKeyVault:
-    def __init__(self, kms: Any, table: DynamoTable, key_id: str, cache_seconds: float = 300.0) -> None:
+    def __init__(self, kms: Any, keys: DynamoTable, key_id: str, cache_seconds: float = 300.0,
+                 legacy: DynamoTable | None = None) -> None:
+        """``keys`` holds the wrapped keys; ``legacy`` is the state table where they were kept before
+        (read once per user to move the key over, and cleared on erase), or None when it is the same."""
         self._kms = kms
-        self._t = table
+        self._t = keys
+        self._legacy = legacy if legacy is not None and legacy.table != keys.table else None
         self._key_id = key_id
         self._cache_seconds = cache_seconds
         self._cache: dict[tuple[str, str], tuple[float, bytes]] = {}
@@ -37,7 +53,7 @@ class KmsKeyVault:
             hit = self._cache.get(owner)
         if hit is not None and now - hit[0] < self._cache_seconds:
             return hit[1]
-        item = self._t.get(pk(tenant_id, user_id), "DATAKEY")
+        item = self._t.get(pk(tenant_id, user_id), DATA_KEY) or self._move_legacy(tenant_id, user_id)
         if item is None:
             key = self._create(tenant_id, user_id)
         else:
@@ -48,12 +64,35 @@ class KmsKeyVault:
             self._cache[owner] = (now, key)
         return bytes(key)
 
+    def _move_legacy(self, tenant_id: str, user_id: str) -> dict[str, Any] | None:
+        """A key from before the key table: copied over (unless another worker did it first), then removed
+        from the state table, whose backups must not hold it any longer than they already do."""
+        if self._legacy is None:
+            return None
+        item = self._legacy.get(pk(tenant_id, user_id), DATA_KEY)
+        if item is None:
+            return None
+        # one transaction across both tables: a move never lands after an erase deleted the old copy
+        try:
+            with aws_errors("DynamoDB"):
+                self._t.client.transact_write_items(TransactItems=[
+                    {"Put": {"TableName": self._t.table, "Item": item,
+                             "ConditionExpression": "attribute_not_exists(pk)"}},
+                    {"Delete": {"TableName": self._legacy.table, "Key": {"pk": item["pk"], "sk": item["sk"]},
+                                "ConditionExpression": "attribute_exists(pk)"}}])
+        except BackendUnavailable as exc:
+            if not isinstance(exc.__cause__, ClientError) or \
+                    exc.__cause__.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            return self._t.get(pk(tenant_id, user_id), DATA_KEY)  # another worker moved it, or an erase won
+        return item
+
     def _create(self, tenant_id: str, user_id: str) -> bytes:
         with aws_errors("KMS"):
             generated = self._kms.generate_data_key(KeyId=self._key_id, KeySpec="AES_256",
                                                     EncryptionContext=self._context(tenant_id, user_id))
         # two workers may race to create the first key: only one wins, the other uses it
-        if not self._t.put_if({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": "DATAKEY"},
+        if not self._t.put_if({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": DATA_KEY},
                                "wrapped": {"B": generated["CiphertextBlob"]}}, "attribute_not_exists(pk)"):
             return self.data_key(tenant_id, user_id)
         return bytes(generated["Plaintext"])
@@ -61,4 +100,6 @@ class KmsKeyVault:
     def destroy(self, tenant_id: str, user_id: str) -> None:
         with self._lock:
             self._cache.pop((tenant_id, user_id), None)
-        self._t.delete(pk(tenant_id, user_id), "DATAKEY")
+        self._t.delete(pk(tenant_id, user_id), DATA_KEY)
+        if self._legacy is not None:
+            self._legacy.delete(pk(tenant_id, user_id), DATA_KEY)

@@ -1,0 +1,75 @@
+"""The wrapped data keys in their own table (moto): keys from before it are moved over on first use, and an
+erase removes every copy, so neither table's backups nor a later move bring a key back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from mnemo.adapters.aws.dynamo_state import DynamoTable, create_table
+from mnemo.adapters.aws.kms_vault import KmsKeyVault
+
+REGION = "eu-west-1"
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any, DynamoTable, DynamoTable]]:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        kms = boto3.client("kms", region_name=REGION)
+        create_table(dynamodb, "state")
+        create_table(dynamodb, "keys")
+        yield dynamodb, kms, DynamoTable(dynamodb, "state"), DynamoTable(dynamodb, "keys")
+
+
+def test_a_key_from_the_state_table_moves_to_the_key_table(aws: tuple[Any, Any, DynamoTable, DynamoTable]) -> None:
+    _, kms, state, keys = aws
+    key_id = kms.create_key()["KeyMetadata"]["KeyId"]
+    before = KmsKeyVault(kms, state, key_id).data_key("t", "u")  # a deployment from before the key table
+    assert state.get("t#u", "DATAKEY") is not None
+    vault = KmsKeyVault(kms, keys, key_id, cache_seconds=0, legacy=state)
+    assert vault.data_key("t", "u") == before
+    assert state.get("t#u", "DATAKEY") is None
+    assert keys.get("t#u", "DATAKEY") is not None
+    assert vault.data_key("t", "u") == before  # from the key table now
+
+
+def test_new_keys_go_to_the_key_table_only(aws: tuple[Any, Any, DynamoTable, DynamoTable]) -> None:
+    _, kms, state, keys = aws
+    vault = KmsKeyVault(kms, keys, kms.create_key()["KeyMetadata"]["KeyId"], legacy=state)
+    vault.data_key("t", "u")
+    assert keys.get("t#u", "DATAKEY") is not None
+    assert state.query("t#u") == []
+
+
+def test_an_erase_removes_the_key_from_both_tables(aws: tuple[Any, Any, DynamoTable, DynamoTable]) -> None:
+    _, kms, state, keys = aws
+    key_id = kms.create_key()["KeyMetadata"]["KeyId"]
+    old = KmsKeyVault(kms, state, key_id).data_key("t", "u")
+    vault = KmsKeyVault(kms, keys, key_id, cache_seconds=0, legacy=state)
+    vault.destroy("t", "u")  # erased before the key was ever moved
+    assert state.get("t#u", "DATAKEY") is None
+    assert keys.get("t#u", "DATAKEY") is None
+    assert vault.data_key("t", "u") != old  # a new user with that id gets a new key
+
+
+def test_a_move_that_loses_the_race_with_an_erase_brings_nothing_back(
+        aws: tuple[Any, Any, DynamoTable, DynamoTable]) -> None:
+    dynamodb, kms, state, keys = aws
+    key_id = kms.create_key()["KeyMetadata"]["KeyId"]
+    old = KmsKeyVault(kms, state, key_id).data_key("t", "u")
+    vault = KmsKeyVault(kms, keys, key_id, cache_seconds=0, legacy=state)
+    # the mover read the old copy, then an erase removed it before the move was written
+    legacy_item = state.get("t#u", "DATAKEY")
+    state.delete("t#u", "DATAKEY")
+    original_get = state.get
+    state.get = lambda pk, sk: legacy_item if sk == "DATAKEY" else original_get(pk, sk)  # type: ignore[method-assign]
+    assert vault.data_key("t", "u") != old
+    assert keys.get("t#u", "DATAKEY") is not None  # a new key, not the erased one
+    assert dynamodb.scan(TableName="state")["Items"] == []
