@@ -204,7 +204,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         settings=settings, clock=clock, embedder=embedder,
         memories=OpenSearchMemoryStore(transport, settings.opensearch_index, cipher, table, embedder.dimension,
                                        bulk_attempts=settings.opensearch_bulk_attempts,
-                                       tuning=IndexTuning.from_settings(settings)),
+                                       tuning=IndexTuning.from_settings(settings), clock=clock),
         profiles=DynamoProfileStore(table, cipher), user_settings=DynamoSettingsStore(table),
         buffer=DynamoTurnBuffer(table, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqsExtractionQueue(sqs, settings.extract_queue_url, table, clock), traces=DynamoTraceStore(table),

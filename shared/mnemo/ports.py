@@ -183,7 +183,14 @@ class MemoryStore(Protocol):
 
     def atomic(self) -> AbstractContextManager[None]:
         """Writes made inside, by this store and the other stores of its home (audit, profile), commit
-        together or not at all where the back end can (one SQLite transaction); elsewhere a no-op."""
+        together or not at all: one SQLite transaction; in AWS, the documents first, then the versions
+        and audit events in one DynamoDB transaction, a journal entry standing for each write until then."""
+        ...
+
+    def recover(self, tenant_id: str, user_id: str) -> int:
+        """Settle what writes of the user left half done when they were interrupted (AWS: documents
+        written, versions and audit events not yet); returns how many. 0 where writes are atomic.
+        The caller holds the user's lock."""
         ...
 
 

@@ -74,6 +74,8 @@ class Consolidator:
         now = self.p.clock.now()
         report = UserReport()
         with self.p.locks.hold(tenant_id, user_id):
+            # a write of the user interrupted since the last run: its versions and audit events first
+            self.p.memories.recover(tenant_id, user_id)
             memories = list(self.p.memories.all_for_user(tenant_id, user_id))
             changed: list[Memory] = []
             doomed: list[str] = []

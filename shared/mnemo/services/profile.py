@@ -87,6 +87,12 @@ class ProfileTrackedMemories:
         self._m.delete(tenant_id, user_id, memory_ids)
         self._invalidate({(tenant_id, user_id)})
 
+    def recover(self, tenant_id: str, user_id: str) -> int:
+        settled = self._m.recover(tenant_id, user_id)
+        if settled:
+            self._invalidate({(tenant_id, user_id)})
+        return settled
+
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         self._m.delete_user(tenant_id, user_id)
         # no memory is left to derive anything from (and an erased user leaves no row behind)

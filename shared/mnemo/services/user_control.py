@@ -177,6 +177,8 @@ class UserControl:
 
     def export(self, tenant_id: str, user_id: str) -> dict[str, Any]:
         """Everything held about the user, readable (R11)."""
+        with self.p.locks.hold(tenant_id, user_id):  # an interrupted write's audit events belong in it too
+            self.p.memories.recover(tenant_id, user_id)
         memories = list(self.p.memories.all_for_user(tenant_id, user_id))
         return {
             "tenant_user": user_id,

@@ -127,18 +127,29 @@ class DynamoFeedbackStore:
             self._t.delete(owner, item["sk"]["S"])
 
 
-class DynamoAuditLog:
-    """Ids, actor and time only; newest first per user."""
+AUDIT_RETENTION = timedelta(days=365)
 
-    def __init__(self, table: DynamoTable, retention: timedelta = timedelta(days=365)) -> None:
+
+def audit_item(event: AuditEvent, retention: timedelta = AUDIT_RETENTION, suffix: str | None = None) -> dict[str, Any]:
+    """The item of one audit event; ``suffix`` makes its key deterministic (a repair writing it twice
+    writes one item)."""
+    return {"pk": {"S": pk(event.tenant_id, event.user_id)},
+            "sk": {"S": f"AUDIT#{iso(event.at)}#{suffix or uuid.uuid4().hex[:8]}"},
+            "body": {"S": event.model_dump_json()}, "ttl": _ttl(event.at + retention)}
+
+
+class DynamoAuditLog:
+    """Ids, actor and time only; newest first per user. Inside a unit of work (the memory store's
+    ``atomic()``) the events commit in the same DynamoDB transaction as the versions they describe
+    and the clearing of the write's journal entry (see OpenSearchMemoryStore)."""
+
+    def __init__(self, table: DynamoTable, retention: timedelta = AUDIT_RETENTION) -> None:
         self._t = table
         self._retention = retention
 
     def record(self, events: Sequence[AuditEvent]) -> None:
         for e in events:
-            self._t.put({"pk": {"S": pk(e.tenant_id, e.user_id)},
-                         "sk": {"S": f"AUDIT#{iso(e.at)}#{uuid.uuid4().hex[:8]}"},
-                         "body": {"S": e.model_dump_json()}, "ttl": _ttl(e.at + self._retention)})
+            self._t.stage(self._t.put_action(audit_item(e, self._retention)))
 
     def for_user(self, tenant_id: str, user_id: str, limit: int) -> list[AuditEvent]:
         items = self._t.query(pk(tenant_id, user_id), "AUDIT#", newest_first=True, limit=limit)

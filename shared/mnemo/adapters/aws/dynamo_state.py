@@ -12,6 +12,9 @@ Key design (every key starts with tenant and user, DESIGN.md section 7):
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +28,8 @@ from mnemo.errors import BackendUnavailable
 from mnemo.ports import StoredProfile
 
 TENANT_WIDE = "_tenant"
+# DynamoDB's limit of actions in one TransactWriteItems
+TRANSACTION_LIMIT = 100
 
 
 def pk(tenant_id: str, user_id: str) -> str:
@@ -37,6 +42,68 @@ class DynamoTable:
     def __init__(self, client: Any, table_name: str) -> None:
         self.client = client
         self.table = table_name
+        self._units = threading.local()
+
+    # -- a unit of work: writes that commit together in one TransactWriteItems
+    @contextmanager
+    def unit(self) -> Iterator[None]:
+        """Writes staged inside (``stage``) commit together when the outermost unit ends without an
+        error, in one transaction (several of up to 100 actions each when there are more, puts first,
+        deletes last); an error discards them. Reads inside do not see them: only what nothing reads
+        back in the same unit is staged (audit events, versions, the write journal's clearing)."""
+        depth = getattr(self._units, "depth", 0)
+        if depth == 0:
+            self._units.actions = []
+        self._units.depth = depth + 1
+        try:
+            yield
+        except BaseException:
+            if depth == 0:
+                self._units.actions = []
+            raise
+        finally:
+            self._units.depth = depth
+        if depth == 0:
+            actions, self._units.actions = self._units.actions, []
+            self.commit(actions)
+
+    def in_unit(self) -> bool:
+        return getattr(self._units, "depth", 0) > 0
+
+    def stage(self, action: dict[str, Any]) -> None:
+        """One TransactWriteItems action ({"Put": ...} or {"Delete": ...}, table name included): kept
+        for the open unit's commit, or written now when no unit is open."""
+        if self.in_unit():
+            self._units.actions.append(action)
+            return
+        with aws_errors("DynamoDB"):
+            if "Put" in action:
+                self.client.put_item(**action["Put"])
+            else:
+                self.client.delete_item(**action["Delete"])
+
+    def put_action(self, item: dict[str, Any]) -> dict[str, Any]:
+        return {"Put": {"TableName": self.table, "Item": item}}
+
+    def delete_action(self, key_pk: str, sk: str) -> dict[str, Any]:
+        return {"Delete": {"TableName": self.table, "Key": {"pk": {"S": key_pk}, "sk": {"S": sk}}}}
+
+    def commit(self, actions: list[dict[str, Any]]) -> None:
+        """Write ``actions`` together: one transaction per 100, puts before deletes (the deletes clear
+        the journal entries that describe the puts, so a failure between two leaves them to repair)."""
+        # one action per item (DynamoDB refuses two on one item in a transaction): the last one wins
+        latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for action in actions:
+            body = next(iter(action.values()))
+            key = body.get("Key") or body["Item"]
+            latest.pop((body["TableName"], key["pk"]["S"], key["sk"]["S"]), None)
+            latest[(body["TableName"], key["pk"]["S"], key["sk"]["S"])] = action
+        kept = list(latest.values())
+        ordered = [a for a in kept if "Delete" not in a] + [a for a in kept if "Delete" in a]
+        for start in range(0, len(ordered), TRANSACTION_LIMIT):
+            chunk = ordered[start:start + TRANSACTION_LIMIT]
+            with aws_errors("DynamoDB"):
+                self.client.transact_write_items(TransactItems=chunk)
 
     def get(self, key_pk: str, sk: str) -> dict[str, Any] | None:
         with aws_errors("DynamoDB"):

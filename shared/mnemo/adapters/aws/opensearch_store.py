@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
-from mnemo.clock import iso
+from mnemo.adapters.aws.write_journal import DELETE, SAVE, Entry, WriteJournal, digest
+from mnemo.clock import Clock, SystemClock, iso
 from mnemo.crypto import UserCipher
 from mnemo.domain.models import Category, Memory, MemoryVersion, Scope, Status
 from mnemo.domain.ranking import Hit
@@ -39,6 +41,8 @@ NO_VECTORS = {"excludes": ["embedding", "parts"]}
 NO_SENTENCE_VECTORS = {"excludes": ["parts"]}
 # bulk items OpenSearch may accept on a second try (overloaded thread pool, a shard relocating)
 RETRYABLE = {429, 502, 503, 504}
+# memories per journal entry (one DynamoDB item of at most 400 KB, version rows included)
+JOURNAL_CHUNK = 100
 
 
 class OpenSearchError(BackendUnavailable):
@@ -176,7 +180,8 @@ def _flat(nested: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 class OpenSearchMemoryStore:
     def __init__(self, transport: Transport, index: str, cipher: UserCipher, history: DynamoTable,
-                 dimension: int, *, bulk_attempts: int = 3, tuning: IndexTuning | None = None) -> None:
+                 dimension: int, *, bulk_attempts: int = 3, tuning: IndexTuning | None = None,
+                 clock: Clock | None = None) -> None:
         self._http = transport
         self._index = index
         self._cipher = cipher
@@ -184,13 +189,17 @@ class OpenSearchMemoryStore:
         self._dimension = dimension
         self._bulk_attempts = bulk_attempts
         self._tuning = tuning
+        self._clock = clock or SystemClock()
+        # the versions and audit events of a write commit together, after its documents (write_journal)
+        self._journal = WriteJournal(history, self._clock)
+        self._settled = threading.local()  # users whose unfinished writes this unit of work has settled
 
     def on_index(self, index: str, dimension: int, shards: int = 4, replicas: int = 1) -> OpenSearchMemoryStore:
         """The same store over another index, created if missing: the target of a re-embed job
         when a new model changes the dimension (the version history stays in DynamoDB, shared)."""
         ensure_index(self._http, index, dimension, shards, replicas, self._tuning)
         return OpenSearchMemoryStore(self._http, index, self._cipher, self._history, dimension,
-                                     bulk_attempts=self._bulk_attempts, tuning=self._tuning)
+                                     bulk_attempts=self._bulk_attempts, tuning=self._tuning, clock=self._clock)
 
     # -- documents
     @staticmethod
@@ -258,31 +267,83 @@ class OpenSearchMemoryStore:
         return f"{tenant_id}:{user_id}:{memory_id}"
 
     def save(self, memories: Sequence[Memory], history: Sequence[MemoryVersion] = ()) -> None:
+        """Journal entry, documents, then versions with the unit's audit events (write_journal)."""
         if not memories and not history:
             return
         by_id = {m.memory_id: m for m in memories}
-        lines: list[str] = []
-        for m in memories:
-            vector, parts = self._vectors_for(m)
-            doc_id = self._doc_id(m.tenant_id, m.user_id, m.memory_id)
-            lines.append(json.dumps({"index": {"_index": self._index, "_id": doc_id,
-                                               "routing": self._routing(m.tenant_id, m.user_id)}}))
-            lines.append(json.dumps(self._document(m, vector, parts)))
-        rows = []
         for h in history:
             if h.memory_id not in by_id:
                 raise InvalidInput("a version must be saved together with its memory")
-            owner = by_id[h.memory_id]
-            sealed = self._cipher.seal(owner.tenant_id, owner.user_id, f"{h.memory_id}#{h.version}", "version",
+        by_owner: dict[tuple[str, str], list[Memory]] = {}
+        for m in memories:
+            by_owner.setdefault(m.owner, []).append(m)
+        for (tenant_id, user_id), owned in sorted(by_owner.items()):
+            self._settle_once(tenant_id, user_id)
+            for start in range(0, len(owned), JOURNAL_CHUNK):
+                chunk = owned[start:start + JOURNAL_CHUNK]
+                ids = {m.memory_id for m in chunk}
+                self._save_chunk(tenant_id, user_id, chunk, [h for h in history if h.memory_id in ids])
+
+    def _save_chunk(self, tenant_id: str, user_id: str, memories: list[Memory],
+                    history: list[MemoryVersion]) -> None:
+        lines: list[str] = []
+        digests: dict[str, str] = {}
+        for m in memories:
+            vector, parts = self._vectors_for(m)
+            doc_id = self._doc_id(m.tenant_id, m.user_id, m.memory_id)
+            document = self._document(m, vector, parts)
+            digests[m.memory_id] = digest(document["sealed"])
+            lines.append(json.dumps({"index": {"_index": self._index, "_id": doc_id,
+                                               "routing": self._routing(m.tenant_id, m.user_id)}}))
+            lines.append(json.dumps(document))
+        rows = []
+        for h in history:
+            sealed = self._cipher.seal(tenant_id, user_id, f"{h.memory_id}#{h.version}", "version",
                                        h.model_dump_json().encode())
-            rows.append({"pk": {"S": pk(owner.tenant_id, owner.user_id)},
+            rows.append({"pk": {"S": pk(tenant_id, user_id)},
                          "sk": {"S": f"VERSION#{h.memory_id}#{h.version:06d}"}, "sealed": {"B": sealed}})
-        if lines:
-            self._bulk(lines)
+        entry = self._journal.begin(tenant_id, user_id, SAVE, digests, puts=rows)
+        self._bulk(lines)
         # the versions only once their memories are written: a failed write leaves no orphan version
-        # behind, and a retry writes the same rows again (same keys)
-        for row in rows:
-            self._history.put(row)
+        # behind (its journal entry is settled later), and a retry writes the same rows again (same keys)
+        self._journal.finish(entry)
+
+    # -- interrupted writes (write_journal)
+    def recover(self, tenant_id: str, user_id: str) -> int:
+        """Settle the user's writes that were interrupted between their documents and their versions and
+        audit events; returns how many there were. Call where the user's writes are serialised."""
+        entries = self._journal.pending(tenant_id, user_id)
+        for entry in entries:
+            self._journal.settle(entry, self._landed(entry))
+        return len(entries)
+
+    def _settle_once(self, tenant_id: str, user_id: str) -> None:
+        """Before a user's first write in a unit of work (every write outside one): what an earlier,
+        interrupted write left is settled first, so its documents are judged before anything changes them."""
+        settled: set[tuple[str, str]] | None = getattr(self._settled, "owners", None)
+        if settled is not None and (tenant_id, user_id) in settled:
+            return
+        self.recover(tenant_id, user_id)
+        if settled is not None:
+            settled.add((tenant_id, user_id))
+
+    def _landed(self, entry: Entry) -> set[str]:
+        """The memories of an entry whose documents are in OpenSearch as the write left them."""
+        if not entry.docs:
+            return set()
+        result = self._http.request(
+            "POST", f"/{self._index}/_mget",
+            params={"routing": self._routing(entry.tenant_id, entry.user_id), "_source_includes": "memory_id,sealed"},
+            body={"ids": [self._doc_id(entry.tenant_id, entry.user_id, i) for i in entry.docs]})
+        stored: dict[str, str] = {}
+        for doc in result["docs"]:
+            if "error" in doc:
+                raise OpenSearchError(500, doc["error"].get("type"))
+            if doc.get("found"):
+                stored[doc["_source"]["memory_id"]] = digest(doc["_source"]["sealed"])
+        if entry.op == DELETE:
+            return {i for i in entry.docs if i not in stored}
+        return {i for i, d in entry.docs.items() if stored.get(i) == d}
 
     def _bulk(self, lines: list[str]) -> None:
         """Index documents (action and source line pairs). OpenSearch applies each item on its own, so
@@ -454,6 +515,12 @@ class OpenSearchMemoryStore:
             after = hits[-1]["sort"]
 
     def delete(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        self._settle_once(tenant_id, user_id)
+        drops = [item["sk"]["S"] for memory_id in memory_ids
+                 for item in self._history.query(pk(tenant_id, user_id), f"VERSION#{memory_id}#")]
+        entry = self._journal.begin(tenant_id, user_id, DELETE, dict.fromkeys(memory_ids, ""), drops=drops)
         for memory_id in memory_ids:
             try:
                 self._http.request("DELETE", f"/{self._index}/_doc/{self._doc_id(tenant_id, user_id, memory_id)}",
@@ -463,8 +530,7 @@ class OpenSearchMemoryStore:
                 # succeeds; a 404 index_not_found_exception is a failure like any other
                 if exc.status != 404 or exc.error_type is not None:
                     raise
-            for item in self._history.query(pk(tenant_id, user_id), f"VERSION#{memory_id}#"):
-                self._history.delete(pk(tenant_id, user_id), item["sk"]["S"])
+        self._journal.finish(entry)
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         result = self._http.request("POST", f"/{self._index}/_delete_by_query",
@@ -479,10 +545,22 @@ class OpenSearchMemoryStore:
                                   f"({', '.join(causes) or 'timed out'})")
         for item in self._history.query(pk(tenant_id, user_id), "VERSION#"):
             self._history.delete(pk(tenant_id, user_id), item["sk"]["S"])
+        self._journal.delete_user(tenant_id, user_id)
 
-    def atomic(self) -> AbstractContextManager[None]:
-        # OpenSearch and DynamoDB share no transaction: audit events follow the data they describe
-        return nullcontext()
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """A unit of work: the versions, the audit events and the journal clearing of the writes made
+        inside commit in one DynamoDB transaction at the end; the documents were written before, each
+        write's journal entry standing for them until then (write_journal)."""
+        outermost = getattr(self._settled, "owners", None) is None
+        if outermost:
+            self._settled.owners = set()
+        try:
+            with self._history.unit():
+                yield
+        finally:
+            if outermost:
+                self._settled.owners = None
 
     def users(self, tenant_id: str) -> list[str]:
         return self._distinct("user_id", [{"term": {"tenant_id": tenant_id}}])

@@ -304,6 +304,9 @@ class SqliteMemoryStore:
                     self._indexes.clear()
                 raise
 
+    def recover(self, tenant_id: str, user_id: str) -> int:
+        return 0  # a write and its audit events are one SQLite transaction: nothing is ever half done
+
     def tenants(self) -> list[str]:
         with self._db.read() as conn:
             return [r[0] for r in conn.execute("SELECT DISTINCT tenant_id FROM memories ORDER BY tenant_id")]
