@@ -370,7 +370,8 @@ class MnemoStack(Stack):
             # of the state table (a transaction across both tables)
             function.add_to_role_policy(iam.PolicyStatement(
                 actions=["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem",
-                         "dynamodb:ConditionCheckItem"], resources=[self.key_table.table_arn]))
+                         "dynamodb:ConditionCheckItem"], resources=[self.key_table.table_arn],
+                conditions={"ForAllValues:StringNotLike": {"dynamodb:LeadingKeys": ["_apikey#*"]}}))
             if job in OPENSEARCH_VERBS:
                 function.add_to_role_policy(iam.PolicyStatement(
                     actions=[f"es:ESHttp{verb.title()}" for verb in OPENSEARCH_VERBS[job]], resources=domain_paths))
