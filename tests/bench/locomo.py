@@ -2,10 +2,14 @@
 
 Every turn of a conversation becomes one memory of one user, imported through the import
 route with its session date; every question with evidence goes through the search route.
-Reports Recall@5/10/20 and NDCG@10 per category for mnemo's hybrid ranking and, in the same
-run, for BM25 only and embedding only.
+Reports Recall@5/10/20, NDCG@10 and search latency per category for mnemo's ranking with its
+default settings and, in the same run, for each ablation (one retrieval idea switched off by its
+setting); ``--compare`` adds BM25 only, embedding only and the other reference variants.
 
-    .venv/bin/python tests/bench/locomo.py [--data PATH]
+The development conversations are split once (locomo_split.json, fixed before issue 15 changed
+retrieval): tune on ``--half tuning``; ``--half checking`` is for reported figures only.
+
+    .venv/bin/python tests/bench/locomo.py [--half tuning|checking|all] [--compare] [--data PATH]
 """
 
 from __future__ import annotations
@@ -33,8 +37,26 @@ from mnemo.clock import ManualClock
 from mnemo.settings import Settings
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo-dev.json"
+SPLIT = Path(__file__).resolve().parent / "locomo_split.json"
 KS = (5, 10, 20)
 CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+# each retrieval idea of issue 15 switched off on its own (settings over the defaults)
+ABLATIONS: dict[str, dict[str, Any]] = {}
+# references: how far the hybrid is from each signal alone, and the other orderings
+COMPARE: dict[str, dict[str, Any]] = {
+    "mnemo ranked by the full retrieve score": {"rank_by": "score"},
+    "mnemo, queries through the packaged model": {"fast_query_model": False},
+    "bm25 only": {"lexical_weight": 1.0},
+    "embedding only (whole-memory cosine)": {"lexical_weight": 0.0, "sentence_weight": 0.0},
+}
+
+
+def select(data: list[dict[str, Any]], half: str) -> list[dict[str, Any]]:
+    """The conversations of one half of the frozen split (all of them for ``all``)."""
+    if half == "all":
+        return data
+    wanted = set(json.loads(SPLIT.read_text())[half])
+    return [s for s in data if s["sample_id"] in wanted]
 
 
 def session_date(text: str) -> datetime:
@@ -65,7 +87,7 @@ def ndcg(ranked: list[str], relevant: set[str], k: int = 10) -> float:
 def evaluate(client: InProcessClient, data: list[dict[str, Any]], id_to_dia: dict[str, str],
              clock: ManualClock, rank_by: str = "relevance") -> dict[str, Any]:
     per_cat: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    latencies: list[float] = []
+    latencies: dict[str, list[float]] = defaultdict(list)
     for sample in data:
         user = sample["sample_id"]
         # the user asks right after their own conversation ended
@@ -77,25 +99,31 @@ def evaluate(client: InProcessClient, data: list[dict[str, Any]], id_to_dia: dic
             started = time.perf_counter()
             status, body = client.call("POST", f"/v1/users/{user}/search", {"query": qa["question"], "top_k": 20,
                                                                                 "rank_by": rank_by})
-            latencies.append((time.perf_counter() - started) * 1000)
+            elapsed = (time.perf_counter() - started) * 1000
             if status != 200:
                 raise RuntimeError(f"search failed: {status} {body}")
             ranked = [id_to_dia[item["memory_id"]] for item in body["items"]]
             for cat in ("all", CATEGORY.get(qa["category"], str(qa["category"]))):
+                latencies[cat].append(elapsed)
                 for k in KS:
                     per_cat[cat][f"R@{k}"].append(len(relevant & set(ranked[:k])) / len(relevant))
                 per_cat[cat]["NDCG@10"].append(ndcg(ranked, relevant))
-    summary = {cat: {m: round(sum(v) / len(v), 4) for m, v in metrics.items()} | {"n": len(metrics["R@10"])}
+    summary = {cat: {m: round(sum(v) / len(v), 4) for m, v in metrics.items()}
+               | {"n": len(metrics["R@10"]), "search_p50_ms": percentiles(latencies[cat])["p50"]}
                for cat, metrics in per_cat.items()}
-    return {"metrics": summary, "search_latency_ms": percentiles(latencies)}
+    return {"metrics": summary, "search_latency_ms": percentiles(latencies["all"])}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--variant", action="append", help='extra settings to compare, as JSON: {"recency_lambda": 0}')
+    parser.add_argument("--half", choices=("tuning", "checking", "all"), default="tuning",
+                        help="which conversations of the frozen split (default: tuning)")
+    parser.add_argument("--compare", action="store_true", help="also BM25 only, embedding only and the rest")
+    parser.add_argument("--no-ablations", action="store_true", help="the default settings (and --variant) only")
     args = parser.parse_args()
-    data = json.loads(args.data.read_text())
+    data = select(json.loads(args.data.read_text()), args.half)
     last = max(t[2] for s in data for t in turns_of(s))
     clock = ManualClock(last + timedelta(days=1))  # the questions come right after the conversations
     workdir = Path(tempfile.mkdtemp(prefix="mnemo-locomo-"))
@@ -123,14 +151,13 @@ def main() -> int:
         import_seconds = time.perf_counter() - started
         print(f"imported {total} turns of {len(data)} conversations in {import_seconds:.1f} s "
               f"({total / import_seconds:.0f} memories/s)")
-        variants: dict[str, dict[str, Any]] = {
-            "mnemo (hybrid, default settings)": {},
-            "mnemo ranked by the full retrieve score": {"rank_by": "score"},
-            "mnemo, queries through the packaged model": {"fast_query_model": False},
-            "bm25 only": {"lexical_weight": 1.0},
-            "embedding only (whole-memory cosine)": {"lexical_weight": 0.0, "sentence_weight": 0.0},
-        }
-        report: dict[str, Any] = {"turns": total, "import_per_second": round(total / import_seconds, 1),
+        variants: dict[str, dict[str, Any]] = {"mnemo (default settings)": {}}
+        if not args.no_ablations:
+            variants.update(ABLATIONS)
+        if args.compare:
+            variants.update(COMPARE)
+        report: dict[str, Any] = {"half": args.half, "conversations": [s["sample_id"] for s in data],
+                                  "turns": total, "import_per_second": round(total / import_seconds, 1),
                                   "variants": {}}
         for spec in args.variant or []:
             variants[spec] = json.loads(spec)
@@ -145,14 +172,14 @@ def main() -> int:
             report["variants"][name] = result
             m = result["metrics"]
             print(f"\n{name}: search p50 {result['search_latency_ms']['p50']} ms")
-            print(f"  {'category':<12} {'n':>4} {'R@5':>6} {'R@10':>6} {'R@20':>6} {'NDCG@10':>8}")
+            print(f"  {'category':<12} {'n':>4} {'R@5':>6} {'R@10':>6} {'R@20':>6} {'NDCG@10':>8} {'p50 ms':>7}")
             for cat in ["all", *CATEGORY.values()]:
                 if cat in m:
                     r = m[cat]
                     print(f"  {cat:<12} {r['n']:>4} {r['R@5']:>6.3f} {r['R@10']:>6.3f} {r['R@20']:>6.3f} "
-                          f"{r['NDCG@10']:>8.3f}")
+                          f"{r['NDCG@10']:>8.3f} {r['search_p50_ms']:>7.2f}")
         service.close()
-        path = write_result("locomo", report)
+        path = write_result("locomo" if args.half == "all" else f"locomo-{args.half}", report)
         print(f"\nwrote {path}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
