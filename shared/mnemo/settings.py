@@ -132,8 +132,14 @@ class Settings(BaseModel):
     # expire by TTL instead) are exempt: recency must not bury an old but still true fact.
     recency_lambda: float = Field(0.00385, ge=0)
     recency_exempt: frozenset[str] = frozenset({"biographical", "constraint", "episodic"})
-    lexical_weight: float = Field(0.3, ge=0, le=1)  # hybrid relevance = 0.3 BM25 + 0.7 cosine
+    # hybrid relevance = 0.2 BM25 + 0.8 cosine; 0.2 chosen on LoCoMo's tuning half (tests/bench/locomo_tune.py:
+    # R@10 0.746 against 0.731 at the earlier 0.3)
+    lexical_weight: float = Field(0.2, ge=0, le=1)
     sentence_weight: float = Field(0.7, ge=0, le=1)  # long memories: mix of whole and best sentence
+    # a memory made on a day (or in a month) the query names by its date gains this much relevance, and
+    # a day named means that day +- date_slack_days (the asker's day is not UTC's); 0 switches it off
+    date_boost: float = Field(0.2, ge=0, le=1)
+    date_slack_days: int = Field(1, ge=0, le=31)
     min_relevance: float = Field(0.3, ge=0, le=1)
     min_cosine: float = Field(0.1, ge=-1, le=1)  # a floor under the fused relevance, for lexical-only matches
     candidate_multiplier: int = Field(4, ge=1, le=50)

@@ -41,7 +41,11 @@ SPLIT = Path(__file__).resolve().parent / "locomo_split.json"
 KS = (5, 10, 20)
 CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 # each retrieval idea of issue 15 switched off on its own (settings over the defaults)
-ABLATIONS: dict[str, dict[str, Any]] = {}
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "without the boost for dates the question names": {"date_boost": 0.0},
+    "lexical weight 0.3 (before issue 15)": {"lexical_weight": 0.3},
+    "before issue 15 (lexical weight 0.3, no date boost)": {"lexical_weight": 0.3, "date_boost": 0.0},
+}
 # references: how far the hybrid is from each signal alone, and the other orderings
 COMPARE: dict[str, dict[str, Any]] = {
     "mnemo ranked by the full retrieve score": {"rank_by": "score"},

@@ -45,3 +45,20 @@ def test_best_sentence_lifts_a_long_memory() -> None:
     long_memory = Hit(memory("long"), 0.3, 0.0, part_cosine=0.8)
     assert abs(semantic(long_memory, 0.7) - (0.3 * 0.3 + 0.7 * 0.8)) < 1e-9
     assert semantic(Hit(memory("short"), 0.3, 0.0), 0.7) == 0.3
+
+
+def test_a_memory_made_on_a_day_the_query_names_gains_the_date_boost() -> None:
+    from dataclasses import replace
+
+    from mnemo.domain.when import date_spans
+
+    on_the_day, other = memory("on-the-day", 10), memory("other", 30)
+    day = (NOW - timedelta(days=10)).strftime("%d %B %Y")
+    hits = [Hit(on_the_day, 0.5, 0.0), Hit(other, 0.6, 0.0)]
+    params = replace(PARAMS, date_boost=0.2)
+    assert [s.memory.memory_id for s in rank(hits, NOW, params)] == ["other", "on-the-day"]
+    ranked = rank(hits, NOW, params, date_spans(f"what did I say on {day}?"))
+    assert [s.memory.memory_id for s in ranked] == ["on-the-day", "other"]
+    assert abs(ranked[0].relevance - (0.7 * 0.5 + 0.2)) < 1e-9
+    # switched off by its setting
+    assert rank(hits, NOW, replace(PARAMS, date_boost=0.0), date_spans(f"on {day}"))[0].memory.memory_id == "other"

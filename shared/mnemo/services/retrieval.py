@@ -30,6 +30,7 @@ from mnemo.domain.models import (
 from mnemo.domain.ranking import Hit, RankingParams, Scored, rank
 from mnemo.domain.scope import visible_in_scope
 from mnemo.domain.text import terms
+from mnemo.domain.when import date_spans
 from mnemo.errors import InvalidInput
 from mnemo.ports import SearchRequest, Vector
 from mnemo.services.context import Ports
@@ -116,7 +117,8 @@ class Retriever:
                              lexical_weight=self.p.settings.lexical_weight,
                              recency_lambda=self.p.settings.recency_lambda,
                              sentence_weight=self.p.settings.sentence_weight,
-                             recency_exempt=self.p.settings.recency_exempt)
+                             recency_exempt=self.p.settings.recency_exempt,
+                             date_boost=self.p.settings.date_boost)
 
     def search(self, tenant_id: str, user_id: str, query: str, *, top_k: int, category: Category | None = None,
                project_id: str | None = None, session_id: str | None = None,
@@ -131,7 +133,7 @@ class Retriever:
             vector=vector, terms=terms(query), limit=max(top_k * self.p.settings.candidate_multiplier, 20),
             now=self.p.clock.now(), project_id=project_id, session_id=session_id,
             categories=frozenset({category}) if category else None))
-        ranked = rank(hits, self.p.clock.now(), self._params())
+        ranked = rank(hits, self.p.clock.now(), self._params(), date_spans(query, self.p.settings.date_slack_days))
         if rank_by == "relevance":
             ranked.sort(key=lambda s: (-s.relevance, -s.score, s.memory.memory_id))
         return ranked[:top_k]
@@ -178,9 +180,10 @@ class Retriever:
             hits = [h for h in found if h.memory.status is not Status.PENDING]
             timings["search"] = _ms(t)
             t = time.perf_counter()
-            ranked = rank(hits, now, params)
+            dates = date_spans(query, settings.date_slack_days)
+            ranked = rank(hits, now, params, dates)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
-                                              params) if s.relevance >= settings.min_relevance][:3]
+                                              params, dates) if s.relevance >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
         t = time.perf_counter()
         profile = profile_future.result()
