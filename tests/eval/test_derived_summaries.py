@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from mnemo.bootstrap import Mnemo
+from mnemo.bootstrap import Mnemo, run_due_jobs
 from mnemo.domain.models import Category, SourceKind, Status
 from mnemo.services.writing import NewFact
 from tests.conftest import ApiClient
@@ -67,3 +67,24 @@ def test_too_few_episodes_left_for_a_summary_come_back_live(service: Mnemo, api:
     live = [m for m in service.ports.memories.all_for_user(T, U) if m.status is Status.ACTIVE]
     assert summaries(service) == []
     assert len([m for m in live if m.category is Category.EPISODIC]) == 7
+
+
+def test_forget_reaches_the_session_state_derived_from_the_turns(service: Mnemo, api: ApiClient) -> None:
+    # given a conversation whose session state holds the turns and what the app confirmed
+    status, _ = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": "c1", "messages": [
+        {"role": "user", "content": "I go running along the Douro in Porto every morning."},
+        {"role": "assistant", "content": "Lovely!"},
+        {"role": "user", "content": "Can you suggest a vegetarian dinner?"}]})
+    assert status == 202
+    assert api.call("POST", f"/v1/users/{U}/conversations/c1/close")[0] == 202
+    run_due_jobs(service)  # extracted: the buffer is empty, the session state stays
+    assert api.call("PUT", f"/v1/users/{U}/sessions/c1", {"confirmed_facts": ["Runs in Porto", "Vegetarian"]})[0] == 200
+    assert "Porto" in json.dumps(api.call("GET", f"/v1/users/{U}/sessions/c1")[1])
+    # when the user forgets Porto
+    assert api.call("POST", f"/v1/users/{U}/forget", {"query": "Porto"})[0] == 200
+    # then the session state no longer says it, and keeps the rest
+    state = api.call("GET", f"/v1/users/{U}/sessions/c1")[1]
+    assert "Porto" not in json.dumps(state)
+    assert state["confirmed_facts"] == ["Vegetarian"]
+    assert [t["content"] for t in state["recent_turns"]] == ["Lovely!", "Can you suggest a vegetarian dinner?"]
+    assert "Porto" not in json.dumps(api.call("GET", f"/v1/users/{U}/export")[1])

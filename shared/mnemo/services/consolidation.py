@@ -222,6 +222,7 @@ class Consolidator:
         tombstones = [m.model_copy(update={
             "status": Status.DELETED, "superseded_by": SOURCE_CHANGED, "confidence": 0.0, "content": "",
             "updated_at": now, "metadata": {}, "tags": [], "part_embeddings": None,
+            "provenance": m.provenance.model_copy(update={"evidence": None}),
             "embedding": [0.0] * len(m.embedding or [0.0] * self.p.embedder.dimension)}) for m in doomed.values()]
         history.extend(MemoryVersion(memory_id=m.memory_id, version=m.version, content="", category=m.category,
                                      status=m.status, confidence=m.confidence, updated_at=now, reason=SOURCE_CHANGED)

@@ -10,7 +10,7 @@ import numpy as np
 
 from mnemo.domain.lexical import Bm25Index
 from mnemo.domain.models import AuditEvent, Memory, MemoryVersion, Status
-from mnemo.domain.ranking import Hit, RankingParams, rank
+from mnemo.domain.ranking import Hit, RankingParams, fuse, rank
 from mnemo.domain.text import terms
 from mnemo.services.context import Ports
 
@@ -75,7 +75,17 @@ class Forgetter:
                 retired[m.memory_id] = m.model_copy(update={
                     "status": Status.DELETED, "superseded_by": USER_DELETED, "confidence": 0.0, "content": "",
                     "updated_at": now, "metadata": {}, "tags": [], "part_embeddings": None,
-                    "embedding": [0.0] * len(vector)})
+                    "embedding": [0.0] * len(vector),
+                    # the sentence it was learned from is the forgotten text too
+                    "provenance": m.provenance.model_copy(update={"evidence": None})})
+            # a memory kept (its text does not match) may still quote the forgotten sentence as its evidence
+            wanted = set(terms(query))
+            quoting = [m.model_copy(update={"provenance": m.provenance.model_copy(update={"evidence": None})})
+                       for m in memories if m.memory_id not in retired and m.provenance.evidence and wanted
+                       and len(wanted & set(terms(m.provenance.evidence))) / len(wanted) >= 0.5]
+            if quoting:
+                with self.p.memories.atomic():
+                    self.p.memories.save(quoting)
             if retired:  # the tombstones, the wiped history, the derived summaries and the audit event commit together
                 with self.p.memories.atomic():
                     self.p.memories.save(list(retired.values()), list(history.values()))
@@ -84,7 +94,39 @@ class Forgetter:
                         self.summaries.refresh_summaries(tenant_id, user_id, list(current.values()), set(retired))
                     self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action="memory.forget",
                                                     actor=actor, memory_ids=list(retired), at=now)])
+            self._scrub_sessions(tenant_id, user_id, query, vector)
         return list(retired)
+
+    def _scrub_sessions(self, tenant_id: str, user_id: str, query: str, vector: np.ndarray) -> None:
+        """The session state is derived from the turns too (rolling summary, recent turns, the app's
+        confirmed facts and questions): what matches the forgotten text leaves it, line by line."""
+        for state in self.p.sessions.for_user(tenant_id, user_id, self.p.clock.now()):
+            lines = [line for line in state.rolling_summary.splitlines() if line.strip()]
+            texts = [*lines, *(t.get("content", "") for t in state.recent_turns), *state.confirmed_facts,
+                     *state.open_questions]
+            doomed = self._matching_lines([t for t in texts if t], query, vector)
+            if not doomed:
+                continue
+            self.p.sessions.put(tenant_id, user_id, state.model_copy(update={
+                "rolling_summary": "\n".join(line for line in lines if line not in doomed),
+                "recent_turns": [t for t in state.recent_turns if t.get("content", "") not in doomed],
+                "confirmed_facts": [f for f in state.confirmed_facts if f not in doomed],
+                "open_questions": [q for q in state.open_questions if q not in doomed]}))
+
+    def _matching_lines(self, texts: list[str], query: str, vector: np.ndarray) -> set[str]:
+        """The texts a forget of ``query`` reaches: the memories' test (relevance from cosine and the
+        share of the query's terms present, and some lexical or strong semantic evidence)."""
+        if not texts:
+            return set()
+        wanted = set(terms(query))
+        vectors = self.p.embedder.embed(texts)
+        out = set()
+        for text, row in zip(texts, vectors, strict=True):
+            cosine = float(np.dot(vector, row))
+            lexical = len(wanted & set(terms(text))) / len(wanted) if wanted else 0.0
+            if fuse(cosine, lexical, 0.5) >= self.p.settings.forget_min_relevance and (lexical > 0 or cosine >= 0.6):
+                out.add(text)
+        return out
 
     def _matches(self, texts: list[_Text], query: str, vector: np.ndarray) -> list[_Text]:
         if not texts:
