@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor \
+.PHONY: api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor \
 	query-model lock footprint ts-client ts-test
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -99,6 +99,10 @@ bench: $(STAMP)
 # the learned extractor's tagger, from shared/mnemo/training/data (writes shared/mnemo/models/extractor_tagger.npz)
 train-extractor: $(STAMP)
 	$(BIN)/python -m mnemo.training.extractor
+
+# docs/api.md from the OpenAPI document (tests/integration/test_openapi.py fails when it is stale)
+api-docs: $(RUN_STAMP)
+	$(BIN)/python -m mnemo.api.reference docs/api.md
 
 demo: $(RUN_STAMP)
 	$(BIN)/mnemo demo

@@ -26,6 +26,11 @@ class InvalidInput(MnemoError):
     code = "invalid_input"
 
 
+class InvalidField(InvalidInput):
+    """A field is outside a range that is a setting (so not in the request schema): answered like the
+    schema's own range checks (422), with the same ``details`` list."""
+
+
 class Unauthorized(MnemoError):
     code = "unauthorized"
 

@@ -124,7 +124,7 @@ def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes
 
 
 # no tenant data behind these: they answer without a key, as in the AWS stack
-PUBLIC_PATHS = frozenset({"/health", "/ready", "/openapi.json"})
+PUBLIC_PATHS = frozenset({"/health", "/ready", "/openapi.json", "/docs"})
 SERVED_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
 
 

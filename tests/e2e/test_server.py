@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable
 from typing import TypeVar
@@ -40,6 +42,28 @@ def test_health_and_openapi(server: Server) -> None:
     assert "/v1/users/{user_id}/memories/import" in doc["paths"]
 
 
+def test_swagger_ui_and_the_http_conventions(server: Server) -> None:
+    with urllib.request.urlopen(server.base + "/docs", timeout=30) as page:  # no key: no tenant data behind it
+        assert page.status == 200
+        assert page.headers["Content-Type"].startswith("text/html")
+        assert b"SwaggerUIBundle" in page.read()
+    status, doc = server.call("GET", "/openapi.json", key=None)
+    assert doc["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert doc["paths"]["/v1/users/{user_id}/retrieve"]["post"]["operationId"] == "retrieve"
+    request = urllib.request.Request(f"{server.base}/v1/users/{user()}/retrieve", method="GET",
+                                     headers={"Authorization": f"Bearer {KEYS['tenant_a']}"})
+    try:
+        urllib.request.urlopen(request, timeout=30)
+        raise AssertionError("GET on retrieve was served")
+    except urllib.error.HTTPError as refused:
+        assert (refused.code, refused.headers["Allow"]) == (405, "POST")
+    status, body = server.call("POST", f"/v1/users/{user()}/retrieve", {"query": "x", "token_budget": 5000})
+    assert (status, body["error"]["details"][0]["field"]) == (422, "token_budget")
+    status, body = server.call("POST", f"/v1/users/{user()}/retrieve", raw=b"query=x",
+                               headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert (status, body["error"]["code"]) == (415, "unsupported_media_type")
+
+
 def test_credentials_are_required(server: Server) -> None:
     status, body = server.call("POST", f"/v1/users/{user()}/retrieve", {"query": "hi"}, key=None)
     assert status == 401
@@ -53,7 +77,9 @@ def test_the_memory_loop_end_to_end(client: Client) -> None:
         {"role": "user", "content": "Hi, I'm vegetarian and I live in Lisbon."},
         {"role": "assistant", "content": "Nice! Lisbon has great food."}])
     assert (accepted.accepted, accepted.pending) == (2, 1)
-    client.close_conversation(u, "conv-1")
+    closed = client.close_conversation(u, "conv-1")
+    assert (closed.accepted, closed.pending, closed.queued) == (0, 1, 1)  # the one user turn, queued for extraction
+    assert closed.due_at is not None
     # each fact is its own write: wait for both, not just the first to land
     def both() -> list[str] | None:
         listed = [m.content for m in client.list_memories(u).items]

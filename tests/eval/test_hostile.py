@@ -121,7 +121,7 @@ def test_a_secret_given_explicitly_is_refused(api: ApiClient) -> None:
                  "My mother's maiden name is Fitzgerald.", "My pw is Tr0ub4dor"):
         status, body = remember(api, text)
         assert status == 400, (text, body)
-        assert body["error"]["details"]["field"] == "content"
+        assert body["error"]["details"][0]["field"] == "content"
     assert api.memories(U, status=None) == []
 
 
@@ -370,7 +370,7 @@ def test_one_long_memory_gets_at_most_the_capped_number_of_parts(api: ApiClient,
 def test_a_created_at_in_the_future_is_rejected(api: ApiClient) -> None:
     status, body = remember(api, "I live in Lisbon.", created_at="9999-12-31T00:00:00Z")
     assert status == 400, body
-    assert body["error"]["details"]["field"] == "created_at"
+    assert body["error"]["details"][0]["field"] == "created_at"
     status, body = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": "future", "messages": [
         {"role": "user", "content": "I live in Lisbon.", "created_at": "9999-12-31T00:00:00Z"}]})
     assert status == 400, body
@@ -507,7 +507,7 @@ def test_a_crafted_cursor_is_a_400(api: ApiClient, cursor: str) -> None:
     assert remember(api, "I like tea.")[0] == 201
     status, body = api.call("GET", f"/v1/users/{U}/memories?cursor={cursor}")
     assert status == 400, body
-    assert body["error"]["details"]["field"] == "cursor"
+    assert body["error"]["details"][0]["field"] == "cursor"
 
 
 def test_audit_pseudonyms_are_keyed(service: Mnemo, api: ApiClient) -> None:

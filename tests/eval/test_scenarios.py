@@ -182,4 +182,4 @@ def test_budget_and_top_k_defaults_and_the_cap(api: ApiClient) -> None:
         assert status == 201
     assert len(api.retrieve(USER, "What do I love eating for dinner?")["memories"]) == 5  # the default top_k
     status, body = api.call("POST", f"/v1/users/{USER}/retrieve", {"query": "my trails", "token_budget": 2001})
-    assert (status, body["error"]["details"]["field"]) == (400, "token_budget")
+    assert (status, body["error"]["details"][0]["field"]) == (422, "token_budget")

@@ -144,8 +144,8 @@ def test_erase_leaves_nothing_readable(api: ApiClient, stored) -> None:
 
 def test_content_and_import_limits_are_the_settings(api: ApiClient) -> None:
     status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": "x" * 2001})
-    assert (status, body["error"]["details"]["field"]) == (400, "content")
+    assert (status, body["error"]["details"][0]["field"]) == (422, "content")
     items = [{"content": f"User likes thing {i}."} for i in range(501)]
     status, body = api.call("POST", f"/v1/users/{U}/memories/import", {"items": items})
-    assert (status, body["error"]["details"]["field"]) == (400, "items")
+    assert (status, body["error"]["details"][0]["field"]) == (422, "items")
     assert api.memories(U, status=None) == []  # nothing half-written

@@ -161,11 +161,11 @@ def test_per_request_caps_on_embeddings_and_sentences(service: Mnemo) -> None:
     items = [{"content": long_text[:1990]} for _ in range(cap // 20 + 5)]
     status, _, body = call(app, "POST", "/v1/users/u1/memories/import", {"items": items})
     assert status == 413
-    assert body["error"]["details"]["field"] == "items"
+    assert body["error"]["details"][0]["field"] == "items"
     messages = [{"role": "user", "content": "I like tea. " * 1000} for _ in range(3)]
     status, _, body = call(app, "POST", "/v1/users/u1/turns", {"conversation_id": "c1", "messages": messages})
     assert status == 413
-    assert body["error"]["details"]["field"] == "messages"
+    assert body["error"]["details"][0]["field"] == "messages"
 
 
 def test_the_openapi_document_states_the_limits(service: Mnemo) -> None:

@@ -17,13 +17,14 @@ from pydantic import BaseModel
 import mnemo
 from mnemo import errors
 from mnemo.api.errors import error_response, status_for, validation_details
+from mnemo.api.openapi import finish_document
 from mnemo.api.schemas import (
     ID_PATTERN,
     Adjustment,
+    CloseAccepted,
     ConsolidateRequest,
     ConsolidateResponse,
     CreateMemoryResponse,
-    ErrorResponse,
     ExportOut,
     FeedbackRequest,
     FeedbackResponse,
@@ -66,21 +67,9 @@ UserId = Annotated[str, Path(pattern=ID_PATTERN, description="the chat app's id 
 MemoryId = Annotated[str, Path(pattern=r"^[A-Za-z0-9-]{1,64}$")]
 
 
-ERROR_DOCS: dict[int, Any] = {
-    status: {"description": text, "content": {"application/json": {"model": ErrorResponse}}}
-    for status, text in ((400, "bad input"), (401, "no or wrong credentials"), (404, "unknown id"),
-                         (413, "body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, "
-                               "MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS)"),
-                         (415, "the body is not application/json"), (422, "invalid field"),
-                         (429, "a tenant quota is exhausted (MNEMO_TENANT_REQUESTS_PER_SECOND, MNEMO_TENANT_BURST, "
-                               "MNEMO_TENANT_CONCURRENT_REQUESTS); retry after the Retry-After header's seconds"),
-                         (503, "a back end is unavailable"))
-}
-
-
 def documented(model: type[BaseModel], status: int = 200, description: str = "success") -> dict[int, Any]:
-    """OpenAPI responses for a route: its body model and the error shape."""
-    return {status: {"description": description, "content": {"application/json": {"model": model}}}, **ERROR_DOCS}
+    """A route's success response; its errors are added from one table (mnemo.api.openapi)."""
+    return {status: {"description": description, "content": {"application/json": {"model": model}}}}
 
 
 def reply(model: BaseModel, status: int = 200) -> Response[str]:
@@ -96,37 +85,35 @@ def scored_out(s: Scored) -> ScoredMemoryOut:
         similarity=round(s.cosine, 4), lexical=round(s.lexical, 4), recency=round(s.recency, 4))
 
 
-def finish_document(doc: dict[str, Any], settings: Settings) -> dict[str, Any]:
-    """What the generator cannot know: limits that are settings, not constants (written into the
-    document this deployment serves), and that a 204 has no body (it derives one from the return type)."""
-    for operations in doc.get("paths", {}).values():
-        for operation in operations.values():
-            empty = operation.get("responses", {}).get("204")
-            if empty is not None:
-                empty.pop("content", None)
-    budget = doc.get("components", {}).get("schemas", {}).get("RetrieveRequest", {}).get("properties", {}).get(
-        "token_budget", {})
-    for option in budget.get("anyOf", [budget]):
-        if option.get("type") == "integer":
-            option["maximum"] = settings.token_budget_cap
-    schemas = doc.get("components", {}).get("schemas", {})
-    items = schemas.get("ImportRequest", {}).get("properties", {}).get("items")
-    if items is not None:
-        items["maxItems"] = settings.max_import_items
-    limits = {
-        "max_body_bytes": settings.max_body_bytes, "max_import_items": settings.max_import_items,
-        "max_content_chars": settings.max_content_chars, "max_request_sentences": settings.max_request_sentences,
-        "max_request_embeddings": settings.max_request_embeddings,
-        "tenant_requests_per_second": settings.tenant_requests_per_second or None,
-        "tenant_burst": settings.tenant_burst or None,
-        "tenant_concurrent_requests": settings.tenant_concurrent_requests or None,
-    }
-    info = doc.setdefault("info", {})
-    info["x-mnemo-limits"] = limits
-    info["description"] = (info.get("description", "") + "\n\nLimits of this deployment (null: none): " + ", ".join(
-        f"{name} {value}" for name, value in limits.items()) + ". A request over a per-request limit gets 413 "
-        "naming the field; one over a tenant quota gets 429 with Retry-After.")
-    return doc
+def openapi_document(app: APIGatewayHttpResolver, settings: Settings) -> dict[str, Any]:
+    """The OpenAPI document of these routes as this deployment serves it (also written to docs/api.md)."""
+    generated = json.loads(app.get_openapi_json_schema(
+        title="mnemo", version=mnemo.__version__,
+        description="Long-term memory and personalization for chat applications"))
+    return finish_document(generated, settings)
+
+
+def swagger_page(document: str) -> str:
+    """Swagger UI over the document, with the UI's script and style inline (Powertools ships them), so
+    the page works with no network."""
+    from pathlib import Path
+
+    from aws_lambda_powertools.event_handler.openapi import swagger_ui
+    from aws_lambda_powertools.event_handler.openapi.swagger_ui.html import generate_swagger_html
+
+    assets = Path(swagger_ui.__file__).parent
+    return generate_swagger_html(
+        document.replace("</", "<\\/"),  # no "</script>" inside the inline script
+        (assets / "swagger-ui-bundle.min.js").read_text(encoding="utf-8"),
+        (assets / "swagger-ui.min.css").read_text(encoding="utf-8"),
+        "", None, persist_authorization=True)
+
+
+def allowed_methods(app: APIGatewayHttpResolver, path: str) -> list[str]:
+    """The methods served on a path (for 405 and its Allow header); empty when no route matches it.
+    Powertools keeps its compiled routes in private attributes and offers no public listing."""
+    routes = [*app._static_routes, *app._dynamic_routes]
+    return sorted({str(route.method).upper() for route in routes if route.rule.match(path)})
 
 
 def load_json(text: str) -> Any:
@@ -203,7 +190,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     def body_limit(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> Response[Any]:
         body = app.current_event.body or ""
         if len(body.encode() if isinstance(body, str) else body) > limit:
-            return error_response(413, "payload_too_large", f"request body exceeds {limit} bytes")
+            return error_response(413, "payload_too_large", f"request body exceeds {limit} bytes",
+                                  {"field": "body"})
         return next_middleware(app)
 
     app.use([body_limit])
@@ -232,6 +220,11 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
 
     @app.not_found
     def _not_found(_exc: NotFoundError) -> Response[str]:
+        allowed = allowed_methods(app, app.current_event.path)
+        if allowed:
+            method = app.current_event.http_method.upper()
+            return error_response(405, "method_not_allowed", f"{method} is not served on this path",
+                                  headers={"Allow": ", ".join(allowed)})
         return error_response(404, "not_found", "no such route")
 
     @app.exception_handler(Exception)
@@ -240,26 +233,43 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         return error_response(500, "internal", "internal error")
 
     # -- routes
-    @app.get("/health", tags=["ops"], responses=documented(Health))
+    @app.get("/health", operation_id="health", tags=["ops"], responses=documented(Health))
     def health() -> Response[str]:
         return reply(Health(status="ok", backend=service.settings.backend, version=mnemo.__version__))
 
-    document: list[str] = []  # built on first request, then served as is
+    served: dict[str, str] = {}  # the document and its Swagger UI, built on first request, then served as is
 
-    @app.get("/openapi.json", include_in_schema=False)
+    def document() -> str:
+        if "json" not in served:
+            served["json"] = json.dumps(openapi_document(app, service.settings))
+        return served["json"]
+
+    @app.get("/openapi.json", operation_id="get_openapi", tags=["ops"], summary="This OpenAPI document (no key)",
+             responses={200: {"description": "the OpenAPI 3.1 document", "content": {
+                 "application/json": {"schema": {"type": "object"}}}}})
     def openapi() -> Response[str]:
-        if not document:
-            generated = json.loads(app.get_openapi_json_schema(
-                title="mnemo", version=mnemo.__version__,
-                description="Long-term memory and personalization for chat applications"))
-            document.append(json.dumps(finish_document(generated, service.settings)))
-        return Response(200, "application/json", document[0])
+        return Response(200, "application/json", document())
 
-    @app.post("/v1/users/<user_id>/retrieve", tags=["memory"], responses=documented(RetrieveResponse),
+    @app.get("/docs", operation_id="docs", tags=["ops"], summary="Swagger UI over this document (no key)",
+             responses={200: {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}})
+    def docs() -> Response[str]:
+        if (app.current_event.query_string_parameters or {}).get("format") == "json":
+            return Response(200, "application/json", document())  # the page's own "download" link
+        if "html" not in served:
+            served["html"] = swagger_page(document())
+        return Response(200, "text/html; charset=utf-8", served["html"])
+
+    @app.post("/v1/users/<user_id>/retrieve", operation_id="retrieve",
+              tags=["memory"], responses=documented(RetrieveResponse),
               summary="Memories that matter for this query, as a labelled prompt block")
     def retrieve(user_id: UserId, body: RetrieveRequest) -> Response[str]:
         screen_ids({"session_id": body.session_id, "project_id": body.project_id,
                     "conversation_id": body.conversation_id})
+        cap = service.settings.token_budget_cap
+        if body.token_budget is not None and body.token_budget > cap:
+            # the cap is a setting, so not in the static schema: refused like the schema's own minimum
+            raise errors.InvalidField(f"token_budget: must be at most {cap}",
+                                      details={"field": "token_budget", "reason": f"must be at most {cap}"})
         result = service.retriever.retrieve(
             tenant(), user_id, body.query, top_k=body.top_k or service.settings.default_top_k,
             token_budget=body.token_budget or service.settings.token_budget,
@@ -270,7 +280,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
             conflicts=result.conflicts, pending_confirmations=[MemoryOut.of(m) for m in result.pending],
             context=result.context, tokens=result.tokens, trace_id=result.trace_id))
 
-    @app.post("/v1/users/<user_id>/search", tags=["memory"], responses=documented(SearchResponse),
+    @app.post("/v1/users/<user_id>/search", operation_id="search",
+              tags=["memory"], responses=documented(SearchResponse),
               summary="Ranked search, no gate, no budget")
     def search(user_id: UserId, body: SearchRequestBody) -> Response[str]:
         screen_ids({"project_id": body.project_id, "session_id": body.session_id})
@@ -279,7 +290,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
                                          rank_by=body.rank_by)
         return reply(SearchResponse(items=[scored_out(s) for s in found]))
 
-    @app.post("/v1/users/<user_id>/turns", tags=["ingest"], responses=documented(TurnsAccepted, 202, "buffered"),
+    @app.post("/v1/users/<user_id>/turns", operation_id="add_turns",
+              tags=["ingest"], responses=documented(TurnsAccepted, 202, "buffered"),
               summary="Buffer a turn; extraction runs later, debounced")
     def turns(user_id: UserId, body: TurnsRequest) -> Response[str]:
         screen_ids({"conversation_id": body.conversation_id, "project_id": body.project_id,
@@ -291,15 +303,17 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
             project_id=body.project_id)
         return reply(TurnsAccepted(accepted=result.accepted, pending=result.pending), 202)
 
-    @app.post("/v1/users/<user_id>/conversations/<conversation_id>/close", tags=["ingest"],
-              responses=documented(TurnsAccepted, 202, "extraction scheduled"),
+    @app.post("/v1/users/<user_id>/conversations/<conversation_id>/close", operation_id="close_conversation",
+              tags=["ingest"],
+              responses=documented(CloseAccepted, 202, "the pending turns are queued for extraction"),
               summary="Extract what is pending now (session end)")
     def close(user_id: UserId, conversation_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> Response[str]:
         screen_ids({"conversation_id": conversation_id})
-        service.ingestor.close(tenant(), user_id, conversation_id)
-        return reply(TurnsAccepted(accepted=0, pending=0), 202)
+        closed = service.ingestor.close(tenant(), user_id, conversation_id)
+        return reply(CloseAccepted(accepted=0, pending=closed.queued, queued=closed.queued, due_at=closed.due_at),
+                     202)
 
-    @app.post("/v1/users/<user_id>/memories", tags=["memories"],
+    @app.post("/v1/users/<user_id>/memories", operation_id="remember", tags=["memories"],
               responses=documented(CreateMemoryResponse, 201, "remembered"), summary="Remember a fact explicitly")
     def create_memory(user_id: UserId, body: MemoryIn) -> Response[str]:
         screen_ids({"project_id": body.project_id, "session_id": body.session_id})
@@ -312,12 +326,14 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         return reply(CreateMemoryResponse(memory=MemoryOut.of(result.memory), outcome=result.outcome,
                                           superseded=result.superseded), 201)
 
-    @app.post("/v1/users/<user_id>/memories/import", tags=["memories"], responses=documented(ImportResponse),
+    @app.post("/v1/users/<user_id>/memories/import", operation_id="import_memories",
+              tags=["memories"], responses=documented(ImportResponse),
               summary="Bulk load curated memories (at most 500)")
     def import_memories(user_id: UserId, body: ImportRequest) -> Response[str]:
         if len(body.items) > service.settings.max_import_items:
-            raise errors.InvalidInput(f"at most {service.settings.max_import_items} items per import",
-                                      details={"field": "items"})
+            raise errors.InvalidField(f"items: at most {service.settings.max_import_items} items per import",
+                                      details={"field": "items",
+                                               "reason": f"at most {service.settings.max_import_items} items"})
         request_caps(service.settings, [item.content for item in body.items], "items")
         screen_ids({f"items.{i}.{name}": getattr(item, name) for i, item in enumerate(body.items)
                     for name in ("project_id", "session_id")})
@@ -331,7 +347,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
             ImportResult(memory_id=r.memory.memory_id if r.memory else None, outcome=r.outcome, reason=r.reason)
             for r in results]))
 
-    @app.get("/v1/users/<user_id>/memories", tags=["memories"], responses=documented(MemoryPage),
+    @app.get("/v1/users/<user_id>/memories", operation_id="list_memories",
+             tags=["memories"], responses=documented(MemoryPage),
              summary="List what is remembered")
     def list_memories(
         user_id: UserId,
@@ -346,7 +363,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
                                            cursor=cursor)
         return reply(MemoryPage(items=[MemoryOut.of(m) for m in page.items], next_cursor=page.next_cursor))
 
-    @app.get("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], responses=documented(MemoryWithHistory),
+    @app.get("/v1/users/<user_id>/memories/<memory_id>", operation_id="get_memory",
+             tags=["memories"], responses=documented(MemoryWithHistory),
              summary="One memory with its history")
     def get_memory(user_id: UserId, memory_id: MemoryId) -> Response[str]:
         tenant_id = tenant()
@@ -354,7 +372,8 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         history = service.ports.memories.history(tenant_id, user_id, memory_id)
         return reply(MemoryWithHistory(**MemoryOut.of(memory).model_dump(), history=history))
 
-    @app.patch("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], responses=documented(MemoryOut),
+    @app.patch("/v1/users/<user_id>/memories/<memory_id>", operation_id="update_memory",
+               tags=["memories"], responses=documented(MemoryOut),
                summary="Edit (a new version), confirm a pending memory, disable or re-enable")
     def patch_memory(user_id: UserId, memory_id: MemoryId, body: MemoryPatch) -> Response[str]:
         edited = service.control.edit(tenant(), user_id, memory_id, MemoryEdit(
@@ -362,59 +381,69 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
             version=body.version))
         return reply(MemoryOut.of(edited))
 
-    @app.delete("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Delete one memory",
-                responses={204: {"description": "deleted"}, **ERROR_DOCS})
+    @app.delete("/v1/users/<user_id>/memories/<memory_id>", operation_id="delete_memory",
+                tags=["memories"], summary="Delete one memory",
+                responses={204: {"description": "deleted"}})
     def delete_memory(user_id: UserId, memory_id: MemoryId) -> Response[str]:
         service.control.delete(tenant(), user_id, memory_id)
         return Response(204, None, "")
 
-    @app.post("/v1/users/<user_id>/forget", tags=["memories"], responses=documented(ForgetResponse),
+    @app.post("/v1/users/<user_id>/forget", operation_id="forget",
+              tags=["memories"], responses=documented(ForgetResponse),
               summary="Forget what matches a description")
     def forget(user_id: UserId, body: ForgetRequest) -> Response[str]:
         return reply(ForgetResponse(forgotten=service.forgetter.forget(tenant(), user_id, body.query)))
 
-    @app.post("/v1/users/<user_id>/feedback", tags=["feedback"], responses=documented(FeedbackResponse),
+    @app.post("/v1/users/<user_id>/feedback", operation_id="feedback",
+              tags=["feedback"], responses=documented(FeedbackResponse),
               summary="Thumbs up or down on a retrieval")
     def feedback(user_id: UserId, body: FeedbackRequest) -> Response[str]:
         result = service.feedback.rate(tenant(), user_id, body.trace_id, body.rating, body.comment)
         return reply(FeedbackResponse(adjusted=[Adjustment(memory_id=m, confidence=c) for m, c in result.adjusted],
                                       follow_up=result.follow_up))
 
-    @app.patch("/v1/users/<user_id>/profile", tags=["profile"], responses=documented(Profile),
+    @app.patch("/v1/users/<user_id>/profile", operation_id="update_profile",
+               tags=["profile"], responses=documented(Profile),
                summary="Change the profile (named fields become explicit facts)")
     def patch_profile(user_id: UserId, body: ProfilePatch) -> Response[str]:
         return reply(service.control.update_profile(tenant(), user_id, body.model_dump(exclude_unset=True)))
 
-    @app.get("/v1/users/<user_id>/settings", tags=["settings"], responses=documented(SettingsOut),
+    @app.get("/v1/users/<user_id>/settings", operation_id="get_settings",
+             tags=["settings"], responses=documented(SettingsOut),
              summary="The user's memory settings")
     def get_settings(user_id: UserId) -> Response[str]:
         current = service.control.settings(tenant(), user_id)
         return reply(SettingsOut(memory_enabled=current.memory_enabled, updated_at=current.updated_at))
 
-    @app.put("/v1/users/<user_id>/settings", tags=["settings"], responses=documented(SettingsOut),
+    @app.put("/v1/users/<user_id>/settings", operation_id="update_settings",
+             tags=["settings"], responses=documented(SettingsOut),
              summary="Switch memory on or off for the user")
     def put_settings(user_id: UserId, body: SettingsBody) -> Response[str]:
         current = service.control.put_settings(tenant(), user_id, body.memory_enabled)
         return reply(SettingsOut(memory_enabled=current.memory_enabled, updated_at=current.updated_at))
 
-    @app.get("/v1/users/<user_id>/export", tags=["users"], summary="Everything held about the user",
+    @app.get("/v1/users/<user_id>/export", operation_id="export_user",
+             tags=["users"], summary="Everything held about the user",
              responses=documented(ExportOut))
     def export(user_id: UserId) -> Response[str]:
         return reply(ExportOut.model_validate(service.control.export(tenant(), user_id)))
 
-    @app.delete("/v1/users/<user_id>", tags=["users"], summary="Erase the user, irrecoverably",
-                responses={204: {"description": "erased"}, **ERROR_DOCS})
+    @app.delete("/v1/users/<user_id>", operation_id="erase_user",
+                tags=["users"], summary="Erase the user, irrecoverably",
+                responses={204: {"description": "erased"}})
     def erase(user_id: UserId) -> Response[str]:
         service.control.erase(tenant(), user_id)
         return Response(204, None, "")
 
-    @app.get("/v1/users/<user_id>/sessions/<session_id>", tags=["sessions"], responses=documented(SessionState),
+    @app.get("/v1/users/<user_id>/sessions/<session_id>", operation_id="get_session",
+             tags=["sessions"], responses=documented(SessionState),
              summary="The state of one conversation")
     def get_session(user_id: UserId, session_id: Annotated[str, Path(pattern=ID_PATTERN)]) -> Response[str]:
         screen_ids({"session_id": session_id})
         return reply(service.sessions.get(tenant(), user_id, session_id))
 
-    @app.put("/v1/users/<user_id>/sessions/<session_id>", tags=["sessions"], responses=documented(SessionState),
+    @app.put("/v1/users/<user_id>/sessions/<session_id>", operation_id="update_session",
+             tags=["sessions"], responses=documented(SessionState),
              summary="Set the structured state of one conversation (expires with its TTL)")
     def put_session(user_id: UserId, session_id: Annotated[str, Path(pattern=ID_PATTERN)],
                     body: SessionPut) -> Response[str]:
@@ -428,13 +457,14 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
                 changes[name] = SessionState.model_fields[name].get_default(call_default_factory=True)
         return reply(service.sessions.update(tenant(), user_id, session_id, changes))
 
-    @app.post("/v1/admin/consolidate", tags=["ops"], responses=documented(ConsolidateResponse),
+    @app.post("/v1/admin/consolidate", operation_id="consolidate",
+              tags=["ops"], responses=documented(ConsolidateResponse),
               summary="Run consolidation now for the tenant (or one user)")
     def consolidate(body: ConsolidateRequest) -> Response[str]:
         report = service.consolidator.run(tenant(), body.user_id)
         return reply(ConsolidateResponse(users=report.users, **vars(report.totals)))
 
-    @app.get("/v1/traces/<trace_id>", tags=["ops"], responses=documented(RetrievalTrace),
+    @app.get("/v1/traces/<trace_id>", operation_id="get_trace", tags=["ops"], responses=documented(RetrievalTrace),
              summary="What one retrieval considered and chose")
     def get_trace(trace_id: Annotated[str, Path(pattern=r"^[a-f0-9]{32}$")]) -> Response[str]:
         trace = service.ports.traces.get(tenant(), trace_id, service.ports.clock.now())
@@ -442,7 +472,7 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
             raise errors.NotFound("trace not found", details={"field": "trace_id"})
         return reply(trace)
 
-    @app.get("/v1/users/<user_id>/profile", tags=["profile"], responses=documented(Profile),
+    @app.get("/v1/users/<user_id>/profile", operation_id="get_profile", tags=["profile"], responses=documented(Profile),
              summary="The compact profile")
     def get_profile(user_id: UserId) -> Response[str]:
         return reply(service.profiles.current(tenant(), user_id))

@@ -11,6 +11,7 @@ from mnemo import errors
 
 STATUS: dict[type[errors.MnemoError], int] = {
     errors.InvalidInput: 400,
+    errors.InvalidField: 422,
     errors.Unauthorized: 401,
     errors.NotFound: 404,
     errors.VersionConflict: 409,
@@ -28,9 +29,22 @@ def status_for(exc: errors.MnemoError) -> int:
     return 500
 
 
+def detail_list(details: Any, message: str) -> list[dict[str, str]] | None:
+    """The one ``details`` shape of API.md: a list of ``{field, reason}``, or null when no field is at
+    fault. The core names a field with a ``{"field": ...}`` map; its reason defaults to the message."""
+    if details is None:
+        return None
+    entries = details if isinstance(details, list) else [details]
+    shaped = []
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("field"):
+            shaped.append({"field": str(entry["field"]), "reason": str(entry.get("reason") or message)})
+    return shaped or None
+
+
 def error_response(status: int, code: str, message: str, details: Any = None,
                    headers: dict[str, str] | None = None) -> Response[str]:
-    body = {"error": {"code": code, "message": message, "details": details}}
+    body = {"error": {"code": code, "message": message, "details": detail_list(details, message)}}
     return Response(status_code=status, content_type="application/json", body=json.dumps(body),
                     headers=headers)
 

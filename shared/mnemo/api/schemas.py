@@ -95,7 +95,14 @@ class TurnsRequest(Strict):
 
 class TurnsAccepted(BaseModel):
     accepted: int
-    pending: int
+    pending: int = Field(description="user turns of the conversation buffered and not yet extracted")
+
+
+class CloseAccepted(TurnsAccepted):
+    """POST .../close: what the close handed to extraction (``accepted`` is 0: a close brings no turns)."""
+
+    queued: int = Field(description="user turns queued for extraction now (0: nothing was pending)")
+    due_at: datetime | None = Field(None, description="when the extraction job is due (null: none was queued)")
 
 
 class MemoryIn(Strict):
@@ -300,10 +307,19 @@ class Health(BaseModel):
     version: str
 
 
+class ErrorDetail(BaseModel):
+    field: str = Field(description="the field at fault: a dotted path into the body (`messages.0.content`), a "
+                                   "path or query parameter, or `body`, `host`, `content-type`")
+    reason: str
+
+
 class ErrorBody(BaseModel):
-    code: str
+    code: str = Field(description="stable, machine-readable: invalid_input, unauthorized, not_found, "
+                                  "method_not_allowed, version_conflict, payload_too_large, "
+                                  "unsupported_media_type, throttled, backend_unavailable, ...")
     message: str
-    details: object | None = None
+    details: list[ErrorDetail] | None = Field(
+        None, description="every validation error has this one shape; null when no field is at fault")
 
 
 class ErrorResponse(BaseModel):

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from mnemo.client.models import (
+    CloseAccepted,
     ConsolidateResponse,
     CreateMemoryResponse,
     ExportOut,
@@ -108,8 +109,8 @@ def add_turns(user_id: str, conversation_id: str, messages: Sequence[Message], *
         conversation_id=conversation_id, project_id=project_id, messages=items))
 
 
-def close_conversation(user_id: str, conversation_id: str) -> Call[TurnsAccepted]:
-    return Call("POST", f"{user(user_id)}/conversations/{segment(conversation_id)}/close", TurnsAccepted, True)
+def close_conversation(user_id: str, conversation_id: str) -> Call[CloseAccepted]:
+    return Call("POST", f"{user(user_id)}/conversations/{segment(conversation_id)}/close", CloseAccepted, True)
 
 
 def remember(user_id: str, content: str, *, category: str | None, subject: str | None, scope: str | None,

@@ -14,6 +14,7 @@ import httpx2
 from mnemo.client import _calls as calls
 from mnemo.client._policy import RetryPolicy, connection_error, error_from_response
 from mnemo.client.models import (
+    CloseAccepted,
     ConsolidateResponse,
     CreateMemoryResponse,
     ExportOut,
@@ -108,7 +109,7 @@ class AsyncClient:
         """After each turn: buffer its messages (``{"role", "content", "message_id"?, "created_at"?}``)."""
         return await self.send(calls.add_turns(user_id, conversation_id, messages, project_id=project_id))
 
-    async def close_conversation(self, user_id: str, conversation_id: str) -> TurnsAccepted:
+    async def close_conversation(self, user_id: str, conversation_id: str) -> CloseAccepted:
         """The conversation ended: extract what is pending now."""
         return await self.send(calls.close_conversation(user_id, conversation_id))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mnemo.api.schemas import (
     Adjustment,
+    CloseAccepted,
     ConsolidateResponse,
     CreateMemoryResponse,
     ExportOut,
@@ -30,6 +31,7 @@ from mnemo.domain.models import Category, MemoryVersion, Profile, RetrievalTrace
 __all__ = [
     "Adjustment",
     "Category",
+    "CloseAccepted",
     "ConsolidateResponse",
     "CreateMemoryResponse",
     "ExportOut",

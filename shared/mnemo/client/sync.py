@@ -15,6 +15,7 @@ import mnemo
 from mnemo.client import _calls as calls
 from mnemo.client._policy import RetryPolicy, connection_error, error_from_response
 from mnemo.client.models import (
+    CloseAccepted,
     ConsolidateResponse,
     CreateMemoryResponse,
     ExportOut,
@@ -116,7 +117,7 @@ class Client:
         """After each turn: buffer its messages (``{"role", "content", "message_id"?, "created_at"?}``)."""
         return self.send(calls.add_turns(user_id, conversation_id, messages, project_id=project_id))
 
-    def close_conversation(self, user_id: str, conversation_id: str) -> TurnsAccepted:
+    def close_conversation(self, user_id: str, conversation_id: str) -> CloseAccepted:
         """The conversation ended: extract what is pending now."""
         return self.send(calls.close_conversation(user_id, conversation_id))
 

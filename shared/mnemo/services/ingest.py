@@ -30,6 +30,15 @@ class IngestResult:
     pending: int
 
 
+@dataclass(frozen=True)
+class CloseResult:
+    """What a close handed to extraction: the user turns queued (counted like ``IngestResult.pending``; the
+    assistant's replies go along as their context) and when the job is due (None: nothing was pending)."""
+
+    queued: int
+    due_at: datetime | None
+
+
 class Ingestor:
     def __init__(self, ports: Ports, sessions: SessionService) -> None:
         self.p = ports
@@ -65,9 +74,11 @@ class Ingestor:
             self.p.queue.schedule(ExtractionJob(tenant_id, user_id, conversation_id, result.last_seq, due))
         return IngestResult(accepted=result.accepted, pending=result.pending)
 
-    def close(self, tenant_id: str, user_id: str, conversation_id: str) -> None:
+    def close(self, tenant_id: str, user_id: str, conversation_id: str) -> CloseResult:
         """Session end: whatever is pending is extracted now."""
         pending = self.p.buffer.pending(tenant_id, user_id, conversation_id, up_to_seq=2**62)
-        if pending:
-            self.p.queue.schedule(ExtractionJob(tenant_id, user_id, conversation_id, pending[-1].seq,
-                                                self.p.clock.now()))
+        if not pending:
+            return CloseResult(queued=0, due_at=None)
+        now = self.p.clock.now()
+        self.p.queue.schedule(ExtractionJob(tenant_id, user_id, conversation_id, pending[-1].seq, now))
+        return CloseResult(queued=sum(1 for turn in pending if turn.message.role == "user"), due_at=now)

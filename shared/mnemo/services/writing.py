@@ -27,7 +27,7 @@ from mnemo.domain.models import (
 )
 from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
 from mnemo.domain.text import normalise_content, sentence_parts
-from mnemo.errors import InvalidInput
+from mnemo.errors import InvalidField, InvalidInput
 from mnemo.ports import Embedder
 from mnemo.services.context import Ports
 from mnemo.services.profile import ProfileView
@@ -350,7 +350,7 @@ def embed_contents(embedder: Embedder, contents: Sequence[str], *, max_parts: in
 def validate_content(content: str, max_chars: int) -> str:
     text = content.strip()
     if not text:
-        raise InvalidInput("content must not be empty", details={"field": "content"})
-    if len(text) > max_chars:
-        raise InvalidInput(f"content is longer than {max_chars} characters", details={"field": "content"})
+        raise InvalidField("content must not be empty", details={"field": "content"})
+    if len(text) > max_chars:  # the limit is a setting, so checked here rather than in the request schema
+        raise InvalidField(f"content is longer than {max_chars} characters", details={"field": "content"})
     return text
