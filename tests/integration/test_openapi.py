@@ -94,7 +94,8 @@ def test_swagger_ui_and_the_document_answer_without_a_key(service: Mnemo) -> Non
     status, headers, page = call(app, "GET", "/docs", headers=NO_KEY)
     assert status == 200
     assert headers["Content-Type"].startswith("text/html")
-    assert b"SwaggerUIBundle" in page and b'"operationId": "retrieve"' in page
+    assert b"SwaggerUIBundle" in page
+    assert b'"operationId": "retrieve"' in page
     assert b"https://" not in page.split(b"<style>")[0]  # the UI is inline: no CDN, works offline
     assert call(app, "GET", "/docs?format=json", headers=NO_KEY)[2]["openapi"].startswith("3.1")
     assert call(app, "GET", "/openapi.json", headers=NO_KEY)[0] == 200
@@ -146,7 +147,8 @@ def test_every_field_validation_error_is_422_with_a_list_of_field_and_reason(
     details = answer["error"]["details"]
     assert isinstance(details, list)
     assert details[0]["field"] == field
-    assert set(details[0]) == {"field", "reason"} and details[0]["reason"]
+    assert set(details[0]) == {"field", "reason"}
+    assert details[0]["reason"]
 
 
 def test_errors_the_core_raises_have_the_same_details_shape(service: Mnemo) -> None:

@@ -73,8 +73,8 @@ def _operation(path: str, method: str, op: dict[str, Any], public: bool) -> list
     params = op.get("parameters", [])
     if params:
         lines += ["| parameter | in | type | required | description |", "|---|---|---|---|---|"]
-        lines += [f"| `{p['name']}` | {p['in']} | {type_of(p.get('schema', {}))} | {'yes' if p.get('required') else 'no'}"
-                  f" | {_cell(p.get('description', ''))} |" for p in params]
+        lines += [f"| `{p['name']}` | {p['in']} | {type_of(p.get('schema', {}))} | "
+                  f"{'yes' if p.get('required') else 'no'} | {_cell(p.get('description', ''))} |" for p in params]
         lines.append("")
     body = op.get("requestBody", {}).get("content", {})
     for media, content in body.items():
