@@ -12,7 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import mnemo
 from mnemo.errors import MnemoError
+from mnemo.progress import ProgressBar
 from mnemo.settings import Settings
 
 if TYPE_CHECKING:
@@ -77,13 +79,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from mnemo.services.importer import import_file
 
-    with local_service(args.data_dir) as service:
-        summary = import_file(service.writer, service.ports.clock, Path(args.file), tenant_id=args.tenant,
-                              default_user=args.user, max_chars=service.settings.max_content_chars,
-                              resolve_conflicts=args.resolve_conflicts,
-                              progress=lambda done, total: print(f"\rimported {done}/{total}", end="",
-                                                                 file=sys.stderr, flush=True))
-    print(file=sys.stderr)
+    bar = ProgressBar("import")
+    try:
+        with local_service(args.data_dir) as service:
+            summary = import_file(service.writer, service.ports.clock, Path(args.file), tenant_id=args.tenant,
+                                  default_user=args.user, max_chars=service.settings.max_content_chars,
+                                  resolve_conflicts=args.resolve_conflicts, progress=bar)
+    finally:
+        bar.close()
     print(json.dumps(summary, indent=2))
     return 0
 
@@ -92,11 +95,12 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     with local_service(args.data_dir) as service:
         tenants = [args.tenant] if args.tenant else service.ports.memories.tenants()
         for tenant_id in tenants:
-            report = service.consolidator.run(
-                tenant_id, args.user,
-                progress=lambda done, total, _user: print(f"\r{done}/{total} users", end="", file=sys.stderr,
-                                                          flush=True))
-            print(file=sys.stderr)
+            bar = ProgressBar(f"consolidate {tenant_id}")
+            try:
+                report = service.consolidator.run(
+                    tenant_id, args.user, progress=lambda done, total, _user, bar=bar: bar(done, total, "users"))
+            finally:
+                bar.close()
             print(json.dumps({"tenant": tenant_id, "users": report.users, **vars(report.totals)}))
     return 0
 
@@ -137,7 +141,11 @@ def cmd_reembed(args: argparse.Namespace) -> int:
                 return 2
             target = on_index(args.target_index, service.ports.embedder.dimension, settings.opensearch_shards,
                               settings.opensearch_replicas)
-        report = Reembedder(service.ports, target).run()
+        bar = ProgressBar("reembed")
+        try:
+            report = Reembedder(service.ports, target).run(progress=lambda done, total: bar(done, total, "users"))
+        finally:
+            bar.close()
         print(json.dumps({"model": service.ports.embedder.model_id, **vars(report)}))
     finally:
         service.close()
@@ -179,6 +187,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(keep=args.keep)
 
 
+# the names tests/bench/run_all.py knows (listed here for --help: the checkout may not be there)
+BENCHMARKS = ("embedding", "latency", "throughput", "locomo", "load", "serve_load", "close_load", "summaries",
+              "consolidation", "extraction", "conversations")
+
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from mnemo.mcp_server.stdio import run_stdio
@@ -200,42 +212,80 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="mnemo", description="Long-term memory for chat applications")
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the local HTTP server on the embedded back end")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
-    serve.add_argument("--data-dir", default=None, help="default: $MNEMO_DATA_DIR or ./.mnemo")
-    serve.add_argument("--workers", type=int, default=None, help="worker processes (default: the number of cores)")
+IMPORT_FORMAT = """\
+The file is JSON: a list of memories, or {"items": [...]}. Each memory is an object:
+  content            the fact, 1 to MNEMO_MAX_CONTENT_CHARS (2,000) characters (required)
+  user_id            whose memory it is (default: --user; one of the two is required)
+  category, subject  as in the API (subject: a slot such as home_location)
+  scope              user (default), project (with project_id) or session (with session_id)
+  created_at         ISO 8601, when the user said it (default: now); expires_at likewise
+  confidence         0 to 1 (default 0.9)
+  metadata           the app's own map of string keys to string values
+Every item is checked before anything is written; exact duplicates merge. Example:
+  [{"user_id": "ana", "content": "Ana lives in Lisbon.", "created_at": "2025-03-01T10:00:00Z"},
+   {"user_id": "ana", "content": "Ana is vegetarian.", "category": "constraint"}]
+"""
+
+DATA_DIR_HELP = "where the memories live (default: $MNEMO_DATA_DIR, else ./.mnemo)"
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line, every option with its help (`mnemo COMMAND --help`)."""
+    root = argparse.ArgumentParser(
+        prog="mnemo", description="Long-term memory for chat applications. Configuration beyond these options "
+                                  "is read from MNEMO_* environment variables (see the README).")
+    root.add_argument("--version", action="version", version=f"mnemo {mnemo.__version__}")
+    sub = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = sub.add_parser("serve", help="run the local HTTP server on the embedded back end",
+                           description="Serve the HTTP API (API.md) on the embedded back end, with Swagger UI at "
+                                       "/docs. Without MNEMO_API_KEYS one tenant, 'default', is served without a "
+                                       "key, on a loopback address only. Stop it with Ctrl+C (SIGINT) or SIGTERM.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default: %(default)s; anything but loopback needs MNEMO_API_KEYS)")
+    serve.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one "
+                                                               "(default: %(default)s)")
+    serve.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
+    serve.add_argument("--workers", type=int, default=None,
+                       help="worker processes, each serving one request at a time (default: the number of cores)")
     serve.set_defaults(func=cmd_serve)
-    demo = sub.add_parser("demo", help="a scripted walk through two sessions")
-    demo.add_argument("--keep", action="store_true", help="keep the temporary data directory")
+    demo = sub.add_parser("demo", help="a scripted walk through two sessions",
+                          description="A scripted walk through two sessions, in a temporary data directory.")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary data directory afterwards")
     demo.set_defaults(func=cmd_demo)
-    imp = sub.add_parser("import", help="import memories from a JSON file")
-    imp.add_argument("file")
-    imp.add_argument("--tenant", default="default")
+    imp = sub.add_parser("import", help="import memories from a JSON file",
+                         description="Bulk load curated memories (a migration, a history) into the embedded\n"
+                                     "home; prints a JSON summary of the outcomes.",
+                         epilog=IMPORT_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    imp.add_argument("file", help="the JSON file (format below)")
+    imp.add_argument("--tenant", default="default", help="the tenant to import into (default: %(default)s)")
     imp.add_argument("--user", default=None, help="user for items that name none")
-    imp.add_argument("--resolve-conflicts", action="store_true")
-    imp.add_argument("--data-dir", default=None)
+    imp.add_argument("--resolve-conflicts", action="store_true",
+                     help="let a newer fact supersede an older one in the same slot, as extraction does "
+                          "(default: off: each item is stored as given, exact duplicates merged)")
+    imp.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     imp.set_defaults(func=cmd_import)
-    cons = sub.add_parser("consolidate", help="run consolidation now (TTL, pruning, summaries, the cap)")
-    cons.add_argument("--tenant", default=None, help="default: every tenant")
-    cons.add_argument("--user", default=None, help="default: every user")
-    cons.add_argument("--data-dir", default=None)
+    cons = sub.add_parser("consolidate", help="run consolidation now (TTL, pruning, summaries, the cap)",
+                          description="Run consolidation now, as the daily schedule of `mnemo serve` does; prints "
+                                      "one JSON line a tenant. Idempotent: a killed run is finished by the next.")
+    cons.add_argument("--tenant", default=None, help="only this tenant (default: every tenant)")
+    cons.add_argument("--user", default=None, help="only this user (default: every user)")
+    cons.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     cons.set_defaults(func=cmd_consolidate)
     tune = sub.add_parser("tune", help="re-tune the ranking weights from feedback; report by category")
-    tune.add_argument("--tenant", default=None)
-    tune.add_argument("--data-dir", default=None)
+    tune.add_argument("--tenant", default=None, help="only this tenant (default: every tenant)")
+    tune.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     tune.set_defaults(func=cmd_tune)
-    reembed = sub.add_parser("reembed", help="re-embed every memory with the configured embedder")
+    reembed = sub.add_parser("reembed", help="re-embed every memory with the configured embedder",
+                             description="Re-embed every memory with the configured embedder (after a model "
+                                         "change). Idempotent: a run that stops half-way is simply run again.")
     reembed.add_argument("--target-index", default=None,
                          help="AWS: write into this new OpenSearch index (when the dimension changes)")
-    reembed.add_argument("--data-dir", default=None)
+    reembed.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     reembed.set_defaults(func=cmd_reembed)
     apikey = sub.add_parser("apikey", help="AWS: issue a tenant API key, or revoke one read from stdin")
-    apikey.add_argument("action", choices=["create", "revoke"])
-    apikey.add_argument("--tenant", default=None)
+    apikey.add_argument("action", choices=["create", "revoke"],
+                        help="create: print a new key for --tenant (shown once); revoke: the key read from stdin")
+    apikey.add_argument("--tenant", default=None, help="the tenant the new key names (create)")
     apikey.set_defaults(func=cmd_apikey)
     mcp = sub.add_parser("mcp", help="the MCP server over stdio (desktop and IDE clients), calling a mnemo server; "
                          "the API key is read from $MNEMO_API_KEY")
@@ -244,10 +294,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     mcp.add_argument("--user-id", default=os.environ.get("MNEMO_USER_ID") or None,
                      help="bind the tools to this user (default: $MNEMO_USER_ID); without it every tool takes user_id")
     mcp.set_defaults(func=cmd_mcp)
-    bench = sub.add_parser("bench", help="run the benchmarks (tests/bench)")
-    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    bench = sub.add_parser("bench", help="run the benchmarks (tests/bench)",
+                           description="Run the benchmarks of a source checkout (tests/bench/run_all.py).")
+    bench.add_argument("rest", nargs=argparse.REMAINDER, metavar="NAME",
+                       help="benchmarks to run (default: all): " + ", ".join(BENCHMARKS))
     bench.set_defaults(func=cmd_bench)
-    args = parser.parse_args(argv)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     try:
         return int(args.func(args))
     except MnemoError as exc:

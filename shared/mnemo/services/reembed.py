@@ -11,7 +11,7 @@ upserts by id, so a run that stops half-way is simply run again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from mnemo.domain.models import Memory, MemoryVersion
@@ -35,13 +35,19 @@ class Reembedder:
         self.target = target or ports.memories
         self.batch_size = batch_size
 
-    def run(self) -> ReembedReport:
+    def run(self, progress: Callable[[int, int], object] | None = None) -> ReembedReport:
+        """Every user of every tenant; ``progress(users done, users in all)`` after each user."""
         report = ReembedReport()
-        for tenant_id in self.p.memories.tenants():
+        # the users are listed first, so that progress has a total
+        work = [(tenant_id, list(self.p.memories.users(tenant_id))) for tenant_id in self.p.memories.tenants()]
+        total = sum(len(users) for _, users in work)
+        for tenant_id, users in work:
             report.tenants += 1
-            for user_id in self.p.memories.users(tenant_id):
+            for user_id in users:
                 report.users += 1
                 report.memories += self.run_user(tenant_id, user_id)
+                if progress:
+                    progress(report.users, total)
         log.info("re-embedding finished", extra={"tenants": report.tenants, "users": report.users,
                                                  "memories": report.memories, "model": self.p.embedder.model_id})
         return report
