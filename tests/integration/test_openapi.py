@@ -64,7 +64,7 @@ def test_each_route_lists_only_its_own_errors_with_examples(doc: dict[str, Any])
     errors = {name: {s for s in op["responses"] if not s.startswith("2")} for name, (_, _, op) in ids.items()}
     assert errors["health"] == errors["get_openapi"] == errors["docs"] == set()
     assert "409" in errors["update_memory"]
-    assert {"409", "415", "413"}.isdisjoint(errors["close_conversation"])
+    assert {"409", "415", "413"}.isdisjoint(errors["close_conversation"])  # no body
     assert {"404", "409"}.isdisjoint(errors["consolidate"])
     assert "409" not in errors["remember"]
     assert len({frozenset(e) for e in errors.values()}) > 4  # not one list on every route

@@ -23,8 +23,8 @@ ERROR_REF = {"$ref": "#/components/schemas/ErrorResponse"}
 PUBLIC_OPERATIONS = frozenset({"health", "ready", "metrics", "get_openapi", "docs"})
 
 ERROR_TEXT: dict[int, str] = {
-    400: "bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field, a rule "
-         "across fields, an unknown cursor",
+    400: "bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an "
+         "id, a rule across fields, an unknown cursor",
     401: "no or wrong credentials (`Authorization: Bearer <key>`)",
     404: "unknown id, another tenant's or user's id, or a path that names no resource",
     409: "the memory moved on: `version` is not its current one, or it is not the current version",
@@ -73,7 +73,7 @@ OPERATION_ERRORS: dict[str, tuple[int, ...]] = {
     "retrieve": (*_TENANT, *_IDS, *_BODY),
     "search": (*_TENANT, *_IDS, *_BODY),
     "add_turns": (*_TENANT, *_IDS, *_BODY),
-    "close_conversation": (*_TENANT, *_IDS),
+    "close_conversation": (*_TENANT, *_IDS, 400),  # 400: a conversation id that looks like a secret
     "feedback": (*_TENANT, *_IDS, *_BODY),
     "remember": (*_TENANT, *_IDS, *_BODY),
     "import_memories": (*_TENANT, *_IDS, *_BODY),
@@ -88,7 +88,7 @@ OPERATION_ERRORS: dict[str, tuple[int, ...]] = {
     "update_settings": (*_TENANT, *_IDS, *_BODY),
     "export_user": (*_TENANT, *_IDS),
     "erase_user": (*_TENANT, *_IDS),
-    "get_session": (*_TENANT, *_IDS),
+    "get_session": (*_TENANT, *_IDS, 400),  # 400: a session id that looks like a secret
     "update_session": (*_TENANT, *_IDS, *_BODY),
     "get_trace": (*_TENANT, *_IDS),
     "consolidate": (*_TENANT, *_BODY),
