@@ -197,8 +197,12 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             except FileExistsError:
                 return
             host, port = worker.sockets[0].getsockname()[:2]
-            self.announce(f"mnemo serving on http://{host}:{port} (data: {self.settings.data_dir}, "
+            base = f"http://{host}:{port}"
+            self.announce(f"mnemo serving on {base} (data: {self.data_dir.resolve()}, "
                           f"workers: {self.options.workers})")
+            keys = ("no API key needed (one tenant, loopback only)" if self.auth.open
+                    else "send a key of MNEMO_API_KEYS as Bearer")
+            self.announce(f"  API docs: {base}/docs; {keys}; stop with Ctrl+C (SIGTERM to pid {os.getppid()})")
 
         def when_ready(_server: Any) -> None:
             # before the workers start: the jobs process holds its lock by the time a client is told

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mnemo.progress import ProgressBar
+
 HERE = Path(__file__).resolve().parent
 # quality figures live beside the evaluation data, in tests/eval
 SCRIPTS = {"summaries": HERE.parent / "eval" / "summaries.py",
@@ -24,11 +26,16 @@ ALL = ["embedding", "latency", "throughput", "locomo", "load", "serve_load", "cl
 def main() -> int:
     chosen = [a for a in sys.argv[1:] if a in ALL] or ALL
     failed = []
-    for name in chosen:
+    bar = ProgressBar("benchmarks")  # on stderr, between the benchmarks' own output, when it is a terminal
+    for done, name in enumerate(chosen):
+        bar(done, len(chosen), name)
+        bar.close()
         print(f"\n##### {name}", flush=True)
         script = SCRIPTS.get(name, HERE / f"{name}.py")
         if subprocess.run([sys.executable, str(script)], check=False).returncode:
             failed.append(name)
+    bar(len(chosen), len(chosen), "done")
+    bar.close()
     if failed:
         print(f"failed: {', '.join(failed)}")
     return 1 if failed else 0

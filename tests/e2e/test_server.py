@@ -42,6 +42,15 @@ def test_health_and_openapi(server: Server) -> None:
     assert "/v1/users/{user_id}/memories/import" in doc["paths"]
 
 
+def test_the_start_says_where_the_docs_are_and_how_to_stop(server: Server) -> None:
+    # the first line (the URL, the data directory) is read by start_server; this is the one after it
+    assert server.process.stdout is not None
+    line = server.process.stdout.readline()
+    assert f"API docs: {server.base}/docs" in line
+    assert "Bearer" in line  # this server has keys
+    assert "stop with Ctrl+C" in line
+
+
 def test_swagger_ui_and_the_http_conventions(server: Server) -> None:
     with urllib.request.urlopen(server.base + "/docs", timeout=30) as page:  # no key: no tenant data behind it
         assert page.status == 200
@@ -54,6 +63,7 @@ def test_swagger_ui_and_the_http_conventions(server: Server) -> None:
                                      headers={"Authorization": f"Bearer {KEYS['tenant_a']}"})
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=30)
+    refused.value.close()  # its response holds the connection
     assert (refused.value.code, refused.value.headers["Allow"]) == (405, "POST")
     status, body = server.call("POST", f"/v1/users/{user()}/retrieve", {"query": "x", "token_budget": 5000})
     assert (status, body["error"]["details"][0]["field"]) == (422, "token_budget")
@@ -190,6 +200,36 @@ def test_the_demo_runs_and_shows_each_step() -> None:
     assert "4111" not in out.split("what mnemo learned", 1)[1]
 
 
+def on_a_terminal(*command: str) -> str:
+    """What a command writes to its stderr when stderr is a terminal (a pseudo-terminal, read as it goes)."""
+    import os
+    import subprocess
+    import threading
+
+    leader, follower = os.openpty()
+    seen: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the other side is closed
+                return
+            if not chunk:
+                return
+            seen.append(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=follower, check=True, timeout=120)
+    finally:
+        os.close(follower)
+        reader.join(timeout=10)
+        os.close(leader)
+    return b"".join(seen).decode(errors="replace")
+
+
 def test_cli_import_consolidate_and_tune(tmp_path) -> None:
     import json as _json
     import subprocess
@@ -209,7 +249,9 @@ def test_cli_import_consolidate_and_tune(tmp_path) -> None:
     imported = mnemo("import", str(source), "--user", "u2")
     assert imported.returncode == 0, imported.stderr
     assert _json.loads(imported.stdout)["outcomes"] == {"created": 3, "merged": 1}
-    assert "imported 4/4" in imported.stderr
+    assert "\r" not in imported.stderr  # stderr is a pipe here: no progress bar
+    assert "import [" in on_a_terminal(sys.executable, "-m", "mnemo.cli", "import", str(source), "--user", "u3",
+                                       "--data-dir", str(tmp_path / "d"))
     consolidated = mnemo("consolidate")
     assert consolidated.returncode == 0
     assert _json.loads(consolidated.stdout.splitlines()[0])["expired"] == 1  # the 2020 preference
