@@ -251,7 +251,7 @@ def test_cli_import_consolidate_and_tune(tmp_path) -> None:
     assert _json.loads(imported.stdout)["outcomes"] == {"created": 3, "merged": 1}
     assert "\r" not in imported.stderr  # stderr is a pipe here: no progress bar
     assert "import [" in on_a_terminal(sys.executable, "-m", "mnemo.cli", "import", str(source), "--user", "u3",
-                                       "--data-dir", str(tmp_path / "d"))
+                                       "--data-dir", str(tmp_path / "on-a-terminal"))
     consolidated = mnemo("consolidate")
     assert consolidated.returncode == 0
     assert _json.loads(consolidated.stdout.splitlines()[0])["expired"] == 1  # the 2020 preference

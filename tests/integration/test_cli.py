@@ -46,7 +46,8 @@ def test_every_option_of_every_subcommand_has_its_help() -> None:
     missing = [f"{name} {action.dest}" for name, command in commands.items() for action in command._actions
                if not isinstance(action, argparse._HelpAction) and not action.help]
     assert missing == []
-    serve = {a.dest: a.help or "" for a in commands["serve"]._actions}
+    formatter = commands["serve"]._get_formatter()
+    serve = {a.dest: formatter._expand_help(a) for a in commands["serve"]._actions}
     assert "loopback" in serve["host"]
     assert "8080" in serve["port"]
     assert "cores" in serve["workers"]
