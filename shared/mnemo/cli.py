@@ -97,8 +97,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
         for tenant_id in tenants:
             bar = ProgressBar(f"consolidate {tenant_id}")
             try:
-                report = service.consolidator.run(
-                    tenant_id, args.user, progress=lambda done, total, _user, bar=bar: bar(done, total, "users"))
+                report = service.consolidator.run(tenant_id, args.user, progress=bar.by_user)
             finally:
                 bar.close()
             print(json.dumps({"tenant": tenant_id, "users": report.users, **vars(report.totals)}))

@@ -40,6 +40,10 @@ class ProgressBar:
         self.stream.flush()
         self._drawn = True
 
+    def by_user(self, done: int, total: int, _user_id: str) -> None:
+        """For jobs that report the user they finished (consolidation); the id itself is never shown."""
+        self(done, total, "users")
+
     def close(self) -> None:
         if self._drawn:
             self.stream.write("\n")

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Swagger UI over this document (no key) */
+        get: operations["docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -12,7 +29,58 @@ export interface paths {
             cookie?: never;
         };
         /** GET /health */
-        get: operations["health_health_get"];
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics, no user content (local server; loopback, or MNEMO_METRICS_KEY as Bearer) */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This OpenAPI document (no key) */
+        get: operations["get_openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 200 when the back ends answer (local server) */
+        get: operations["ready"];
         put?: never;
         post?: never;
         delete?: never;
@@ -31,7 +99,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Run consolidation now for the tenant (or one user) */
-        post: operations["consolidate_v1_admin_consolidate_post"];
+        post: operations["consolidate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -46,7 +114,7 @@ export interface paths {
             cookie?: never;
         };
         /** What one retrieval considered and chose */
-        get: operations["get_trace_v1_traces__trace_id__get"];
+        get: operations["get_trace"];
         put?: never;
         post?: never;
         delete?: never;
@@ -66,7 +134,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Erase the user, irrecoverably */
-        delete: operations["erase_v1_users__user_id__delete"];
+        delete: operations["erase_user"];
         options?: never;
         head?: never;
         patch?: never;
@@ -82,7 +150,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Extract what is pending now (session end) */
-        post: operations["close_v1_users__user_id__conversations__conversation_id__close_post"];
+        post: operations["close_conversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,7 +165,7 @@ export interface paths {
             cookie?: never;
         };
         /** Everything held about the user */
-        get: operations["export_v1_users__user_id__export_get"];
+        get: operations["export_user"];
         put?: never;
         post?: never;
         delete?: never;
@@ -116,7 +184,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Thumbs up or down on a retrieval */
-        post: operations["feedback_v1_users__user_id__feedback_post"];
+        post: operations["feedback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -133,7 +201,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Forget what matches a description */
-        post: operations["forget_v1_users__user_id__forget_post"];
+        post: operations["forget"];
         delete?: never;
         options?: never;
         head?: never;
@@ -148,10 +216,10 @@ export interface paths {
             cookie?: never;
         };
         /** List what is remembered */
-        get: operations["list_memories_v1_users__user_id__memories_get"];
+        get: operations["list_memories"];
         put?: never;
         /** Remember a fact explicitly */
-        post: operations["create_memory_v1_users__user_id__memories_post"];
+        post: operations["remember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -168,7 +236,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Bulk load curated memories (at most 500) */
-        post: operations["import_memories_v1_users__user_id__memories_import_post"];
+        post: operations["import_memories"];
         delete?: never;
         options?: never;
         head?: never;
@@ -183,15 +251,15 @@ export interface paths {
             cookie?: never;
         };
         /** One memory with its history */
-        get: operations["get_memory_v1_users__user_id__memories__memory_id__get"];
+        get: operations["get_memory"];
         put?: never;
         post?: never;
         /** Delete one memory */
-        delete: operations["delete_memory_v1_users__user_id__memories__memory_id__delete"];
+        delete: operations["delete_memory"];
         options?: never;
         head?: never;
         /** Edit (a new version), confirm a pending memory, disable or re-enable */
-        patch: operations["patch_memory_v1_users__user_id__memories__memory_id__patch"];
+        patch: operations["update_memory"];
         trace?: never;
     };
     "/v1/users/{user_id}/profile": {
@@ -202,14 +270,14 @@ export interface paths {
             cookie?: never;
         };
         /** The compact profile */
-        get: operations["get_profile_v1_users__user_id__profile_get"];
+        get: operations["get_profile"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Change the profile (named fields become explicit facts) */
-        patch: operations["patch_profile_v1_users__user_id__profile_patch"];
+        patch: operations["update_profile"];
         trace?: never;
     };
     "/v1/users/{user_id}/retrieve": {
@@ -222,7 +290,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Memories that matter for this query, as a labelled prompt block */
-        post: operations["retrieve_v1_users__user_id__retrieve_post"];
+        post: operations["retrieve"];
         delete?: never;
         options?: never;
         head?: never;
@@ -239,7 +307,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Ranked search, no gate, no budget */
-        post: operations["search_v1_users__user_id__search_post"];
+        post: operations["search"];
         delete?: never;
         options?: never;
         head?: never;
@@ -254,9 +322,9 @@ export interface paths {
             cookie?: never;
         };
         /** The state of one conversation */
-        get: operations["get_session_v1_users__user_id__sessions__session_id__get"];
+        get: operations["get_session"];
         /** Set the structured state of one conversation (expires with its TTL) */
-        put: operations["put_session_v1_users__user_id__sessions__session_id__put"];
+        put: operations["update_session"];
         post?: never;
         delete?: never;
         options?: never;
@@ -272,9 +340,9 @@ export interface paths {
             cookie?: never;
         };
         /** The user's memory settings */
-        get: operations["get_settings_v1_users__user_id__settings_get"];
+        get: operations["get_settings"];
         /** Switch memory on or off for the user */
-        put: operations["put_settings_v1_users__user_id__settings_put"];
+        put: operations["update_settings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -292,7 +360,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Buffer a turn; extraction runs later, debounced */
-        post: operations["turns_v1_users__user_id__turns_post"];
+        post: operations["add_turns"];
         delete?: never;
         options?: never;
         head?: never;
@@ -315,6 +383,29 @@ export interface components {
          * @enum {string}
          */
         Category: "preference" | "constraint" | "biographical" | "episodic" | "procedural" | "project_fact" | "task_state" | "summary" | "tool_result";
+        /**
+         * CloseAccepted
+         * @description POST .../close: what the close handed to extraction (``accepted`` is 0: a close brings no turns).
+         */
+        CloseAccepted: {
+            /** Accepted */
+            accepted: number;
+            /**
+             * Due At
+             * @description when the extraction job is due (null: none was queued)
+             */
+            due_at?: string | null;
+            /**
+             * Pending
+             * @description user turns of the conversation buffered and not yet extracted
+             */
+            pending: number;
+            /**
+             * Queued
+             * @description user turns queued for extraction now (0: nothing was pending)
+             */
+            queued: number;
+        };
         /** ConsolidateRequest */
         ConsolidateRequest: {
             /** User Id */
@@ -354,12 +445,29 @@ export interface components {
         };
         /** ErrorBody */
         ErrorBody: {
-            /** Code */
+            /**
+             * Code
+             * @description stable, machine-readable: invalid_input, unauthorized, not_found, method_not_allowed, version_conflict, payload_too_large, unsupported_media_type, throttled, backend_unavailable, ...
+             */
             code: string;
-            /** Details */
-            details?: unknown | null;
+            /**
+             * Details
+             * @description every validation error has this one shape; null when no field is at fault
+             * @default null
+             */
+            details?: components["schemas"]["ErrorDetail"][] | null;
             /** Message */
             message: string;
+        };
+        /** ErrorDetail */
+        ErrorDetail: {
+            /**
+             * Field
+             * @description the field at fault: a dotted path into the body (`messages.0.content`), a path or query parameter, or `body`, `host`, `content-type`
+             */
+            field: string;
+            /** Reason */
+            reason: string;
         };
         /** ErrorResponse */
         ErrorResponse: {
@@ -446,11 +554,6 @@ export interface components {
         ForgetResponse: {
             /** Forgotten */
             forgotten: string[];
-        };
-        /** HTTPValidationError */
-        HTTPValidationError: {
-            /** Detail */
-            detail?: components["schemas"]["ValidationError"][];
         };
         /** Health */
         Health: {
@@ -1063,7 +1166,10 @@ export interface components {
         TurnsAccepted: {
             /** Accepted */
             accepted: number;
-            /** Pending */
+            /**
+             * Pending
+             * @description user turns of the conversation buffered and not yet extracted
+             */
             pending: number;
         };
         /** TurnsRequest */
@@ -1091,7 +1197,27 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    health_health_get: {
+    docs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    health: {
         parameters: {
             query?: never;
             header?: never;
@@ -1109,81 +1235,108 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description bad input */
-            400: {
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text format */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "text/plain": string;
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description unknown id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description a tenant quota is exhausted (MNEMO_TENANT_REQUESTS_PER_SECOND, MNEMO_TENANT_BURST, MNEMO_TENANT_CONCURRENT_REQUESTS); retry after the Retry-After header's seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description a back end is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    consolidate_v1_admin_consolidate_post: {
+    get_openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the OpenAPI 3.1 document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ready";
+                    };
+                };
+            };
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    consolidate: {
         parameters: {
             query?: never;
             header?: never;
@@ -1205,57 +1358,113 @@ export interface operations {
                     "application/json": components["schemas"]["ConsolidateResponse"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1265,21 +1474,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    get_trace_v1_traces__trace_id__get: {
+    get_trace: {
         parameters: {
             query?: never;
             header?: never;
@@ -1299,57 +1526,67 @@ export interface operations {
                     "application/json": components["schemas"]["RetrievalTrace"];
                 };
             };
-            /** @description bad input */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1359,21 +1596,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    erase_v1_users__user_id__delete: {
+    erase_user: {
         parameters: {
             query?: never;
             header?: never;
@@ -1392,57 +1647,67 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad input */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1452,21 +1717,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    close_v1_users__user_id__conversations__conversation_id__close_post: {
+    close_conversation: {
         parameters: {
             query?: never;
             header?: never;
@@ -1479,66 +1762,99 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description extraction scheduled */
+            /** @description the pending turns are queued for extraction */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TurnsAccepted"];
+                    "application/json": components["schemas"]["CloseAccepted"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1548,21 +1864,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    export_v1_users__user_id__export_get: {
+    export_user: {
         parameters: {
             query?: never;
             header?: never;
@@ -1583,57 +1917,67 @@ export interface operations {
                     "application/json": components["schemas"]["ExportOut"];
                 };
             };
-            /** @description bad input */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1643,21 +1987,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    feedback_v1_users__user_id__feedback_post: {
+    feedback: {
         parameters: {
             query?: never;
             header?: never;
@@ -1682,57 +2044,136 @@ export interface operations {
                     "application/json": components["schemas"]["FeedbackResponse"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1742,21 +2183,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    forget_v1_users__user_id__forget_post: {
+    forget: {
         parameters: {
             query?: never;
             header?: never;
@@ -1781,57 +2240,136 @@ export interface operations {
                     "application/json": components["schemas"]["ForgetResponse"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1841,21 +2379,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    list_memories_v1_users__user_id__memories_get: {
+    list_memories: {
         parameters: {
             query?: {
                 status?: components["schemas"]["Status"] | null;
@@ -1881,57 +2437,90 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryPage"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1941,21 +2530,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    create_memory_v1_users__user_id__memories_post: {
+    remember: {
         parameters: {
             query?: never;
             header?: never;
@@ -1980,57 +2587,136 @@ export interface operations {
                     "application/json": components["schemas"]["CreateMemoryResponse"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2040,21 +2726,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    import_memories_v1_users__user_id__memories_import_post: {
+    import_memories: {
         parameters: {
             query?: never;
             header?: never;
@@ -2079,57 +2783,136 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponse"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2139,21 +2922,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    get_memory_v1_users__user_id__memories__memory_id__get: {
+    get_memory: {
         parameters: {
             query?: never;
             header?: never;
@@ -2175,57 +2976,67 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryWithHistory"];
                 };
             };
-            /** @description bad input */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2235,21 +3046,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    delete_memory_v1_users__user_id__memories__memory_id__delete: {
+    delete_memory: {
         parameters: {
             query?: never;
             header?: never;
@@ -2269,57 +3098,67 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad input */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2329,21 +3168,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    patch_memory_v1_users__user_id__memories__memory_id__patch: {
+    update_memory: {
         parameters: {
             query?: never;
             header?: never;
@@ -2369,57 +3226,159 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryOut"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description the memory moved on: `version` is not its current one, or it is not the current version */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "version_conflict",
+                     *         "details": [
+                     *           {
+                     *             "field": "version",
+                     *             "reason": "memory is at version 3"
+                     *           }
+                     *         ],
+                     *         "message": "memory is at version 3"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2429,21 +3388,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    get_profile_v1_users__user_id__profile_get: {
+    get_profile: {
         parameters: {
             query?: never;
             header?: never;
@@ -2464,57 +3441,67 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description bad input */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2524,21 +3511,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    patch_profile_v1_users__user_id__profile_patch: {
+    update_profile: {
         parameters: {
             query?: never;
             header?: never;
@@ -2563,57 +3568,136 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2623,21 +3707,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    retrieve_v1_users__user_id__retrieve_post: {
+    retrieve: {
         parameters: {
             query?: never;
             header?: never;
@@ -2662,57 +3764,136 @@ export interface operations {
                     "application/json": components["schemas"]["RetrieveResponse"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2722,21 +3903,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    search_v1_users__user_id__search_post: {
+    search: {
         parameters: {
             query?: never;
             header?: never;
@@ -2761,57 +3960,136 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2821,21 +4099,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    get_session_v1_users__user_id__sessions__session_id__get: {
+    get_session: {
         parameters: {
             query?: never;
             header?: never;
@@ -2857,57 +4153,90 @@ export interface operations {
                     "application/json": components["schemas"]["SessionState"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2917,21 +4246,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    put_session_v1_users__user_id__sessions__session_id__put: {
+    update_session: {
         parameters: {
             query?: never;
             header?: never;
@@ -2957,57 +4304,136 @@ export interface operations {
                     "application/json": components["schemas"]["SessionState"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3017,21 +4443,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    get_settings_v1_users__user_id__settings_get: {
+    get_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3052,57 +4496,67 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsOut"];
                 };
             };
-            /** @description bad input */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3112,21 +4566,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    put_settings_v1_users__user_id__settings_put: {
+    update_settings: {
         parameters: {
             query?: never;
             header?: never;
@@ -3151,57 +4623,136 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsOut"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3211,21 +4762,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    turns_v1_users__user_id__turns_post: {
+    add_turns: {
         parameters: {
             query?: never;
             header?: never;
@@ -3250,57 +4819,136 @@ export interface operations {
                     "application/json": components["schemas"]["TurnsAccepted"];
                 };
             };
-            /** @description bad input */
+            /** @description bad input the schema cannot catch: a body that is not JSON or not UTF-8, a secret in a field or an id, a rule across fields, an unknown cursor */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "body is not valid JSON"
+                     *           }
+                     *         ],
+                     *         "message": "body: body is not valid JSON"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description no or wrong credentials */
+            /** @description no or wrong credentials (`Authorization: Bearer <key>`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "details": null,
+                     *         "message": "missing or unknown API key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description unknown id */
+            /** @description unknown id, another tenant's or user's id, or a path that names no resource */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "details": [
+                     *           {
+                     *             "field": "memory_id",
+                     *             "reason": "memory not found"
+                     *           }
+                     *         ],
+                     *         "message": "memory not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_IMPORT_ITEMS, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
+            /** @description body or per-request work too large (MNEMO_MAX_BODY_BYTES, MNEMO_MAX_REQUEST_SENTENCES, MNEMO_MAX_REQUEST_EMBEDDINGS) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "details": [
+                     *           {
+                     *             "field": "body",
+                     *             "reason": "request body exceeds 1048576 bytes"
+                     *           }
+                     *         ],
+                     *         "message": "request body exceeds 1048576 bytes"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description the body is not application/json */
+            /** @description the body is not `application/json` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "details": [
+                     *           {
+                     *             "field": "content-type",
+                     *             "reason": "not application/json"
+                     *           }
+                     *         ],
+                     *         "message": "the body must be application/json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid field */
+            /** @description a field breaks its schema (type, range, pattern, length); `details` lists each field and why */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_input",
+                     *         "details": [
+                     *           {
+                     *             "field": "top_k",
+                     *             "reason": "Input should be less than or equal to 50"
+                     *           }
+                     *         ],
+                     *         "message": "top_k: Input should be less than or equal to 50"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -3310,15 +4958,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "throttled",
+                     *         "details": null,
+                     *         "message": "too many requests a second for this tenant; retry later"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description a back end is unavailable */
+            /** @description a back end is unavailable; nothing was half-written, the request can be retried */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "backend_unavailable",
+                     *         "details": null,
+                     *         "message": "the memory store is unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
