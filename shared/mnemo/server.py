@@ -225,6 +225,9 @@ class WsgiApp:
             return self._readiness(), "", "/ready"
         if path == "/metrics" and method == "GET":
             return self._metrics(environ), "", "/metrics"
+        if path in {"/ready", "/metrics"}:  # the edge's own routes: 405 as the resolver answers for its own
+            return error_reply(405, "method_not_allowed", f"{method} is not served on this path",
+                               headers={"Allow": "GET"}), "", path
         authorization = environ.get("HTTP_AUTHORIZATION")
         tenant = self.auth.tenant_for(authorization)
         if tenant is None and path not in PUBLIC_PATHS:

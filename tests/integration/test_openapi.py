@@ -119,6 +119,8 @@ def test_in_open_mode_the_docs_still_need_a_loopback_host(service: Mnemo) -> Non
     ("POST", "/v1/users/u1/profile", "GET, PATCH"),
     ("GET", "/v1/users/u1", "DELETE"),
     ("POST", "/health", "GET"),
+    ("POST", "/ready", "GET"),  # the edge's own routes
+    ("DELETE", "/metrics", "GET"),
 ])
 def test_a_known_path_with_the_wrong_method_gets_405_with_allow(service: Mnemo, method: str, path: str,
                                                                   allow: str) -> None:
