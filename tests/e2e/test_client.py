@@ -100,7 +100,8 @@ def test_every_route_answers_with_the_apis_own_models(client: Client) -> None:
     accepted = client.add_turns(u, "conv-1", [{"role": "user", "content": "I live in Porto.", "message_id": "m1",
                                                "created_at": datetime(2026, 1, 5, tzinfo=UTC)}])
     assert (accepted.accepted, accepted.pending) == (1, 1)
-    client.close_conversation(u, "conv-1")
+    closed = client.close_conversation(u, "conv-1")
+    assert (closed.queued, closed.due_at is not None) == (1, True)
     assert client.consolidate(u).users == 1
     exported = client.export(u)
     assert len(exported.memories) >= 2
