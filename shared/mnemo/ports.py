@@ -307,6 +307,11 @@ class TurnBuffer(Protocol):
         """Every turn still buffered for the user, any conversation (export), by conversation then seq."""
         ...
 
+    def rewrite(self, turn: BufferedTurn, content: str) -> bool:
+        """Replace the text of a turn still buffered (a forget reaches what is not extracted yet); False
+        when it was acknowledged meanwhile."""
+        ...
+
     def delete_user(self, tenant_id: str, user_id: str) -> None: ...
 
 

@@ -88,3 +88,18 @@ def test_forget_reaches_the_session_state_derived_from_the_turns(service: Mnemo,
     assert state["confirmed_facts"] == ["Vegetarian"]
     assert [t["content"] for t in state["recent_turns"]] == ["Lovely!", "Can you suggest a vegetarian dinner?"]
     assert "Porto" not in json.dumps(api.call("GET", f"/v1/users/{U}/export")[1])
+
+
+def test_forget_reaches_turns_not_extracted_yet(service: Mnemo, api: ApiClient) -> None:
+    # given turns still buffered (extraction has not run) that say the fact
+    assert api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": "c2", "messages": [
+        {"role": "user", "content": "I live in Porto."}, {"role": "user", "content": "I am a vegetarian."}]})[0] == 202
+    # when the user forgets it before the extraction runs
+    assert api.call("POST", f"/v1/users/{U}/forget", {"query": "I live in Porto"})[0] == 200
+    assert "Porto" not in json.dumps(api.call("GET", f"/v1/users/{U}/export")[1])
+    # then the extraction does not teach it again, and keeps the rest
+    assert api.call("POST", f"/v1/users/{U}/conversations/c2/close")[0] == 202
+    run_due_jobs(service)
+    contents = [m["content"] for m in api.memories(U)]
+    assert not any("Porto" in c for c in contents), contents
+    assert any("vegetarian" in c for c in contents), contents

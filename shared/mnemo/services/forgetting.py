@@ -11,6 +11,7 @@ import numpy as np
 from mnemo.domain.lexical import Bm25Index
 from mnemo.domain.models import AuditEvent, Memory, MemoryVersion, Status
 from mnemo.domain.ranking import Hit, RankingParams, fuse, rank
+from mnemo.domain.sensitive import MARKER
 from mnemo.domain.text import terms
 from mnemo.services.context import Ports
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 USER_DELETED = "user_deleted"
 FORGOTTEN = "forgotten by the user"
+# what a buffered turn says once forgotten: a redaction marker, so no extractor stores anything from it
+FORGOTTEN_TURN = f"{MARKER}forgotten]"
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,17 @@ class Forgetter:
                     self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=user_id, action="memory.forget",
                                                     actor=actor, memory_ids=list(retired), at=now)])
             self._scrub_sessions(tenant_id, user_id, query, vector)
+            self._scrub_buffer(tenant_id, user_id, query, vector)
         return list(retired)
+
+    def _scrub_buffer(self, tenant_id: str, user_id: str, query: str, vector: np.ndarray) -> None:
+        """Turns not extracted yet would teach the forgotten fact again: a matching turn keeps its place
+        (ids, order) and loses its text to a marker no fact is ever stored with."""
+        turns = self.p.buffer.for_user(tenant_id, user_id)
+        doomed = self._matching_lines([t.message.content for t in turns], query, vector)
+        for turn in turns:
+            if turn.message.content in doomed:
+                self.p.buffer.rewrite(turn, FORGOTTEN_TURN)
 
     def _scrub_sessions(self, tenant_id: str, user_id: str, query: str, vector: np.ndarray) -> None:
         """The session state is derived from the turns too (rolling summary, recent turns, the app's

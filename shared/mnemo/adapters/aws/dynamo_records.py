@@ -246,6 +246,13 @@ class DynamoTurnBuffer:
                                 if "sealed" in i})
         return [t for c in conversations for t in self.pending(tenant_id, user_id, c, 2**62)]
 
+    def rewrite(self, turn: BufferedTurn, content: str) -> bool:
+        sealed = self._cipher.seal(turn.tenant_id, turn.user_id, f"{turn.conversation_id}/{turn.message.message_id}",
+                                   "turn", content.encode())
+        written = self._t.update_if(pk(turn.tenant_id, turn.user_id), f"BUF#{turn.conversation_id}#{turn.seq:010d}",
+                                    "SET sealed = :s", "attribute_exists(sealed)", values={":s": {"B": sealed}})
+        return written is not None
+
     def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
         owner = pk(tenant_id, user_id)
         # the MSG# marker stays (a redelivered message is still recognised); the sealed text goes

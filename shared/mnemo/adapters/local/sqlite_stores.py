@@ -307,6 +307,15 @@ class SqliteTurnBuffer:
                                 "AND sealed IS NOT NULL ORDER BY conversation_id", (tenant_id, user_id)).fetchall()
         return [t for (conversation_id,) in rows for t in self.pending(tenant_id, user_id, conversation_id, 2**62)]
 
+    def rewrite(self, turn: BufferedTurn, content: str) -> bool:
+        sealed = self._cipher.seal(turn.tenant_id, turn.user_id, f"{turn.conversation_id}/{turn.message.message_id}",
+                                   "turn", content.encode())
+        with self._db.write() as conn:
+            return bool(conn.execute(
+                "UPDATE turn_buffer SET sealed=? WHERE tenant_id=? AND user_id=? AND conversation_id=? AND seq=? "
+                "AND sealed IS NOT NULL",
+                (sealed, turn.tenant_id, turn.user_id, turn.conversation_id, turn.seq)).rowcount > 0)
+
     def acknowledge(self, tenant_id: str, user_id: str, conversation_id: str, seqs: Sequence[int]) -> int:
         with self._db.write() as conn:
             return conn.executemany(
