@@ -79,11 +79,11 @@ class Settings(BaseModel):
     extractor_model_path: Path | None = None  # default: the tagger shipped in mnemo/models
     # the tagger proposes a value when its pieces are this likely to be in one on average, and a piece
     # counts as outside every value only when that is at least extractor_outside_at_least likely
-    # (lower: fewer proposals); a tagger with a verifier then keeps a proposal when the verifier's
-    # best slot for it is at least extractor_verify_at_least likely (higher: fewer, surer facts)
+    # (lower: fewer proposals); a tagger with a verifier then keeps a proposal when the verifier finds
+    # it at least extractor_verify_at_least likely to state a value (higher: fewer, surer facts)
     extractor_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     extractor_outside_at_least: float = Field(default=0.5, ge=0.0, le=1.0)
-    extractor_verify_at_least: float = Field(default=0.5, ge=0.0, le=1.0)
+    extractor_verify_at_least: float = Field(default=0.3, ge=0.0, le=1.0)
     # a model id, a cross-region inference profile id ("us.anthropic...", what most regions serve newer
     # models through) or the ARN of either; IAM is granted on the profile and its models (infra/bedrock.py)
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"

@@ -109,3 +109,16 @@ def test_a_plan_event_or_routine_that_is_only_a_time_is_no_value() -> None:
         assert only_when(when), when
     for value in ("climbing", "dentist on tuesday", "caffeine after 2pm", "trip to Lisbon in May"):
         assert not only_when(value), value
+
+
+def test_a_plans_day_without_a_year_is_the_next_one_and_an_events_the_last_one() -> None:
+    when = datetime(2026, 3, 2, 10, tzinfo=UTC)
+    assert anchor("the entry is due 15 November", when, "future") == "2026-11-15"
+    assert anchor("we met on 15 November", when, "past") == "2025-11-15"
+    assert anchor("on 3 March", when) == "2026-03-03"
+
+
+def test_a_span_of_time_is_not_a_date() -> None:
+    when = datetime(2026, 3, 2, 10, tzinfo=UTC)
+    assert anchor("going home for Christmas, the first time in three years", when, "future") is None
+    assert anchor("I'll know in two weeks", when) == "2026-03-16"

@@ -22,7 +22,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?P<rel>last|this|next|on|this coming|coming)?\s*{_WEEKDAY}\b", re.I), "weekday"),
     (re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|a few|few|a couple of|couple of)\s+"
                 r"(?P<unit>day|week|month|year)s?\s+(?P<dir>ago|from now)\b", re.I), "offset"),
-    (re.compile(r"\bin\s+(?P<n>\d+|a|an|one|two|three|four|five|six|a few|a couple of)\s+"
+    # not "the first time in three years", "best day in a year": a span of time, not a date
+    (re.compile(r"(?<!time )(?<!first )(?<!day )\bin\s+(?P<n>\d+|a|an|one|two|three|four|five|six|a few|a couple of)\s+"
                 r"(?P<unit>day|week|month|year)s?\b", re.I), "in"),
     (re.compile(r"\b(?P<rel>last|next|this)\s+(?P<unit>week|month|year|weekend|summer|winter|spring|autumn|fall)\b",
                 re.I), "relative"),
@@ -32,20 +33,22 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
-def anchor(text: str, when: datetime) -> str | None:
-    """The date (or month) the text refers to, in ISO form, or None when it names none."""
+def anchor(text: str, when: datetime, tense: str = "any") -> str | None:
+    """The date (or month) the text refers to, in ISO form, or None when it names none. A day and
+    month without a year is the nearest one, or with ``tense`` "future" (a plan) the next one and
+    with "past" (an event) the last one."""
     today = when.date()
     for pattern, kind in _PATTERNS:
         m = pattern.search(text)
         if not m:
             continue
-        resolved = _resolve(kind, m, today)
+        resolved = _resolve(kind, m, today, tense)
         if resolved:
             return resolved
     return None
 
 
-def _resolve(kind: str, m: re.Match[str], today: date) -> str | None:
+def _resolve(kind: str, m: re.Match[str], today: date, tense: str = "any") -> str | None:
     if kind == "yesterday":
         return (today - timedelta(days=1)).isoformat()
     if kind == "today":
@@ -63,7 +66,7 @@ def _resolve(kind: str, m: re.Match[str], today: date) -> str | None:
     if kind == "day_month":
         month = _month(m.group("mon"))
         day = int(m.group("day"))
-        return _nearest(today, month, day)
+        return _nearest(today, month, day, tense)
     month = _month(m.group("mon"))
     year = today.year if month >= today.month - 6 else today.year + 1
     return f"{year:04d}-{month:02d}"
@@ -114,14 +117,19 @@ def _relative(rel: str, unit: str, today: date) -> str:
     return f"{year:04d}-{season:02d}"
 
 
-def _nearest(today: date, month: int, day: int) -> str | None:
-    """A day and month without a year: the occurrence nearest to the message's date."""
+def _nearest(today: date, month: int, day: int, tense: str = "any") -> str | None:
+    """A day and month without a year: the occurrence nearest to the message's date (the next one
+    for a plan, the last one for an event)."""
     options = []
     for year in (today.year - 1, today.year, today.year + 1):
         try:
             options.append(date(year, month, day))
         except ValueError:
             continue
+    if tense == "future":
+        options = [d for d in options if d >= today]
+    elif tense == "past":
+        options = [d for d in options if d <= today]
     if not options:
         return None
     return min(options, key=lambda d: abs((d - today).days)).isoformat()

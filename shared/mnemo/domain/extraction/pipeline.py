@@ -70,7 +70,7 @@ class LearnedExtractor:
     name = EXTRACTOR_NAME
 
     def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5,
-                 outside_at_least: float = 0.5, verify_at_least: float = 0.5) -> None:
+                 outside_at_least: float = 0.5, verify_at_least: float = 0.3) -> None:
         self._encoder = encoder
         self._tagger = tagger
         self._min_confidence = min_confidence
@@ -222,7 +222,7 @@ def _qualifier(clause: str, value: str) -> str:
 
 def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime) -> str:
     if slot.category is Category.EPISODIC:
-        day = anchor(clause, when)
+        day = anchor(clause, when, "future" if slot.name == "plan" else "past" if slot.name == "event" else "any")
         text = (slot.negate if negated else slot.affirm).format(v=value).rstrip(".")
         if day:
             text += f" ({'on' if slot.name == 'event' else 'for'} {day})"
