@@ -122,3 +122,12 @@ def test_a_span_of_time_is_not_a_date() -> None:
     when = datetime(2026, 3, 2, 10, tzinfo=UTC)
     assert anchor("going home for Christmas, the first time in three years", when, "future") is None
     assert anchor("I'll know in two weeks", when) == "2026-03-16"
+
+
+def test_the_pieces_of_one_word_belong_to_one_value() -> None:
+    from mnemo.domain.extraction.tagger import _same_word
+
+    text = "based in Bengaluru, office"
+    assert _same_word(text, (9, 12), (12, 15))  # "Ben" + "gal"
+    assert not _same_word(text, (9, 18), (20, 26))  # "Bengaluru" then ", office"
+    assert not _same_word(text, (0, 5), (6, 8))  # "based" "in"

@@ -180,10 +180,12 @@ class SlotTagger:
                 continue
             slot = tag[2:]
             j = i
-            # a span runs while the pieces continue the same slot (a stray B- of the same slot joins it)
-            while j + 1 < n and self.tags[int(best[j + 1])] in (f"I-{slot}", f"B-{slot}") and not (
+            # a span runs while the pieces continue the same slot (a stray B- of the same slot joins it),
+            # and over the rest of a word whatever its pieces' tags ("ben" "##gal" "##uru" is one value)
+            while j + 1 < n and (_same_word(text, tokens.offsets[j], tokens.offsets[j + 1]) or (
+                    self.tags[int(best[j + 1])] in (f"I-{slot}", f"B-{slot}") and not (
                     self.tags[int(best[j + 1])] == f"B-{slot}" and _gap(text, tokens.offsets[j],
-                                                                       tokens.offsets[j + 1])):
+                                                                       tokens.offsets[j + 1])))):
                 j += 1
             confidence = float(np.mean([1.0 - probs[k, 0] for k in range(i, j + 1)]))
             start, end = _word_bounds(text, tokens.offsets[i][0], tokens.offsets[j][1])
@@ -193,6 +195,11 @@ class SlotTagger:
                 found.append((Span(start, end, slot, confidence, negated), i, j))
             i = j + 1
         return found
+
+
+def _same_word(text: str, left: tuple[int, int], right: tuple[int, int]) -> bool:
+    """The right piece continues the left one's word (no space or punctuation between them)."""
+    return right[0] == left[1] and right[0] < len(text) and text[right[0]].isalnum() and text[left[1] - 1].isalnum()
 
 
 def _gap(text: str, left: tuple[int, int], right: tuple[int, int]) -> bool:
