@@ -196,7 +196,7 @@ def test_an_id_that_carries_a_secret_is_refused_naming_the_field(
     status, answer = api.call(method, path, body)
     # then it is refused with a 400 naming the field, and the secret is neither echoed nor kept
     assert status == 400, answer
-    assert answer["error"]["details"]["field"] == field
+    assert answer["error"]["details"][0]["field"] == field
     for secret in (CARD, DASHED_CARD, TOKEN_ID):
         assert secret not in json.dumps(answer)
         assert secret not in everything(api)
