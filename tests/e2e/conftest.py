@@ -11,16 +11,30 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from mnemo.client import Client
 
 KEYS = {"tenant_a": "key-a-0123456789", "tenant_b": "key-b-9876543210"}
+
+
+T = TypeVar("T")
+
+
+def wait_for(predicate: Callable[[], T], timeout: float = 20.0) -> T:
+    """The predicate's first truthy value, polled until the timeout (then the test fails)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
 
 
 @dataclass
@@ -52,13 +66,7 @@ class Server:
         return Client(self.base, api_key=key, **options)
 
     def wait_for(self, predicate: Any, timeout: float = 20.0) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(0.1)
-        raise AssertionError("condition not met in time")
+        return wait_for(predicate, timeout)
 
 
 WORKERS = 2  # every e2e test runs against a multi-process server

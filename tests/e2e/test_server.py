@@ -4,33 +4,20 @@ client; raw HTTP where the test is about the wire (bad bodies, headers, methods)
 from __future__ import annotations
 
 import concurrent.futures
-import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable
-from typing import TypeVar
 
 import pytest
 
 from mnemo.client import Client, NotFoundError
-from tests.e2e.conftest import KEYS, Server, start_server, stop_server
-
-T = TypeVar("T")
+from tests.e2e.conftest import KEYS, Server, start_server, stop_server, wait_for
 
 
 def user() -> str:
     return f"user-{uuid.uuid4().hex[:8]}"
 
 
-def wait_for(predicate: Callable[[], T], timeout: float = 20.0) -> T:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
 
 
 def test_health_and_openapi(server: Server) -> None:
