@@ -9,6 +9,13 @@ the tagger (each token -> O / B-slot / I-slot) and the polarity head (a value ->
 A tenth of the messages, chosen by a fixed seed, is held back to report span precision and recall;
 the final weights are then fitted on everything and written to ``mnemo/models/extractor_tagger.npz``
 with a JSON report beside it. Deterministic for a given seed, data and model.
+
+``--folds K`` (K >= 2) also trains the span verifier (see tagger.py) from what K taggers, each
+trained without one K-th of the messages, proposed for that K-th. Measured and not adopted yet:
+with the blind data in ``data/held/`` it raised precision on the dev set but the tagger trained on
+that data missed plain two-fact sentences ("I live in Lisbon and I am vegetarian.") and lost
+probes on the dev conversations, so the shipped weights are the first tagger's, without a verifier,
+and ``data/held/`` (2,330 messages written blind) waits for a training that keeps both.
 """
 
 from __future__ import annotations
@@ -40,11 +47,11 @@ from mnemo.domain.extraction.tagger import (
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 MODEL = HERE.parent / "models" / "extractor_tagger.npz"
-VERSION = "tagger-2"
+VERSION = "tagger-1"
 _LABEL = re.compile(r"^(?P<neg>-)?(?P<category>[a-z_]+):(?P<slot>[a-z_]+)=(?P<value>.+)$")
 _PUNCT = ".,!?;:"
 KEEP_OUTSIDE = 0.4
-FOLDS = 3
+FOLDS = 0  # no verifier by default (see the module's docstring)
 # the verifier learns from generous proposals, so that the extractor may propose generously too
 PROPOSE_CONFIDENCE = 0.35
 PROPOSE_OUTSIDE = 0.7
@@ -293,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--no-check", action="store_true", help="skip the held-back split")
+    parser.add_argument("--folds", type=int, default=FOLDS,
+                        help="train the span verifier on K folds (K >= 2; default 0: no verifier)")
     args = parser.parse_args(argv)
     from mnemo.adapters.local.onnx_embedder import QUERY_MODEL_PATH, OnnxMiniLmEmbedder
 
@@ -309,11 +318,11 @@ def main(argv: list[str] | None = None) -> int:
         shuffled = examples[:]
         random.Random(args.seed).shuffle(shuffled)  # noqa: S311 - a reproducible split, not security
         cut = len(shuffled) // 10
-        check = train(shuffled[cut:], encoder, args.epochs, args.seed)
+        check = train(shuffled[cut:], encoder, args.epochs, args.seed, args.folds)
         report["held_back"] = span_scores(check, shuffled[:cut], encoder)
         print(f"held back {cut} messages: span precision {report['held_back']['precision']:.3f} "  # type: ignore[index]
               f"recall {report['held_back']['recall']:.3f}")  # type: ignore[index]
-    tagger = train(examples, encoder, args.epochs, args.seed)
+    tagger = train(examples, encoder, args.epochs, args.seed, args.folds)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tagger.save(args.out)
     report["seconds"] = round(time.perf_counter() - started, 1)
