@@ -45,6 +45,39 @@ def test_feedback_one_per_trace_sealed_and_listed_since(home: Home, clock) -> No
     assert home.feedback.get("t1", "a" * 32) is None
 
 
+def test_feedback_goes_after_the_users_key_was_destroyed(home: Home, clock) -> None:
+    """An erase destroys the data key first, then deletes the rows: deleting the ratings and their
+    tenant-wide pointers must not need to open them (nor make the user a new key)."""
+    for n, trace_id in enumerate(("a" * 32, "b" * 32)):
+        home.feedback.put(FeedbackRecord(tenant_id="t1", user_id="u1", trace_id=trace_id, rating="down",
+                                         comment="you forgot my cat", at=clock.now() + timedelta(seconds=n)))
+    home.feedback.put(FeedbackRecord(tenant_id="t1", user_id="u2", trace_id="c" * 32, rating="up", at=clock.now()))
+    home.vault.destroy("t1", "u1")
+    home.feedback.delete_user("t1", "u1")
+    assert home.feedback.get("t1", "a" * 32) is None
+    assert home.feedback.get("t1", "b" * 32) is None
+    assert [r.trace_id for r in home.feedback.since("t1", clock.now() - timedelta(seconds=1))] == ["c" * 32]
+
+
+def test_feedback_stored_before_its_time_was_in_the_clear_goes_too(home: Home, clock) -> None:
+    """AWS: a rating written before the item carried its time; the erase finds its time pointer
+    without opening it."""
+    if home.name != "aws":
+        pytest.skip("the item layout of the AWS store")
+    for user_id, trace_id in (("u1", "a" * 32), ("u2", "b" * 32)):
+        home.feedback.put(FeedbackRecord(tenant_id="t1", user_id=user_id, trace_id=trace_id, rating="up",
+                                         at=clock.now()))
+    table = home.feedback._t
+    item = table.get("t1#u1", "FEEDBACK#" + "a" * 32)
+    del item["at"]
+    table.put(item)  # as an older version of the store wrote it
+    home.vault.destroy("t1", "u1")
+    home.feedback.delete_user("t1", "u1")
+    assert [r.trace_id for r in home.feedback.since("t1", clock.now() - timedelta(seconds=1))] == ["b" * 32]
+    assert table.query("t1#_feedback_by_time")[0]["user_id"]["S"] == "u2"
+    assert len(table.query("t1#_feedback_by_time")) == 1
+
+
 def test_audit_newest_first_per_user(home: Home, clock) -> None:
     for action in ("memory.created", "retrieve", "inject"):
         home.audit.record([AuditEvent(tenant_id="t1", user_id="u1", action=action, actor="api", at=clock.now())])

@@ -468,6 +468,22 @@ def test_no_plaintext_user_id_is_left_after_erase(api: ApiClient, stored: Callab
     assert user.encode() not in stored()
 
 
+def test_erase_of_a_user_who_gave_feedback_takes_everything(api: ApiClient) -> None:
+    """The erase destroys the data key first; the AWS feedback store then opened each rating to find
+    its tenant-wide pointer, which made the user a new key, failed to open (503) and left the rest of
+    the user behind, sealed under the destroyed key: the user's next listing was a 503 too."""
+    user = "rated-then-erased"
+    assert remember(api, "I drink green tea every morning.", user=user)[0] == 201
+    trace_id = api.retrieve(user, "What do I drink in the morning?")["trace_id"]
+    assert api.call("POST", f"/v1/users/{user}/feedback", {"trace_id": trace_id, "rating": "up"})[0] == 200
+    assert api.call("DELETE", f"/v1/users/{user}")[0] == 204
+    assert api.memories(user, status=None) == []
+    assert api.call("GET", f"/v1/users/{user}/export")[1]["feedback"] == []
+    # the user starts again with a new key, and what they write now reads back
+    assert remember(api, "I drink coffee now.", user=user)[0] == 201
+    assert [m["content"] for m in api.memories(user, status=None)] == ["I drink coffee now."]
+
+
 def test_trace_query_hash_is_keyed(api: ApiClient) -> None:
     import hashlib
 

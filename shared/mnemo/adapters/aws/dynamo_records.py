@@ -88,8 +88,10 @@ class DynamoFeedbackStore:
     def put(self, record: FeedbackRecord) -> None:
         sealed = self._cipher.seal(record.tenant_id, record.user_id, record.trace_id, "feedback",
                                    record.model_dump_json().encode())
+        # the time in the clear too (the time pointer's key already shows it): an erase, which has
+        # destroyed the key by then, finds the pointer without opening the record
         self._t.put({"pk": {"S": pk(record.tenant_id, record.user_id)}, "sk": {"S": f"FEEDBACK#{record.trace_id}"},
-                     "sealed": {"B": sealed}})
+                     "sealed": {"B": sealed}, "at": {"S": iso(record.at) or ""}})
         self._t.put({"pk": {"S": f"{record.tenant_id}#_feedback_by_trace"}, "sk": {"S": record.trace_id},
                      "user_id": {"S": record.user_id}})
         self._t.put({"pk": {"S": f"{record.tenant_id}#_feedback_by_time"},
@@ -116,15 +118,30 @@ class DynamoFeedbackStore:
         return sorted((r for r in records if r is not None), key=lambda r: r.at)
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
+        """Opens nothing: the erase has destroyed the user's key before it gets here (opening a record
+        then would make the user a new key and fail, leaving the user's rows behind)."""
         owner = pk(tenant_id, user_id)
-        for item in self._t.query(owner, "FEEDBACK#"):
+        items = self._t.query(owner, "FEEDBACK#")
+        untimed: set[str] = set()
+        for item in items:
             trace_id = item["sk"]["S"].split("#", 1)[1]
-            record = self._load(tenant_id, user_id, trace_id)
             # the tenant-wide pointers name the user: they go too
             self._t.delete(f"{tenant_id}#_feedback_by_trace", trace_id)
-            if record is not None:
-                self._t.delete(f"{tenant_id}#_feedback_by_time", f"{iso(record.at)}#{trace_id}")
+            if "at" in item:
+                self._t.delete(f"{tenant_id}#_feedback_by_time", f"{item['at']['S']}#{trace_id}")
+            else:  # a rating stored before its time was kept in the clear
+                untimed.add(trace_id)
+        if untimed:
+            self._delete_time_pointers(tenant_id, user_id, untimed)
+        # the ratings last: an erase that fails before this point finds them again when retried
+        for item in items:
             self._t.delete(owner, item["sk"]["S"])
+
+    def _delete_time_pointers(self, tenant_id: str, user_id: str, trace_ids: set[str]) -> None:
+        """The time pointers of these ratings of the user, found by reading the tenant's time line."""
+        for item in self._t.query(f"{tenant_id}#_feedback_by_time"):
+            if item.get("user_id", {}).get("S") == user_id and item["sk"]["S"].split("#", 1)[1] in trace_ids:
+                self._t.delete(f"{tenant_id}#_feedback_by_time", item["sk"]["S"])
 
 
 AUDIT_RETENTION = timedelta(days=365)
