@@ -59,6 +59,20 @@ def test_feedback_goes_after_the_users_key_was_destroyed(home: Home, clock) -> N
     assert [r.trace_id for r in home.feedback.since("t1", clock.now() - timedelta(seconds=1))] == ["c" * 32]
 
 
+def test_rating_a_trace_again_later_replaces_the_rating_everywhere(home: Home, clock) -> None:
+    """The AWS store kept the first rating's time pointer: ``since`` listed the trace twice, and the
+    pointer (naming the user) outlived the user's erasure."""
+    record = FeedbackRecord(tenant_id="t1", user_id="u1", trace_id="a" * 32, rating="up", at=clock.now())
+    home.feedback.put(record)
+    home.feedback.put(record.model_copy(update={"rating": "down", "at": clock.now() + timedelta(minutes=5)}))
+    assert [r.rating for r in home.feedback.since("t1", clock.now() - timedelta(seconds=1))] == ["down"]
+    home.vault.destroy("t1", "u1")
+    home.feedback.delete_user("t1", "u1")
+    assert home.feedback.since("t1", clock.now() - timedelta(seconds=1)) == []
+    if home.name == "aws":  # no pointer naming the user is left (since() skips one whose rating is gone)
+        assert home.feedback._t.query("t1#_feedback_by_time") == []
+
+
 def test_feedback_stored_before_its_time_was_in_the_clear_goes_too(home: Home, clock) -> None:
     """AWS: a rating written before the item carried its time; the erase finds its time pointer
     without opening it."""

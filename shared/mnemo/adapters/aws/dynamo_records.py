@@ -86,6 +86,14 @@ class DynamoFeedbackStore:
             self._cipher.open(tenant_id, user_id, trace_id, "feedback", item["sealed"]["B"]))
 
     def put(self, record: FeedbackRecord) -> None:
+        # a new rating of the same trace replaces the old one, and its time pointer too (a pointer left
+        # behind would list the rating twice in ``since`` and outlive the user's erasure)
+        before = self._t.get(pk(record.tenant_id, record.user_id), f"FEEDBACK#{record.trace_id}")
+        old_at = None
+        if before is not None:
+            old_at = before["at"]["S"] if "at" in before else \
+                iso(FeedbackRecord.model_validate_json(self._cipher.open(
+                    record.tenant_id, record.user_id, record.trace_id, "feedback", before["sealed"]["B"])).at)
         sealed = self._cipher.seal(record.tenant_id, record.user_id, record.trace_id, "feedback",
                                    record.model_dump_json().encode())
         # the time in the clear too (the time pointer's key already shows it): an erase, which has
@@ -96,6 +104,8 @@ class DynamoFeedbackStore:
                      "user_id": {"S": record.user_id}})
         self._t.put({"pk": {"S": f"{record.tenant_id}#_feedback_by_time"},
                      "sk": {"S": f"{iso(record.at)}#{record.trace_id}"}, "user_id": {"S": record.user_id}})
+        if old_at is not None and old_at != iso(record.at):
+            self._t.delete(f"{record.tenant_id}#_feedback_by_time", f"{old_at}#{record.trace_id}")
 
     def since(self, tenant_id: str, moment: datetime) -> list[FeedbackRecord]:
         with aws_errors("DynamoDB"):
