@@ -121,7 +121,8 @@ class JobsSupervisor:
         deadline = time.monotonic() + timeout
         owner = self._run_dir / "jobs.lock"
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError, ValueError):
+            # the lock file may not exist yet, or be empty between its creation and the owner's line
+            with contextlib.suppress(OSError, ValueError, IndexError):
                 process = self._process
                 if process is not None and int(owner.read_text().split()[0]) == process.pid:
                     return True
