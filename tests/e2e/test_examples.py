@@ -7,36 +7,22 @@ import importlib.util
 import os
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import pytest
 
 from mnemo.client import Client
 from tests.contract.openai_fake import FakeChatCompletions
-from tests.e2e.conftest import KEYS, Server
+from tests.e2e.conftest import KEYS, Server, wait_for
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-T = TypeVar("T")
-
-
 def user() -> str:
     return f"user-{uuid.uuid4().hex[:8]}"
-
-
-def wait_for(predicate: Callable[[], T], timeout: float = 30.0) -> T:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError("condition not met in time")
 
 
 @pytest.fixture
@@ -69,7 +55,7 @@ def test_the_chat_loop_remembers_across_conversations(server: Server, client: Cl
     assert first.stdout.strip() == "assistant: Happy to help!"
     assert "What you know about this user" not in system_prompt(model.requests[-1])  # nothing known yet
     # the turns were posted and the conversation closed: extraction runs
-    learned = wait_for(lambda: [m.content for m in client.list_memories(u).items if "vegetarian" in m.content])
+    learned = wait_for(lambda: [m.content for m in client.list_memories(u).items if "vegetarian" in m.content], 30.0)
     assert learned == ["User's diet: vegetarian."]
 
     run_example("chat_loop.py", server, model, ["Can you suggest a dinner recipe for tonight?"], "--user", u)
@@ -131,7 +117,7 @@ def test_the_mnemo_store_honours_the_basestore_operations(server: Server, client
     # facts mnemo extracted from conversations are in the store too, under their memory id
     client.add_turns(u, "c1", [{"role": "user", "content": "I have a dog named Rex."}])
     client.close_conversation(u, "c1")
-    dog = wait_for(lambda: [i for i in store.search(namespace, query="dog") if "Rex" in i.value["content"]])
+    dog = wait_for(lambda: [i for i in store.search(namespace, query="dog") if "Rex" in i.value["content"]], 30.0)
     assert store.get(namespace, dog[0].key) is not None
 
     async def asynchronously() -> Any:
