@@ -96,7 +96,7 @@ class Mnemo:
         self._closers.clear()
 
 
-def _services(ports: Ports, summariser: Any = None) -> Mnemo:
+def _services(ports: Ports, summariser: Any = None, *, profile_in_parallel: bool = True) -> Mnemo:
     # every change to a memory makes the cached profile stale, whichever use case makes it
     ports.memories = ProfileTrackedMemories(ports.memories, ports.profiles)
     profiles = ProfileView(ports)
@@ -106,7 +106,8 @@ def _services(ports: Ports, summariser: Any = None) -> Mnemo:
     forgetter = Forgetter(ports, consolidator)
     signals = ImplicitSignals(ports)
     sessions = SessionService(ports)
-    return Mnemo(ports=ports, writer=writer, retriever=Retriever(ports, signals, profiles),
+    return Mnemo(ports=ports, writer=writer,
+                 retriever=Retriever(ports, signals, profiles, profile_in_parallel=profile_in_parallel),
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer, consolidator),
@@ -157,7 +158,8 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     if settings.summariser == "bedrock":
         raise ConfigurationError("the Bedrock summariser runs in the AWS home; locally choose "
                                  "MNEMO_SUMMARISER=openai (any OpenAI-compatible endpoint) or rules")
-    service = _services(ports, _summariser(settings))
+    # the profile is a local SQLite read here: no thread to overlap it with the search (see Retriever)
+    service = _services(ports, _summariser(settings), profile_in_parallel=False)
     service._closers.extend([ports.traces, ports.audit])
     return service
 

@@ -21,6 +21,7 @@ Why this shape:
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import logging
 import math
@@ -108,6 +109,11 @@ class WorkerRuntime:
                            ready=self.readiness, metrics_db=settings.data_dir.expanduser() / "mnemo.db",
                            metrics_key=settings.metrics_key, access_log=settings.access_log, mcp=self._mcp)
         self._warm_up()
+        # what start-up built (the model, the resolver's routes and schemas, the imports) lives as long as
+        # the worker: out of the collector's sight, a full collection no longer walks it between two
+        # requests (a pause of ~90 ms measured, which every request queued on this worker waited for)
+        gc.collect()
+        gc.freeze()
 
     def _mcp(self) -> McpHandler:
         """`/mcp` (see mnemo.mcp_server.http): its tools call this worker's own API in-process, past the edge's

@@ -92,17 +92,23 @@ def _wins(a: Memory, b: Memory) -> bool:
 
 class Retriever:
     def __init__(self, ports: Ports, signals: ImplicitSignals | None = None,
-                 profiles: ProfileView | None = None) -> None:
+                 profiles: ProfileView | None = None, *, profile_in_parallel: bool = True) -> None:
+        """``profile_in_parallel``: read the profile on a thread while the query is embedded and searched,
+        which pays where the read is a network call (DynamoDB). Where it is a local SQLite read, the
+        interpreter lock serialises the two anyway, and the hand-over between threads cost more than
+        it overlapped: read it inline."""
         self.p = ports
         self.signals = signals
         self.profiles = profiles or ProfileView(ports)
         self.queries = QueryEmbeddings(ports)
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
+        self._pool = (ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
+                      if profile_in_parallel else None)
         # told of every retrieval (the Lambda records its per-stage metrics); never given the query text
         self.observers: list[Callable[[RetrieveResult], None]] = []
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
 
     def _profile(self, tenant_id: str, user_id: str) -> Profile | None:
         profile = self.profiles.current(tenant_id, user_id)
@@ -162,7 +168,8 @@ class Retriever:
         if gate.decision is GateDecision.OVERVIEW:
             return self._overview(tenant_id, user_id, query, trace_id, gate.reason, top_k, token_budget,
                                   project_id, session_id, timings, started, conversation_id)
-        profile_future: Future[Profile | None] = self._pool.submit(self._profile, tenant_id, user_id)
+        profile_future: Future[Profile | None] | None = (
+            self._pool.submit(self._profile, tenant_id, user_id) if self._pool is not None else None)
         ranked: list[Scored] = []
         pending: list[Memory] = []
         vector: Vector | None = None
@@ -186,7 +193,7 @@ class Retriever:
                                               params, dates) if s.relevance >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
         t = time.perf_counter()
-        profile = profile_future.result()
+        profile = profile_future.result() if profile_future is not None else self._profile(tenant_id, user_id)
         timings["profile_wait"] = _ms(t)
 
         rejected: dict[str, str] = {}
