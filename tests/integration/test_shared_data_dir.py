@@ -91,6 +91,49 @@ def test_the_user_lock_excludes_another_process(tmp_path: Path) -> None:
     holder.join()
 
 
+def _write_and_hold(path: str, seconds: float, started: Any, released_at: Any) -> None:
+    from mnemo.adapters.local.sqlite_db import Database
+
+    db = Database(Path(path))
+    with db.write() as conn:
+        conn.execute("INSERT INTO vault_meta VALUES (?, 'by another process')", (f"held-{time.time_ns()}",))
+        started.set()
+        time.sleep(seconds)
+        released_at.value = time.monotonic()  # the monotonic clock is the machine's, shared by processes
+
+
+def test_a_write_waits_for_another_processs_transaction_and_starts_as_soon_as_it_ends(tmp_path: Path) -> None:
+    from mnemo.adapters.local.sqlite_db import Database
+    from mnemo.errors import BackendUnavailable
+
+    path = tmp_path / "mnemo.db"
+    impatient, patient = Database(path, busy_timeout_ms=50), Database(path)
+    context = multiprocessing.get_context("fork")
+
+    def held(seconds: float) -> tuple[Any, Any, Any]:
+        started, released_at = context.Event(), context.Value("d", 0.0)
+        holder = context.Process(target=_write_and_hold, args=(str(path), seconds, started, released_at))
+        holder.start()
+        assert started.wait(30)
+        return holder, released_at, started
+
+    holder, _, _ = held(0.2)
+    with pytest.raises(BackendUnavailable), impatient.write():  # past its busy timeout: 503, not a hang
+        pass
+    holder.join(30)
+    holder, released_at, _ = held(0.24)
+    with patient.write() as conn:
+        began = time.monotonic()
+        conn.execute("INSERT INTO vault_meta VALUES ('next', 'after it')")
+    holder.join(30)
+    assert released_at.value > 0
+    assert began >= released_at.value, "a write ran inside another process's transaction"
+    # SQLite's own busy wait tries at 228 ms, then at 328 (its sleeps are 100 ms long by then)
+    assert began - released_at.value < 0.04, f"started {1000 * (began - released_at.value):.1f} ms after the release"
+    with Database(path).read() as conn:
+        assert conn.execute("SELECT value FROM vault_meta WHERE name='next'").fetchone() == ("after it",)
+
+
 def test_the_user_lock_is_reentrant_and_excludes_threads(tmp_path: Path) -> None:
     import threading
 

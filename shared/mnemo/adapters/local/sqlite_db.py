@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -122,7 +125,10 @@ class Database:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._write_lock = threading.RLock()
-        with self._write_lock:
+        self._writer_path = path.with_name(path.name + ".writer-lock")
+        self._writer_fd: int | None = None
+        self._writer_pid = 0
+        with self._write_lock, self._writer():
             # executescript manages its own transaction
             self.connection().executescript(SCHEMA)
             self._add_columns()
@@ -175,7 +181,7 @@ class Database:
             finally:
                 self._local.depth = depth
             return
-        with self._write_lock:
+        with self._write_lock, self._writer():
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
@@ -194,6 +200,41 @@ class Database:
                     raise BackendUnavailable("the local database could not commit") from exc
             finally:
                 self._local.depth = 0
+
+    @contextmanager
+    def _writer(self) -> Iterator[None]:
+        """The write lock across processes (the threads of this one are already queued on ``_write_lock``).
+
+        SQLite's own wait for a busy writer sleeps 1, 2, 5, 10, 15, 20, 25... ms between tries, so a
+        transaction that found another process committing waited whole steps after that commit was
+        over, and every request queued on the waiting worker with it. A kernel lock taken first is
+        polled at a fine grain instead, so the waiter starts within a fraction of a millisecond of
+        the release; it dies with its holder (kill -9 leaves no lock). Past the busy timeout: 503.
+        """
+        fd = self._writer_file()
+        deadline = time.monotonic() + self._busy_ms / 1000
+        pause = 0.0001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise BackendUnavailable("the local database is busy") from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.001)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _writer_file(self) -> int:
+        # a descriptor of this process: one inherited across fork would share its lock with the parent
+        with self._write_lock:
+            if self._writer_fd is None or self._writer_pid != os.getpid():
+                self._writer_fd = os.open(self._writer_path, os.O_RDWR | os.O_CREAT, 0o600)
+                self._writer_pid = os.getpid()
+            return self._writer_fd
 
     def close(self) -> None:
         """Close this thread's connection (before a fork: a connection must not cross into a child)."""
