@@ -89,3 +89,25 @@ def test_index_follows_writes_from_another_store_instance(parts, clock, tmp_path
     other = SqliteMemoryStore(db, UserCipher(vault), DIM)  # e.g. `mnemo import` in another process
     other.save([mem(clock, "b", "second", seed=2)])
     assert {h.memory.memory_id for h in store.search("t1", "u1", request(clock, 2))} == {"a", "b"}
+
+
+def test_the_first_page_of_live_memories_from_the_index_is_the_page_of_rows(parts, clock, tmp_path: Path) -> None:
+    db, vault, writer = parts
+    for n in range(7):
+        clock.advance(seconds=1 if n % 3 else 0)  # some share a created_at: the id breaks the tie
+        status = Status.PENDING if n == 4 else Status.ACTIVE
+        writer.save([mem(clock, f"m{n}", f"I like item {n}", seed=n, status=status)])
+    reader = SqliteMemoryStore(db, UserCipher(vault), DIM)  # another worker: its index is built from the rows
+    for store in (writer, reader):
+        # ACTIVE alone is served from the index; with DELETED (no such row here) the rows are read
+        first = store.page("t1", "u1", statuses=[Status.ACTIVE], category=None, limit=4, cursor=None)
+        rows = store.page("t1", "u1", statuses=[Status.ACTIVE, Status.DELETED], category=None, limit=4, cursor=None)
+        assert [m.memory_id for m in first.items] == [m.memory_id for m in rows.items] == ["m6", "m5", "m3", "m2"]
+        assert [m.model_dump() for m in first.items] == [m.model_dump() for m in rows.items]
+        assert first.next_cursor == rows.next_cursor
+        rest = store.page("t1", "u1", statuses=[Status.ACTIVE], category=None, limit=4, cursor=first.next_cursor)
+        assert [m.memory_id for m in rest.items] == ["m1", "m0"]
+        assert rest.next_cursor is None
+    first.items[0].content = "changed by the caller"  # the caller's copy, not the index's
+    again = reader.page("t1", "u1", statuses=[Status.ACTIVE], category=None, limit=4, cursor=None)
+    assert again.items[0].content == "I like item 6"

@@ -220,6 +220,10 @@ class SqliteMemoryStore:
 
     def page(self, tenant_id: str, user_id: str, *, statuses: Sequence[Status] | None,
              category: Category | None, limit: int, cursor: str | None) -> Page:
+        if statuses and not cursor and INDEXED.issuperset(statuses):
+            # the first page of live memories (the profile's build, after every write and on a stale read):
+            # the user's index holds them opened already, where the rows would all be decrypted again
+            return self._page_of_index(tenant_id, user_id, set(statuses), category, limit)
         sql = ("SELECT tenant_id, user_id, memory_id, sealed, embedding, created_at FROM memories "
                "WHERE tenant_id=? AND user_id=?")
         args: list[object] = [tenant_id, user_id]
@@ -247,6 +251,19 @@ class SqliteMemoryStore:
         if len(rows) > limit:
             last = rows[limit - 1]
             next_cursor = base64.urlsafe_b64encode(json.dumps([last[5], last[2]]).encode()).decode()
+        return Page(items, next_cursor)
+
+    def _page_of_index(self, tenant_id: str, user_id: str, statuses: set[Status], category: Category | None,
+                       limit: int) -> Page:
+        """``page`` from the index: the same rows in the same order (created_at, then id, newest first)."""
+        found = sorted(((iso(m.created_at), m.memory_id, m) for m in self._index(tenant_id, user_id).memories.values()
+                        if m.status in statuses and (category is None or m.category is category)),
+                       key=lambda row: (row[0], row[1]), reverse=True)
+        items = [m.model_copy() for _, _, m in found[:limit]]  # the caller's own objects, never the index's
+        next_cursor = None
+        if len(found) > limit:
+            last = found[limit - 1]
+            next_cursor = base64.urlsafe_b64encode(json.dumps([last[0], last[1]]).encode()).decode()
         return Page(items, next_cursor)
 
     def history(self, tenant_id: str, user_id: str, memory_id: str) -> list[MemoryVersion]:
