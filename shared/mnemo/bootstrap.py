@@ -154,6 +154,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         vault=cipher, locks=FileUserLocks(root / "users.lock"), extractor=_extractor(settings),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
         sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),
+        key_extractor=_key_extractor(settings),
     )
     if settings.summariser == "bedrock":
         raise ConfigurationError("the Bedrock summariser runs in the AWS home; locally choose "
@@ -215,6 +216,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         extractor=_extractor(settings, bedrock), policy=PolicyTable(settings.retention_days),
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
         weights=DynamoWeightsStore(table), judge=_judge(settings, bedrock),
+        key_extractor=_key_extractor(settings),
     )
     return _services(ports, _summariser(settings, bedrock))
 
@@ -269,6 +271,12 @@ def _extractor(settings: Settings, bedrock: Any = None) -> Any:
     from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
 
     return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id, fallback=learned)
+
+
+def _key_extractor(settings: Settings) -> LearnedExtractor | None:
+    """The learned extractor finds a memory's extra keys in both homes, whichever extracts the turns: it runs
+    in process on the bundled model, where an LLM would cost a call per write."""
+    return learned_extractor(settings) if settings.memory_keys else None
 
 
 def learned_extractor(settings: Settings) -> LearnedExtractor:

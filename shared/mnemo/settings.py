@@ -254,6 +254,11 @@ class Settings(BaseModel):
     # share one beyond it), so one memory costs a bounded number of embeddings (a 600 KB import of one
     # sentence repeated once took 25 s and 135 MB)
     max_sentence_parts: int = Field(16, ge=2, le=256)
+    # a memory of at least memory_keys_min_words words is also indexed under up to memory_keys short
+    # statements of the facts the learned extractor finds in it ("Melanie's hobby: painting."), embedded
+    # beside its sentences; 0 switches it off (issue 15, tests/bench/locomo.py)
+    memory_keys: int = Field(4, ge=0, le=16)
+    memory_keys_min_words: int = Field(6, ge=1)
     # a created_at may run this far ahead of the server's clock (client clocks drift); later is refused
     max_clock_skew_seconds: float = Field(300.0, ge=0)
 

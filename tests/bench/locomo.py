@@ -42,10 +42,13 @@ KS = (5, 10, 20)
 CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 # each retrieval idea of issue 15 switched off on its own (settings over the defaults)
 ABLATIONS: dict[str, dict[str, Any]] = {
+    "without the facts found in a memory as keys": {"memory_keys": 0},
     "without the boost for dates the question names": {"date_boost": 0.0},
     # the tuning grid's best fusion weights (locomo_tune.py), not kept: they lost on the checking half
     "lexical 0.15, sentence 0.5 (tuning grid's best, not kept)": {"lexical_weight": 0.15, "sentence_weight": 0.5},
 }
+# settings read when a memory is written: a variant changing one imports the conversations again
+WRITE_SETTINGS = frozenset({"memory_keys", "memory_keys_min_words", "max_sentence_parts"})
 # references: how far the hybrid is from each signal alone, and the other orderings
 COMPARE: dict[str, dict[str, Any]] = {
     "mnemo ranked by the full retrieve score": {"rank_by": "score"},
@@ -118,6 +121,30 @@ def evaluate(client: InProcessClient, data: list[dict[str, Any]], id_to_dia: dic
     return {"metrics": summary, "search_latency_ms": percentiles(latencies["all"])}
 
 
+def import_turns(service: Any, data: list[dict[str, Any]]) -> tuple[dict[str, str], int, float]:
+    """Every turn through the import route, 500 a request: memory id -> dia id, turns, seconds taken."""
+    client = InProcessClient(create_app(service))
+    id_to_dia: dict[str, str] = {}
+    started = time.perf_counter()
+    total = 0
+    for sample in data:
+        turns = turns_of(sample)
+        for chunk in range(0, len(turns), 500):
+            items = [{"content": text, "created_at": when.isoformat(), "metadata": {"dia_id": dia}}
+                     for dia, text, when in turns[chunk:chunk + 500]]
+            status, body = client.call("POST", f"/v1/users/{sample['sample_id']}/memories/import", {"items": items})
+            if status != 200:
+                raise RuntimeError(f"import failed: {status} {body}")
+            for (dia, _, _), result in zip(turns[chunk:chunk + 500], body["results"], strict=True):
+                if result["memory_id"]:
+                    id_to_dia[result["memory_id"]] = dia
+            total += len(items)
+    seconds = time.perf_counter() - started
+    print(f"imported {total} turns of {len(data)} conversations in {seconds:.1f} s "
+          f"({total / seconds:.1f} memories/s, {1000 * seconds / total:.1f} ms a memory)")
+    return id_to_dia, total, seconds
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -135,26 +162,7 @@ def main() -> int:
         # retrieval is measured here, not retention: turns of a year ago must still be searchable
         base = Settings(data_dir=workdir, retention_days=dict.fromkeys(Settings().retention_days))
         service = build_local(base, clock=clock)
-        client = InProcessClient(create_app(service))
-        id_to_dia: dict[str, str] = {}
-        started = time.perf_counter()
-        total = 0
-        for sample in data:
-            turns = turns_of(sample)
-            for chunk in range(0, len(turns), 500):
-                items = [{"content": text, "created_at": when.isoformat(), "metadata": {"dia_id": dia}}
-                         for dia, text, when in turns[chunk:chunk + 500]]
-                status, body = client.call("POST", f"/v1/users/{sample['sample_id']}/memories/import",
-                                           {"items": items})
-                if status != 200:
-                    raise RuntimeError(f"import failed: {status} {body}")
-                for (dia, _, _), result in zip(turns[chunk:chunk + 500], body["results"], strict=True):
-                    if result["memory_id"]:
-                        id_to_dia[result["memory_id"]] = dia
-                total += len(items)
-        import_seconds = time.perf_counter() - started
-        print(f"imported {total} turns of {len(data)} conversations in {import_seconds:.1f} s "
-              f"({total / import_seconds:.0f} memories/s)")
+        id_to_dia, total, import_seconds = import_turns(service, data)
         variants: dict[str, dict[str, Any]] = {"mnemo (default settings)": {}}
         if not args.no_ablations:
             variants.update(ABLATIONS)
@@ -168,11 +176,21 @@ def main() -> int:
         for name, given in variants.items():
             overrides = dict(given)
             rank_by = overrides.pop("rank_by", "relevance")
-            # the query-model variant needs its own embedder; the memories stay as imported
-            variant = build_local(Settings.model_validate({**base.model_dump(), **overrides}), clock=clock,
+            # the query-model variant needs its own embedder; the memories stay as imported unless the
+            # variant changes how they are written (then into a data directory of its own)
+            written = WRITE_SETTINGS & set(overrides)
+            settings = Settings.model_validate({**base.model_dump(), **overrides,
+                                                **({"data_dir": workdir / f"variant-{len(report['variants'])}"}
+                                                   if written else {})})
+            variant = build_local(settings, clock=clock,
                                   embedder=None if "fast_query_model" in overrides else service.ports.embedder)
-            result = evaluate(InProcessClient(create_app(variant)), data, id_to_dia, clock, rank_by)
+            ids, seconds = id_to_dia, None
+            if written:
+                ids, _, seconds = import_turns(variant, data)
+            result = evaluate(InProcessClient(create_app(variant)), data, ids, clock, rank_by)
             variant.close()
+            if seconds is not None:
+                result["import_per_second"] = round(total / seconds, 1)
             report["variants"][name] = result
             m = result["metrics"]
             print(f"\n{name}: search p50 {result['search_latency_ms']['p50']} ms")

@@ -47,6 +47,8 @@ class Ports:
     sessions: SessionStore
     weights: WeightsStore
     judge: ConflictJudge | None = None  # a second opinion on ambiguous pairs (Bedrock in AWS)
+    # finds the facts in a memory it indexes as extra keys (the learned extractor; None: sentences only)
+    key_extractor: Extractor | None = None
 
     @property
     def session_ttl(self) -> timedelta:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from mnemo.domain.models import Memory, MemoryVersion
 from mnemo.ports import MemoryStore
 from mnemo.services.context import Ports
-from mnemo.services.writing import embed_contents
+from mnemo.services.writing import embed_memories
 
 log = logging.getLogger("mnemo.reembed")
 
@@ -57,8 +57,7 @@ class Reembedder:
         done = 0
         with self.p.locks.hold(tenant_id, user_id):
             for batch in _batches(self.p.memories.all_for_user(tenant_id, user_id), self.batch_size):
-                vectors, parts = embed_contents(self.p.embedder, [m.content for m in batch],
-                                               max_parts=self.p.settings.max_sentence_parts)
+                vectors, parts = embed_memories(self.p, [m.content for m in batch], [m.created_at for m in batch])
                 fresh = [m.model_copy(update={
                     "embedding": v.tolist(), "part_embeddings": p.tolist() if p is not None else None})
                     for m, v, p in zip(batch, vectors, parts, strict=True)]

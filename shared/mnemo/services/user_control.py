@@ -22,7 +22,7 @@ from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
 from mnemo.domain.sensitive import sensitive_field
 from mnemo.errors import InvalidInput, NotFound, VersionConflict
 from mnemo.services.context import Ports
-from mnemo.services.writing import MemoryWriter, NewFact, embed_contents
+from mnemo.services.writing import MemoryWriter, NewFact, embed_memories
 
 if TYPE_CHECKING:
     from mnemo.services.consolidation import Consolidator
@@ -83,8 +83,7 @@ class UserControl:
             changes: list[str] = []
             if edit.content is not None and edit.content.strip() != memory.content:
                 content = edit.content.strip()
-                vectors, parts = embed_contents(self.p.embedder, [content],
-                                                max_parts=self.p.settings.max_sentence_parts)
+                vectors, parts = embed_memories(self.p, [content], [memory.created_at])
                 update.update(content=content, embedding=vectors[0].tolist(),
                               part_embeddings=parts[0].tolist() if parts[0] is not None else None, confidence=1.0,
                               last_confirmed_at=now)

@@ -11,7 +11,9 @@ import numpy as np
 
 from mnemo.clock import to_utc
 from mnemo.domain.conflicts import Existing, Relation, Resolution, classify, outranks, same_partition
+from mnemo.domain.extraction import Candidate
 from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG
+from mnemo.domain.keys import fact_keys, speaker_of
 from mnemo.domain.models import (
     RETRIEVABLE,
     AuditEvent,
@@ -19,6 +21,7 @@ from mnemo.domain.models import (
     Importance,
     Memory,
     MemoryVersion,
+    Message,
     Provenance,
     Scope,
     Sensitivity,
@@ -28,7 +31,7 @@ from mnemo.domain.models import (
 from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
 from mnemo.domain.text import normalise_content, sentence_parts
 from mnemo.errors import InvalidField, InvalidInput
-from mnemo.ports import Embedder
+from mnemo.ports import Embedder, Extractor
 from mnemo.services.context import Ports
 from mnemo.services.profile import ProfileView
 
@@ -118,8 +121,7 @@ class MemoryWriter:
         return results
 
     def _embed(self, facts: Sequence[NewFact]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
-        return embed_contents(self.p.embedder, [f.content for f in facts],
-                              max_parts=self.p.settings.max_sentence_parts,
+        return embed_memories(self.p, [f.content for f in facts], [f.occurred_at for f in facts],
                               budget=self.p.settings.max_request_embeddings)
 
     def _write_plain(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], vectors: list[np.ndarray],
@@ -308,42 +310,90 @@ def capped_parts(content: str, max_parts: int) -> list[str]:
     return parts
 
 
-def embed_contents(embedder: Embedder, contents: Sequence[str], *, max_parts: int = 16,
+def find_keys(extractor: Extractor | None, contents: Sequence[str], whens: Sequence[datetime], *,
+              limit: int, min_words: int) -> list[list[str]]:
+    """The extra keys of each memory (mnemo.domain.keys): the facts ``extractor`` finds in it.
+
+    A memory shorter than ``min_words`` words is already as short as a fact statement: no keys. All
+    the memories go to the extractor in one call (it tags them in one batch); each is its own
+    message, so what one says cannot change what another's keys are. ``whens`` (when each memory was
+    said) anchor the dates the extractor normalises ("last Saturday")."""
+    keys: list[list[str]] = [[] for _ in contents]
+    if extractor is None or limit <= 0:
+        return keys
+    labels: dict[str, str] = {}
+    messages: list[Message] = []
+    for i, (content, when) in enumerate(zip(contents, whens, strict=True)):
+        if len(content.split()) < min_words:
+            continue
+        label, body = speaker_of(content)
+        labels[str(i)] = label
+        messages.append(Message(role="user", content=body, message_id=str(i), created_at=to_utc(when)))
+    if not messages:
+        return keys
+    found: dict[str, list[Candidate]] = {}
+    for candidate in extractor.extract(messages).candidates:
+        found.setdefault(candidate.message_id, []).append(candidate)
+    for message_id, candidates in found.items():
+        if message_id in labels:
+            keys[int(message_id)] = fact_keys(labels[message_id], candidates, limit)
+    return keys
+
+
+def embed_memories(ports: Ports, contents: Sequence[str], whens: Sequence[datetime], *,
                    budget: int | None = None) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    """Every memory's vectors as the index keeps them: whole, sentences, and the facts found in it."""
+    keys = find_keys(ports.key_extractor, contents, whens, limit=ports.settings.memory_keys,
+                     min_words=ports.settings.memory_keys_min_words)
+    return embed_contents(ports.embedder, contents, max_parts=ports.settings.max_sentence_parts, budget=budget,
+                          keys=keys)
+
+
+def embed_contents(embedder: Embedder, contents: Sequence[str], *, max_parts: int = 16,
+                   budget: int | None = None, keys: Sequence[Sequence[str]] | None = None,
+                   ) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
     """One batch for all: a short memory is embedded whole; a long one sentence by sentence, its
     whole vector being the normalised mean of its sentences (half the cost of embedding it whole
     too; a development experiment on LoCoMo saw no loss in R@10, tests/bench/locomo.py measures
     the result). Returns each memory's vector and, for a long one, its sentences' vectors.
 
-    At most ``max_parts`` parts per memory and ``budget`` texts in all: past the budget, the
-    longest memories are embedded whole instead of sentence by sentence, and a request holding
-    more memories than the budget is refused (the work one request can cause is bounded)."""
+    ``keys`` (find_keys) are more texts per memory, embedded beside its sentences: a memory's part
+    vectors are its sentences' then its keys', and its whole vector stays the mean of its sentences.
+
+    At most ``max_parts`` parts per memory and ``budget`` texts in all: past the budget, the keys
+    go first, then the longest memories are embedded whole instead of sentence by sentence, and a
+    request holding more memories than the budget is refused (the work one request can cause is bounded)."""
     if budget is not None and len(contents) > budget:
         raise InvalidInput(f"at most {budget} memories can be embedded in one request", details={"field": "items"})
     parts = [capped_parts(c, max_parts) for c in contents]
+    extra = [list(ks) for ks in keys] if keys is not None else [[] for _ in contents]
     if budget is not None:
-        total = sum(len(ps) or 1 for ps in parts)
+        total = sum((len(ps) or 1) + len(ks) for ps, ks in zip(parts, extra, strict=True))
+        if total > budget:
+            total -= sum(len(ks) for ks in extra)
+            extra = [[] for _ in contents]
         for i in sorted(range(len(parts)), key=lambda i: -len(parts[i])):
             if total <= budget or not parts[i]:
                 break
             total -= len(parts[i]) - 1
             parts[i] = []
-    texts = [p for c, ps in zip(contents, parts, strict=True) for p in (ps or [c])]
+    texts = [p for c, ps, ks in zip(contents, parts, extra, strict=True) for p in [*(ps or [c]), *ks]]
     embedded = embedder.embed(texts)
     vectors: list[np.ndarray] = []
     part_vectors: list[np.ndarray | None] = []
     cursor = 0
-    for ps in parts:
+    for ps, ks in zip(parts, extra, strict=True):
+        own = embedded[cursor:cursor + (len(ps) or 1)]
+        cursor += len(own)
         if ps:
-            block = embedded[cursor:cursor + len(ps)]
-            mean = block.mean(axis=0)
+            mean = own.mean(axis=0)
             vectors.append((mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32))
-            part_vectors.append(block)
-            cursor += len(ps)
         else:
-            vectors.append(embedded[cursor])
-            part_vectors.append(None)
-            cursor += 1
+            vectors.append(own[0])
+            own = own[:0]  # embedded whole: no sentence parts
+        found = np.concatenate([own, embedded[cursor:cursor + len(ks)]])
+        cursor += len(ks)
+        part_vectors.append(found if len(found) else None)
     return vectors, part_vectors
 
 
