@@ -259,6 +259,7 @@ class Settings(BaseModel):
     # beside its sentences; 0 switches it off (issue 15, tests/bench/locomo.py)
     memory_keys: int = Field(4, ge=0, le=16)
     memory_keys_min_words: int = Field(6, ge=1)
+    memory_key_kind: Literal["clause", "fact", "both"] = "clause"
     # a created_at may run this far ahead of the server's clock (client clocks drift); later is refused
     max_clock_skew_seconds: float = Field(300.0, ge=0)
 

@@ -48,7 +48,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "lexical 0.15, sentence 0.5 (tuning grid's best, not kept)": {"lexical_weight": 0.15, "sentence_weight": 0.5},
 }
 # settings read when a memory is written: a variant changing one imports the conversations again
-WRITE_SETTINGS = frozenset({"memory_keys", "memory_keys_min_words", "max_sentence_parts"})
+WRITE_SETTINGS = frozenset({"memory_keys", "memory_keys_min_words", "memory_key_kind", "max_sentence_parts"})
 # references: how far the hybrid is from each signal alone, and the other orderings
 COMPARE: dict[str, dict[str, Any]] = {
     "mnemo ranked by the full retrieve score": {"rank_by": "score"},

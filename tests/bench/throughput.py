@@ -1,6 +1,6 @@
-"""Write-side figures: import throughput, extraction throughput, POST turns latency.
+"""Write-side figures: import throughput, remember latency, extraction throughput, POST turns latency.
 
-    .venv/bin/python tests/bench/throughput.py
+    .venv/bin/python tests/bench/throughput.py      (MNEMO_MEMORY_KEYS=0 for the write path without keys)
 """
 
 from __future__ import annotations
@@ -42,6 +42,19 @@ def main() -> int:
         report["import"] = {"memories": len(texts), "seconds": round(seconds, 2),
                             "per_second": round(len(texts) / seconds, 1)}
 
+        # remember: one memory a request, the whole write path (embedding, the facts found in it as keys,
+        # resolution against the user's memories), for a fact-sized memory and a chat turn's length
+        for name, items in (("remember_fact_ms", memories(100, seed=22)),
+                            ("remember_long_ms", [f"{a} Also, {b[0].lower()}{b[1:]}" for a, b in
+                                                  zip(memories(100, seed=23), memories(100, seed=24), strict=True)])):
+            latencies = []
+            for i, text in enumerate(items):
+                started = time.perf_counter()
+                status, body = client.call("POST", f"/v1/users/rememberer-{i % 5}/memories", {"content": text})
+                latencies.append((time.perf_counter() - started) * 1000)
+                assert status == 201, body
+            report[name] = percentiles(latencies)
+
         # POST turns: the request path only buffers (extraction is asynchronous)
         messages = chat_messages(600)
         latencies = []
@@ -69,6 +82,10 @@ def main() -> int:
         service.close()
         print(f"import            {report['import']['per_second']:8.1f} memories/s "
               f"({report['import']['memories']} fact-sized memories in {report['import']['seconds']} s)")
+        for name in ("remember_fact_ms", "remember_long_ms"):
+            r = report[name]
+            print(f"{name.removesuffix('_ms').replace('_', ' '):<17} p50 {r['p50']:.2f} ms  p95 {r['p95']:.2f} ms  "
+                  f"p99 {r['p99']:.2f} ms (n={r['n']})")
         p = report["post_turns_ms"]
         print(f"POST turns        p50 {p['p50']:.2f} ms  p95 {p['p95']:.2f} ms  p99 {p['p99']:.2f} ms (n={p['n']})")
         e = report["extraction"]

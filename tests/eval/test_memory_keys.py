@@ -20,7 +20,9 @@ from tests.conftest import ApiClient
 U = "keys-user"
 SAID = datetime(2024, 1, 8, 9, 0, tzinfo=UTC)
 # one sentence: without keys it has no part vectors at all
-LONG = "Ana: I live in Lisbon and I am vegetarian, which my family finds funny."
+LONG = ("Ana: I live in Lisbon with my sister and two cats, and on weekends I go surfing at Carcavelos beach "
+        "whenever the waves are good.")
+EDITED = "Ana: My brother works as a nurse in Porto, and I am allergic to peanuts, which makes dinners complicated."
 
 
 def keys_of(service: Mnemo, content: str) -> list[str]:
@@ -56,7 +58,7 @@ def test_a_memory_scores_by_its_best_key_a_fact_found_in_it(service: Mnemo, api:
     memory_id = import_one(api, LONG)
     for key in keys_of(service, LONG):
         hit = hit_for(service, now, key, memory_id)
-        # the whole memory is a looser match than the key, which the index holds as it is
+        # the whole memory is a looser match than the key (a clause of it), which the index holds as it is
         assert hit.part_cosine == pytest.approx(1.0, abs=1e-3), key
         assert hit.cosine < 0.95
 
@@ -70,7 +72,7 @@ def test_an_edit_replaces_the_keys_and_a_reembed_keeps_them(service: Mnemo, api:
                                                             now: ManualClock) -> None:
     memory_id = import_one(api, LONG)
     old_keys = keys_of(service, LONG)
-    edited = "Ana: I moved to Berlin last spring and I started learning the cello there."
+    edited = EDITED
     status, body = api.call("PATCH", f"/v1/users/{U}/memories/{memory_id}", {"content": edited})
     assert status == 200, body
     memory_id = body["memory_id"]

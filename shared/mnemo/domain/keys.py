@@ -1,10 +1,13 @@
-"""Extra keys of a memory: short statements of the facts the extractor finds in it.
+"""Extra keys of a memory, from the facts the extractor finds in it.
 
-A memory is found by its best key (mnemo.domain.ranking.semantic). Its sentences are keys already;
-a fact found in it, rewritten as a short statement ("Melanie's hobby: painting."), is another,
-closer to how a question asks for it ("What are Melanie's hobbies?") than the chatty turn that
-said it. The LongMemEval paper measured this kind of key expansion at about +9% recall; issue 15
-measures it on LoCoMo (tests/bench/locomo.py). The key texts are embedded only, never stored.
+A memory is found by its best key (mnemo.domain.ranking.semantic): its sentences are keys already,
+and each fact the extractor finds in it adds one more, the clause around the fact's value, said by
+the memory's speaker ("Melanie: I ran a charity race for mental health last Saturday"): a phrase
+shorter than the sentence, so one apt clause of a long sentence is not diluted by the rest. The
+extractor's rewritten statement of the fact ("Melanie's hobby: painting.") is the other kind, and
+both together the third (``memory_key_kind``). The LongMemEval paper measured key expansion at
+about +9% recall on long sessions; issue 15 measures it on LoCoMo's turns (tests/bench/locomo.py).
+Key texts are embedded only, never stored.
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ def speaker_of(text: str) -> tuple[str, str]:
     return label.strip(), body
 
 
-def fact_keys(label: str, candidates: Sequence[Candidate], limit: int) -> list[str]:
+def fact_keys(label: str, candidates: Sequence[Candidate], limit: int, kind: str = "clause") -> list[str]:
     """At most ``limit`` key texts from the facts found in one memory, in the order found, each once.
 
-    A fact the screen refused (a secret, a guess) is no key; "User" becomes the speaker's name when
-    the memory has one, so the key says whose fact it is as the question will."""
+    ``kind``: "clause" (the words around each fact), "fact" (its statement) or "both". A fact the
+    screen refused (a secret, a guess) gives no key; the speaker's name stands for "User", so a key
+    says whose fact it is as the question will."""
     keys: list[str] = []
     for candidate in candidates:
         if len(keys) >= limit:
@@ -45,7 +49,8 @@ def fact_keys(label: str, candidates: Sequence[Candidate], limit: int) -> list[s
         if (not candidate.should_store or candidate.category in _NOT_KEYS
                 or _NOT_KEY_SLOTS.intersection(candidate.tags[:1])):
             continue
-        text = _USER.sub(label, candidate.content, count=1) if label else candidate.content
-        if text not in keys:
-            keys.append(text)
-    return keys
+        statement = _USER.sub(label, candidate.content, count=1) if label else candidate.content
+        clause = f"{label}: {candidate.evidence}" if label else candidate.evidence
+        texts = {"fact": [statement], "clause": [clause], "both": [clause, statement]}[kind]
+        keys.extend(text for text in texts if text not in keys)
+    return keys[:limit]

@@ -57,7 +57,8 @@ class Reembedder:
         done = 0
         with self.p.locks.hold(tenant_id, user_id):
             for batch in _batches(self.p.memories.all_for_user(tenant_id, user_id), self.batch_size):
-                vectors, parts = embed_memories(self.p, [m.content for m in batch], [m.created_at for m in batch])
+                vectors, parts = embed_memories(self.p, [m.content for m in batch], [m.created_at for m in batch],
+                                                [m.provenance.source for m in batch])
                 fresh = [m.model_copy(update={
                     "embedding": v.tolist(), "part_embeddings": p.tolist() if p is not None else None})
                     for m, v, p in zip(batch, vectors, parts, strict=True)]

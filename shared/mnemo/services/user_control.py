@@ -83,7 +83,7 @@ class UserControl:
             changes: list[str] = []
             if edit.content is not None and edit.content.strip() != memory.content:
                 content = edit.content.strip()
-                vectors, parts = embed_memories(self.p, [content], [memory.created_at])
+                vectors, parts = embed_memories(self.p, [content], [memory.created_at], [SourceKind.USER_EXPLICIT])
                 update.update(content=content, embedding=vectors[0].tolist(),
                               part_embeddings=parts[0].tolist() if parts[0] is not None else None, confidence=1.0,
                               last_confirmed_at=now)

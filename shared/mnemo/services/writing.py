@@ -122,7 +122,7 @@ class MemoryWriter:
 
     def _embed(self, facts: Sequence[NewFact]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
         return embed_memories(self.p, [f.content for f in facts], [f.occurred_at for f in facts],
-                              budget=self.p.settings.max_request_embeddings)
+                              [f.source for f in facts], budget=self.p.settings.max_request_embeddings)
 
     def _write_plain(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], vectors: list[np.ndarray],
                      part_vectors: list[np.ndarray | None]) -> list[WriteResult]:
@@ -311,20 +311,22 @@ def capped_parts(content: str, max_parts: int) -> list[str]:
 
 
 def find_keys(extractor: Extractor | None, contents: Sequence[str], whens: Sequence[datetime], *,
-              limit: int, min_words: int) -> list[list[str]]:
-    """The extra keys of each memory (mnemo.domain.keys): the facts ``extractor`` finds in it.
+              limit: int, min_words: int, kind: str = "clause",
+              keyed: Sequence[bool] | None = None) -> list[list[str]]:
+    """The extra keys of each memory (mnemo.domain.keys), from the facts ``extractor`` finds in it.
 
-    A memory shorter than ``min_words`` words is already as short as a fact statement: no keys. All
-    the memories go to the extractor in one call (it tags them in one batch); each is its own
-    message, so what one says cannot change what another's keys are. ``whens`` (when each memory was
-    said) anchor the dates the extractor normalises ("last Saturday")."""
+    Only the memories ``keyed`` marks (all by default), and of those only the ones of at least
+    ``min_words`` words: a shorter one is already as short as a key. All go to the extractor in one
+    call (it tags them in one batch); each is its own message, so what one says cannot change what
+    another's keys are. ``whens`` (when each memory was said) anchor the dates the extractor
+    normalises ("last Saturday")."""
     keys: list[list[str]] = [[] for _ in contents]
     if extractor is None or limit <= 0:
         return keys
     labels: dict[str, str] = {}
     messages: list[Message] = []
     for i, (content, when) in enumerate(zip(contents, whens, strict=True)):
-        if len(content.split()) < min_words:
+        if len(content.split()) < min_words or (keyed is not None and not keyed[i]):
             continue
         label, body = speaker_of(content)
         labels[str(i)] = label
@@ -336,15 +338,20 @@ def find_keys(extractor: Extractor | None, contents: Sequence[str], whens: Seque
         found.setdefault(candidate.message_id, []).append(candidate)
     for message_id, candidates in found.items():
         if message_id in labels:
-            keys[int(message_id)] = fact_keys(labels[message_id], candidates, limit)
+            keys[int(message_id)] = fact_keys(labels[message_id], candidates, limit, kind)
     return keys
 
 
-def embed_memories(ports: Ports, contents: Sequence[str], whens: Sequence[datetime], *,
-                   budget: int | None = None) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
-    """Every memory's vectors as the index keeps them: whole, sentences, and the facts found in it."""
+def embed_memories(ports: Ports, contents: Sequence[str], whens: Sequence[datetime], sources: Sequence[SourceKind],
+                   *, budget: int | None = None) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    """Every memory's vectors as the index keeps them: whole, sentences, and the facts found in it.
+
+    Keys are found in an app's own words only (remember, import, an edit): what the extractor or a
+    summary wrote is a fact statement already, and finding facts in it again would cost a pass of
+    the tagger on every extracted fact for a key that restates it."""
     keys = find_keys(ports.key_extractor, contents, whens, limit=ports.settings.memory_keys,
-                     min_words=ports.settings.memory_keys_min_words)
+                     min_words=ports.settings.memory_keys_min_words, kind=ports.settings.memory_key_kind,
+                     keyed=[source in CLIENT_DATED for source in sources])
     return embed_contents(ports.embedder, contents, max_parts=ports.settings.max_sentence_parts, budget=budget,
                           keys=keys)
 
@@ -366,7 +373,8 @@ def embed_contents(embedder: Embedder, contents: Sequence[str], *, max_parts: in
     if budget is not None and len(contents) > budget:
         raise InvalidInput(f"at most {budget} memories can be embedded in one request", details={"field": "items"})
     parts = [capped_parts(c, max_parts) for c in contents]
-    extra = [list(ks) for ks in keys] if keys is not None else [[] for _ in contents]
+    extra = ([_new_keys(c, ps, ks) for c, ps, ks in zip(contents, parts, keys, strict=True)]
+             if keys is not None else [[] for _ in contents])
     if budget is not None:
         total = sum((len(ps) or 1) + len(ks) for ps, ks in zip(parts, extra, strict=True))
         if total > budget:
@@ -395,6 +403,16 @@ def embed_contents(embedder: Embedder, contents: Sequence[str], *, max_parts: in
         cursor += len(ks)
         part_vectors.append(found if len(found) else None)
     return vectors, part_vectors
+
+
+def _new_keys(content: str, parts: Sequence[str], keys: Sequence[str]) -> list[str]:
+    """The keys that are not the memory or one of its sentences again (those have their vector already;
+    a clause is often a whole one-sentence turn without its full stop)."""
+    def bare(text: str) -> str:
+        return text.strip().rstrip(".!?").strip()
+
+    have = {bare(content), *(bare(p) for p in parts)}
+    return [k for k in keys if bare(k) not in have]
 
 
 def validate_content(content: str, max_chars: int) -> str:
