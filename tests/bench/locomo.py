@@ -186,6 +186,7 @@ def main() -> int:
                                   embedder=None if "fast_query_model" in overrides else service.ports.embedder)
             ids, seconds = id_to_dia, None
             if written:
+                clock.set(last + timedelta(days=1))  # evaluate moved it to each conversation's end
                 ids, _, seconds = import_turns(variant, data)
             result = evaluate(InProcessClient(create_app(variant)), data, ids, clock, rank_by)
             variant.close()
