@@ -254,10 +254,14 @@ class Settings(BaseModel):
     # share one beyond it), so one memory costs a bounded number of embeddings (a 600 KB import of one
     # sentence repeated once took 25 s and 135 MB)
     max_sentence_parts: int = Field(16, ge=2, le=256)
-    # a memory of at least memory_keys_min_words words is also indexed under up to memory_keys short
-    # statements of the facts the learned extractor finds in it ("Melanie's hobby: painting."), embedded
-    # beside its sentences; 0 switches it off (issue 15, tests/bench/locomo.py)
-    memory_keys: int = Field(4, ge=0, le=16)
+    # a memory an app hands over (remember, import, an edit) of at least memory_keys_min_words words can
+    # also be indexed under up to memory_keys keys from the facts the learned extractor finds in it (the
+    # clause around each, its statement, or both: mnemo.domain.keys), embedded beside its sentences.
+    # Off by default: LoCoMo R@10 without / with (clause keys, issue 15, tests/bench/locomo.py) was
+    # 0.746 / 0.749 on the tuning half (multi-hop 0.522 / 0.534) but 0.707 / 0.705 on the checking half
+    # (multi-hop 0.453 / 0.442; R@5 0.647 / 0.657), for about 2.5x the import time of a chat turn.
+    # Statements ("fact": 0.743) and both kinds (0.746) did no better on the tuning half.
+    memory_keys: int = Field(0, ge=0, le=16)
     memory_keys_min_words: int = Field(6, ge=1)
     memory_key_kind: Literal["clause", "fact", "both"] = "clause"
     # a created_at may run this far ahead of the server's clock (client clocks drift); later is refused

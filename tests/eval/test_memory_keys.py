@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from mnemo.domain.text import terms
 from mnemo.ports import SearchRequest
 from mnemo.services.reembed import Reembedder
 from mnemo.services.writing import find_keys
+from mnemo.settings import Settings
 from tests.conftest import ApiClient
 
 U = "keys-user"
@@ -45,6 +47,12 @@ def import_one(api: ApiClient, content: str) -> str:
                             {"items": [{"content": content, "created_at": SAID.isoformat()}]})
     assert status == 200, body
     return str(body["results"][0]["memory_id"])
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Keys on, whatever the default (the service fixture of both homes is built from these settings)."""
+    return Settings(data_dir=tmp_path / "data", memory_keys=4, memory_key_kind="clause")
 
 
 @pytest.fixture
