@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor \
+.PHONY: api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor train-encoder \
 	query-model lock footprint ts-client ts-test
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -50,6 +50,15 @@ $(CHECKOV_STAMP): requirements-checkov.lock
 	touch $(CHECKOV_STAMP)
 
 checkov: $(CHECKOV_STAMP)
+
+# fine-tuning the extraction encoder needs PyTorch and transformers, which neither the service nor the
+# tests use: their own venv, from their own lock (about 1 GB; torch's CPU build)
+TRAIN_VENV := .venv-train
+TRAIN_STAMP := $(TRAIN_VENV)/.installed
+$(TRAIN_STAMP): requirements-train.lock
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet -r requirements-train.lock
+	touch $(TRAIN_STAMP)
 
 # the TypeScript client (clients/typescript): its pinned npm packages, its types generated from the
 # served OpenAPI document, and its tests against a real `mnemo serve` (Node 20+)
@@ -96,9 +105,16 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python tests/bench/run_all.py
 
-# the learned extractor's tagger, from shared/mnemo/training/data (writes shared/mnemo/models/extractor_tagger.npz)
+# the learned extractor's tagger (writes shared/mnemo/models/extractor_tagger.npz), over the fine-tuned encoder
 train-extractor: $(STAMP)
 	$(BIN)/python -m mnemo.training.extractor
+
+# the extraction encoder: MiniLM fine-tuned on shared/mnemo/training/data (about 20 minutes on 2 cores;
+# writes shared/mnemo/models/extractor-encoder-int8.onnx: put its checksum in model_checksums.py), then
+# the tagger's heads on it
+train-encoder: $(TRAIN_STAMP)
+	PYTHONPATH=shared $(TRAIN_VENV)/bin/python -m mnemo.training.encoder
+	$(MAKE) train-extractor
 
 # docs/api.md from the OpenAPI document (tests/integration/test_openapi.py fails when it is stale)
 api-docs: $(RUN_STAMP)

@@ -39,6 +39,7 @@ RUNTIME = (
 )
 MODEL_DIR = "models"
 QUERY_MODEL = "query-dynint8.onnx"
+EXTRACTOR_ENCODER = "extractor-encoder-int8.onnx"
 # where the functions find them (the asset is unpacked to /var/task)
 LAMBDA_MODEL_DIR = f"/var/task/{MODEL_DIR}"
 
@@ -80,7 +81,8 @@ def build_bundle(out: Path, arch: str = "arm64", python: str = "3.12") -> dict[s
     for package in ("mnemo", "functions"):
         source = ROOT / "shared" / "mnemo" if package == "mnemo" else ROOT / "functions"
         shutil.rmtree(out / package, ignore_errors=True)
-        # the query twin goes to models/ with the other two (MNEMO_QUERY_MODEL_PATH), not twice
+        # the query twin and the extraction encoder go to models/ with the other two
+        # (MNEMO_QUERY_MODEL_PATH, MNEMO_EXTRACTOR_ENCODER_PATH), not twice
         shutil.copytree(source, out / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.onnx"))
     _copy_models(out / MODEL_DIR)
     for cache in out.rglob("__pycache__"):
@@ -96,13 +98,14 @@ def build_bundle(out: Path, arch: str = "arm64", python: str = "3.12") -> dict[s
 
 
 def _copy_models(target: Path) -> None:
-    from mnemo.adapters.local.onnx_embedder import QUERY_MODEL_PATH, model_paths
+    from mnemo.adapters.local.onnx_embedder import EXTRACTOR_ENCODER_PATH, QUERY_MODEL_PATH, model_paths
 
     target.mkdir(parents=True, exist_ok=True)
     model, tokenizer = model_paths()
     shutil.copyfile(model, target / "model.onnx")
     shutil.copyfile(tokenizer, target / "tokenizer.json")
     shutil.copyfile(QUERY_MODEL_PATH, target / QUERY_MODEL)
+    shutil.copyfile(EXTRACTOR_ENCODER_PATH, target / EXTRACTOR_ENCODER)
 
 
 def size_report(out: Path) -> dict[str, Any]:

@@ -48,7 +48,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from infra.bedrock import model_arns
-from infra.bundling import LAMBDA_MODEL_DIR, QUERY_MODEL, ROOT, bundling_options
+from infra.bundling import EXTRACTOR_ENCODER, LAMBDA_MODEL_DIR, QUERY_MODEL, ROOT, bundling_options
 from infra.config import StageConfig, pascal
 from infra.nag import suppress
 from infra.observability import Observability
@@ -305,6 +305,7 @@ class MnemoStack(Stack):
             "MNEMO_DATA_DIR": "/tmp/mnemo",  # noqa: S108 - Lambda's only writable path; nothing durable kept there
             "MNEMO_MODEL_DIR": LAMBDA_MODEL_DIR,
             "MNEMO_QUERY_MODEL_PATH": f"{LAMBDA_MODEL_DIR}/{QUERY_MODEL}",
+            "MNEMO_EXTRACTOR_ENCODER_PATH": f"{LAMBDA_MODEL_DIR}/{EXTRACTOR_ENCODER}",
             "POWERTOOLS_SERVICE_NAME": "mnemo",
             "POWERTOOLS_METRICS_NAMESPACE": "mnemo",
             "POWERTOOLS_LOG_LEVEL": self.service_settings.log_level,

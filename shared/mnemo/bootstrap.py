@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from mnemo.clock import Clock, SystemClock
 from mnemo.domain.extraction import RuleBasedExtractor
@@ -36,6 +36,7 @@ from mnemo.settings import Settings
 
 TAGGER_PATH = Path(__file__).resolve().parent / "models" / "extractor_tagger.npz"
 _TAGGERS: dict[Path | None, SlotTagger] = {}
+_TOKEN_ENCODERS: dict[tuple[int, int, str, str], TokenEncoder] = {}
 _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
 
 # Libraries that log request bodies at DEBUG (route arguments, AWS and OpenSearch payloads): user text
@@ -279,13 +280,25 @@ def _key_extractor(settings: Settings) -> LearnedExtractor | None:
     return learned_extractor(settings) if settings.memory_keys else None
 
 
+def shared_token_encoder(settings: Settings) -> TokenEncoder:
+    """The fine-tuned MiniLM the tagger reads, one per process like the embedder."""
+    key = (settings.embedding_threads, settings.embedding_batch_size, "extraction",
+           f"{settings.model_dir}|{settings.extractor_encoder_path}")
+    if key not in _TOKEN_ENCODERS:
+        from mnemo.adapters.local.onnx_embedder import extraction_encoder
+
+        _TOKEN_ENCODERS[key] = extraction_encoder(settings.embedding_threads, settings.embedding_batch_size,
+                                                  settings.model_dir, settings.extractor_encoder_path)
+    return _TOKEN_ENCODERS[key]
+
+
 def learned_extractor(settings: Settings) -> LearnedExtractor:
-    """The tagger runs on the bundled MiniLM whatever the embedder (Titan included): it was trained on it."""
+    """The tagger runs on its fine-tuned MiniLM whatever the embedder (Titan included): it was trained on it."""
     tagger = _TAGGERS.get(settings.extractor_model_path)
     if tagger is None:
         tagger = SlotTagger.load(settings.extractor_model_path or TAGGER_PATH)
         _TAGGERS[settings.extractor_model_path] = tagger
-    encoder = cast("TokenEncoder", shared_embedder(settings))
+    encoder = shared_token_encoder(settings)
     return LearnedExtractor(encoder, tagger, settings.extractor_min_confidence, settings.extractor_outside_at_least,
                             settings.extractor_verify_at_least)
 

