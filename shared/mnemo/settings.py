@@ -146,6 +146,9 @@ class Settings(BaseModel):
     date_boost: float = Field(0.2, ge=0, le=1)
     date_slack_days: int = Field(1, ge=0, le=31)
     min_relevance: float = Field(0.3, ge=0, le=1)
+    # a query the gate skips (general knowledge, about the assistant) still gets the user's standing
+    # answer instructions (format, language, length, tone) and nothing else (issue 10, item 5)
+    instructions_on_skip: bool = True
     min_cosine: float = Field(0.1, ge=-1, le=1)  # a floor under the fused relevance, for lexical-only matches
     candidate_multiplier: int = Field(4, ge=1, le=50)
     default_top_k: int = Field(5, ge=1, le=50)

@@ -183,3 +183,21 @@ def test_budget_and_top_k_defaults_and_the_cap(api: ApiClient) -> None:
     assert len(api.retrieve(USER, "What do I love eating for dinner?")["memories"]) == 5  # the default top_k
     status, body = api.call("POST", f"/v1/users/{USER}/retrieve", {"query": "my trails", "token_budget": 2001})
     assert (status, body["error"]["details"][0]["field"]) == (422, "token_budget")
+
+
+def test_a_general_knowledge_question_still_gets_the_answer_instructions(api: ApiClient) -> None:
+    # the user's standing instructions apply to every answer, a question that needs no memory included
+    api.say(USER, "c1", "I live in Lisbon. Please keep your answers under five lines from now on.")
+    result = api.retrieve(USER, "What is the boiling point of water at sea level?")
+    assert result["decision"] == "skip"
+    assert result["memories"] == []
+    assert "five lines" in result["context"]
+    assert "Lisbon" not in result["context"]  # nothing else comes with them
+    assert result["profile"]["instructions"]
+    assert result["profile"]["location"] is None
+
+
+def test_a_general_knowledge_question_from_a_user_without_instructions_gets_no_block(api: ApiClient) -> None:
+    api.say(USER, "c1", "I live in Lisbon.")
+    result = api.retrieve(USER, "What is the boiling point of water at sea level?")
+    assert (result["decision"], result["context"], result["profile"]) == ("skip", "", None)

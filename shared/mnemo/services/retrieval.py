@@ -162,8 +162,8 @@ class Retriever:
         gate = decide(query)
         timings["gate"] = _ms(started)
         if gate.decision is GateDecision.SKIP:
-            return self._finish(tenant_id, user_id, query, trace_id, "skip", gate.reason, None, [], [], [], [],
-                                timings, started, conversation_id)
+            return self._instructions_only(tenant_id, user_id, query, trace_id, gate.reason, token_budget,
+                                           timings, started, conversation_id)
 
         if gate.decision is GateDecision.OVERVIEW:
             return self._overview(tenant_id, user_id, query, trace_id, gate.reason, top_k, token_budget,
@@ -230,6 +230,23 @@ class Retriever:
                             selected, conflicts, pending, timings, started, conversation_id,
                             rejected=rejected, context=block.text, tokens=block.tokens, vector=vector,
                             params=params)
+
+    def _instructions_only(self, tenant_id: str, user_id: str, query: str, trace_id: str, reason: str,
+                           token_budget: int, timings: dict[str, float], started: float,
+                           conversation_id: str | None) -> RetrieveResult:
+        """A request that needs no memory still gets the user's standing answer instructions (format,
+        language, length, tone): they apply to every answer, "what is a mole" included. Nothing is searched
+        and no other fact is shown; the profile is a cached read."""
+        profile = self._profile(tenant_id, user_id)
+        timings["profile_wait"] = _ms(started)
+        if profile is None or not profile.instructions or not self.p.settings.instructions_on_skip:
+            return self._finish(tenant_id, user_id, query, trace_id, "skip", reason, None, [], [], [], [],
+                                timings, started, conversation_id)
+        shown = Profile(instructions=profile.instructions, updated_at=profile.updated_at)
+        block = build_block(shown, [], self.p.clock.now(), token_budget)
+        return self._finish(tenant_id, user_id, query, trace_id, "skip", f"{reason}; answer instructions only",
+                            shown if block.text else None, [], [], [], [], timings, started, conversation_id,
+                            context=block.text, tokens=block.tokens)
 
     def _overview(self, tenant_id: str, user_id: str, query: str, trace_id: str, reason: str, top_k: int,
                   token_budget: int, project_id: str | None, session_id: str | None, timings: dict[str, float],
