@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from mnemo.domain.extraction.dates import anchor
+from mnemo.domain.extraction.pipeline import joined_fragments
 from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
 from mnemo.domain.extraction.slots import SLOTS, slot_identity, subject_for, value_key
-from mnemo.domain.extraction.tagger import Mlp, SlotTagger, TokenStates
+from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates
 from mnemo.domain.models import Category
 
 MONDAY = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # a Monday
@@ -131,3 +132,18 @@ def test_the_pieces_of_one_word_belong_to_one_value() -> None:
     assert _same_word(text, (9, 12), (12, 15))  # "Ben" + "gal"
     assert not _same_word(text, (9, 18), (20, 26))  # "Bengaluru" then ", office"
     assert not _same_word(text, (0, 5), (6, 8))  # "based" "in"
+
+
+def test_fragments_of_one_phrase_become_one_value() -> None:
+    text = "booked a week in tenerife from june, and hiking or climbing"
+    spans = [Span(0, 8, "plan", 0.7, False), Span(17, 25, "plan", 0.6, False),  # "booked a" .. "tenerife"
+             Span(41, 47, "hobby", 0.8, False), Span(51, 59, "hobby", 0.8, False)]  # "hiking" or "climbing"
+    joined = joined_fragments(text, spans)
+    assert [text[s.start:s.end] for s in joined] == ["booked a week in tenerife", "hiking", "climbing"]
+    assert joined[0].confidence == 0.7
+    # a comma or "and" between two pieces of a phrase slot keeps them apart, as do more than three words
+    apart = "dentist on monday, gym on tuesday then a long walk by the sea"
+    two = [Span(0, 17, "plan", 0.7, False), Span(19, 33, "plan", 0.7, False)]
+    assert len(joined_fragments(apart, two)) == 2
+    far = [Span(0, 7, "plan", 0.7, False), Span(51, 53, "plan", 0.7, False)]
+    assert len(joined_fragments(apart, far)) == 2

@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             torch.nn.utils.clip_grad_norm_(list(encoder.parameters()) + list(head.parameters()), 1.0)
             optimiser.step()
             scheduler.step()
-            running += float(loss)
+            running += float(loss.detach())
             if n % 50 == 0:
                 print(f"  epoch {epoch + 1} batch {n}/{len(batches)} loss {running / 50:.4f} "
                       f"({time.perf_counter() - started:.0f} s)", flush=True)
@@ -171,7 +171,7 @@ def export(encoder: Any, out: Path, quantise: Any) -> None:
     """The encoder alone to ONNX (the inputs and output the embedder's sessions use), then int8."""
     import torch
 
-    class LastHidden(torch.nn.Module):
+    class LastHidden(torch.nn.Module):  # type: ignore[misc]  # torch is untyped without its venv
         def __init__(self, bert: Any) -> None:
             super().__init__()
             self.bert = bert

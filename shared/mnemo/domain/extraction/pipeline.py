@@ -142,7 +142,7 @@ class LearnedExtractor:
             message, _text, explicit = texts[index]
             spans = self._tagger.spans(piece, tokens, self._min_confidence, self._outside_at_least,
                                        self._verify_at_least)
-            for span in _without_overlaps(spans):
+            for span in joined_fragments(piece, _without_overlaps(spans)):
                 value = piece[span.start:span.end]
                 found.append(_Found(index, span, value, clause_around(piece, span.start, span.end), message, explicit))
         return found
@@ -230,6 +230,28 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
             text += f" (said on {when.date().isoformat()})"
         return text + "."
     return (slot.negate if negated else slot.affirm).format(v=value)
+
+
+# slots whose value is a phrase ("a week in tenerife from the 3rd of june"), which the tagger sometimes
+# marks in pieces ("booked a", "tenerife"): pieces a few words apart within one clause are one value
+PHRASE_SLOTS = frozenset({"plan", "event", "habit", "instruction", "project_detail", "current_project"})
+_FRAGMENT_GAP = re.compile(r"^\s*(?:(?!(?:and|or|but|so|because|then)\b)[\w'-]+\s+){0,3}$", re.IGNORECASE)
+
+
+def joined_fragments(text: str, spans: list[Span], gap_words: int = 3) -> list[Span]:
+    """Neighbouring spans of one phrase slot with at most ``gap_words`` plain words between them (no
+    punctuation, no "and"/"or"/"but", which separate values) become one span."""
+    out: list[Span] = []
+    for span in spans:
+        last = out[-1] if out else None
+        between = text[last.end:span.start] if last is not None else ""
+        if (last is not None and last.slot == span.slot and span.slot in PHRASE_SLOTS
+                and len(between.split()) <= gap_words and _FRAGMENT_GAP.match(between + " ")):
+            out[-1] = Span(last.start, span.end, span.slot, max(last.confidence, span.confidence),
+                           last.negated or span.negated)
+        else:
+            out.append(span)
+    return out
 
 
 def _without_overlaps(spans: list[Span]) -> list[Span]:
