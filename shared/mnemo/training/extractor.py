@@ -2,20 +2,22 @@
 
     .venv/bin/python -m mnemo.training.extractor [--epochs N] [--seed S]
 
-Reads every ``data/extraction_train_*.txt`` beside this file (lines ``message || category:slot=value``,
-the format of docs/slots.md), runs MiniLM's query model over each message for its token states,
+Reads every ``data/extraction_train_*.txt`` and ``data/held/extraction_train_*.txt`` beside this file
+(lines ``message || category:slot=value``, the format of docs/slots.md), runs the extraction encoder
+over each message for its token states,
 turns the labelled value spans into BIO tags per slot, and fits two small networks with numpy:
 the tagger (each token -> O / B-slot / I-slot) and the polarity head (a value -> stated or negated).
 A tenth of the messages, chosen by a fixed seed, is held back to report span precision and recall;
 the final weights are then fitted on everything and written to ``mnemo/models/extractor_tagger.npz``
 with a JSON report beside it. Deterministic for a given seed, data and model.
 
+``--encoder`` names the ONNX encoder whose token states the heads read: by default the MiniLM fine-tuned
+for this task by ``mnemo.training.encoder`` (``make train-encoder`` runs both; 5,622 messages).
+
 ``--folds K`` (K >= 2) also trains the span verifier (see tagger.py) from what K taggers, each
-trained without one K-th of the messages, proposed for that K-th. Measured and not adopted yet:
-with the blind data in ``data/held/`` it raised precision on the dev set but the tagger trained on
-that data missed plain two-fact sentences ("I live in Lisbon and I am vegetarian.") and lost
-probes on the dev conversations, so the shipped weights are the first tagger's, without a verifier,
-and ``data/held/`` (2,330 messages written blind) waits for a training that keeps both.
+trained without one K-th of the messages, proposed for that K-th. Not shipped: over the frozen MiniLM it
+raised precision on the dev set but lost plain two-fact sentences and dev conversation probes; the
+fine-tuned encoder has not been measured with it yet.
 """
 
 from __future__ import annotations
