@@ -149,6 +149,9 @@ class Settings(BaseModel):
     # a query the gate skips (general knowledge, about the assistant) still gets the user's standing
     # answer instructions (format, language, length, tone) and nothing else (issue 10, item 5)
     instructions_on_skip: bool = True
+    # a question about the user's coming days or months ("what's coming up", "what should I prepare this
+    # month") also gets up to this many of their live plans still ahead, soonest first; 0 switches it off
+    agenda_limit: int = Field(3, ge=0, le=20)
     min_cosine: float = Field(0.1, ge=-1, le=1)  # a floor under the fused relevance, for lexical-only matches
     candidate_multiplier: int = Field(4, ge=1, le=50)
     default_top_k: int = Field(5, ge=1, le=50)

@@ -201,3 +201,14 @@ def test_a_general_knowledge_question_from_a_user_without_instructions_gets_no_b
     api.say(USER, "c1", "I live in Lisbon.")
     result = api.retrieve(USER, "What is the boiling point of water at sea level?")
     assert (result["decision"], result["context"], result["profile"]) == ("skip", "", None)
+
+
+def test_a_question_about_the_coming_weeks_gets_the_plans_still_ahead(api: ApiClient, clock) -> None:
+    # a plan shares few words with "what's coming up": its own date brings it, a past one stays out
+    api.say(USER, "c1", "My driving test is on March 16, so nervous.", "I went to a concert yesterday.")
+    api.say(USER, "c2", "I have a dentist appointment tomorrow.")
+    clock.advance(days=3)  # the dentist is behind us, the driving test still ahead
+    result = api.retrieve(USER, "what is coming up for me?")
+    assert result["decision"] == "retrieve"
+    assert "driving test" in result["context"]
+    assert "dentist" not in result["context"]

@@ -25,7 +25,7 @@ _GREETING = re.compile(
     r"ciao|hallo|ol[aá]|what'?s up|sup|morning|evening)\b[\s,!.?]*(?:there|again|mnemo|assistant|bot)?[\s!.?]*$",
     re.IGNORECASE,
 )
-_PERSONAL = re.compile(
+PERSONAL = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours|us)\b", re.IGNORECASE,
 )
 _PAST = re.compile(
@@ -64,7 +64,7 @@ def decide(query: str) -> Gate:
         return Gate(GateDecision.PROFILE_ONLY, "greeting: profile only")
     if _PAST.search(text):
         return Gate(GateDecision.RETRIEVE, "refers to the past")
-    if _PERSONAL.search(text):
+    if PERSONAL.search(text):
         return Gate(GateDecision.RETRIEVE, "personal reference")
     if _YOU_ONLY.search(text):
         return Gate(GateDecision.SKIP, "about the assistant")
@@ -84,4 +84,4 @@ _OPEN_ENDED = re.compile(
 def is_open_ended(query: str) -> bool:
     """A request about the user's own time or taste, where their hobbies and likes matter even when no
     preference shares its words ("plan my weekend", "gift ideas for me")."""
-    return bool(_OPEN_ENDED.search(query)) and bool(_PERSONAL.search(query))
+    return bool(_OPEN_ENDED.search(query)) and bool(PERSONAL.search(query))

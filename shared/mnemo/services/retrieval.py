@@ -10,9 +10,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from mnemo.crypto import tenant_hash
+from mnemo.domain.agenda import is_agenda, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
 from mnemo.domain.gate import GateDecision, decide, is_open_ended
@@ -210,6 +211,8 @@ class Retriever:
         for s in kept[top_k:]:
             rejected[s.memory.memory_id] = "below_top_k"
         kept = kept[:top_k]
+        if gate.decision is GateDecision.RETRIEVE and settings.agenda_limit and is_agenda(query):
+            kept = self._with_agenda(tenant_id, user_id, kept, ranked, now, project_id, session_id)
         conflicted = {i for pair in conflicts for i in pair}
         shown = profile
         if profile is not None and gate.decision is GateDecision.RETRIEVE:
@@ -230,6 +233,20 @@ class Retriever:
                             selected, conflicts, pending, timings, started, conversation_id,
                             rejected=rejected, context=block.text, tokens=block.tokens, vector=vector,
                             params=params)
+
+    def _with_agenda(self, tenant_id: str, user_id: str, kept: list[Scored], ranked: list[Scored], now: datetime,
+                     project_id: str | None, session_id: str | None) -> list[Scored]:
+        """A question about the user's coming weeks also gets their plans still ahead, soonest first, when
+        the search did not bring them (they seldom share its words)."""
+        page = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=Category.EPISODIC,
+                                    limit=self.p.settings.max_active_memories, cursor=None).items
+        live = [m for m in page if m.is_live(now) and visible_in_scope(m, project_id, session_id)
+                and RETRACTION_TAG not in m.tags]
+        have = {s.memory.memory_id for s in kept}
+        found = {s.memory.memory_id: s for s in ranked}
+        extra = [found.get(m.memory_id) or Scored(m, 0.0, 0.0, 0.0, 0.0, 0.0)
+                 for m in upcoming(live, now, self.p.settings.agenda_limit) if m.memory_id not in have]
+        return kept + extra
 
     def _instructions_only(self, tenant_id: str, user_id: str, query: str, trace_id: str, reason: str,
                            token_budget: int, timings: dict[str, float], started: float,
