@@ -153,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                                 outside_at_least=args.outside_at_least, verify_at_least=args.verify_at_least)
     reports = {args.which: evaluate(extractor, load([FROZEN if args.which == "frozen" else DEV]))}
     if not args.no_training:
-        training = sorted(TRAINING.glob("extraction_train_*.txt")) + sorted((TRAINING / "held").glob("extraction_train_*.txt"))
+        training = [*sorted(TRAINING.glob("extraction_train_*.txt")),
+                    *sorted((TRAINING / "held").glob("extraction_train_*.txt"))]
         reports["training"] = evaluate(extractor, load(training))
     table(f"{args.which} set, {args.extractor} extractor", reports[args.which])
     if "training" in reports:
