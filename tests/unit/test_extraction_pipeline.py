@@ -9,6 +9,7 @@ import pytest
 
 from mnemo.domain.extraction.dates import anchor
 from mnemo.domain.extraction.pipeline import joined_fragments
+from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
 from mnemo.domain.extraction.slots import SLOTS, slot_identity, subject_for, value_key
 from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates
@@ -147,3 +148,13 @@ def test_fragments_of_one_phrase_become_one_value() -> None:
     assert len(joined_fragments(apart, two)) == 2
     far = [Span(0, 7, "plan", 0.7, False), Span(51, 53, "plan", 0.7, False)]
     assert len(joined_fragments(apart, far)) == 2
+
+
+@pytest.mark.parametrize(("value", "clause", "refused"), [
+    ("AWS", "My AWS key is [REDACTED:aws_access_key] and my [REDACTED:password]", True),
+    ("bank pin", "my bank pin: [REDACTED:pin]", True),
+    ("Porto", "I live in Porto and my password is [REDACTED:password]", False),
+    ("vegan", "card [REDACTED:card] and I'm vegan", False),
+])
+def test_the_label_of_a_redacted_secret_is_no_fact(value: str, clause: str, refused: bool) -> None:
+    assert (screen(value, clause, "owns") == "sensitive_data") is refused

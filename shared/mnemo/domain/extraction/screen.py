@@ -28,13 +28,22 @@ _OTHER_PERSON = re.compile(
     rf"(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
     rf"lives?|works?|moved|eats?|can't|cannot|doesn't|does|don't|got|gets|wants?|says|said|started|"
     rf"'s|'re|keeps?|never|always)\b", re.IGNORECASE)
+# the value, at most two more words ("AWS" "key"), then "is", ":" or "=" and the marker
+_LABELS_A_SECRET = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}(?:is|are|was|=|:|-)?\s*" + re.escape(MARKER), re.IGNORECASE)
 # slots where a relative is the value itself ("my sister" -> family), not someone else's fact
 _ABOUT_THE_USER_ANYWAY = frozenset({"family", "relationship_status", "pet"})
 
 
+def _names_a_secret(value: str, clause: str) -> bool:
+    """The value is what a redacted secret is ("my AWS key is [REDACTED...]", "pin: [REDACTED...]"): the
+    label of a secret says nothing durable about the user and points at what was taken out."""
+    at = clause.lower().find(value.lower())
+    return at >= 0 and bool(_LABELS_A_SECRET.match(clause[at + len(value):]))
+
+
 def screen(value: str, clause: str, slot: str, explicit: bool = False) -> str | None:
     """Why the value must not become a fact, or None."""
-    if MARKER in value:
+    if MARKER in value or _names_a_secret(value, clause):
         return "sensitive_data"
     if not explicit and is_question(clause):
         return "question"
