@@ -158,3 +158,14 @@ def test_fragments_of_one_phrase_become_one_value() -> None:
 ])
 def test_the_label_of_a_redacted_secret_is_no_fact(value: str, clause: str, refused: bool) -> None:
     assert (screen(value, clause, "owns") == "sensitive_data") is refused
+
+
+def test_a_day_of_the_month_alone_is_the_nearest_such_day_in_the_tense_of_the_slot() -> None:
+    when = datetime(2026, 3, 20, 10, 0, tzinfo=UTC)
+    assert anchor("my driving test is on the 16th", when, "future") == "2026-04-16"
+    assert anchor("my driving test was on the 16th", when, "past") == "2026-03-16"
+    assert anchor("party on the 25th", when, "future") == "2026-03-25"
+    assert anchor("on the 31st", datetime(2026, 4, 20, tzinfo=UTC), "future") == "2026-05-31"  # April has 30
+    assert anchor("the 14th of february", when) == "2026-02-14"  # a month named: read as a day and month
+    assert anchor("my 30th birthday", when, "future") is None
+    assert anchor("we live on the 2nd floor", when) is None

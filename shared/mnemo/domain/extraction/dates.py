@@ -30,6 +30,10 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b{_MONTH}\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b", re.I), "day_month"),
     (re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}\b", re.I), "day_month"),
     (re.compile(rf"\b(?:in|this|next|last|early|late|end of|mid|beginning of|by)\s+{_MONTH}\b", re.I), "month"),
+    # "on the 16th" with no month: that day of this month, the next or the last one (after the patterns
+    # that read a month, so "the 14th of february" is not read here)
+    (re.compile(r"\bthe\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:century|floor|time|birthday|anniversary))",
+                re.I), "day_only"),
 ]
 
 
@@ -63,6 +67,8 @@ def _resolve(kind: str, m: re.Match[str], today: date, tense: str = "any") -> st
         return _shift(today, m.group("unit").lower(), sign * n)
     if kind == "relative":
         return _relative(m.group("rel").lower(), m.group("unit").lower(), today)
+    if kind == "day_only":
+        return _nearest_day(today, int(m.group("day")), tense)
     if kind == "day_month":
         month = _month(m.group("mon"))
         day = int(m.group("day"))
@@ -117,6 +123,19 @@ def _relative(rel: str, unit: str, today: date) -> str:
     return f"{year:04d}-{season:02d}"
 
 
+def _nearest_day(today: date, day: int, tense: str = "any") -> str | None:
+    """A day of the month alone: that day in the month before, this month or the next, the nearest one
+    (or the next for a plan, the last for an event)."""
+    options = []
+    for step in (-1, 0, 1):
+        months = today.year * 12 + today.month - 1 + step
+        try:
+            options.append(date(months // 12, months % 12 + 1, day))
+        except ValueError:
+            continue
+    return _closest(options, today, tense)
+
+
 def _nearest(today: date, month: int, day: int, tense: str = "any") -> str | None:
     """A day and month without a year: the occurrence nearest to the message's date (the next one
     for a plan, the last one for an event)."""
@@ -126,6 +145,10 @@ def _nearest(today: date, month: int, day: int, tense: str = "any") -> str | Non
             options.append(date(year, month, day))
         except ValueError:
             continue
+    return _closest(options, today, tense)
+
+
+def _closest(options: list[date], today: date, tense: str) -> str | None:
     if tense == "future":
         options = [d for d in options if d >= today]
     elif tense == "past":
