@@ -1,6 +1,6 @@
 import pytest
 
-from mnemo.domain.gate import GateDecision, decide
+from mnemo.domain.gate import GateDecision, decide, is_open_ended
 
 
 @pytest.mark.parametrize("query", ["Hi!", "hello there", "Good morning", "hey"])
@@ -22,3 +22,16 @@ def test_general_knowledge_skips_retrieval(query: str) -> None:
 ])
 def test_personal_or_personalisable_queries_retrieve(query: str) -> None:
     assert decide(query).decision is GateDecision.RETRIEVE
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("plan my weekend", True),
+    ("What I can do tonight to relax?", True),
+    ("im bored after school this week, ideas?", True),
+    ("whats a fun way to spend my saturday", True),
+    ("what can I do with my free time", True),
+    ("fix my flaky test", False),
+    ("what is a fun fact about owls", False),  # nothing of the user's own
+])
+def test_an_open_ended_personal_request(query: str, expected: bool) -> None:
+    assert is_open_ended(query) is expected

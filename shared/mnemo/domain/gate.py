@@ -25,8 +25,9 @@ _GREETING = re.compile(
     r"ciao|hallo|ol[aá]|what'?s up|sup|morning|evening)\b[\s,!.?]*(?:there|again|mnemo|assistant|bot)?[\s!.?]*$",
     re.IGNORECASE,
 )
+# "im", "ive": typed without the apostrophe
 PERSONAL = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours|us)\b", re.IGNORECASE,
+    r"\b(?:i|i'm|i've|i'd|i'll|im|ive|me|my|mine|myself|we|we're|our|ours|us)\b", re.IGNORECASE,
 )
 _PAST = re.compile(
     r"\b(?:remember|recall|remind|last time|previously|before|earlier|again|as usual|usual|you know|"
@@ -77,7 +78,8 @@ def decide(query: str) -> Gate:
 
 _OPEN_ENDED = re.compile(
     r"\b(?:plan|planning|recommend\w*|suggest\w*|ideas?|gift|present|trip|travel|vacation|holiday|weekend|"
-    r"saturday|sunday|day off|evening|what (?:should|could|can) i do|something (?:fun|to do)|hobby|hobbies|"
+    r"saturday|sunday|day off|evening|tonight|free time|spare time|bored|relax|fun|"
+    r"what (?:should|could|can) i do|what i (?:should|could|can) do|what to do|something (?:fun|to do)|hobby|hobbies|"
     r"surprise me|pick (?:something|one) for me)\b", re.IGNORECASE)
 
 
