@@ -4,7 +4,7 @@ Queries are distinct from one another (the query-embedding cache does not help t
 second pass repeats them to show the cached path. Over HTTP the server is `mnemo serve` in
 its own process and the client keeps its connection alive. Prints p50/p95/p99, writes JSON.
 
-    .venv/bin/python tests/bench/latency.py [--memories 1000] [--queries 300]
+    .venv/bin/python tests/bench/latency.py [--memories 1000] [--queries 300]   (MNEMO_* settings apply)
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def main() -> int:
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="mnemo-latency-"))
     try:
-        service = build_local(Settings(data_dir=workdir))
+        service = build_local(Settings.from_env(os.environ, data_dir=workdir))
         app = create_app(service)
         client = InProcessClient(app, tenant="default")
         texts = memories(args.memories)

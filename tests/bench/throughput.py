@@ -1,10 +1,11 @@
 """Write-side figures: import throughput, remember latency, extraction throughput, POST turns latency.
 
-    .venv/bin/python tests/bench/throughput.py      (MNEMO_MEMORY_KEYS=0 for the write path without keys)
+    .venv/bin/python tests/bench/throughput.py   (MNEMO_* settings apply: MNEMO_MEMORY_KEYS=4 writes keys)
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -27,7 +28,7 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="mnemo-throughput-"))
     report: dict[str, Any] = {}
     try:
-        service = build_local(Settings(data_dir=workdir))
+        service = build_local(Settings.from_env(os.environ, data_dir=workdir))
         client = InProcessClient(create_app(service), tenant="default")
         client.call("POST", "/v1/users/warm/memories", {"content": "warm up the model"})
 
