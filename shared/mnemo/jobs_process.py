@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from mnemo.adapters.local.file_locks import ExclusiveFile
+from mnemo.adapters.local.sqlite_db import write_at_nice
 from mnemo.ports import ExtractionJob
 from mnemo.services.extraction import ExtractionReport
 from mnemo.settings import Settings
@@ -49,6 +50,9 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(settings.jobs_nice)
+    # but not while it holds the write lock the request workers wait for (see write_at_nice)
+    with contextlib.suppress(OSError):
+        write_at_nice(os.getpriority(os.PRIO_PROCESS, parent))
     lock = ExclusiveFile(run_dir / "jobs.lock")
     # a previous jobs process that lost its arbiter may still finish its job: wait for its lock
     while not lock.try_acquire():

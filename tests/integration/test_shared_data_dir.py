@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -192,3 +193,34 @@ def test_a_logged_fallback_is_counted() -> None:
         assert metrics.FALLBACKS.labels(component="bedrock:record_facts")._value.get() == before + 1
     finally:
         logger.removeHandler(handler)
+
+
+def _nice_inside_a_write(path: str, out: Any) -> None:
+    import threading
+
+    from mnemo.adapters.local.sqlite_db import Database, write_at_nice
+
+    db = Database(Path(path))
+    tid = threading.get_native_id()
+    out[3] = base = os.getpriority(os.PRIO_PROCESS, tid)
+    os.nice(10)  # the jobs process's priority
+    write_at_nice(base)  # the request workers'
+    with db.write():
+        out[0] = os.getpriority(os.PRIO_PROCESS, tid)
+    out[1] = os.getpriority(os.PRIO_PROCESS, tid)
+    try:  # whether this system lets a process raise its priority back at all
+        os.setpriority(os.PRIO_PROCESS, tid, base)
+        out[2] = 1
+    except OSError:
+        out[2] = 0
+
+
+def test_a_low_priority_process_holds_the_write_lock_at_the_workers_priority(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("fork")
+    out = context.Array("i", [-1, -1, -1, -1])
+    child = context.Process(target=_nice_inside_a_write, args=(str(tmp_path / "mnemo.db"), out))
+    child.start()
+    child.join(30)
+    inside, after, permitted, base = out[:]
+    assert after == min(base + 10, 19)  # back to its own priority once the write is over
+    assert inside == (base if permitted else after)
