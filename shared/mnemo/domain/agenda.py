@@ -2,9 +2,9 @@
 
 "What's coming up", "what should I prepare this month", "my priorities for the next six weeks": such a
 question shares few words with "User plans: driving test (for 2026-04-22)", so similarity alone leaves the
-plan out. A plan and a project deadline carry their own date (the extractor anchors it to the message
-time and writes it as "(for 2026-04-22)" or "(for 2026-05)"), so the live ones still ahead can be offered
-soonest first, whatever their wording.
+plan out. A plan carries its own date (the extractor anchors it to the message time and writes it as
+"(for 2026-04-22)" or "(for 2026-05)"), so the live ones still ahead can be offered soonest first, whatever
+their wording.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ _AGENDA = re.compile(
     r"this (?:week|weekend|month|summer|spring|autumn|fall|winter|year)|"
     r"next (?:few |couple of |two |three |four |six |\d+ )?(?:days?|weeks?|months?))\b", re.IGNORECASE)
 _TARGET = re.compile(r"\(for (\d{4})-(\d{2})(?:-(\d{2}))?\)")
-AGENDA_SLOTS = frozenset({"plan", "project_deadline"})
+PLAN_SLOT = "plan"
 
 
 def is_agenda(query: str) -> bool:
@@ -31,24 +31,21 @@ def is_agenda(query: str) -> bool:
 
 
 def target_day(memory: Memory) -> date | None:
-    """The last day a plan or deadline is for: its date, or the end of its month."""
+    """The last day a plan is for: its date, or the end of its month."""
     m = _TARGET.search(memory.content)
     if not m:
         return None
     year, month = int(m.group(1)), int(m.group(2))
-    if not 1 <= month <= 12:
-        return None
-    day = int(m.group(3)) if m.group(3) else monthrange(year, month)[1]
-    try:
-        return date(year, month, day)
+    try:  # monthrange and date both refuse a month or day that does not exist
+        return date(year, month, int(m.group(3)) if m.group(3) else monthrange(year, month)[1])
     except ValueError:
         return None
 
 
 def upcoming(memories: list[Memory], now: datetime, limit: int) -> list[Memory]:
-    """Live, stated (not retracted) plans and deadlines whose day is today or later, soonest first."""
+    """Stated (not retracted) plans whose day is today or later, soonest first."""
     today = now.date()
     ahead = [(day, m) for m in memories
-             if m.polarity and m.subject.partition(":")[0] in AGENDA_SLOTS and (day := target_day(m)) is not None
+             if m.polarity and m.subject.partition(":")[0] == PLAN_SLOT and (day := target_day(m)) is not None
              and day >= today]
     return [m for _day, m in sorted(ahead, key=lambda pair: pair[0])][:limit]

@@ -254,9 +254,9 @@ class Retriever:
         """A request that needs no memory still gets the user's standing answer instructions (format,
         language, length, tone): they apply to every answer, "what is a mole" included. Nothing is searched
         and no other fact is shown; the profile is a cached read."""
-        profile = self._profile(tenant_id, user_id)
+        profile = self._profile(tenant_id, user_id) if self.p.settings.instructions_on_skip else None
         timings["profile_wait"] = _ms(started)
-        if profile is None or not profile.instructions or not self.p.settings.instructions_on_skip:
+        if profile is None or not profile.instructions:
             return self._finish(tenant_id, user_id, query, trace_id, "skip", reason, None, [], [], [], [],
                                 timings, started, conversation_id)
         shown = Profile(instructions=profile.instructions, updated_at=profile.updated_at)

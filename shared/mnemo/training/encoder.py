@@ -35,18 +35,13 @@ from mnemo.training.extractor import (
     ENCODER,
     Example,
     load,
-    pieces,
+    readings,
     tag_names,
     token_tags,
     training_files,
-    without_punctuation,
 )
 
 MAX_TOKENS = 256
-
-
-def expand(examples: list[Example]) -> list[Example]:
-    return [piece for e in examples for variant in (e, without_punctuation(e)) for piece in pieces(variant)]
 
 
 def tagged(examples: list[Example], tokenizer: Any) -> list[tuple[list[int], list[int]]]:
@@ -90,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer.no_padding()
 
     examples = load(training_files())
-    rows = tagged(expand(examples), tokenizer)
+    rows = tagged([piece for e in examples for piece in readings(e)], tokenizer)
     print(f"{len(examples)} labelled messages, {len(rows)} texts to read", flush=True)
     names = tag_names()
     counts = np.bincount([t for _ids, tags in rows for t in tags if t >= 0], minlength=len(names)).astype(np.float64)

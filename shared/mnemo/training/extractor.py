@@ -204,9 +204,14 @@ class Encoded:
     tokens: TokenStates
 
 
+def readings(example: Example) -> list[Example]:
+    """Each text the tagger learns from for one message: as written and without punctuation, each in the
+    pieces the extractor reads (the numpy heads here and the encoder's fine-tuning read the same)."""
+    return [piece for variant in (example, without_punctuation(example)) for piece in pieces(variant)]
+
+
 def encode(examples: list[Example], encoder: TokenEncoder) -> list[Encoded]:
-    expanded = [(n, piece) for n, e in enumerate(examples) for variant in (e, without_punctuation(e))
-                for piece in pieces(variant)]
+    expanded = [(n, piece) for n, e in enumerate(examples) for piece in readings(e)]
     states = encoder.encode_tokens([piece.text for _n, piece in expanded])
     return [Encoded(piece, n, tokens) for (n, piece), tokens in zip(expanded, states, strict=True)]
 
