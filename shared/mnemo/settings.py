@@ -127,6 +127,13 @@ class Settings(BaseModel):
     # -- conflicts (R6)
     conflict_similarity: float = Field(0.85, ge=0, le=1)
     duplicate_similarity: float = Field(0.95, ge=0, le=1)
+    # standing answer instructions are one multi-valued slot, so a new one replaces an old one only when
+    # it is about the same thing: this close ("code first" -> "explanation first, code after"), or
+    # close and saying it changes something ("you don't need to add translations anymore")
+    instruction_replace_similarity: float = Field(0.80, ge=0, le=1)
+    instruction_change_similarity: float = Field(0.70, ge=0, le=1)
+    # "no longer does volleyball" retires "User's hobby: volleyball" (another slot) at this similarity
+    retraction_similarity: float = Field(0.5, ge=0, le=1)
 
     # -- retrieval (R5)
     weights: RankingWeights = RankingWeights()

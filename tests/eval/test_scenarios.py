@@ -212,3 +212,21 @@ def test_a_question_about_the_coming_weeks_gets_the_plans_still_ahead(api: ApiCl
     assert result["decision"] == "retrieve"
     assert "driving test" in result["context"]
     assert "dentist" not in result["context"]
+
+
+def test_a_changed_answer_instruction_replaces_the_old_one(api: ApiClient, clock) -> None:
+    api.say(USER, "c1", "When you correct my English, always explain the errors, it helps me learn.")
+    clock.advance(days=14)
+    api.say(USER, "c2", "From now on you don't need to explain every error anymore, only correct them.")
+    text = injected(api.retrieve(USER, "Can you correct this: 'She don't like the rain.'"))
+    assert "only correct" in text
+    assert "always explain the errors" not in text
+
+
+def test_a_value_that_no_longer_holds_is_not_named_in_the_block(api: ApiClient, clock) -> None:
+    api.say(USER, "c1", "I play volleyball every Thursday with my team.")
+    clock.advance(days=30)
+    api.say(USER, "c2", "I quit volleyball, my knee can't take it anymore.")
+    text = injected(api.retrieve(USER, "Any ideas for my free evenings this week?"))
+    assert "volleyball" not in text
+    assert any("volleyball" in m["content"] for m in api.memories(USER))  # still listed for the user

@@ -67,3 +67,40 @@ def test_very_similar_fact_in_another_slot_is_ambiguous() -> None:
 def test_unrelated_fact_is_independent() -> None:
     old = fact("a", "likes:tea", "User likes tea.")
     assert decide(fact("b", "pet:rex", "User has a dog."), (old, 0.2)) is Relation.INDEPENDENT
+
+
+def instruction(mid: str, content: str, days: int) -> Memory:
+    return fact(mid, f"instruction:{mid}", content, days=days).model_copy(update={"category": Category.PROCEDURAL})
+
+
+def resolve(new: Memory, old: Memory, cosine: float) -> Relation:
+    return classify(new, [Existing(old, cosine)], conflict_similarity=0.85, duplicate_similarity=0.95,
+                    instruction_similarity=(0.80, 0.70), retraction_similarity=0.5).relation
+
+
+def test_a_later_instruction_about_the_same_thing_replaces_the_earlier_one() -> None:
+    old = instruction("a", "How to answer the user: answer with code first and explanation after.", 0)
+    new = instruction("b", "How to answer the user: please give explanation first and code after.", 9)
+    assert resolve(new, old, 0.88) is Relation.CONTRADICTS
+    # close, and saying it changes something
+    old = instruction("c", "How to answer the user: add the Japanese translation in brackets.", 0)
+    new = instruction("d", "How to answer the user: you do not need to add Japanese translation anymore.", 9)
+    assert resolve(new, old, 0.75) is Relation.CONTRADICTS
+    # equally close, but nothing says it replaces anything: two instructions
+    new = instruction("e", "How to answer the user: cite the Japanese source of each quote.", 9)
+    assert resolve(new, old, 0.75) is Relation.INDEPENDENT
+
+
+def test_instructions_about_different_things_both_stand() -> None:
+    old = instruction("a", "How to answer the user: always add sources.", 0)
+    new = instruction("b", "How to answer the user: use metric units from now on.", 9)
+    assert resolve(new, old, 0.26) is Relation.INDEPENDENT
+
+
+def test_a_negated_fact_retires_the_value_it_names_in_another_slot() -> None:
+    old = fact("a", "hobby:volleyball", "User's hobby: volleyball.")
+    new = fact("b", "habit:volleyball", "User no longer does volleyball.", polarity=False, days=30)
+    assert resolve(new, old, 0.62) is Relation.CONTRADICTS
+    # a fact that does not name the value stays
+    other = fact("c", "hobby:chess", "User's hobby: chess.")
+    assert resolve(new, other, 0.62) is Relation.INDEPENDENT

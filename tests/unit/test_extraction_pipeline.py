@@ -169,3 +169,30 @@ def test_a_day_of_the_month_alone_is_the_nearest_such_day_in_the_tense_of_the_sl
     assert anchor("the 14th of february", when) == "2026-02-14"  # a month named: read as a day and month
     assert anchor("my 30th birthday", when, "future") is None
     assert anchor("we live on the 2nd floor", when) is None
+
+
+@pytest.mark.parametrize(("clause", "message", "kept"), [
+    ("three sentences max, always", "three sentences max, always", True),
+    ("use metric units", "use metric units, I'm in Europe", True),
+    ("Rust examples: no unwrap()", "Rust examples: no unwrap(). Always.", True),
+    ("payments table, 400M rows", "the payments table, 400M rows, needs a migration", False),
+    ("Es más fácil para mí", "Sorry my English no es muy bueno. Es más fácil para mí.", False),
+    ("Kindly explain row level security policies in Supabase",
+     "Kindly explain row level security policies in Supabase.", False),
+    ("write the answer in French and English side by side, just for this handout",
+     "write the answer in French and English side by side, just for this handout", False),
+])
+def test_an_answer_instruction_must_address_the_assistant_and_stand(clause: str, message: str, kept: bool) -> None:
+    refused = screen("x", clause, "instruction", sentence=clause, message=message)
+    assert (refused is None) is kept
+    # a fact in any other slot is not judged as an instruction
+    assert screen("x", clause, "likes", sentence=clause, message=message) in (None, "question", "one_off_request")
+
+
+def test_no_more_is_an_instruction_not_a_correction() -> None:
+    from mnemo.domain.extraction.commands import CORRECTION_OPENING
+
+    assert not CORRECTION_OPENING.match("no more emojis please")
+    assert not CORRECTION_OPENING.match("no exclamation points, ever")
+    for said in ("no, I live in Lyon", "no i meant grenoble", "nope, it's Berlin"):
+        assert CORRECTION_OPENING.match(said)

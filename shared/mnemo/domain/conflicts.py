@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -54,8 +55,33 @@ def outranks(new: Memory, old: Memory) -> bool:
     return SOURCE_PRECEDENCE[new.provenance.source] >= SOURCE_PRECEDENCE[old.provenance.source]
 
 
+# a standing instruction that says it changes an earlier one ("you don't need to ... anymore", "again")
+_CHANGES = re.compile(r"\b(?:now|anymore|any more|no longer|instead|again|don'?t need|do not need|no need|stop|"
+                      r"change|changed|actually|no more)\b", re.IGNORECASE)
+_INSTRUCTION = "instruction"
+
+
+def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_at: float) -> bool:
+    """Answer instructions are many ("add sources", "metric units"), but two about the same thing are one
+    rule, and the later one stands: "answer with code first" is gone once "explanation first, then code"
+    is said; "add the Japanese translation" once "you don't need the translation anymore" is."""
+    if new.subject.partition(":")[0] != _INSTRUCTION or old.memory.subject.partition(":")[0] != _INSTRUCTION:
+        return False
+    return old.cosine >= replace_at or (old.cosine >= change_at and bool(_CHANGES.search(new.content)))
+
+
+def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
+    """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
+    ("User's hobby: volleyball"): every word of its key is in the old fact, and the two are close."""
+    key = new.subject.partition(":")[2]
+    words = [w for w in key.split("_") if w]
+    return (not new.polarity and old.memory.polarity and bool(words) and old.cosine >= at_least
+            and set(words) <= set(terms(old.memory.content)))
+
+
 def classify(
     new: Memory, existing: list[Existing], *, conflict_similarity: float, duplicate_similarity: float,
+    instruction_similarity: tuple[float, float] | None = None, retraction_similarity: float | None = None,
 ) -> Resolution:
     """Decide how ``new`` relates to the most relevant existing fact.
 
@@ -73,6 +99,14 @@ def classify(
         if slot_identity(e.memory.subject) == slot_identity(new.subject):
             # one active fact per slot: a different value or polarity is a contradiction
             return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
+    if instruction_similarity is not None:
+        for e in sorted(candidates, key=lambda e: -e.cosine):
+            if replaces_instruction(new, e, *instruction_similarity):
+                return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
+    if retraction_similarity is not None:
+        for e in sorted(candidates, key=lambda e: -e.cosine):
+            if retires_value(new, e, retraction_similarity):
+                return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if e.cosine > conflict_similarity:
             # embeddings barely see "morning" vs "afternoon": across slots, only the same words are the same fact

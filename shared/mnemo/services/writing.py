@@ -12,7 +12,7 @@ import numpy as np
 from mnemo.clock import to_utc
 from mnemo.domain.conflicts import Existing, Relation, Resolution, classify, outranks, same_partition
 from mnemo.domain.extraction import Candidate
-from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG
+from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG, retracts
 from mnemo.domain.keys import fact_keys, speaker_of
 from mnemo.domain.models import (
     RETRIEVABLE,
@@ -197,7 +197,10 @@ class MemoryWriter:
             nearby.setdefault(m.memory_id, Existing(m, cosine))
         resolution = classify(new, list(nearby.values()),
                               conflict_similarity=self.p.settings.conflict_similarity,
-                              duplicate_similarity=self.p.settings.duplicate_similarity)
+                              duplicate_similarity=self.p.settings.duplicate_similarity,
+                              instruction_similarity=(self.p.settings.instruction_replace_similarity,
+                                                      self.p.settings.instruction_change_similarity),
+                              retraction_similarity=self.p.settings.retraction_similarity)
         resolution = self._second_opinion(new, resolution)
         other = resolution.other
         if resolution.relation is Relation.SAME and other is not None:
@@ -219,6 +222,10 @@ class MemoryWriter:
                                             "updated_at": self.p.clock.now()})
             self.p.memories.save([new, linked])
             return WriteResult(new, "created")
+        if retracts(new.subject, new.polarity):
+            # "no longer vegan" with nothing to retire: listed and kept, never injected all the same (a
+            # block says what holds now; naming a value only to say it no longer holds misleads)
+            new.tags = [*new.tags, RETRACTION_TAG]
         self.p.memories.save([new])
         return WriteResult(new, "created")
 
@@ -279,7 +286,7 @@ class MemoryWriter:
         now = self.p.clock.now()
         new.version = old.version + 1
         new.supersedes = old.memory_id
-        if old.polarity and not new.polarity:
+        if old.polarity and retracts(new.subject, new.polarity):
             # "not doing keto anymore": the statement retires the old value; it is kept and listed,
             # but a block never needs to name a value only to say it no longer holds
             new.tags = [*new.tags, RETRACTION_TAG]

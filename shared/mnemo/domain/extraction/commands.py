@@ -44,6 +44,8 @@ def answered_statement(asked: str, answer: str) -> str | None:
 
 # "No, that's not right, ...", "actually", "wait no": what follows corrects what was said or assumed
 CORRECTION_OPENING = re.compile(
-    r"^\W*(?:(?:no+|nope|nah|wait|sorry|oops|actually|correction|that's not right|that is not right|that's wrong|"
+    # a bare "no" opens a correction only before a pause or a restatement: "no more emojis" is an instruction
+    r"^\W*(?:(?:no+(?=\s*(?:[,.!:;-]|$|i\b|i'm\b|im\b|it'?s\b|that\b|wait\b|sorry\b|actually\b|my\b|we\b))|"
+    r"nope|nah|wait|sorry|oops|actually|correction|that's not right|that is not right|that's wrong|"
     r"that's not correct|that's not true|not quite|wrong|i meant|i mean|to be clear|to clarify|scratch that|"
     r"my bad|let me correct that|i misspoke)\b[\s,:;!.-]*)+", re.IGNORECASE)

@@ -12,7 +12,7 @@ from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBE
 from mnemo.domain.extraction.dates import anchor
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
-from mnemo.domain.extraction.segment import chunks, clause_around
+from mnemo.domain.extraction.segment import chunks, clause_around, sentence_around
 from mnemo.domain.extraction.slots import (
     ACTIVITY_VERBS,
     NO_VALUE,
@@ -60,6 +60,7 @@ class _Found:
     span: Span
     value: str
     clause: str
+    sentence: str
     message: Message
     explicit: bool
 
@@ -144,7 +145,8 @@ class LearnedExtractor:
                                        self._verify_at_least)
             for span in joined_fragments(piece, _without_overlaps(spans)):
                 value = piece[span.start:span.end]
-                found.append(_Found(index, span, value, clause_around(piece, span.start, span.end), message, explicit))
+                found.append(_Found(index, span, value, clause_around(piece, span.start, span.end),
+                                    sentence_around(piece, span.start, span.end), message, explicit))
         return found
 
     def _candidate(self, f: _Found) -> Candidate | None:
@@ -153,9 +155,11 @@ class LearnedExtractor:
             return None  # a stray function word ("from", "it") or a topic word ("project") is no value
         if slot.name in TIME_ONLY_SLOTS and only_when(f.value):
             return None  # "User plans: next" lost what is planned
+        if slot.name == "instruction" and _instruction(f.clause) is None:
+            return None  # a word out of a long clause ("allotment") is no instruction
         confidence = 1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3)
         candidate = slot_candidate(slot, f.value, f.clause, f.span.negated, f.message, confidence, f.explicit)
-        reason = screen(f.value, f.clause, slot.name, f.explicit)
+        reason = screen(f.value, f.clause, slot.name, f.explicit, f.sentence, f.message.content)
         if reason:
             candidate.should_store = False
             candidate.rejection_reason = reason
@@ -172,7 +176,9 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
     correction = bool(_CHANGE.search(clause))
     return Candidate(
         category=slot.category, subject=subject_for(slot, _key_source(slot, value, clause)),
-        content=_content(slot, value, clause, negated, message.created_at), confidence=confidence,
+        # an instruction in the user's own words carries its own "not" ("could you not use bullet lists")
+        content=_content(slot, value, clause, negated and instruction is None, message.created_at),
+        confidence=confidence,
         evidence=clause, message_id=message.message_id, occurred_at=message.created_at,
         polarity=not negated, importance=slot.importance,
         source=SourceKind.USER_EXPLICIT if explicit or correction else SourceKind.EXTRACTED,

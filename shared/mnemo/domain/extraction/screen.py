@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from mnemo.domain.extraction.segment import is_question
+from mnemo.domain.extraction.slots import ANSWER_SLOTS
 from mnemo.domain.screening import rejection_reason
 from mnemo.domain.sensitive import MARKER
 
@@ -34,6 +35,7 @@ _LABELS_A_SECRET = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}(?:is|are|was|=|:|-)?\s*"
 _ABOUT_THE_USER_ANYWAY = frozenset({"family", "relationship_status", "pet"})
 
 
+
 def _names_a_secret(value: str, clause: str) -> bool:
     """The value is what a redacted secret is ("my AWS key is [REDACTED...]", "pin: [REDACTED...]"): the
     label of a secret says nothing durable about the user and points at what was taken out."""
@@ -41,10 +43,15 @@ def _names_a_secret(value: str, clause: str) -> bool:
     return at >= 0 and bool(_LABELS_A_SECRET.match(clause[at + len(value):]))
 
 
-def screen(value: str, clause: str, slot: str, explicit: bool = False) -> str | None:
-    """Why the value must not become a fact, or None."""
+def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
+           message: str = "") -> str | None:
+    """Why the value must not become a fact, or None. ``sentence`` and ``message`` hold the clause (an
+    instruction's "always" may sit in the next clause: "Rust examples: no unwrap(). Always.")."""
     if MARKER in value or _names_a_secret(value, clause):
         return "sensitive_data"
+    if (slot in ANSWER_SLOTS and not explicit
+            and not standing_instruction(clause, sentence or clause, message or sentence or clause)):
+        return "one_off_request"
     if not explicit and is_question(clause):
         return "question"
     if not explicit and _WISH.search(clause):
@@ -56,3 +63,56 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False) -> str | 
     if reason == "uncertain" and explicit:
         return None
     return reason
+
+
+
+# who an answer instruction is for: the assistant ("you", "your replies") or its answers
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|yours|yourself|u|ur|ya|y'all|answers?|answering|repl(?:y|ies|ying)|respon(?:d|ds|se|ses|ding)|"
+    r"explain\w*|explanations?|messages?|talk(?:ing)? to me|speak(?:ing)? to me|write to me|with me|for me|"
+    r"to me|call me|address me|please|pls|plz|por favor|bitte|s'il (?:te|vous) pla[iî]t|per favore|let's|let us|"
+    r"i(?:'d| would)? prefer|i'd rather|i don't need|helps? (?:me )?a lot|how i (?:read|learn)|stop \w+ing|"
+    r"scrap|drop the|i'm not negotiating)\b",
+    re.IGNORECASE)
+# a standing instruction says it stands: "from now on", "always", "every time", in the languages users switch to
+_STANDING = re.compile(
+    r"\b(?:from now on|from now|from here on|from today on|going forward|moving forward|in (?:the )?future|always|"
+    r"allways|never|every ?time|each time|whenever|by default|anymore|any more|no more|again|permanently|"
+    r"for (?:every|all|any)|in (?:every|all|any)thing|in general|new rule|siempre|immer|toujours|sempre|ab jetzt|"
+    r"desde ahora|d[ée]sormais|max|maximum|only|ever|everything|every|each|all (?:your|my|the)|any|house style|"
+    r"all (?:\w+ )?(?:examples|answers|replies|responses|code|messages|chats|emails|recipes))\b", re.IGNORECASE)
+# a clause that opens with a verb about how to answer ("use metric", "keep it short", "no emojis")
+_STYLE_IMPERATIVE = re.compile(
+    r"^\W*(?:(?:please|pls|plz|kindly|abeg|just|and|also|oh|ok|okay|so|but|hey|actually|now|update|from now on|"
+    r"going forward|in future|in the future|always|never)\b[\s,:]*)*"
+    r"(?:use|keep|be|answer|reply|respond|write|talk|speak|call|address|put|add|include|format|start|end|begin|"
+    r"stop|avoid|skip|cite|show|give|list|explain|correct|mention|remind|ask|assume|default|stick|switch|drop|"
+    r"tell|label|spell|round|convert|number|bold|limit|cap|no|not|don'?t|do not|never|less|more|only|go|"
+    r"treat|quote|prefer|feel free|make)\b", re.IGNORECASE)
+_OPENERS = (r"^\W*(?:(?:please|pls|plz|kindly|abeg|just|and|also|oh|ok|okay|so|but|hey|actually|now|update|"
+            r"can you|could you|would you)\b[\s,:]*)*")
+# a task, not a way of answering: "explain row level security", "summarize the guidelines", "write my cover letter"
+_TASK = re.compile(_OPENERS + r"(?:explain|summari[sz]e|draft|translate|fix|help|find|plan|create|make|"
+                   r"tell me|show me|give me (?:a|an|some|the)|describe|compare|check|proofread|rewrite|generate)\b",
+                   re.IGNORECASE)
+_ONE_THOUGHT_WORDS = 12
+# a request about one piece of work: "just for this handout", "make the next answer a table", "my essay"
+_THIS_ONCE = re.compile(
+    r"\b(?:this (?:time|one|once|handout|email|essay|text|post|letter|answer|reply|message)|just for this|"
+    r"the next (?:answer|reply|one)|the same thing|(?<!from )today(?! on)|tonight|for now|below|above|"
+    r"my (?:essay|email|post|letter|cv|resume)|then go back)\b", re.IGNORECASE)
+
+
+def standing_instruction(clause: str, sentence: str, message: str) -> bool:
+    """An answer instruction is addressed to the assistant or its answers ("use metric", "your replies,
+    please") or says it stands ("three sentences max, always"), and is not about one piece of work ("just
+    for this handout", "explain row level security"). A clause that does neither ("payments table, 400M
+    rows", a remark in another language) is no instruction, whatever the tagger read into it."""
+    if _THIS_ONCE.search(sentence):
+        return False
+    # a short message is one thought ("Rust examples: no unwrap(). Always."); a long one, sentence by sentence
+    standing = bool(_STANDING.search(message if len(message.split()) <= _ONE_THOUGHT_WORDS else sentence))
+    if not standing and (_TASK.match(clause) or _TASK.match(sentence)):
+        return False
+    return bool(standing or _ADDRESSED.search(sentence) or _STYLE_IMPERATIVE.match(clause)
+                or _STYLE_IMPERATIVE.match(sentence))

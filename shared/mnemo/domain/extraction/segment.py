@@ -62,6 +62,15 @@ def clause_around(text: str, start: int, end: int) -> str:
     return clause
 
 
+def sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence that holds text[start:end]."""
+    left = 0
+    for m in _SENTENCE_END.finditer(text, 0, start):
+        left = m.end()
+    right_match = _SENTENCE_END.search(text, end)
+    return text[left:right_match.start() if right_match else len(text)].strip()
+
+
 def is_question(clause: str) -> bool:
     """A clause that asks rather than states ("is pesto ok if you're allergic to nuts?")."""
     return clause.rstrip().endswith("?") and bool(_QUESTION_START.match(clause))

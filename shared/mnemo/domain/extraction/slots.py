@@ -108,6 +108,17 @@ SLOTS: dict[str, Slot] = {s.name: s for s in (
 
 # a negated fact that retired a value: listed and kept, never injected (it would only name the old value)
 RETRACTION_TAG = "retraction"
+# the slots of standing instructions about answers; their value is the user's own clause, which carries its
+# own negation ("could you not use bullet lists"), so a negated one is an instruction, not a retraction
+ANSWER_SLOTS = frozenset({"answer_format", "answer_language", "answer_length", "answer_tone", "instruction",
+                          "answer_style"})
+
+
+def retracts(subject: str, polarity: bool) -> bool:
+    """A negated fact only says a value no longer holds ("no longer vegan"): kept and listed, never injected."""
+    return not polarity and subject.partition(":")[0] not in ANSWER_SLOTS
+
+
 # slots that describe the current project: a new project retires them
 PROJECT_SLOTS = ("project_stack", "project_deadline", "project_detail")
 # a like and a dislike of one thing are one fact with two polarities
