@@ -153,6 +153,12 @@ class Settings(BaseModel):
     date_boost: float = Field(0.2, ge=0, le=1)
     date_slack_days: int = Field(1, ge=0, le=31)
     min_relevance: float = Field(0.3, ge=0, le=1)
+    # a personal request seldom shares words with the fact it needs ("my lil furball" -> "pet: Mochi"): up to
+    # this many memories under min_relevance still go in when they are the best there is, at least
+    # near_miss_floor relevant and at least near_miss_ratio of the best memory's relevance; 0 switches it off
+    near_miss_limit: int = Field(2, ge=0, le=20)
+    near_miss_floor: float = Field(0.08, ge=0, le=1)
+    near_miss_ratio: float = Field(0.5, ge=0, le=1)
     # a query the gate skips (general knowledge, about the assistant) still gets the user's standing
     # answer instructions (format, language, length, tone) and nothing else (issue 10, item 5)
     instructions_on_skip: bool = True

@@ -230,3 +230,15 @@ def test_a_value_that_no_longer_holds_is_not_named_in_the_block(api: ApiClient, 
     text = injected(api.retrieve(USER, "Any ideas for my free evenings this week?"))
     assert "volleyball" not in text
     assert any("volleyball" in m["content"] for m in api.memories(USER))  # still listed for the user
+
+
+def test_a_personal_request_gets_the_fact_it_needs_without_sharing_its_words(api: ApiClient) -> None:
+    # "my buddy" shares no word with "a dog named Tank": the best this user has still goes in
+    api.say(USER, "c1", "I have a dog named Tank, he's a pit mix.", "I work nights at the FedEx hub.",
+            "I love smoking ribs on my days off.", "My sister Jess lives in Nashville.",
+            "I'm learning Spanish on Duolingo.", "I'm allergic to penicillin.")
+    result = api.retrieve(USER, "is it ok to leave my buddy home alone 12 hrs while im at work")
+    assert "Tank" in injected(result)
+    # only the best near misses, not everything the user has
+    assert sum(m["relevance"] < 0.3 for m in result["memories"]) <= 2
+    assert "Spanish" not in injected(result)

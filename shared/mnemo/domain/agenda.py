@@ -49,3 +49,9 @@ def upcoming(memories: list[Memory], now: datetime, limit: int) -> list[Memory]:
              if m.polarity and m.subject.partition(":")[0] == PLAN_SLOT and (day := target_day(m)) is not None
              and day >= today]
     return [m for _day, m in sorted(ahead, key=lambda pair: pair[0])][:limit]
+
+
+def is_past_plan(memory: Memory, now: datetime) -> bool:
+    """A plan whose day is behind us ("dentist tomorrow", said last week)."""
+    day = target_day(memory) if memory.subject.partition(":")[0] == PLAN_SLOT else None
+    return day is not None and day < now.date()

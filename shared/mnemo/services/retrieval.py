@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from mnemo.crypto import tenant_hash
-from mnemo.domain.agenda import is_agenda, upcoming
+from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
 from mnemo.domain.gate import GateDecision, decide, is_open_ended
@@ -54,6 +54,11 @@ class RetrieveResult:
 
 
 TRACE_TIMING_GRAIN_MS = 50
+
+
+def _near_miss(s: Scored, best: float, floor: float, ratio: float) -> bool:
+    """Under the relevance cut-off, but among the best this user has for the request."""
+    return s.relevance >= floor and s.relevance >= ratio * best and s.cosine > 0
 
 
 class QueryEmbeddings:
@@ -199,13 +204,19 @@ class Retriever:
 
         rejected: dict[str, str] = {}
         kept: list[Scored] = []
+        near_misses = settings.near_miss_limit
+        best = max((s.relevance for s in ranked if RETRACTION_TAG not in s.memory.tags), default=0.0)
         for s in ranked:
             if RETRACTION_TAG in s.memory.tags:
                 rejected[s.memory.memory_id] = "retraction"
-            elif s.relevance < settings.min_relevance or s.cosine < settings.min_cosine:
-                rejected[s.memory.memory_id] = "below_min_relevance"
-            else:
+            elif s.relevance >= settings.min_relevance and s.cosine >= settings.min_cosine:
                 kept.append(s)
+            elif (near_misses > 0 and _near_miss(s, best, settings.near_miss_floor, settings.near_miss_ratio)
+                  and not is_past_plan(s.memory, now)):
+                near_misses -= 1
+                kept.append(s)
+            else:
+                rejected[s.memory.memory_id] = "below_min_relevance"
         kept, conflicts, lost = self._resolve_conflicts(kept)
         rejected.update(dict.fromkeys(lost, "conflict_lost"))
         for s in kept[top_k:]:
