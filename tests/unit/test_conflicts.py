@@ -104,3 +104,11 @@ def test_a_negated_fact_retires_the_value_it_names_in_another_slot() -> None:
     # a fact that does not name the value stays
     other = fact("c", "hobby:chess", "User's hobby: chess.")
     assert resolve(new, other, 0.62) is Relation.INDEPENDENT
+
+
+def test_instructions_filed_under_different_answer_slots_still_replace_each_other() -> None:
+    old = fact("a", "answer_tone", "How to answer the user: add the Japanese translation in brackets.")
+    new = instruction("b", "How to answer the user: you do not need to add Japanese translation anymore.", 9)
+    assert resolve(new, old, 0.79) is Relation.CONTRADICTS
+    # a fact outside the answer slots is never an instruction's to replace
+    assert resolve(new, fact("c", "learning:japanes", "User is learning Japanese."), 0.79) is Relation.INDEPENDENT

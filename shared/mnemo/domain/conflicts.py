@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mnemo.domain.extraction.slots import slot_identity
+from mnemo.domain.extraction.slots import ANSWER_SLOTS, slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope
 from mnemo.domain.text import normalise_content, terms
 
@@ -58,14 +58,15 @@ def outranks(new: Memory, old: Memory) -> bool:
 # a standing instruction that says it changes an earlier one ("you don't need to ... anymore", "again")
 _CHANGES = re.compile(r"\b(?:now|anymore|any more|no longer|instead|again|don'?t need|do not need|no need|stop|"
                       r"change|changed|actually|no more)\b", re.IGNORECASE)
-_INSTRUCTION = "instruction"
 
 
 def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_at: float) -> bool:
     """Answer instructions are many ("add sources", "metric units"), but two about the same thing are one
-    rule, and the later one stands: "answer with code first" is gone once "explanation first, then code"
-    is said; "add the Japanese translation" once "you don't need the translation anymore" is."""
-    if new.subject.partition(":")[0] != _INSTRUCTION or old.memory.subject.partition(":")[0] != _INSTRUCTION:
+    rule whichever answer slot each was filed under, and the later one stands: "answer with code first"
+    is gone once "explanation first, then code" is said; "add the Japanese translation" once "you don't
+    need the translation anymore" is."""
+    slots = (new.subject.partition(":")[0], old.memory.subject.partition(":")[0])
+    if not all(slot in ANSWER_SLOTS for slot in slots):
         return False
     return old.cosine >= replace_at or (old.cosine >= change_at and bool(_CHANGES.search(new.content)))
 

@@ -26,7 +26,9 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
 # "my coworker is allergic to X", "our neighbour just moved to Y", "my brother's a vegan"
 _OTHER_PERSON = re.compile(
     rf"^\W*(?:and |but |also |so |oh |btw |lol )*(?:my|our|his|her|their|a|the)\s+(?:\w+\s+)?{_PEOPLE}"
-    rf"(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
+    rf"(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?"
+    # "my wife Ananya and daughter Diya are going to Mysuru": several of them, still not the user
+    rf"(?:(?:and|&)\s+(?:my\s+|our\s+)?(?:\w+\s+)?{_PEOPLE}(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?)*(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
     rf"lives?|works?|moved|eats?|can't|cannot|doesn't|does|don't|got|gets|wants?|says|said|started|"
     rf"'s|'re|keeps?|never|always)\b", re.IGNORECASE)
 # the value, at most two more words ("AWS" "key"), then "is", ":" or "=" and the marker
