@@ -208,18 +208,3 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
 def test_several_other_people_are_still_not_the_user(clause: str, theirs: bool) -> None:
     assert (screen("Mysuru", clause, "plan") == "about_someone_else") is theirs
 
-
-def test_one_statement_filed_under_two_slots_is_kept_once() -> None:
-    from mnemo.domain.extraction.candidates import Candidate
-    from mnemo.domain.extraction.pipeline import one_slot_per_statement
-
-    said = "How to answer the user: add the Japanese translation in brackets."
-
-    def candidate(subject: str, content: str, confidence: float) -> Candidate:
-        return Candidate(category=Category.PROCEDURAL, subject=subject, content=content, confidence=confidence,
-                         evidence=content, message_id="m1", occurred_at=datetime(2026, 3, 2, tzinfo=UTC))
-
-    first = candidate("instruction:add_japanes", said, 0.7)
-    second = candidate("answer_tone", said, 0.9)
-    other = candidate("answer_language", "How to answer the user: in Japanese.", 0.6)
-    assert one_slot_per_statement([first, second, other]) == [second, other]

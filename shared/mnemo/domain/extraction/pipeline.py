@@ -111,7 +111,7 @@ class LearnedExtractor:
         for index, (message, text, explicit) in enumerate(texts):
             mine = [f for f in found if f.index == index]
             candidates = [c for c in (self._candidate(f) for f in mine) if c is not None]
-            candidates = one_slot_per_statement(last_value_wins(candidates))
+            candidates = last_value_wins(candidates)
             if index in corrected:
                 # the user corrects what the assistant assumed: their word, with the weight of a correction
                 for c in candidates:
@@ -281,18 +281,6 @@ def last_value_wins(candidates: list[Candidate]) -> list[Candidate]:
             keep[c.subject] = i
     return [c for i, c in enumerate(candidates)
             if not (c.should_store and c.polarity and c.subject in keep and keep[c.subject] != i)]
-
-
-def one_slot_per_statement(candidates: list[Candidate]) -> list[Candidate]:
-    """One statement, one fact: an instruction the tagger filed under two slots ("instruction" and
-    "answer_tone", the same clause word for word) is kept once, under the more confident one."""
-    best: dict[str, Candidate] = {}
-    for c in candidates:
-        if c.should_store:
-            kept = best.get(c.content)
-            if kept is None or c.confidence > kept.confidence:
-                best[c.content] = c
-    return [c for c in candidates if not c.should_store or best.get(c.content) is c]
 
 
 def _note(text: str, message: Message) -> Candidate:
