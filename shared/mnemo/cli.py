@@ -73,7 +73,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         overrides["embedding_threads"] = max(1, default_workers() // workers)
     settings = Settings.from_env(os.environ, **overrides)
     configure_logging(settings.log_level)
-    return serve(settings, ServeOptions(args.host, args.port, workers), lambda line: print(line, flush=True))
+    threads = args.threads or settings.serve_threads
+    return serve(settings, ServeOptions(args.host, args.port, workers, threads), lambda line: print(line, flush=True))
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -245,7 +246,9 @@ def parser() -> argparse.ArgumentParser:
                                                                "(default: %(default)s)")
     serve.add_argument("--data-dir", default=None, help=DATA_DIR_HELP)
     serve.add_argument("--workers", type=int, default=None,
-                       help="worker processes, each serving one request at a time (default: the number of cores)")
+                       help="worker processes (default: the number of cores)")
+    serve.add_argument("--threads", type=int, default=None,
+                       help="requests each worker serves at once, one thread each (default: MNEMO_SERVE_THREADS, 1)")
     serve.set_defaults(func=cmd_serve)
     demo = sub.add_parser("demo", help="a scripted walk through two sessions",
                           description="A scripted walk through two sessions, in a temporary data directory.")

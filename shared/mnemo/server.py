@@ -15,9 +15,11 @@ import ipaddress
 import json
 import logging
 import os
+import queue
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -156,15 +158,37 @@ class RouteLabels:
         return "unmatched"
 
 
+class ResolverPool:
+    """Resolvers of one service, each used by one request at a time: Powertools keeps the current
+    event on the resolver, so threads serving requests at once each take one of their own. As many
+    as the worker has request threads, so a request never waits here."""
+
+    def __init__(self, resolvers: Sequence[APIGatewayHttpResolver]) -> None:
+        self._free: queue.SimpleQueue[APIGatewayHttpResolver] = queue.SimpleQueue()
+        for resolver in resolvers:
+            self._free.put(resolver)
+
+    def resolve(self, event: dict[str, Any]) -> dict[str, Any]:
+        resolver = self._free.get()
+        try:
+            return resolver.resolve(event, None)  # type: ignore[arg-type]
+        finally:
+            self._free.put(resolver)
+
+
 class WsgiApp:
-    """One worker's application: one resolver, used by one request at a time (Powertools keeps the
-    current event on the resolver), which is what gunicorn's sync workers give it."""
+    """One worker's application: its resolvers (one per request thread, see ResolverPool) behind the
+    edge's own steps."""
 
     def __init__(self, app: APIGatewayHttpResolver, auth: Authenticator, *, max_body_bytes: int,
                  quotas: TenantQuotas | None = None, ready: Callable[[], str | None] | None = None,
                  metrics_db: Path | None = None, metrics_key: str = "", access_log: bool = True,
-                 mcp: Callable[[], McpHandler] | None = None) -> None:
+                 mcp: Callable[[], McpHandler] | None = None, server_timing: bool = False,
+                 resolvers: ResolverPool | None = None) -> None:
         self.app = app
+        self.resolvers = resolvers or ResolverPool([app])
+        # when each request in progress started, by thread: the request timeout's watchdog reads it
+        self.in_flight: dict[int, float] = {}
         self._mcp_factory = mcp  # built on the first `/mcp` request: the SDK stays unloaded until then
         self._mcp: McpHandler | None = None
         self.auth = auth
@@ -174,6 +198,7 @@ class WsgiApp:
         self.metrics_db = metrics_db
         self.metrics_key = metrics_key
         self.access_log = access_log
+        self.server_timing = server_timing
         self.labels = RouteLabels(app)
         self._observe: Callable[[str, str, int, float], None] | None = None
         self._throttled: Callable[[str, str], None] | None = None
@@ -188,8 +213,21 @@ class WsgiApp:
 
             self._observe, self._throttled = observe, throttled
 
+    def oldest_request_seconds(self) -> float:
+        """How long the longest request in progress has run (0 when none)."""
+        starts = list(self.in_flight.values())
+        return time.perf_counter() - min(starts) if starts else 0.0
+
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
+        thread = threading.get_ident()
+        self.in_flight[thread] = started
+        try:
+            return self._answer(environ, start_response, started)
+        finally:
+            self.in_flight.pop(thread, None)
+
+    def _answer(self, environ: dict[str, Any], start_response: StartResponse, started: float) -> Iterable[bytes]:
         method = str(environ.get("REQUEST_METHOD", "GET")).upper()
         raw_uri = str(environ.get("RAW_URI") or environ.get("PATH_INFO") or "/")
         path = routing_path(urlsplit(raw_uri).path)
@@ -201,8 +239,10 @@ class WsgiApp:
             reply, route = error_reply(500, "internal", "internal error"), "unmatched"
         headers = [(k, v) for k, v in reply.headers.items() if k.lower() not in {"content-length", "connection"}]
         headers.append(("Content-Length", str(len(reply.body))))
-        start_response(f"{reply.status} {HTTPStatus(reply.status).phrase}", headers)
         elapsed = time.perf_counter() - started
+        if self.server_timing:
+            headers.append(("Server-Timing", f"app;dur={elapsed * 1000:.2f}"))
+        start_response(f"{reply.status} {HTTPStatus(reply.status).phrase}", headers)
         if self._observe is not None:
             self._observe(method, route, reply.status, elapsed)
         if self.access_log:
@@ -292,7 +332,7 @@ class WsgiApp:
     def _resolve(self, environ: dict[str, Any], method: str, raw_uri: str, body: bytes, tenant: str) -> Reply:
         headers = self._headers(environ)
         event = build_event(method, raw_uri, headers, body, tenant, str(environ.get("REMOTE_ADDR", "")))
-        result = self.app.resolve(event, None)  # type: ignore[arg-type]
+        result = self.resolvers.resolve(event)
         payload = result.get("body") or ""
         raw = base64.b64decode(payload) if result.get("isBase64Encoded") else str(payload).encode()
         return Reply(int(result.get("statusCode", 500)), raw, dict(result.get("headers") or {}))

@@ -42,7 +42,7 @@ from mnemo.adapters.local.file_locks import lock_data_dir
 from mnemo.errors import ConfigurationError
 from mnemo.jobs_process import JobsSupervisor
 from mnemo.quotas import TenantQuotas
-from mnemo.server import Authenticator, McpHandler, WsgiApp, is_loopback
+from mnemo.server import Authenticator, McpHandler, ResolverPool, WsgiApp, is_loopback
 from mnemo.settings import Settings
 
 log = logging.getLogger("mnemo.serving")
@@ -54,6 +54,7 @@ class ServeOptions:
     host: str
     port: int
     workers: int
+    threads: int = 1  # request threads per worker: 1 = gunicorn's sync workers, more = its gthread workers
 
 
 def default_workers() -> int:
@@ -93,12 +94,14 @@ class WakeSignal:
 class WorkerRuntime:
     """What one request worker process holds: its service and its WSGI app."""
 
-    def __init__(self, settings: Settings, run_dir: Path, auth: Authenticator, quotas: TenantQuotas) -> None:
+    def __init__(self, settings: Settings, run_dir: Path, auth: Authenticator, quotas: TenantQuotas,
+                 threads: int = 1) -> None:
         from mnemo import metrics
         from mnemo.api.app import create_app
         from mnemo.bootstrap import build_local
 
         self.settings = settings
+        self.threads = threads
         self.run_dir = run_dir
         self.service = build_local(settings)
         self._stopping = threading.Event()
@@ -107,10 +110,15 @@ class WorkerRuntime:
         self.wake = WakeSignal(queue.wakeup, run_dir / "wake.sock")  # type: ignore[attr-defined]
         queue.wakeup = self.wake  # type: ignore[attr-defined]
         logging.getLogger("mnemo").addHandler(metrics.FallbackCounter())
-        self.app = WsgiApp(create_app(self.service), auth, max_body_bytes=settings.max_body_bytes, quotas=quotas,
+        resolvers = [create_app(self.service) for _ in range(threads)]
+        self.resolvers = ResolverPool(resolvers)
+        self.app = WsgiApp(resolvers[0], auth, max_body_bytes=settings.max_body_bytes, quotas=quotas,
                            ready=self.readiness, metrics_db=settings.data_dir.expanduser() / "mnemo.db",
-                           metrics_key=settings.metrics_key, access_log=settings.access_log, mcp=self._mcp)
-        self._warm_up()
+                           metrics_key=settings.metrics_key, access_log=settings.access_log, mcp=self._mcp,
+                           server_timing=settings.server_timing, resolvers=self.resolvers)
+        self._warm_up(resolvers)
+        if threads > 1:
+            threading.Thread(target=self._watchdog, name="mnemo-request-timeout", daemon=True).start()
         # what start-up built (the model, the resolver's routes and schemas, the imports) lives as long as
         # the worker: out of the collector's sight, a full collection no longer walks it between two
         # requests (a pause of ~90 ms measured, which every request queued on this worker waited for)
@@ -126,19 +134,38 @@ class WorkerRuntime:
         quota (the `/mcp` request itself was counted) and its access log (one line per `/mcp` request)."""
         from mnemo.mcp_server.http import McpEndpoint
 
-        api = WsgiApp(self.app.app, self.app.auth, max_body_bytes=self.settings.max_body_bytes, access_log=False)
+        api = WsgiApp(self.app.app, self.app.auth, max_body_bytes=self.settings.max_body_bytes, access_log=False,
+                      resolvers=self.resolvers)
         # a little under gunicorn's timeout (the request timeout), which would kill the worker instead
         return McpEndpoint(api, self.settings.max_body_bytes, self.settings.request_timeout_seconds * 0.9).handle
 
-    def _warm_up(self) -> None:
-        """Pay the first inference and the resolver's first-call set-up here, before this worker
+    def _warm_up(self, resolvers: list[Any]) -> None:
+        """Pay the first inference and each resolver's first-call set-up here, before this worker
         accepts a connection, not in a client's first request."""
         from mnemo.server import build_event
 
         embedder = self.service.ports.embedder
         embedder.embed_queries(["warm up the query model"])
         embedder.embed(["Warm up the model for memories. It embeds sentence by sentence."])
-        self.app.app.resolve(build_event("GET", "/health", {}, b"", "", "127.0.0.1"), None)  # type: ignore[arg-type]
+        for resolver in resolvers:
+            resolver.resolve(build_event("GET", "/health", {}, b"", "", "127.0.0.1"), None)
+
+    def _watchdog(self) -> None:
+        """The request timeout of a threaded worker. A sync worker that stops reporting to the arbiter
+        (one request running past the timeout) is killed by it; a threaded worker's main loop keeps
+        reporting whatever its request threads do, and a Python thread cannot be stopped from outside.
+        So a request past the timeout ends this worker as the arbiter would a sync one: the arbiter
+        starts another, the cut-off transactions roll back (as after kill -9), and the requests in
+        flight on this worker with it lose their connection (clients retry them)."""
+        limit = self.settings.request_timeout_seconds
+        while not self._stopping.wait(min(0.25, limit / 4)):
+            if self.app.oldest_request_seconds() > limit:
+                log.error("a request ran past the request timeout: replacing this worker",
+                          extra={"timeout_s": limit, "worker": os.getpid()})
+                closing = threading.Thread(target=self.service.close, daemon=True)  # flush traces and audit
+                closing.start()
+                closing.join(timeout=2.0)
+                os._exit(1)
 
     def readiness(self) -> str | None:
         """None when this worker can serve: its database answers and it is not shutting down."""
@@ -241,7 +268,13 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
         config = {
             "bind": [f"{self.options.host}:{self.options.port}"],
             "workers": self.options.workers,
-            "worker_class": "sync",
+            # sync: one request at a time per process; gthread: `threads` at once, each with its resolver.
+            # A gthread worker takes a connection only while a thread is free (worker_connections), and
+            # closes each after its answer as a sync worker does (no keep-alive connection holds a thread)
+            "worker_class": "sync" if self.options.threads == 1 else "gthread",
+            "threads": self.options.threads,
+            "worker_connections": self.options.threads,
+            "keepalive": 0 if self.options.threads > 1 else 2,
             "timeout": max(1, math.ceil(self.settings.request_timeout_seconds)),
             "graceful_timeout": max(1, math.ceil(self.settings.shutdown_grace_seconds)),
             "backlog": 2048,
@@ -262,7 +295,7 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             self.cfg.set(name, value)
 
     def load(self) -> WsgiApp:
-        self.runtime = WorkerRuntime(self.settings, self.run_dir, self.auth, self.quotas)
+        self.runtime = WorkerRuntime(self.settings, self.run_dir, self.auth, self.quotas, self.options.threads)
         return self.runtime.app
 
 
@@ -283,6 +316,8 @@ def serve(settings: Settings, options: ServeOptions, announce: Callable[[str], N
         raise ConfigurationError("without MNEMO_API_KEYS the server only listens on a loopback address")
     if options.workers < 1:
         raise ConfigurationError("--workers must be at least 1")
+    if options.threads < 1:
+        raise ConfigurationError("--threads must be at least 1")
     data_dir = settings.data_dir.expanduser()
     data_dir.mkdir(parents=True, exist_ok=True)
     held = lock_data_dir(data_dir)  # refuses a second server on this data directory, and says why

@@ -260,6 +260,9 @@ class Settings(BaseModel):
     tenant_requests_per_second: float = Field(0.0, ge=0)
     tenant_burst: int = Field(0, ge=0)
     tenant_concurrent_requests: int = Field(0, ge=0, le=1024)
+    # requests each worker process of `mnemo serve` serves at once, a thread and a resolver each (1: one at a
+    # time, gunicorn's sync workers; more: its gthread workers)
+    serve_threads: int = Field(1, ge=1, le=64)
     # a worker busy this long on one request is replaced (its transaction rolls back)
     request_timeout_seconds: float = Field(60.0, gt=0, le=3600)
     # on SIGTERM: how long in-flight requests and the extraction job in progress get to finish
@@ -271,6 +274,9 @@ class Settings(BaseModel):
     # a bearer key for /metrics from a non-loopback address (loopback scrapes need none)
     metrics_key: str = ""
     access_log: bool = True
+    # a `Server-Timing: app;dur=<ms>` header on every answer: the time the application itself took, so
+    # a client (tests/bench/serve_load.py) can tell the server's queueing from its service time
+    server_timing: bool = False
 
     # a long memory is embedded sentence by sentence: at most this many parts (neighbouring sentences
     # share one beyond it), so one memory costs a bounded number of embeddings (a 600 KB import of one

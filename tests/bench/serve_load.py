@@ -109,6 +109,10 @@ def open_loop(address: tuple[str, int], requests: list[tuple[str, bytes]], rate:
     """Send ``requests`` at ``rate`` a second (evenly spaced); latency from each scheduled time."""
     selector = selectors.DefaultSelector()
     samples: dict[str, list[float]] = defaultdict(list)
+    # the server's own time (its Server-Timing header) and the rest: waiting for a worker, the HTTP
+    # parsing around the application, the generator's own delays
+    served: dict[str, list[float]] = defaultdict(list)
+    waited: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
     start = time.perf_counter() + 0.05
     index, in_flight, completed_at = 0, 0, start
@@ -123,7 +127,12 @@ def open_loop(address: tuple[str, int], requests: list[tuple[str, bytes]], rate:
         completed_at = max(completed_at, now)
         status = int(flight.buffer[9:12]) if ok and len(flight.buffer) >= 12 else 0
         if status == EXPECTED[flight.kind]:
-            samples[flight.kind].append((now - flight.scheduled) * 1000)
+            took = (now - flight.scheduled) * 1000
+            samples[flight.kind].append(took)
+            app = server_time(flight.buffer)
+            if app is not None:
+                served[flight.kind].append(app)
+                waited[flight.kind].append(took - app)
         else:
             errors[f"{flight.kind}:{status or 'connection'}"] += 1
 
@@ -169,7 +178,22 @@ def open_loop(address: tuple[str, int], requests: list[tuple[str, bytes]], rate:
     elapsed = completed_at - start
     return {"offered_rps": rate, "sent": len(requests), "completed": done,
             "throughput_rps": round(done / elapsed, 1) if elapsed > 0 else 0.0,
-            "errors": dict(errors), "latency_ms": {k: percentiles(v) for k, v in sorted(samples.items())}}
+            "errors": dict(errors), "latency_ms": {k: percentiles(v) for k, v in sorted(samples.items())},
+            "app_ms": {k: percentiles(v) for k, v in sorted(served.items())},
+            "outside_app_ms": {k: percentiles(v) for k, v in sorted(waited.items())}}
+
+
+def server_time(response: bytearray) -> float | None:
+    """The application's own milliseconds from a `Server-Timing: app;dur=<ms>` header, if sent."""
+    head = bytes(response[:response.find(b"\r\n\r\n")]).lower()
+    at = head.find(b"server-timing: app;dur=")
+    if at < 0:
+        return None
+    value = head[at + 23:].split(b"\r\n", 1)[0]
+    try:
+        return float(value)
+    except ValueError:
+        return None
 
 
 def seed_users(server: Server) -> None:
@@ -275,7 +299,7 @@ def single_client(server: Server, count: int = 400) -> dict[str, Any]:
 
 def run_for(workers: int, rates: list[float], step_s: float, hold_s: float, full: bool,
             reference_saturation: float | None) -> dict[str, Any]:
-    env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false"}
+    env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false", "MNEMO_SERVER_TIMING": "true"}
     with tempfile.TemporaryDirectory() as tmp:
         server = start_server(Path(tmp) / "data", env, workers=workers)
         try:
@@ -373,6 +397,12 @@ def main() -> int:
           f"{hold['throughput_rps']} req/s, errors {sum(hold['errors'].values())}")
     for kind, p in hold["latency_ms"].items():
         print(f"  {kind:<9} n={p['n']:>6}  p50 {p['p50']:>7.2f} ms  p95 {p['p95']:>7.2f} ms  p99 {p['p99']:>7.2f} ms")
+        app, outside = hold["app_ms"].get(kind), hold["outside_app_ms"].get(kind)
+        if app and outside:  # where the latency came from: the application, or waiting outside it
+            print(f"  {'':<9} in the app       p50 {app['p50']:>7.2f} ms  p95 {app['p95']:>7.2f} ms  "
+                  f"p99 {app['p99']:>7.2f} ms")
+            print(f"  {'':<9} outside the app  p50 {outside['p50']:>7.2f} ms  p95 {outside['p95']:>7.2f} ms  "
+                  f"p99 {outside['p99']:>7.2f} ms")
     print(f"/health during a {health['import_items']}-item import ({health['import_s']} s): "
           f"p50 {health['health_ms']['p50']} ms, p99 {health['health_ms']['p99']} ms (n={health['health_ms']['n']})")
     single = many["single_client_retrieve_ms"]

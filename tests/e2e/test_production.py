@@ -20,6 +20,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.conftest import KEYS, Server, start_server, stop_server
 
 
@@ -215,8 +217,10 @@ def test_sigterm_drains_the_request_in_flight(tmp_path: Path) -> None:
         stop_server(restarted)
 
 
-def test_a_request_over_the_timeout_is_cut_off_and_the_worker_replaced(tmp_path: Path) -> None:
-    server = start_server(tmp_path / "timeout", {"MNEMO_REQUEST_TIMEOUT_SECONDS": "1"})
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_request_over_the_timeout_is_cut_off_and_the_worker_replaced(tmp_path: Path, threads: str) -> None:
+    # one thread: gunicorn's arbiter kills the sync worker; two: the worker's own watchdog ends it
+    server = start_server(tmp_path / "timeout", {"MNEMO_REQUEST_TIMEOUT_SECONDS": "1", "MNEMO_SERVE_THREADS": threads})
     try:
         items = [{"content": f"Item {i}: I keep a diary of the birds I see on my morning walk {i}."}
                  for i in range(400)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 from mnemo.api.app import create_app
 from mnemo.bootstrap import Mnemo
 from mnemo.quotas import TenantQuotas
-from mnemo.server import Authenticator, WsgiApp, call_wsgi
+from mnemo.server import Authenticator, ResolverPool, WsgiApp, call_wsgi
 
 KEYS = {"key-a-0123456789": "tenant_a", "key-b-9876543210": "tenant_b"}
 AUTH_A = {"Authorization": "Bearer key-a-0123456789"}
@@ -220,3 +221,52 @@ def test_access_logs_are_structured_and_carry_no_body_or_user(service: Mnemo,
     text = json.dumps(vars(record), default=str)
     assert "kumquats" not in text
     assert "secret-user" not in text
+
+
+# -- issue 14: threaded workers, the Server-Timing split
+def test_threads_each_take_a_resolver_of_their_own_and_get_their_own_answers(service: Mnemo) -> None:
+    """Powertools keeps the current event on the resolver: two requests in one resolver at once would
+    read each other's tenant and user. With a resolver per thread every answer is the request's own."""
+    pool = ResolverPool([create_app(service) for _ in range(4)])
+    app = WsgiApp(create_app(service), Authenticator(KEYS), max_body_bytes=service.settings.max_body_bytes,
+                  resolvers=pool)
+    keys = list(KEYS)
+    failures: list[str] = []
+
+    def user(n: int) -> None:
+        key = {"Authorization": f"Bearer {keys[n % 2]}"}
+        for i in range(6):
+            status, _, _ = call(app, "POST", f"/v1/users/t{n}/memories", {"content": f"I live in Town{n}x{i}."},
+                                headers=key)
+            if status != 201:
+                failures.append(f"remember {n}: {status}")
+            status, _, page = call(app, "GET", f"/v1/users/t{n}/memories?limit=50", headers=key)
+            towns = {item["content"].split("Town")[1].split("x")[0] for item in page["items"]}
+            if status != 200 or towns != {str(n)}:
+                failures.append(f"user {n} read {towns}")
+
+    threads = [threading.Thread(target=user, args=(n,)) for n in range(8)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can: a shared resolver is caught at once
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == [], failures[:12]
+    # and none of them landed under the other tenant
+    for n in range(8):
+        other = {"Authorization": f"Bearer {keys[(n + 1) % 2]}"}
+        assert call(app, "GET", f"/v1/users/t{n}/memories?limit=50", headers=other)[2]["items"] == []
+
+
+def test_server_timing_is_sent_only_when_asked(service: Mnemo) -> None:
+    plain = edge(service)
+    assert "Server-Timing" not in call(plain, "GET", "/health")[1]
+    timed = WsgiApp(create_app(service), Authenticator(KEYS), max_body_bytes=service.settings.max_body_bytes,
+                    server_timing=True)
+    header = call(timed, "POST", "/v1/users/u1/retrieve", {"query": "where do I live?"})[1]["Server-Timing"]
+    assert header.startswith("app;dur=")
+    assert 0 < float(header.removeprefix("app;dur=")) < 10_000

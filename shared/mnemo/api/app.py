@@ -138,7 +138,27 @@ def media_type(headers: Any) -> str:
 
 class MnemoResolver(APIGatewayHttpResolver):
     """The resolver, refusing a body that is not JSON (415) before validation would try to read it
-    as a form or fail on it."""
+    as a form or fail on it.
+
+    It keeps the event it resolves on itself: Powertools keeps it on ``BaseRouter``, a class attribute
+    that every resolver of the process shares, so two threads resolving at once, each with a resolver
+    of its own (`mnemo serve --threads`), would read each other's tenant, user and body. Everything
+    reads it through ``current_event``; a resolver still serves one request at a time."""
+
+    _own_event: Any = None
+
+    @property
+    def current_event(self) -> Any:
+        return self._own_event
+
+    @current_event.setter
+    def current_event(self, value: Any) -> None:
+        self._own_event = value
+
+    def _to_proxy_event(self, event: dict[str, Any]) -> Any:
+        proxy = super()._to_proxy_event(event)
+        self._own_event = proxy
+        return proxy
 
     def resolve(self, event: Any, context: Any) -> dict[str, Any]:
         body = event.get("body") if isinstance(event, dict) else None
