@@ -3,9 +3,10 @@ and of consolidation, then a restart; and kill -9 of the one worker running the 
 while the others keep serving: no lost turns, no duplicate memories, no half-written records.
 
 Each test first makes the same work run to completion without faults (the reference), then
-kills the server at growing delays until a kill lands mid-work (some of the work done, not all),
-restarts it on the same data and lets it finish; the result must equal the reference, and SQLite
-must pass its integrity check with every sealed record readable."""
+kills the server once the work is under way (its first record written, then later ones) until a
+kill lands mid-work (some of the work done, not all), restarts it on the same data and lets it
+finish; the result must equal the reference, and SQLite must pass its integrity check with every
+sealed record readable."""
 
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ from tests.conftest import ApiClient
 from tests.e2e.conftest import Server, start_server, stop_server, wait_until_released
 
 TENANT = "tenant_a"
-DELAYS = (0.05, 0.15, 0.3, 0.5, 0.8, 1.2, 1.8)
+# a kill lands once this many records of the work are written: the first, then later ones (the kill is
+# tried again at the next when the work had already finished by the time it landed)
+MILESTONES = (1, 0.25, 0.5)
 CITIES = ["Lisbon", "Oslo", "Quito", "Hanoi", "Perth", "Accra", "Lyon", "Cork"]
 JOBS = ["nurse", "pilot", "baker", "lawyer", "plumber", "architect", "teacher", "chemist"]
 PETS = ["Rex", "Miso", "Pip", "Luna", "Taco", "Nemo", "Olive", "Ziggy"]
@@ -43,6 +46,21 @@ def kill(server: Server) -> None:
     if server.process.stdout:
         server.process.stdout.close()
     wait_until_released(server.data_dir)
+
+
+def kill_under_way(data_dir: Path, where: str, at_least: int, kill_it: Any, timeout: float = 120.0) -> int:
+    """Kill once at least ``at_least`` records match ``where`` (the work is under way), and return how many
+    did by then. Waiting for the work itself rather than a fixed delay: on a busy machine a fixed delay
+    landed before the work had started, or after it had ended, at every delay tried."""
+    deadline = time.monotonic() + timeout
+    while count(data_dir, where) < at_least and time.monotonic() < deadline:
+        time.sleep(0.005)
+    kill_it()
+    return count(data_dir, where)
+
+
+def milestones(total: int) -> list[int]:
+    return [max(1, int(m * total)) if isinstance(m, float) else m for m in MILESTONES]
 
 
 def jobs_worker(data_dir: Path) -> int:
@@ -123,14 +141,12 @@ def test_a_kill_during_extraction_loses_no_turn_and_duplicates_no_memory(tmp_pat
     expected, total = extraction_reference(tmp_path, users)
     quiet = QUIET
     landed = None
-    for delay in DELAYS:
-        data_dir = tmp_path / f"killed-{delay}"
+    for at_least in milestones(total):
+        data_dir = tmp_path / f"killed-{at_least}"
         server = start_server(data_dir, quiet)
         post_turns(server.call, users)
         close_all(server.call, users)  # the worker starts extracting now
-        time.sleep(delay)
-        kill(server)
-        done = count(data_dir, "1=1")
+        done = kill_under_way(data_dir, "1=1", at_least, lambda s=server: kill(s))
         if 0 < done < total:
             landed = data_dir
             break
@@ -148,16 +164,14 @@ def test_a_kill_during_extraction_loses_no_turn_and_duplicates_no_memory(tmp_pat
 def test_a_killed_jobs_worker_is_replaced_and_its_extraction_finished_by_another(tmp_path: Path) -> None:
     users = 24
     expected, total = extraction_reference(tmp_path, users)
-    for delay in DELAYS:
-        data_dir = tmp_path / f"worker-killed-{delay}"
+    for at_least in milestones(total):
+        data_dir = tmp_path / f"worker-killed-{at_least}"
         server = start_server(data_dir, QUIET)
         try:
             post_turns(server.call, users)
             leader = jobs_worker(data_dir)
             close_all(server.call, users)  # the jobs worker starts extracting now
-            time.sleep(delay)
-            os.kill(leader, signal.SIGKILL)
-            done = count(data_dir, "1=1")
+            done = kill_under_way(data_dir, "1=1", at_least, lambda pid=leader: os.kill(pid, signal.SIGKILL))
             if not 0 < done < total:
                 continue
             # the server lives on: another worker takes the jobs over and finishes from the durable queue
@@ -223,16 +237,14 @@ def test_a_kill_during_consolidation_is_completed_by_the_next_run(tmp_path: Path
     summaries = count(reference, "category = 'summary'")
 
     landed = None
-    for delay in DELAYS:
-        data_dir = tmp_path / f"killed-{delay}"
+    for at_least in milestones(summaries):
+        data_dir = tmp_path / f"killed-{at_least}"
         shutil.copytree(base, data_dir)
         server = start_server(data_dir)
         request = threading.Thread(target=lambda s=server: _quietly(s.call, "POST", "/v1/admin/consolidate", {}))
         request.start()
-        time.sleep(delay)
-        kill(server)
+        done = kill_under_way(data_dir, "category = 'summary'", at_least, lambda s=server: kill(s))
         request.join(timeout=30)
-        done = count(data_dir, "category = 'summary'")
         if 0 < done < summaries:
             landed = data_dir
             break
