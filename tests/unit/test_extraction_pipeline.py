@@ -208,3 +208,29 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
 def test_several_other_people_are_still_not_the_user(clause: str, theirs: bool) -> None:
     assert (screen("Mysuru", clause, "plan") == "about_someone_else") is theirs
 
+
+
+@pytest.mark.parametrize(("value", "clause", "expected"), [
+    ("the Gesellenprüfung", "I passed the Gesellenprüfung", "passed the Gesellenprüfung"),
+    ("ran my first 10k", "ran my first 10k last sunday", "ran my first 10k"),
+    ("Melbourne", "Today is so cold in Melbourne", None),
+    ("new Massey", "Got the new Massey Ferguson 5S delivered Tuesday", None),
+    ("car accident in January", "car accident in January, still sore", "car accident in January"),
+])
+def test_an_event_is_what_happened_with_its_verb(value: str, clause: str, expected: str | None) -> None:
+    from mnemo.domain.extraction.pipeline import event_value
+
+    assert event_value(value, clause) == expected
+
+
+@pytest.mark.parametrize(("value", "clause", "expected"), [
+    ("booked a", "booked a week in tenerife from the 3rd of june, first holiday in 2 yrs",
+     "booked a week in tenerife from the 3rd of june"),
+    ("Getting back into", "Getting back into running", "Getting back into running"),
+    ("chess online", "i play chess online every night", "chess online"),
+])
+def test_a_phrase_cut_after_a_function_word_runs_to_the_end_of_its_phrase(value: str, clause: str,
+                                                                           expected: str) -> None:
+    from mnemo.domain.extraction.pipeline import completed_phrase
+
+    assert completed_phrase(value, clause) == expected

@@ -18,6 +18,20 @@ _UNCHANGED = frozenset(
     "became broke chose forgot held heard led meant put quit rode rang rose said set shut sang sank spoke "
     "stole struck swore threw understood woke wore".split()
 )
+_IRREGULAR_PAST = frozenset(
+    "ran went got made took saw came bought met won lost left felt read wrote began ate drank swam flew drove "
+    "gave found sold told thought knew grew spent built sent paid brought caught taught kept slept sat stood "
+    "became broke chose forgot held heard led meant put quit rode rang rose said set shut sang sank spoke "
+    "stole struck swore threw understood woke wore had did was were fell hit cut hurt dug fed fled bit blew "
+    "drew froze hid shook split spun tore wept won".split())
+
+
+def is_past_verb(word: str) -> bool:
+    """A verb in the past tense ("moved", "passed", "lost"), by its ending or from the irregular ones."""
+    low = word.lower()
+    return low in _IRREGULAR_PAST or (len(low) > 3 and low.endswith("ed"))
+
+
 _ADVERBS = frozenset(
     "really also usually always never often just still actually now currently absolutely totally "
     "mostly generally definitely sometimes already truly rarely seriously honestly recently finally "

@@ -23,7 +23,7 @@ from mnemo.domain.extraction.slots import (
     subject_for,
 )
 from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
-from mnemo.domain.grammar import third_person
+from mnemo.domain.grammar import is_past_verb, third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
 from mnemo.domain.screening import rejection_reason
 from mnemo.domain.sensitive import MARKER, redact
@@ -157,9 +157,17 @@ class LearnedExtractor:
             return None  # "User plans: next" lost what is planned
         if slot.name == "instruction" and _instruction(f.clause) is None:
             return None  # a word out of a long clause ("allotment") is no instruction
+        value, negated = f.value, f.span.negated
+        if slot.name in PHRASE_SLOTS:
+            value = completed_phrase(value, f.clause)
+        if slot.name == "event":
+            happened = event_value(value, f.clause)
+            if happened is None:
+                return None  # "User Melbourne": a name the tagger read as an event, with nothing that happened
+            value, negated = happened, False  # an event is what happened; "lost", "passed" and "moved" are no negation
         confidence = 1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3)
-        candidate = slot_candidate(slot, f.value, f.clause, f.span.negated, f.message, confidence, f.explicit)
-        reason = screen(f.value, f.clause, slot.name, f.explicit, f.sentence, f.message.content)
+        candidate = slot_candidate(slot, value, f.clause, negated, f.message, confidence, f.explicit)
+        reason = screen(value, f.clause, slot.name, f.explicit, f.sentence, f.message.content)
         if reason:
             candidate.should_store = False
             candidate.rejection_reason = reason
@@ -187,6 +195,44 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
         # the budget itself waits for confirmation, not every fact said beside it
         high_stakes=slot.category is Category.PROJECT_FACT and bool(_HIGH_STAKES.search(value)),
     )
+
+
+_DANGLING = re.compile(r"\b(?:a|an|the|to|in|on|of|for|into|at|with|from|my|our|his|her|their|some|about|"
+                       r"and|or)$", re.IGNORECASE)
+_REST_OF_PHRASE = re.compile(r"^\s*([^,.;:!?()]+)")
+PHRASE_MAX_WORDS = 12
+
+
+def completed_phrase(value: str, clause: str) -> str:
+    """A phrase value cut off after a function word ("booked a", "getting back into") runs on to the
+    end of its phrase in the clause ("booked a week in tenerife from the 3rd of june")."""
+    if not _DANGLING.search(value.strip()):
+        return value
+    at = clause.find(value)
+    rest = _REST_OF_PHRASE.match(clause[at + len(value):]) if at >= 0 else None
+    if rest is None:
+        return value
+    longer = f"{value.rstrip()} {rest.group(1).strip()}"
+    return longer if len(longer.split()) <= PHRASE_MAX_WORDS else value
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z']+)\s+$")
+EVENT_MIN_WORDS_WITHOUT_VERB = 3
+
+
+def event_value(value: str, clause: str) -> str | None:
+    """What happened, with its verb: the tagger often marks only the object ("the Gesellenprüfung" in "I
+    passed the Gesellenprüfung"), so a past verb just before it joins it. A value of a word or two with no
+    verb at all ("Melbourne", "new Massey") is no event: no labelled event in the training data is one."""
+    words = value.split()
+    if not any(is_past_verb(w) for w in words):
+        at = clause.find(value)
+        before = _WORD_BEFORE.search(clause[:at]) if at > 0 else None
+        if before and is_past_verb(before.group(1)):
+            return f"{before.group(1)} {value}"
+        if len(words) < EVENT_MIN_WORDS_WITHOUT_VERB:
+            return None
+    return value
 
 
 def _clean_value(value: str) -> str:
