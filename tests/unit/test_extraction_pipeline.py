@@ -234,3 +234,16 @@ def test_a_phrase_cut_after_a_function_word_runs_to_the_end_of_its_phrase(value:
     from mnemo.domain.extraction.pipeline import completed_phrase
 
     assert completed_phrase(value, clause) == expected
+
+
+@pytest.mark.parametrize(("clause", "former"), [
+    ("I was a school secretary for 31 years you know", True),
+    ("ex merchant navy, living in Stromness", True),
+    ("I taught at a primary school for thirty-four years before retiring", True),
+    ("I worked at Google for years", True),
+    ("I'm a nurse at St James", False),
+    ("now I work at Siemens Energy", False),
+    ("my ex-wife is a nurse", False),
+])
+def test_a_former_job_is_not_the_current_one(clause: str, former: bool) -> None:
+    assert (screen("nurse", clause, "job") == "not_current") is former

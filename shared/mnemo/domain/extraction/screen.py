@@ -33,6 +33,12 @@ _OTHER_PERSON = re.compile(
     rf"'s|'re|keeps?|never|always)\b", re.IGNORECASE)
 # the value, at most two more words ("AWS" "key"), then "is", ":" or "=" and the marker
 _LABELS_A_SECRET = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}(?:is|are|was|=|:|-)?\s*" + re.escape(MARKER), re.IGNORECASE)
+# a job the user had ("I was a school secretary for 31 years", "ex merchant navy", "taught ... before
+# retiring"): the job slot holds the current one, and no labelled message files a former job under it
+_FORMER_JOB = re.compile(
+    r"\b(?:i was an?|i used to (?:work|be)|used to work|ex[- ](?!(?:wife|husband|partner|bf|gf|boyfriend|"
+    r"girlfriend)\b)|former(?:ly)?|before (?:i )?retir\w*|retired from|back when i (?:was|worked)|"
+    r"(?:my|in my) (?:old|previous|last) job|i worked (?:as|at|in|for)\b(?!.*\bnow\b))", re.IGNORECASE)
 # slots where a relative is the value itself ("my sister" -> family), not someone else's fact
 _ABOUT_THE_USER_ANYWAY = frozenset({"family", "relationship_status", "pet"})
 
@@ -58,6 +64,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "question"
     if not explicit and _WISH.search(clause):
         return "hypothetical"
+    if slot == "job" and _FORMER_JOB.search(clause):
+        return "not_current"
     if slot not in _ABOUT_THE_USER_ANYWAY and _OTHER_PERSON.search(clause):
         return "about_someone_else"
     # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")
