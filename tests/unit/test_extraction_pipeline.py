@@ -247,3 +247,18 @@ def test_a_phrase_cut_after_a_function_word_runs_to_the_end_of_its_phrase(value:
 ])
 def test_a_former_job_is_not_the_current_one(clause: str, former: bool) -> None:
     assert (screen("nurse", clause, "job") == "not_current") is former
+
+
+@pytest.mark.parametrize(("slot", "clause", "negated"), [
+    ("diet", "I'm not vegan anymore", True),
+    ("uses", "also on helix now, ditched neovim", True),
+    ("hobby", "I have been rereading Trollope this winter", False),  # nothing says no
+    ("dislikes", "I'm not a fan of small talk", False),  # the slot's own "not"
+    ("avoids", "I don't drink anymore", False),  # avoids alcohol, more than ever
+    ("avoids", "I don't avoid gluten anymore", True),
+    ("avoids", "I avoid gluten too btw", False),
+])
+def test_a_value_is_negated_only_where_the_clause_says_so(slot: str, clause: str, negated: bool) -> None:
+    from mnemo.domain.extraction.pipeline import said_no_longer
+
+    assert said_no_longer(slot, clause) is negated

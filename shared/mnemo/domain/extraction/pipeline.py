@@ -157,7 +157,7 @@ class LearnedExtractor:
             return None  # "User plans: next" lost what is planned
         if slot.name == "instruction" and _instruction(f.clause) is None:
             return None  # a word out of a long clause ("allotment") is no instruction
-        value, negated = f.value, f.span.negated
+        value, negated = f.value, f.span.negated and said_no_longer(slot.name, f.clause)
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
         if slot.name == "event":
@@ -214,6 +214,24 @@ def completed_phrase(value: str, clause: str) -> str:
         return value
     longer = f"{value.rstrip()} {rest.group(1).strip()}"
     return longer if len(longer.split()) <= PHRASE_MAX_WORDS else value
+
+
+_NEGATION = re.compile(
+    r"(?:\b(?:not|no|never|none|nothing|no longer|anymore|any more|quit|quitting|stopped|stop|gave up|give up|"
+    r"giving up|sold|left|lost|ex|former|used to|without|cancel\w*|off|done with|over|ditch\w*|dump\w*|drop\w*|"
+    r"got rid of|replac\w*|swap\w*|switch\w*|moved (?:on|away)|retired|broke up|divorced|instead)\b|n't\b)",
+    re.IGNORECASE)
+# "avoids" and "dislikes" carry their own "not" ("I don't drink anymore", "not a fan of small talk"): only
+# the avoiding itself undone negates them ("I don't avoid gluten anymore", "I eat meat again")
+_CHANGED = re.compile(r"\b(?:(?:no longer|don't|do not|not|stopped|quit) (?:avoid|avoiding|mind|minding|dislike|hate|"
+                      r"hating)|again|changed my mind|c[oa]me round|warmed up to)\b", re.IGNORECASE)
+_NEGATIVE_SLOTS = frozenset({"avoids", "dislikes"})
+
+
+def said_no_longer(slot: str, clause: str) -> bool:
+    """The tagger's "negated" holds only where the clause says so: a negation word for most slots, a
+    change for the slots that are negative already."""
+    return bool((_CHANGED if slot in _NEGATIVE_SLOTS else _NEGATION).search(clause))
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s+$")
