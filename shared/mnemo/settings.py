@@ -152,6 +152,12 @@ class Settings(BaseModel):
     # LoCoMo R@10 with / without: tuning half 0.746 / 0.731, checking half 0.707 / 0.691 (issue 15)
     date_boost: float = Field(0.2, ge=0, le=1)
     date_slack_days: int = Field(1, ge=0, le=31)
+    # a memory gains context_weight x the best own relevance among the other candidates made within
+    # context_window_seconds of it (the same sitting): a reply seldom repeats the words of the question it
+    # answers. Only orders: min_relevance is tested on a memory's own relevance. 0 switches it off.
+    # Chosen on LoCoMo's tuning half (issue 15; figures in the README)
+    context_weight: float = Field(0.4, ge=0, le=1)
+    context_window_seconds: float = Field(1800.0, gt=0, le=86400)
     min_relevance: float = Field(0.3, ge=0, le=1)
     # a personal request seldom shares words with the fact it needs ("my lil furball" -> "pet: Mochi"): up to
     # this many memories under min_relevance still go in when they are the best there is, at least

@@ -62,3 +62,58 @@ def test_a_memory_made_on_a_day_the_query_names_gains_the_date_boost() -> None:
     assert abs(ranked[0].relevance - (0.7 * 0.5 + 0.2)) < 1e-9
     # switched off by its setting
     assert rank(hits, NOW, replace(PARAMS, date_boost=0.0), date_spans(f"on {day}"))[0].memory.memory_id == "other"
+
+
+def brute_force_context(moments: list[float], relevances: list[float], window: float) -> list[float]:
+    return [max((relevances[j] for j in range(len(moments)) if j != i and abs(moments[i] - moments[j]) <= window),
+                default=0.0) for i in range(len(moments))]
+
+
+def test_sitting_context_is_the_best_other_relevance_within_the_window() -> None:
+    from mnemo.domain.ranking import sitting_context
+
+    # two sittings a day apart; within the first, 0.9 lends to its neighbours but not to itself
+    moments = [0.0, 1.0, 2.0, 86400.0, 86401.0]
+    relevances = [0.2, 0.1, 0.9, 0.5, 0.3]
+    assert sitting_context(moments, relevances, 1800.0) == [0.9, 0.9, 0.2, 0.3, 0.5]
+    # a narrower window reaches only the memories next to it
+    assert sitting_context(moments, relevances, 1.0) == [0.1, 0.9, 0.1, 0.3, 0.5]
+    assert sitting_context([0.0, 5.0], [0.9, 0.1], 1.0) == [0.0, 0.0]
+    # memories made at the same moment are each other's neighbours
+    assert sitting_context([3.0, 3.0], [0.4, 0.7], 0.0) == [0.7, 0.4]
+
+
+def test_sitting_context_agrees_with_the_quadratic_definition() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mnemo.domain.ranking import sitting_context
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.tuples(st.integers(0, 50), st.floats(0, 1)), max_size=30), st.integers(0, 20))
+    def check(points: list[tuple[int, float]], window: int) -> None:
+        moments = [float(m) for m, _ in points]
+        relevances = [r for _, r in points]
+        assert sitting_context(moments, relevances, window) == brute_force_context(moments, relevances, window)
+
+    check()
+
+
+def test_a_memory_gains_a_share_of_its_sittings_best_match_and_keeps_its_own_relevance_apart() -> None:
+    from dataclasses import replace
+
+    question = memory("question", 10)  # shares the query's words
+    reply = memory("reply", 10)  # said a minute later: the answer, in other words
+    elsewhere = memory("elsewhere", 12)  # as weak a match as the reply, said on another day
+    reply = reply.model_copy(update={"created_at": question.created_at + timedelta(minutes=1)})
+    hits = [Hit(question, 0.9, 0.0), Hit(reply, 0.4, 0.0), Hit(elsewhere, 0.45, 0.0)]
+    params = replace(PARAMS, context_weight=0.4, context_window_seconds=1800)
+    by_id = {s.memory.memory_id: s for s in rank(hits, NOW, params)}
+    assert abs(by_id["reply"].context - 0.4 * 0.7 * 0.9) < 1e-9
+    assert abs(by_id["reply"].relevance - by_id["reply"].context - 0.7 * 0.4) < 1e-9
+    assert by_id["elsewhere"].context == 0.0
+    assert by_id["reply"].relevance > by_id["elsewhere"].relevance
+    # switched off, the reply's own evidence is all it has
+    off = {s.memory.memory_id: s for s in rank(hits, NOW, replace(params, context_weight=0.0))}
+    assert off["reply"].context == 0.0
+    assert off["reply"].relevance < off["elsewhere"].relevance

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +30,9 @@ class Scored:
     relevance: float
     recency: float
     score: float
+    # the part of ``relevance`` lent by memories made in the same sitting (0 without context_weight):
+    # it orders, but a memory's own evidence alone decides whether it clears a relevance floor
+    context: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,10 @@ class RankingParams:
     recency_exempt: frozenset[str] = frozenset()
     # added to the relevance of a memory made within a date the query names ("on 8 December, 2023")
     date_boost: float = 0.0
+    # a memory gains context_weight x the best own relevance among the other memories made within
+    # context_window_seconds of it (the same sitting): a reply rarely repeats the question's words
+    context_weight: float = 0.0
+    context_window_seconds: float = 1800.0
     version: int = 0  # of the tuned weights in force (0: the configured defaults)
 
 
@@ -68,24 +76,57 @@ def fuse(cosine: float, lexical_norm: float, lexical_weight: float) -> float:
     return (1.0 - lexical_weight) * max(cosine, 0.0) + lexical_weight * lexical_norm
 
 
+def sitting_context(moments: Sequence[float], relevances: Sequence[float], window: float) -> list[float]:
+    """For each memory (made at ``moments[i]``, seconds), the best relevance among the *other* memories
+    made within ``window`` seconds of it; 0 where there is none.
+
+    One sweep in time order with a sliding-window maximum on each side (a monotonic deque), so a
+    search's candidates cost O(n log n), not O(n^2). Memories made at the same moment count as each
+    other's neighbours."""
+    n = len(moments)
+    order = sorted(range(n), key=lambda i: moments[i])
+    best = [0.0] * n
+    for sweep in (order, order[::-1]):  # neighbours made before, then after
+        window_max: deque[int] = deque()
+        for i in sweep:
+            while window_max and abs(moments[i] - moments[window_max[0]]) > window:
+                window_max.popleft()
+            if window_max:
+                best[i] = max(best[i], relevances[window_max[0]])
+            while window_max and relevances[window_max[-1]] <= relevances[i]:
+                window_max.pop()
+            window_max.append(i)
+    return best
+
+
 def rank(hits: list[Hit], now: datetime, params: RankingParams, dates: Sequence[DateSpan] = ()) -> list[Scored]:
     """Score every hit and return them best first (ties broken by id for stable output).
 
     ``dates`` are the spans the query names (mnemo.domain.when): a memory made within one is more
     relevant by ``params.date_boost``, whatever its words (measured on LoCoMo's tuning half: issue 15).
+    With ``params.context_weight`` a memory also gains that share of the best relevance among the
+    other hits made in the same sitting (issue 15: the answer to a question is often the turn after
+    the one that shares its words).
     """
     top_lexical = max((h.lexical for h in hits), default=0.0)
-    scored: list[Scored] = []
+    own: list[tuple[float, float, float]] = []  # cosine, lexical, own relevance
     for h in hits:
         lex = h.lexical / top_lexical if top_lexical > 0 else 0.0
         cosine = semantic(h, params.sentence_weight)
         relevance = fuse(cosine, lex, params.lexical_weight)
         if dates and any(span.contains(h.memory.created_at) for span in dates):
             relevance += params.date_boost
+        own.append((cosine, lex, relevance))
+    lent = ([params.context_weight * r for r in sitting_context(
+        [h.memory.created_at.timestamp() for h in hits], [o[2] for o in own], params.context_window_seconds)]
+        if params.context_weight > 0 and len(hits) > 1 else [0.0] * len(hits))
+    scored: list[Scored] = []
+    for h, (cosine, lex, own_relevance), context in zip(hits, own, lent, strict=True):
+        relevance = own_relevance + context
         rec = recency(h.memory, now, params.recency_lambda, params.recency_exempt)
         use = 1.0 - math.exp(-h.memory.access_count / 10.0)
         score = (params.a * relevance + params.b * rec + params.c * h.memory.confidence
                  + params.importance * IMPORTANCE_WEIGHT[h.memory.importance] + params.access * use)
-        scored.append(Scored(h.memory, cosine, lex, relevance, rec, score))
+        scored.append(Scored(h.memory, cosine, lex, relevance, rec, score, context))
     scored.sort(key=lambda s: (-s.score, s.memory.memory_id))
     return scored

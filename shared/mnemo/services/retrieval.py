@@ -9,7 +9,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from mnemo.crypto import tenant_hash
@@ -58,7 +58,8 @@ TRACE_TIMING_GRAIN_MS = 50
 
 def _near_miss(s: Scored, best: float, floor: float, ratio: float) -> bool:
     """Under the relevance cut-off, but among the best this user has for the request."""
-    return s.relevance >= floor and s.relevance >= ratio * best and s.cosine > 0
+    own = s.relevance - s.context  # what the memory's own evidence gives, without its sitting's share
+    return own >= floor and own >= ratio * best and s.cosine > 0
 
 
 class QueryEmbeddings:
@@ -130,7 +131,9 @@ class Retriever:
                              recency_lambda=self.p.settings.recency_lambda,
                              sentence_weight=self.p.settings.sentence_weight,
                              recency_exempt=self.p.settings.recency_exempt,
-                             date_boost=self.p.settings.date_boost)
+                             date_boost=self.p.settings.date_boost,
+                             context_weight=self.p.settings.context_weight,
+                             context_window_seconds=self.p.settings.context_window_seconds)
 
     def search(self, tenant_id: str, user_id: str, query: str, *, top_k: int, category: Category | None = None,
                project_id: str | None = None, session_id: str | None = None,
@@ -196,7 +199,7 @@ class Retriever:
             dates = date_spans(query, settings.date_slack_days)
             ranked = rank(hits, now, params, dates)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
-                                              params, dates) if s.relevance >= settings.min_relevance][:3]
+                                              params, dates) if s.relevance - s.context >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
         t = time.perf_counter()
         profile = profile_future.result() if profile_future is not None else self._profile(tenant_id, user_id)
@@ -205,11 +208,12 @@ class Retriever:
         rejected: dict[str, str] = {}
         kept: list[Scored] = []
         near_misses = settings.near_miss_limit
-        best = max((s.relevance for s in ranked if RETRACTION_TAG not in s.memory.tags), default=0.0)
+        # a memory's own relevance decides what goes in: the share lent by its sitting only orders
+        best = max((s.relevance - s.context for s in ranked if RETRACTION_TAG not in s.memory.tags), default=0.0)
         for s in ranked:
             if RETRACTION_TAG in s.memory.tags:
                 rejected[s.memory.memory_id] = "retraction"
-            elif s.relevance >= settings.min_relevance and s.cosine >= settings.min_cosine:
+            elif s.relevance - s.context >= settings.min_relevance and s.cosine >= settings.min_cosine:
                 kept.append(s)
             elif (near_misses > 0 and _near_miss(s, best, settings.near_miss_floor, settings.near_miss_ratio)
                   and not is_past_plan(s.memory, now)):
@@ -285,8 +289,9 @@ class Retriever:
         profile = self._profile(tenant_id, user_id)
         live = [m for m in self.p.memories.all_for_user(tenant_id, user_id)
                 if m.status is Status.ACTIVE and m.is_live(now) and visible_in_scope(m, project_id, session_id)]
-        params = self._params(tenant_id)
         # no query relevance here: every memory counts as fully relevant, the rest of the score orders them
+        # (and so none lends relevance to the memories of its sitting)
+        params = replace(self._params(tenant_id), context_weight=0.0)
         ranked = rank([Hit(m, 1.0, 0.0) for m in live], now, params)[: max(top_k, 10)]
         block = build_block(profile if profile and not profile.is_empty() else None, [s.memory for s in ranked],
                             now, token_budget, overview=True)
