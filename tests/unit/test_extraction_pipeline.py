@@ -262,3 +262,13 @@ def test_a_value_is_negated_only_where_the_clause_says_so(slot: str, clause: str
     from mnemo.domain.extraction.pipeline import said_no_longer
 
     assert said_no_longer(slot, clause) is negated
+
+
+@pytest.mark.parametrize(("value", "when"), [
+    ("end of May", True), ("the 12th", True), ("Q3", True), ("in two weeks", True), ("friday", True),
+    ("column", False), ("NRDC", False), ("rows", False),
+])
+def test_a_deadline_names_a_time(value: str, when: bool) -> None:
+    from mnemo.domain.extraction.slots import says_when
+
+    assert says_when(value) is when

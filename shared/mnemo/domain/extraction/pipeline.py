@@ -20,6 +20,7 @@ from mnemo.domain.extraction.slots import (
     TIME_ONLY_SLOTS,
     Slot,
     only_when,
+    says_when,
     subject_for,
 )
 from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
@@ -155,6 +156,8 @@ class LearnedExtractor:
             return None  # a stray function word ("from", "it") or a topic word ("project") is no value
         if slot.name in TIME_ONLY_SLOTS and only_when(f.value):
             return None  # "User plans: next" lost what is planned
+        if slot.name == "project_deadline" and not says_when(f.value):
+            return None
         if slot.name == "instruction" and _instruction(f.clause) is None:
             return None  # a word out of a long clause ("allotment") is no instruction
         value, negated = f.value, f.span.negated and said_no_longer(slot.name, f.clause)
