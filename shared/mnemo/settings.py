@@ -152,6 +152,9 @@ class Settings(BaseModel):
     # LoCoMo R@10 with / without: tuning half 0.746 / 0.731, checking half 0.707 / 0.691 (issue 15)
     date_boost: float = Field(0.2, ge=0, le=1)
     date_slack_days: int = Field(1, ge=0, le=31)
+    # a month named without a year ("camping in June") is the latest such month begun when the query is
+    # asked, and boosted as a month with its year is (issue 15); off: only dates with their year count
+    date_month_without_year: bool = True
     # a memory gains context_weight x the best own relevance among the other candidates made within
     # context_window_seconds of it (the same sitting): a reply seldom repeats the words of the question it
     # answers. Only orders: min_relevance is tested on a memory's own relevance. 0 switches it off.

@@ -46,6 +46,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "with the facts found in a memory as keys (clause keys, not kept)": {"memory_keys": 4},
     "without the boost for dates the question names": {"date_boost": 0.0},
     "without the context of the sitting": {"context_weight": 0.0},
+    "without months named without their year": {"date_month_without_year": False},
     # the tuning grid's best fusion weights (locomo_tune.py), not kept: they lost on the checking half
     "lexical 0.15, sentence 0.5 (tuning grid's best, not kept)": {"lexical_weight": 0.15, "sentence_weight": 0.5},
 }

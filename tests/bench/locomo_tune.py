@@ -33,7 +33,7 @@ from mnemo.bootstrap import build_local
 from mnemo.clock import ManualClock
 from mnemo.domain.ranking import Hit, RankingParams, rank
 from mnemo.domain.text import terms
-from mnemo.domain.when import DateSpan, date_spans
+from mnemo.domain.when import DateSpan
 from mnemo.ports import SearchRequest
 from mnemo.settings import Settings
 
@@ -92,7 +92,7 @@ def main() -> int:
                     vector=vector, terms=terms(qa["question"]), now=clock.now(),
                     limit=max(TOP_K * settings.candidate_multiplier, 20)))
                 questions.append((qa["category"], set(qa["evidence"]), hits,
-                                  date_spans(qa["question"], settings.date_slack_days), clock.now()))
+                                  service.retriever._dates(qa["question"]), clock.now()))
         base = service.retriever._params()
         grid: list[dict[str, Any]] = []
         for lexical, sentence, boost in itertools.product(LEXICAL, SENTENCE, DATE_BOOST):

@@ -1,8 +1,10 @@
 """Dates a query names, so search can favour what was said on that day or in that month.
 
-Only absolute dates are read ("on 8th December, 2023", "December 8, 2023", "2023-12-08",
-"in August 2023"): they mean the same whoever asks and whenever. Relative ones ("last week",
-"in May") need the asker's reference date and time zone, which a search does not carry.
+Absolute dates are read ("on 8th December, 2023", "December 8, 2023", "2023-12-08",
+"in August 2023"): they mean the same whoever asks and whenever. Given the moment of asking, a month
+named without a year ("in June", "the second week of November") is the latest such month that has begun
+(issue 15). Other relative dates ("last week") are not read: in a conversation's memories they mostly
+name an event's time relative to when it was told, not to when the question is asked.
 """
 
 from __future__ import annotations
@@ -16,10 +18,14 @@ _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augu
 _MONTH = r"(" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d\d)"
-_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE)
-_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE)
+_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}(?:,\s*|\s+){_YEAR}\b", re.IGNORECASE)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,\s*|\s+){_YEAR}\b", re.IGNORECASE)
 _ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
 _MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE)
+# a month's full name after "in", "during", "of", "since" or "early/mid/late" ("may" alone is a verb), not
+# followed by a day or a year (those are read above)
+_MONTH_ALONE = re.compile(r"\b(?:in|during|of|since|early|mid|late)[\s-]+(" + "|".join(_MONTHS)
+                          + r")\b(?!,?\s*(?:\d|(?:19|20)\d\d))", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -45,9 +51,16 @@ def _day(year: int, month: int, day: int, slack: timedelta) -> DateSpan | None:
     return DateSpan(start - slack, start + timedelta(days=1) + slack)
 
 
-def date_spans(text: str, slack_days: int = 1) -> list[DateSpan]:
+def _month_span(year: int, month: int, slack: timedelta) -> DateSpan:
+    start = datetime(year, month, 1, tzinfo=UTC)
+    end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
+    return DateSpan(start - slack, end + slack)
+
+
+def date_spans(text: str, slack_days: int = 1, now: datetime | None = None) -> list[DateSpan]:
     """The days and months ``text`` names, each widened by ``slack_days`` on both sides (the asker's
-    day is not UTC's day). A month named only as part of a full date counts once, as that day."""
+    day is not UTC's day). A month named only as part of a full date counts once, as that day. With
+    ``now``, a month named without a year is the latest such month begun by then."""
     slack = timedelta(days=slack_days)
     spans: list[DateSpan] = []
     taken: list[tuple[int, int]] = []
@@ -66,8 +79,9 @@ def date_spans(text: str, slack_days: int = 1) -> list[DateSpan]:
     for m in _MONTH_YEAR.finditer(text):
         if any(start <= m.start() < end for start, end in taken):
             continue
-        year, month = int(m.group(2)), _month(m.group(1))
-        start = datetime(year, month, 1, tzinfo=UTC)
-        end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
-        spans.append(DateSpan(start - slack, end + slack))
+        spans.append(_month_span(int(m.group(2)), _month(m.group(1)), slack))
+    if now is not None:
+        for m in _MONTH_ALONE.finditer(text):
+            month = _month(m.group(1))
+            spans.append(_month_span(now.year if month <= now.month else now.year - 1, month, slack))
     return spans

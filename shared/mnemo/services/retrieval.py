@@ -31,7 +31,7 @@ from mnemo.domain.models import (
 from mnemo.domain.ranking import Hit, RankingParams, Scored, rank
 from mnemo.domain.scope import visible_in_scope
 from mnemo.domain.text import terms
-from mnemo.domain.when import date_spans
+from mnemo.domain.when import DateSpan, date_spans
 from mnemo.errors import InvalidInput
 from mnemo.ports import SearchRequest, Vector
 from mnemo.services.context import Ports
@@ -135,6 +135,12 @@ class Retriever:
                              context_weight=self.p.settings.context_weight,
                              context_window_seconds=self.p.settings.context_window_seconds)
 
+    def _dates(self, query: str) -> list[DateSpan]:
+        """The dates the query names (a month without its year read against the clock, when so set)."""
+        settings = self.p.settings
+        return date_spans(query, settings.date_slack_days,
+                          self.p.clock.now() if settings.date_month_without_year else None)
+
     def search(self, tenant_id: str, user_id: str, query: str, *, top_k: int, category: Category | None = None,
                project_id: str | None = None, session_id: str | None = None,
                rank_by: str = "relevance") -> list[Scored]:
@@ -148,7 +154,7 @@ class Retriever:
             vector=vector, terms=terms(query), limit=max(top_k * self.p.settings.candidate_multiplier, 20),
             now=self.p.clock.now(), project_id=project_id, session_id=session_id,
             categories=frozenset({category}) if category else None))
-        ranked = rank(hits, self.p.clock.now(), self._params(), date_spans(query, self.p.settings.date_slack_days))
+        ranked = rank(hits, self.p.clock.now(), self._params(), self._dates(query))
         if rank_by == "relevance":
             ranked.sort(key=lambda s: (-s.relevance, -s.score, s.memory.memory_id))
         return ranked[:top_k]
@@ -196,7 +202,7 @@ class Retriever:
             hits = [h for h in found if h.memory.status is not Status.PENDING]
             timings["search"] = _ms(t)
             t = time.perf_counter()
-            dates = date_spans(query, settings.date_slack_days)
+            dates = self._dates(query)
             ranked = rank(hits, now, params, dates)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
                                               params, dates) if s.relevance - s.context >= settings.min_relevance][:3]
