@@ -17,6 +17,7 @@ from mnemo.domain.extraction import RuleBasedExtractor
 from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder
 from mnemo.domain.policy import PolicyTable
+from mnemo.domain.slot_affinity import SlotAffinity
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Embedder
 from mnemo.services.consolidation import Consolidator
@@ -35,6 +36,8 @@ from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
 
 TAGGER_PATH = Path(__file__).resolve().parent / "models" / "extractor_tagger.npz"
+SLOT_AFFINITY_PATH = Path(__file__).resolve().parent / "models" / "query_slots.npz"
+_AFFINITIES: dict[Path, SlotAffinity] = {}
 _TAGGERS: dict[Path | None, SlotTagger] = {}
 _TOKEN_ENCODERS: dict[tuple[int, int, str, str], TokenEncoder] = {}
 _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
@@ -108,11 +111,22 @@ def _services(ports: Ports, summariser: Any = None, *, profile_in_parallel: bool
     signals = ImplicitSignals(ports)
     sessions = SessionService(ports)
     return Mnemo(ports=ports, writer=writer,
-                 retriever=Retriever(ports, signals, profiles, profile_in_parallel=profile_in_parallel),
+                 retriever=Retriever(ports, signals, profiles, profile_in_parallel=profile_in_parallel,
+                                     affinity=slot_affinity(ports.settings)),
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer, consolidator),
                  consolidator=consolidator)
+
+
+def slot_affinity(settings: Settings) -> SlotAffinity | None:
+    """The packaged model of which kinds of fact a request needs (one per process), unless switched off."""
+    if not settings.slot_boost:
+        return None
+    path = settings.slot_affinity_path or SLOT_AFFINITY_PATH
+    if path not in _AFFINITIES:
+        _AFFINITIES[path] = SlotAffinity.load(path)
+    return _AFFINITIES[path]
 
 
 def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Embedder | None = None,

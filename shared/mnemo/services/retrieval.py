@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from mnemo.crypto import tenant_hash
+from mnemo.domain.slot_affinity import SlotAffinity
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
@@ -99,7 +100,8 @@ def _wins(a: Memory, b: Memory) -> bool:
 
 class Retriever:
     def __init__(self, ports: Ports, signals: ImplicitSignals | None = None,
-                 profiles: ProfileView | None = None, *, profile_in_parallel: bool = True) -> None:
+                 profiles: ProfileView | None = None, *, profile_in_parallel: bool = True,
+                 affinity: SlotAffinity | None = None) -> None:
         """``profile_in_parallel``: read the profile on a thread while the query is embedded and searched,
         which pays where the read is a network call (DynamoDB). Where it is a local SQLite read, the
         interpreter lock serialises the two anyway, and the hand-over between threads cost more than
@@ -108,6 +110,9 @@ class Retriever:
         self.signals = signals
         self.profiles = profiles or ProfileView(ports)
         self.queries = QueryEmbeddings(ports)
+        # which kinds of fact a request needs; only over the query vectors it was trained on
+        self.affinity = (affinity if affinity is not None
+                         and affinity.version.partition(":")[0] == ports.embedder.model_id else None)
         self._pool = (ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
                       if profile_in_parallel else None)
         # told of every retrieval (the Lambda records its per-stage metrics); never given the query text
@@ -203,7 +208,7 @@ class Retriever:
             timings["search"] = _ms(t)
             t = time.perf_counter()
             dates = self._dates(query)
-            ranked = rank(hits, now, params, dates)
+            ranked = self._needed_slots_first(rank(hits, now, params, dates), vector)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
                                               params, dates) if s.relevance - s.context >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
@@ -254,6 +259,21 @@ class Retriever:
                             selected, conflicts, pending, timings, started, conversation_id,
                             rejected=rejected, context=block.text, tokens=block.tokens, vector=vector,
                             params=params)
+
+    def _needed_slots_first(self, ranked: list[Scored], vector: Vector) -> list[Scored]:
+        """A memory in a kind of fact the request needs gains relevance by how surely it is needed:
+        "keybinding to format on save?" shares nothing with "User uses helix" but needs the user's tools."""
+        settings = self.p.settings
+        if self.affinity is None or not settings.slot_boost or not ranked:
+            return ranked
+        needed = self.affinity.probabilities(vector)
+        out = []
+        for s in ranked:
+            p = self.affinity.of(needed, s.memory.subject)
+            gain = settings.slot_boost * p if p >= settings.slot_affinity_at_least else 0.0
+            out.append(replace(s, relevance=s.relevance + gain, score=s.score + gain) if gain else s)
+        out.sort(key=lambda s: (-s.score, s.memory.memory_id))
+        return out
 
     def _with_agenda(self, tenant_id: str, user_id: str, kept: list[Scored], ranked: list[Scored], now: datetime,
                      project_id: str | None, session_id: str | None) -> list[Scored]:

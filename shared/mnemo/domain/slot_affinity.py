@@ -1,0 +1,48 @@
+"""Which kinds of fact a request needs, from the request's own vector: "my lil furball keeps scratching the
+couch" needs the user's pets, "keybinding to format on save?" their editor, "what should I cook tonight"
+their diet and allergies, though none of these shares a word or much of a meaning with the fact itself.
+
+One logistic model per slot of the vocabulary (docs/slots.md) over the query vector retrieval already
+computes, trained by ``mnemo.training.query_slots`` on committed labelled requests; no extra inference.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[np.float32]
+
+
+class SlotAffinity:
+    """P(a fact of this slot helps answer the request | the request's vector), for every slot."""
+
+    def __init__(self, slots: list[str], weights: Array, bias: Array, version: str) -> None:
+        if weights.shape != (len(slots), weights.shape[1]) or bias.shape != (len(slots),):
+            raise ValueError("slot affinity: weights and bias do not match the slots")
+        self.slots = slots
+        self.weights = weights.astype(np.float32)
+        self.bias = bias.astype(np.float32)
+        self.version = version
+        self._index = {slot: i for i, slot in enumerate(slots)}
+
+    def probabilities(self, vector: Array) -> dict[str, float]:
+        logits = self.weights @ np.asarray(vector, dtype=np.float32) + self.bias
+        probs = 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
+        return {slot: float(p) for slot, p in zip(self.slots, probs, strict=True)}
+
+    def of(self, probabilities: dict[str, float], subject: str) -> float:
+        """The probability for a memory's slot (``subject`` is ``slot`` or ``slot:key``); 0 for a note."""
+        return probabilities.get(subject.partition(":")[0], 0.0)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, slots=np.array(self.slots), weights=self.weights, bias=self.bias,
+                            version=np.array(self.version))
+
+    @classmethod
+    def load(cls, path: Path) -> SlotAffinity:
+        with np.load(path, allow_pickle=False) as data:
+            return cls([str(s) for s in data["slots"]], data["weights"], data["bias"], str(data["version"]))

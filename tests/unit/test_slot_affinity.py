@@ -1,0 +1,40 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemo.domain.slot_affinity import SlotAffinity
+
+
+def model() -> SlotAffinity:
+    # two slots over a 3-dimensional space: the first axis means pets, the second food
+    weights = np.array([[8.0, 0.0, 0.0], [0.0, 8.0, 0.0]], dtype=np.float32)
+    return SlotAffinity(["pet", "diet"], weights, np.array([-4.0, -4.0], dtype=np.float32), "minilm:2")
+
+
+def test_a_request_near_a_slots_direction_needs_that_slot_only() -> None:
+    needed = model().probabilities(np.array([1.0, 0.0, 0.0], dtype=np.float32))
+    assert needed["pet"] > 0.95
+    assert needed["diet"] < 0.05
+
+
+def test_a_memorys_slot_is_read_from_its_subject() -> None:
+    m = model()
+    needed = m.probabilities(np.array([0.0, 1.0, 0.0], dtype=np.float32))
+    assert m.of(needed, "diet") == needed["diet"]
+    assert m.of(needed, "pet:mochi") == needed["pet"]
+    assert m.of(needed, "note:something") == 0.0
+
+
+def test_the_model_survives_a_round_trip_through_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "affinity.npz"
+    model().save(path)
+    again = SlotAffinity.load(path)
+    vector = np.array([0.3, 0.7, 0.1], dtype=np.float32)
+    assert again.probabilities(vector) == pytest.approx(model().probabilities(vector))
+    assert (again.slots, again.version) == (["pet", "diet"], "minilm:2")
+
+
+def test_weights_that_do_not_match_the_slots_are_refused() -> None:
+    with pytest.raises(ValueError):
+        SlotAffinity(["pet"], np.zeros((2, 3), dtype=np.float32), np.zeros(2, dtype=np.float32), "v")
