@@ -6,6 +6,7 @@ PORT ?= 8080
 HOST ?= 127.0.0.1
 
 .PHONY: api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor train-encoder \
+	train-query-slots \
 	query-model lock footprint ts-client ts-test
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -108,6 +109,10 @@ bench: $(STAMP)
 # the learned extractor's tagger (writes shared/mnemo/models/extractor_tagger.npz), over the fine-tuned encoder
 train-extractor: $(STAMP)
 	$(BIN)/python -m mnemo.training.extractor
+
+# which kinds of fact a request needs (writes shared/mnemo/models/query_slots.npz; seconds)
+train-query-slots: $(STAMP)
+	$(BIN)/python -m mnemo.training.query_slots
 
 # the extraction encoder: MiniLM fine-tuned on shared/mnemo/training/data (about 20 minutes on 2 cores;
 # writes shared/mnemo/models/extractor-encoder-int8.onnx: put its checksum in model_checksums.py), then

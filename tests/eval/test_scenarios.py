@@ -240,5 +240,14 @@ def test_a_personal_request_gets_the_fact_it_needs_without_sharing_its_words(api
     result = api.retrieve(USER, "is it ok to leave my buddy home alone 12 hrs while im at work")
     assert "Tank" in injected(result)
     # only the best near misses, not everything the user has
-    assert sum(m["relevance"] < 0.3 for m in result["memories"]) <= 2
+    assert sum(m["relevance"] < 0.3 for m in result["memories"]) <= 3
     assert "Spanish" not in injected(result)
+
+
+def test_a_request_gets_the_kind_of_fact_it_needs(api: ApiClient) -> None:
+    # nothing in "keybinding to format on save?" resembles "User uses Helix": the request needs the user's
+    # tools (the slot affinity, trained on labelled requests), and the editor is one
+    api.say(USER, "c1", "I use Helix as my editor these days.", "I live in Berlin.", "I have a cat named Tom.")
+    text = injected(api.retrieve(USER, "keybinding to format on save?"))
+    assert "Helix" in text or "helix" in text
+    assert "Tom" not in text

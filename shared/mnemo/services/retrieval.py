@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from mnemo.crypto import tenant_hash
-from mnemo.domain.slot_affinity import SlotAffinity
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
@@ -31,6 +30,7 @@ from mnemo.domain.models import (
 )
 from mnemo.domain.ranking import Hit, RankingParams, Scored, rank
 from mnemo.domain.scope import visible_in_scope
+from mnemo.domain.slot_affinity import SlotAffinity
 from mnemo.domain.text import terms
 from mnemo.domain.when import DateSpan, date_spans
 from mnemo.errors import InvalidInput
@@ -60,7 +60,7 @@ TRACE_TIMING_GRAIN_MS = 50
 def _near_miss(s: Scored, best: float, floor: float, ratio: float) -> bool:
     """Under the relevance cut-off, but among the best this user has for the request."""
     own = s.relevance - s.context  # what the memory's own evidence gives, without its sitting's share
-    return own >= floor and own >= ratio * best and s.cosine > 0
+    return own >= floor and own >= ratio * best
 
 
 class QueryEmbeddings:
@@ -191,6 +191,7 @@ class Retriever:
         profile_future: Future[Profile | None] | None = (
             self._pool.submit(self._profile, tenant_id, user_id) if self._pool is not None else None)
         ranked: list[Scored] = []
+        best = 0.0
         pending: list[Memory] = []
         vector: Vector | None = None
         params = self._params(tenant_id)
@@ -208,7 +209,11 @@ class Retriever:
             timings["search"] = _ms(t)
             t = time.perf_counter()
             dates = self._dates(query)
-            ranked = self._needed_slots_first(rank(hits, now, params, dates), vector)
+            unboosted = rank(hits, now, params, dates)
+            # the best evidence the user's memories hold on their own, before any is boosted for its slot
+            best = max((s.relevance - s.context for s in unboosted if RETRACTION_TAG not in s.memory.tags),
+                       default=0.0)
+            ranked = self._needed_slots_first(unboosted, vector)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
                                               params, dates) if s.relevance - s.context >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
@@ -220,7 +225,6 @@ class Retriever:
         kept: list[Scored] = []
         near_misses = settings.near_miss_limit
         # a memory's own relevance decides what goes in: the share lent by its sitting only orders
-        best = max((s.relevance - s.context for s in ranked if RETRACTION_TAG not in s.memory.tags), default=0.0)
         for s in ranked:
             if RETRACTION_TAG in s.memory.tags:
                 rejected[s.memory.memory_id] = "retraction"

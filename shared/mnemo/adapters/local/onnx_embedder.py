@@ -142,8 +142,12 @@ class OnnxMiniLmEmbedder:
         """Contextual word-piece vectors (the last hidden layer, before pooling) for the extractor's
         tagger; through the query session, which ``extraction_encoder`` points at the fine-tuned encoder."""
         out: list[TokenStates] = []
-        for start in range(0, len(texts), self._batch_size):
-            batch = list(texts[start:start + self._batch_size])
+        # one text per run: the int8 encoder quantises its activations with one scale per run, so a text
+        # read in a batch gets other states than alone (up to 0.5 apart: "allergic to penicillin" read as
+        # an answer-language instruction beside a long Spanish message), and a message's facts would
+        # depend on what else the conversation said. Alone costs no speed here: ~100 texts/s either way.
+        for start in range(len(texts)):
+            batch = list(texts[start:start + 1])
             encodings = self._tokenizer.encode_batch(batch)
             hidden = self._forward(encodings, self._query_session)
             for row, enc in enumerate(encodings):

@@ -22,15 +22,25 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
            r"dad|father|parents?|husband|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|"
            r"child|children|baby|aunt|uncle|cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|"
            r"roommate|flatmate|housemate|neighbou?r|coach|teacher|doctor|gp|therapist|landlord|team(?:mate)?|"
-           r"client|customer|students?|classmates?|in-laws?|mother-in-law|father-in-law|ex|cat|dog)")
+           r"client|customer|students?|classmates?|in-laws?|mother-in-law|father-in-law|ex|cat|dog|"
+           r"co-?founders?|founders?|business partner|"
+           # the same people in the languages users switch to ("mi madre es celíaca")
+           r"madre|padre|hermanos?|hermanas?|hij[oa]s?|novi[oa]|marido|esposa|espos[oa]|abuel[oa]s?|amig[oa]s?|"
+           r"m[eè]re|p[eè]re|fr[eè]re|s[oœ]eur|fils|fille|mari|femme|copain|copine|"
+           r"mutter|vater|bruder|schwester|sohn|tochter|mann|frau|freund(?:in)?|"
+           r"m[ãa]e|pai|irm[ãa]o?|filh[oa]|namorad[oa]|"
+           r"fratello|sorella|figli[oa]|moglie|ragazz[oa])")
 # "my coworker is allergic to X", "our neighbour just moved to Y", "my brother's a vegan"
 _OTHER_PERSON = re.compile(
-    rf"^\W*(?:and |but |also |so |oh |btw |lol )*(?:my|our|his|her|their|a|the)\s+(?:\w+\s+)?{_PEOPLE}"
+    rf"(?:^\W*|\b(?:and|but|while|whereas|though)\s+)(?:and |but |also |so |oh |btw |lol )*"
+    rf"(?:my|our|his|her|their|a|the|mi|mis|ma|mon|mes|meine?|minha|meu|mia|mio)\s+(?:\w+\s+)?{_PEOPLE}"
     rf"(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?"
     # "my wife Ananya and daughter Diya are going to Mysuru": several of them, still not the user
-    rf"(?:(?:and|&)\s+(?:my\s+|our\s+)?(?:\w+\s+)?{_PEOPLE}(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?)*(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
+    rf"(?:(?:and|&)\s+(?:my\s+|our\s+)?(?:\w+\s+)?{_PEOPLE}(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?)*"
+    rf"(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
     rf"lives?|works?|moved|eats?|can't|cannot|doesn't|does|don't|got|gets|wants?|says|said|started|"
-    rf"'s|'re|keeps?|never|always)\b", re.IGNORECASE)
+    rf"'s|'re|keeps?|never|always|es|está|tiene|come|est|a|mange|ist|hat|isst|é|tem|come|è|ha|mangia)\b",
+    re.IGNORECASE)
 # the value, at most two more words ("AWS" "key"), then "is", ":" or "=" and the marker
 _LABELS_A_SECRET = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}(?:is|are|was|=|:|-)?\s*" + re.escape(MARKER), re.IGNORECASE)
 # a job the user had ("I was a school secretary for 31 years", "ex merchant navy", "taught ... before
@@ -51,6 +61,13 @@ def _names_a_secret(value: str, clause: str) -> bool:
     return at >= 0 and bool(_LABELS_A_SECRET.match(clause[at + len(value):]))
 
 
+def _about_someone_else(value: str, clause: str) -> bool:
+    """The value sits where the clause talks of someone else: "I'm a nurse and my mum is vegan" (vegan is
+    the mum's, nurse the user's); "I'm vegan and my mum is too" (the user's)."""
+    at = clause.lower().find(value.lower())
+    return any(at < 0 or at >= m.start() for m in _OTHER_PERSON.finditer(clause))
+
+
 def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
            message: str = "") -> str | None:
     """Why the value must not become a fact, or None. ``sentence`` and ``message`` hold the clause (an
@@ -66,7 +83,7 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "hypothetical"
     if slot == "job" and _FORMER_JOB.search(clause):
         return "not_current"
-    if slot not in _ABOUT_THE_USER_ANYWAY and _OTHER_PERSON.search(clause):
+    if slot not in _ABOUT_THE_USER_ANYWAY and _about_someone_else(value, clause):
         return "about_someone_else"
     # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")
     reason = rejection_reason(_MARKED.sub(" ", clause))
