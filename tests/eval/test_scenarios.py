@@ -251,3 +251,12 @@ def test_a_request_gets_the_kind_of_fact_it_needs(api: ApiClient) -> None:
     text = injected(api.retrieve(USER, "keybinding to format on save?"))
     assert "Helix" in text or "helix" in text
     assert "Tom" not in text
+
+
+def test_a_request_worded_as_general_knowledge_still_gets_the_fact_it_needs(api: ApiClient) -> None:
+    api.say(USER, "c1", "I'm vegetarian, have been for years.", "I live in Lisbon.")
+    result = api.retrieve(USER, "what's good to put in the slow cooker tomorrow")
+    assert result["decision"] == "retrieve"
+    assert "vegetarian" in injected(result)
+    # a question about the world stays skipped
+    assert api.retrieve(USER, "What is the boiling point of water at sea level?")["decision"] == "skip"

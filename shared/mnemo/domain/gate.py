@@ -20,6 +20,8 @@ class Gate:
     reason: str
 
 
+GENERAL_KNOWLEDGE = "general-knowledge question"
+
 _GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening|day)|greetings|hola|bonjour|"
     r"ciao|hallo|ol[aá]|what'?s up|sup|morning|evening)\b[\s,!.?]*(?:there|again|mnemo|assistant|bot)?[\s!.?]*$",
@@ -72,7 +74,7 @@ def decide(query: str) -> Gate:
     if _PERSONALISABLE.search(text):
         return Gate(GateDecision.RETRIEVE, "request that preferences can shape")
     if _GENERAL.match(text):
-        return Gate(GateDecision.SKIP, "general-knowledge question")
+        return Gate(GateDecision.SKIP, GENERAL_KNOWLEDGE)
     return Gate(GateDecision.RETRIEVE, "default: may be personal")
 
 

@@ -16,7 +16,7 @@ from mnemo.crypto import tenant_hash
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
-from mnemo.domain.gate import GateDecision, decide, is_open_ended
+from mnemo.domain.gate import GENERAL_KNOWLEDGE, Gate, GateDecision, decide, is_open_ended
 from mnemo.domain.models import (
     SOURCE_PRECEDENCE,
     SOURCE_TIER,
@@ -179,7 +179,7 @@ class Retriever:
         if not self.p.user_settings.get(tenant_id, user_id).memory_enabled:
             return self._finish(tenant_id, user_id, query, trace_id, "skip", "memory is off for this user",
                                 None, [], [], [], [], timings, started, conversation_id)
-        gate = decide(query)
+        gate = self._second_look(decide(query), query, tenant_id, user_id)
         timings["gate"] = _ms(started)
         if gate.decision is GateDecision.SKIP:
             return self._instructions_only(tenant_id, user_id, query, trace_id, gate.reason, token_budget,
@@ -263,6 +263,20 @@ class Retriever:
                             selected, conflicts, pending, timings, started, conversation_id,
                             rejected=rejected, context=block.text, tokens=block.tokens, vector=vector,
                             params=params)
+
+    def _second_look(self, gate: Gate, query: str, tenant_id: str, user_id: str) -> Gate:
+        """A request worded like general knowledge may still need the user's facts ("what's good to put in
+        the slow cooker tomorrow" needs their diet): when the slot affinity is sure enough of a slot, it is
+        searched after all. Costs the query's embedding, which the search then reuses from the cache."""
+        at_least = self.p.settings.gate_second_look_at_least
+        if (gate.decision is not GateDecision.SKIP or gate.reason != GENERAL_KNOWLEDGE or self.affinity is None
+                or not self.p.settings.slot_boost or not at_least):
+            return gate
+        needed = self.affinity.probabilities(self.queries.get(query, tenant_id, user_id))
+        slot = max(needed, key=needed.__getitem__)
+        if needed[slot] < at_least:
+            return gate
+        return Gate(GateDecision.RETRIEVE, f"worded as general knowledge, but needs the user's {slot}")
 
     def _needed_slots_first(self, ranked: list[Scored], vector: Vector) -> list[Scored]:
         """A memory in a kind of fact the request needs gains relevance by how surely it is needed:
