@@ -61,9 +61,10 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=50.0, help="requests a second (below saturation)")
     parser.add_argument("--seconds", type=float, default=12.0)
     parser.add_argument("--mix", choices=sorted(serve_load.MIX), default="chat")
+    parser.add_argument("--threads", type=int, default=1, help="request threads per worker (mnemo serve --threads)")
     args = parser.parse_args()
     serve_load.CHOSEN["retrieve"] = serve_load.MIX[args.mix]
-    env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false"}
+    env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false", "MNEMO_SERVE_THREADS": str(args.threads)}
     with tempfile.TemporaryDirectory() as tmp:
         server = start_server(Path(tmp) / "data", env, workers=args.workers)
         try:
@@ -84,8 +85,8 @@ def main() -> int:
     for key, seconds in after.items():
         per_role[key[1]] += seconds - before.get(key, 0.0)
     total = sum(per_role.values())
-    print(f"{args.workers} workers, {args.rate:.0f} requests/s for {args.seconds:.0f} s ({args.mix} mix): "
-          f"{result['throughput_rps']} req/s, errors {sum(result['errors'].values())}")
+    print(f"{args.workers} workers x {args.threads} thread(s), {args.rate:.0f} requests/s for {args.seconds:.0f} s "
+          f"({args.mix} mix): {result['throughput_rps']} req/s, errors {sum(result['errors'].values())}")
     for kind, p in result["latency_ms"].items():
         print(f"  {kind:<9} n={p['n']:>5}  p50 {p['p50']:>7.2f} ms  p95 {p['p95']:>7.2f} ms  p99 {p['p99']:>7.2f} ms")
     print("  CPU seconds:", json.dumps({k: round(v, 2) for k, v in sorted(per_role.items())}),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import re
+import threading
 from collections.abc import Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -61,6 +62,10 @@ class McpEndpoint:
             False: build_server(_client.get),
             True: build_server(_client.get, _user.get),
         }
+        # each request gives its server a fresh session manager (``streamable_http_app``), kept on the server
+        # object: with request threads (`mnemo serve --threads`) two at once would swap each other's; one at a
+        # time per worker (an `/mcp` request waits here, never for a resolver: it holds none meanwhile)
+        self._one_at_a_time = threading.Lock()
 
     def user_of(self, headers: dict[str, str], query: str) -> str | None:
         values = parse_qs(query).get("user_id") or [""]
@@ -88,7 +93,9 @@ class McpEndpoint:
         if user is not None:
             context.run(_user.set, user)
         try:
-            return context.run(anyio.run, self._serve, self._servers[user is not None], method, headers, body, query)
+            with self._one_at_a_time:
+                return context.run(anyio.run, self._serve, self._servers[user is not None], method, headers, body,
+                                   query)
         finally:
             client.close()
 
