@@ -72,8 +72,10 @@ def main() -> int:
             serve_load.warm(server)
             serve_load.drained(server)
             before = cpu_seconds(server)
+            generator = time.process_time()
             result = serve_load.open_loop(serve_load.address_of(server),
                                           serve_load.mixed_requests(int(args.rate * args.seconds), 99), args.rate)
+            generator = time.process_time() - generator  # the load generator's own CPU, on the same cores
             serve_load.drained(server)
             time.sleep(2.5)  # the debounce of the last turns, then their extraction
             serve_load.drained(server)
@@ -91,6 +93,7 @@ def main() -> int:
         print(f"  {kind:<9} n={p['n']:>5}  p50 {p['p50']:>7.2f} ms  p95 {p['p95']:>7.2f} ms  p99 {p['p99']:>7.2f} ms")
     print("  CPU seconds:", json.dumps({k: round(v, 2) for k, v in sorted(per_role.items())}),
           f"total {total:.2f} s = {1000 * total / sent:.2f} ms a request")
+    print(f"  the load generator: {generator:.2f} s = {1000 * generator / sent:.2f} ms a request")
     return 0
 
 
