@@ -125,7 +125,10 @@ def slot_affinity(settings: Settings) -> SlotAffinity | None:
         return None
     path = settings.slot_affinity_path or SLOT_AFFINITY_PATH
     if path not in _AFFINITIES:
-        _AFFINITIES[path] = SlotAffinity.load(path)
+        try:
+            _AFFINITIES[path] = SlotAffinity.load(path)
+        except ValueError as e:
+            raise ConfigurationError(f"MNEMO_SLOT_AFFINITY_PATH: {e}") from e
     return _AFFINITIES[path]
 
 

@@ -170,7 +170,8 @@ class Settings(BaseModel):
     near_miss_ratio: float = Field(0.5, ge=0, le=1)
     # which kinds of fact a request needs, learned from labelled requests (domain/slot_affinity.py): a memory
     # in a slot the request needs with probability p >= slot_affinity_at_least gains slot_boost * p of
-    # relevance ("my buddy" -> the user's pets); 0 switches it off. slot_affinity_path: another model file
+    # relevance ("my buddy" -> the user's pets); 0 switches it off, the gate's second look below with it.
+    # slot_affinity_path: another model file
     slot_boost: float = Field(0.2, ge=0, le=1)
     slot_affinity_at_least: float = Field(0.5, ge=0, le=1)
     slot_affinity_path: Path | None = None

@@ -26,3 +26,4 @@ def test_the_shipped_model_is_what_the_committed_data_trains(tmp_path: Path) -> 
     assert trained.slots == shipped.slots
     assert trained.version == shipped.version
     np.testing.assert_allclose(trained.weights, shipped.weights, atol=1e-3)
+    np.testing.assert_allclose(trained.bias, shipped.bias, atol=1e-3)

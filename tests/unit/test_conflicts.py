@@ -95,6 +95,10 @@ def test_instructions_about_different_things_both_stand() -> None:
     old = instruction("a", "How to answer the user: always add sources.", 0)
     new = instruction("b", "How to answer the user: use metric units from now on.", 9)
     assert resolve(new, old, 0.26) is Relation.INDEPENDENT
+    # close and both saying "stop", but about two different things
+    old = instruction("c", "How to answer the user: Stop using emojis in their answers, always.", 0)
+    new = instruction("d", "How to answer the user: Stop using exclamation marks in their answers, always.", 9)
+    assert resolve(new, old, 0.754) is Relation.INDEPENDENT
 
 
 def test_a_negated_fact_retires_the_value_it_names_in_another_slot() -> None:

@@ -181,12 +181,17 @@ def test_a_day_of_the_month_alone_is_the_nearest_such_day_in_the_tense_of_the_sl
      "Kindly explain row level security policies in Supabase.", False),
     ("write the answer in French and English side by side, just for this handout",
      "write the answer in French and English side by side, just for this handout", False),
+    ("Summarize every chapter of this book in three bullet points",
+     "Summarize every chapter of this book in three bullet points.", False),
+    ("Translate any of these phrases into German", "Translate any of these phrases into German, keep it casual.",
+     False),
+    ("Plain text only, no formatting", "Plain text only, no formatting, it's going to SMS.", True),
 ])
 def test_an_answer_instruction_must_address_the_assistant_and_stand(clause: str, message: str, kept: bool) -> None:
     refused = screen("x", clause, "instruction", sentence=clause, message=message)
     assert (refused is None) is kept
     # a fact in any other slot is not judged as an instruction
-    assert screen("x", clause, "likes", sentence=clause, message=message) in (None, "question", "one_off_request")
+    assert screen("x", clause, "likes", sentence=clause, message=message) != "one_off_request"
 
 
 def test_no_more_is_an_instruction_not_a_correction() -> None:
@@ -198,15 +203,19 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
         assert CORRECTION_OPENING.match(said)
 
 
-@pytest.mark.parametrize(("clause", "theirs"), [
-    ("my wife Ananya and daughter Diya are going to Mysuru for one week", True),
-    ("my mom and my dad are vegan", True),
-    ("my coworker is allergic to shellfish", True),
-    ("my wife and I are moving to Lisbon in May", False),
-    ("I'm going to Mysuru with my wife", False),
+@pytest.mark.parametrize(("value", "clause", "theirs"), [
+    ("Mysuru", "my wife Ananya and daughter Diya are going to Mysuru for one week", True),
+    ("vegan", "my mom and my dad are vegan", True),
+    ("shellfish", "my coworker is allergic to shellfish", True),
+    ("celíaca", "Mi madre es celíaca y viene a comer el domingo", True),
+    ("vegan", "I'm a nurse and my mum is vegan", True),  # the value sits after "and my mum is"
+    ("nurse", "I'm a nurse and my mum is vegan", False),  # before it: the user's
+    ("vegan", "I'm vegan and my mum is too", False),
+    ("Lisbon", "my wife and I are moving to Lisbon in May", False),
+    ("Mysuru", "I'm going to Mysuru with my wife", False),
 ])
-def test_several_other_people_are_still_not_the_user(clause: str, theirs: bool) -> None:
-    assert (screen("Mysuru", clause, "plan") == "about_someone_else") is theirs
+def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: bool) -> None:
+    assert (screen(value, clause, "diet") == "about_someone_else") is theirs
 
 
 
@@ -244,6 +253,8 @@ def test_a_phrase_cut_after_a_function_word_runs_to_the_end_of_its_phrase(value:
     ("I'm a nurse at St James", False),
     ("now I work at Siemens Energy", False),
     ("my ex-wife is a nurse", False),
+    ("I was actually promoted to head nurse last month", False),
+    ("I was asked to lead the night shift", False),
 ])
 def test_a_former_job_is_not_the_current_one(clause: str, former: bool) -> None:
     assert (screen("nurse", clause, "job") == "not_current") is former

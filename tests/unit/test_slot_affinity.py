@@ -38,3 +38,19 @@ def test_the_model_survives_a_round_trip_through_its_file(tmp_path: Path) -> Non
 def test_weights_that_do_not_match_the_slots_are_refused() -> None:
     with pytest.raises(ValueError):
         SlotAffinity(["pet"], np.zeros((2, 3), dtype=np.float32), np.zeros(2, dtype=np.float32), "v")
+
+
+def test_it_applies_only_over_the_query_vectors_it_was_trained_on() -> None:
+    from mnemo.domain.slot_affinity import query_space
+
+    trained = SlotAffinity(["pet"], np.zeros((1, 3), dtype=np.float32), np.zeros(1, dtype=np.float32),
+                           f"{query_space('minilm', True)}:120")
+    assert trained.fits(query_space("minilm", True), 3)
+    assert not trained.fits(query_space("minilm", False), 3)  # the packaged model for queries: other vectors
+    assert not trained.fits(query_space("amazon.titan-embed-text-v2:0", True), 3)  # Titan's id has a colon
+    assert not trained.fits(query_space("minilm", True), 1024)
+
+
+def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="slot affinity model"):
+        SlotAffinity.load(tmp_path / "nowhere.npz")

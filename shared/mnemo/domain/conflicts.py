@@ -56,6 +56,11 @@ def outranks(new: Memory, old: Memory) -> bool:
 
 
 # a standing instruction that says it changes an earlier one ("you don't need to ... anymore", "again")
+# words every instruction is made of: sharing them says nothing about sharing a topic
+_INSTRUCTION_WORDS = frozenset(terms(
+    "how to answer the user their them they you your please always never stop use using anymore any more no "
+    "longer need needs don't do not again now from on instead change changed actually every all answers answer "
+    "replies reply responses response it them in with and or a an of to for be can"))
 _CHANGES = re.compile(r"\b(?:now|anymore|any more|no longer|instead|again|don'?t need|do not need|no need|stop|"
                       r"change|changed|actually|no more)\b", re.IGNORECASE)
 
@@ -68,7 +73,12 @@ def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_a
     slots = (new.subject.partition(":")[0], old.memory.subject.partition(":")[0])
     if not all(slot in ANSWER_SLOTS for slot in slots):
         return False
-    return old.cosine >= replace_at or (old.cosine >= change_at and bool(_CHANGES.search(new.content)))
+    if old.cosine >= replace_at:
+        return True
+    # close, saying it changes something, and about the same thing: "stop using emojis" does not replace
+    # "stop using exclamation marks" (0.75 apart), though both say "stop"
+    shared = (set(terms(new.content)) & set(terms(old.memory.content))) - _INSTRUCTION_WORDS
+    return old.cosine >= change_at and bool(_CHANGES.search(new.content)) and bool(shared)
 
 
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:

@@ -9,27 +9,25 @@ _IRREGULAR = {
     "don't": "doesn't", "dont": "doesn't", "haven't": "hasn't", "aren't": "isn't", "wasn't": "wasn't",
     "were": "was", "weren't": "wasn't", "'d": "would", "'ll": "will", "are": "is",
 }
-_UNCHANGED = frozenset(
-    "can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't "
-    "didn't did had hadn't need used ought "
-    # irregular past tenses take no -s
-    "ran went got made took saw came bought met won lost left felt read wrote began ate drank swam flew drove "
-    "gave found sold told thought knew grew spent built sent paid brought caught taught kept slept sat stood "
-    "became broke chose forgot held heard led meant put quit rode rang rose said set shut sang sank spoke "
-    "stole struck swore threw understood woke wore".split()
-)
+# irregular past tenses ("ran", "lost"): they take no -s, and they say an event happened
 _IRREGULAR_PAST = frozenset(
     "ran went got made took saw came bought met won lost left felt read wrote began ate drank swam flew drove "
     "gave found sold told thought knew grew spent built sent paid brought caught taught kept slept sat stood "
     "became broke chose forgot held heard led meant put quit rode rang rose said set shut sang sank spoke "
-    "stole struck swore threw understood woke wore had did was were fell hit cut hurt dug fed fled bit blew "
-    "drew froze hid shook split spun tore wept won".split())
+    "stole struck swore threw understood woke wore fell hit cut hurt dug fed fled bit blew drew froze hid "
+    "shook split spun tore wept".split())
+_UNCHANGED = frozenset(
+    "can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't "
+    "didn't did had hadn't need used ought".split()) | _IRREGULAR_PAST
+# words that end in -ed and are no past tense
+_NOT_PAST = frozenset("hundred sacred naked wicked bed red shed wed need speed seed feed weed breed bleed".split())
 
 
 def is_past_verb(word: str) -> bool:
     """A verb in the past tense ("moved", "passed", "lost"), by its ending or from the irregular ones."""
     low = word.lower()
-    return low in _IRREGULAR_PAST or (len(low) > 3 and low.endswith("ed"))
+    return (low in _IRREGULAR_PAST or low in {"had", "did", "was", "were"}
+            or (len(low) > 3 and low.endswith("ed") and low not in _NOT_PAST))
 
 
 _ADVERBS = frozenset(

@@ -16,6 +16,11 @@ import numpy.typing as npt
 Array = npt.NDArray[np.float32]
 
 
+def query_space(model_id: str, fast_query_model: bool) -> str:
+    """The vectors a model was trained on: the embedding model, and whether queries go through its twin."""
+    return f"{model_id}|{'query-twin' if fast_query_model else 'same-model'}"
+
+
 class SlotAffinity:
     """P(a fact of this slot helps answer the request | the request's vector), for every slot."""
 
@@ -28,7 +33,12 @@ class SlotAffinity:
         self.version = version
         self._index = {slot: i for i, slot in enumerate(slots)}
 
+    def fits(self, space: str, dimension: int) -> bool:
+        """Trained on these query vectors (``version`` is ``<query_space>:<requests>``)."""
+        return self.version.rpartition(":")[0] == space and self.weights.shape[1] == dimension
+
     def probabilities(self, vector: Array) -> dict[str, float]:
+        """Each slot's probability of being needed by the request whose query vector this is."""
         logits = self.weights @ np.asarray(vector, dtype=np.float32) + self.bias
         probs = 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
         return {slot: float(p) for slot, p in zip(self.slots, probs, strict=True)}
@@ -44,5 +54,9 @@ class SlotAffinity:
 
     @classmethod
     def load(cls, path: Path) -> SlotAffinity:
-        with np.load(path, allow_pickle=False) as data:
-            return cls([str(s) for s in data["slots"]], data["weights"], data["bias"], str(data["version"]))
+        """Raises ValueError for a file that is missing or not a slot affinity model."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return cls([str(s) for s in data["slots"]], data["weights"], data["bias"], str(data["version"]))
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"slot affinity model {path.name}: {e}") from e

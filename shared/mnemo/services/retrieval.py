@@ -30,7 +30,7 @@ from mnemo.domain.models import (
 )
 from mnemo.domain.ranking import Hit, RankingParams, Scored, rank
 from mnemo.domain.scope import visible_in_scope
-from mnemo.domain.slot_affinity import SlotAffinity
+from mnemo.domain.slot_affinity import SlotAffinity, query_space
 from mnemo.domain.text import terms
 from mnemo.domain.when import DateSpan, date_spans
 from mnemo.errors import InvalidInput
@@ -110,9 +110,10 @@ class Retriever:
         self.signals = signals
         self.profiles = profiles or ProfileView(ports)
         self.queries = QueryEmbeddings(ports)
-        # which kinds of fact a request needs; only over the query vectors it was trained on
-        self.affinity = (affinity if affinity is not None
-                         and affinity.version.partition(":")[0] == ports.embedder.model_id else None)
+        # which kinds of fact a request needs; only over the query vectors it was trained on (the AWS home's
+        # Titan vectors are another space: there it is left out)
+        space = query_space(ports.embedder.model_id, ports.settings.fast_query_model)
+        self.affinity = affinity if affinity is not None and affinity.fits(space, ports.embedder.dimension) else None
         self._pool = (ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
                       if profile_in_parallel else None)
         # told of every retrieval (the Lambda records its per-stage metrics); never given the query text
@@ -213,7 +214,7 @@ class Retriever:
             # the best evidence the user's memories hold on their own, before any is boosted for its slot
             best = max((s.relevance - s.context for s in unboosted if RETRACTION_TAG not in s.memory.tags),
                        default=0.0)
-            ranked = self._needed_slots_first(unboosted, vector)
+            ranked = self._needed_slots_first(unboosted, vector, params)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
                                               params, dates) if s.relevance - s.context >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
@@ -278,7 +279,7 @@ class Retriever:
             return gate
         return Gate(GateDecision.RETRIEVE, f"worded as general knowledge, but needs the user's {slot}")
 
-    def _needed_slots_first(self, ranked: list[Scored], vector: Vector) -> list[Scored]:
+    def _needed_slots_first(self, ranked: list[Scored], vector: Vector, params: RankingParams) -> list[Scored]:
         """A memory in a kind of fact the request needs gains relevance by how surely it is needed:
         "keybinding to format on save?" shares nothing with "User uses helix" but needs the user's tools."""
         settings = self.p.settings
@@ -289,7 +290,9 @@ class Retriever:
         for s in ranked:
             p = self.affinity.of(needed, s.memory.subject)
             gain = settings.slot_boost * p if p >= settings.slot_affinity_at_least else 0.0
-            out.append(replace(s, relevance=s.relevance + gain, score=s.score + gain) if gain else s)
+            # the gain is relevance: it counts toward min_relevance and near misses, and weighs in the
+            # score as relevance does (a)
+            out.append(replace(s, relevance=s.relevance + gain, score=s.score + params.a * gain) if gain else s)
         out.sort(key=lambda s: (-s.score, s.memory.memory_id))
         return out
 

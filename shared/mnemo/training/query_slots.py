@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS
-from mnemo.domain.slot_affinity import SlotAffinity
+from mnemo.domain.slot_affinity import SlotAffinity, query_space
 
 Array = npt.NDArray[np.float32]
 HERE = Path(__file__).resolve().parent
@@ -96,16 +96,23 @@ def main(argv: list[str] | None = None) -> int:
     from mnemo.bootstrap import shared_embedder
     from mnemo.settings import Settings
 
-    embedder = shared_embedder(Settings())
+    settings = Settings()
+    embedder = shared_embedder(settings)
+
+    def embedded(texts: list[str]) -> Array:
+        # one request per call, as retrieval embeds them: the query model quantises its activations with
+        # one scale per run, so a request embedded in a batch gets another vector
+        return np.vstack([embedder.embed_queries([t]) for t in texts]).astype(np.float32)
+
     train = load(TRAIN)
-    x = np.asarray(embedder.embed_queries([t for t, _ in train]), dtype=np.float32)
+    x = embedded([t for t, _ in train])
     w, b = fit(x, targets(train), args.epochs, args.rate, args.l2)
-    model = SlotAffinity(NEEDED_SLOTS, w, b, version=f"{embedder.model_id}:{len(train)}")
+    model = SlotAffinity(NEEDED_SLOTS, w, b, version=f"{query_space(embedder.model_id, settings.fast_query_model)}"
+                                                      f":{len(train)}")
     report("training requests", model, x, train, 0.5)
     if DEV.exists():
         dev = load(DEV)
-        report("held-out requests", model, np.asarray(embedder.embed_queries([t for t, _ in dev]), dtype=np.float32),
-               dev, 0.5)
+        report("held-out requests", model, embedded([t for t, _ in dev]), dev, 0.5)
     model.save(args.out)
     print(f"wrote {args.out}")
     return 0

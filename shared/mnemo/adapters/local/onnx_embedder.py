@@ -146,9 +146,8 @@ class OnnxMiniLmEmbedder:
         # read in a batch gets other states than alone (up to 0.5 apart: "allergic to penicillin" read as
         # an answer-language instruction beside a long Spanish message), and a message's facts would
         # depend on what else the conversation said. Alone costs no speed here: ~100 texts/s either way.
-        for start in range(len(texts)):
-            batch = list(texts[start:start + 1])
-            encodings = self._tokenizer.encode_batch(batch)
+        for text in texts:
+            encodings = self._tokenizer.encode_batch([text])
             hidden = self._forward(encodings, self._query_session)
             for row, enc in enumerate(encodings):
                 keep = [i for i, special in enumerate(enc.special_tokens_mask) if not special]

@@ -46,12 +46,11 @@ _LABELS_A_SECRET = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}(?:is|are|was|=|:|-)?\s*"
 # a job the user had ("I was a school secretary for 31 years", "ex merchant navy", "taught ... before
 # retiring"): the job slot holds the current one, and no labelled message files a former job under it
 _FORMER_JOB = re.compile(
-    r"\b(?:i was an?|i used to (?:work|be)|used to work|ex[- ](?!(?:wife|husband|partner|bf|gf|boyfriend|"
+    r"\b(?:i was an?\b|i used to (?:work|be)|used to work|ex[- ](?!(?:wife|husband|partner|bf|gf|boyfriend|"
     r"girlfriend)\b)|former(?:ly)?|before (?:i )?retir\w*|retired from|back when i (?:was|worked)|"
     r"(?:my|in my) (?:old|previous|last) job|i worked (?:as|at|in|for)\b(?!.*\bnow\b))", re.IGNORECASE)
 # slots where a relative is the value itself ("my sister" -> family), not someone else's fact
 _ABOUT_THE_USER_ANYWAY = frozenset({"family", "relationship_status", "pet"})
-
 
 
 def _names_a_secret(value: str, clause: str) -> bool:
@@ -92,7 +91,6 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
     return reason
 
 
-
 # who an answer instruction is for: the assistant ("you", "your replies") or its answers
 _ADDRESSED = re.compile(
     r"\b(?:you|your|yours|yourself|u|ur|ya|y'all|answers?|answering|repl(?:y|ies|ying)|respon(?:d|ds|se|ses|ding)|"
@@ -106,8 +104,11 @@ _STANDING = re.compile(
     r"\b(?:from now on|from now|from here on|from today on|going forward|moving forward|in (?:the )?future|always|"
     r"allways|never|every ?time|each time|whenever|by default|anymore|any more|no more|again|permanently|"
     r"for (?:every|all|any)|in (?:every|all|any)thing|in general|new rule|siempre|immer|toujours|sempre|ab jetzt|"
-    r"desde ahora|d[ée]sormais|max|maximum|only|ever|everything|every|each|all (?:your|my|the)|any|house style|"
-    r"all (?:\w+ )?(?:examples|answers|replies|responses|code|messages|chats|emails|recipes))\b", re.IGNORECASE)
+    r"desde ahora|d[ée]sormais|house style|(?:no|never)\b.{0,40}\bever|(?<![\w\s])\s*(?:[\w-]+\s+){1,3}only|"
+    # "every answer", "all your replies", "any code": a quantifier counts only over answers, not over a task's
+    # things ("summarize every chapter of this book")
+    r"(?:every|each|all|any)\s+(?:(?:of\s+)?(?:your|my|the)\s+)?(?:\w+\s+)?(?:answers?|repl(?:y|ies)|"
+    r"responses?|messages?|chats?|code|examples?|emails?|recipes?|explanations?|lists?|time))\b", re.IGNORECASE)
 # a clause that opens with a verb about how to answer ("use metric", "keep it short", "no emojis")
 _STYLE_IMPERATIVE = re.compile(
     r"^\W*(?:(?:please|pls|plz|kindly|abeg|just|and|also|oh|ok|okay|so|but|hey|actually|now|update|from now on|"
