@@ -42,24 +42,22 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# checkov pins boto3 and packaging older than ours: its own venv, from its own lock
+# a tool whose pins clash with ours gets its own venv, .venv-<name>, from requirements-<name>.lock
+.venv-%/.installed: requirements-%.lock
+	test -x .venv-$*/bin/python || $(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install --quiet -r $<
+	touch $@
+
+# checkov pins boto3 and packaging older than ours
 CHECKOV_VENV := .venv-checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
-$(CHECKOV_STAMP): requirements-checkov.lock
-	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/python -m pip install --quiet -r requirements-checkov.lock
-	touch $(CHECKOV_STAMP)
 
 checkov: $(CHECKOV_STAMP)
 
 # fine-tuning the extraction encoder needs PyTorch and transformers, which neither the service nor the
-# tests use: their own venv, from their own lock (about 1 GB; torch's CPU build)
+# tests use (about 1 GB; torch's CPU build)
 TRAIN_VENV := .venv-train
 TRAIN_STAMP := $(TRAIN_VENV)/.installed
-$(TRAIN_STAMP): requirements-train.lock
-	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
-	$(TRAIN_VENV)/bin/python -m pip install --quiet -r requirements-train.lock
-	touch $(TRAIN_STAMP)
 
 # the TypeScript client (clients/typescript): its pinned npm packages, its types generated from the
 # served OpenAPI document, and its tests against a real `mnemo serve` (Node 20+)

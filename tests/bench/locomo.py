@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,24 @@ def evaluate(client: InProcessClient, data: list[dict[str, Any]], id_to_dia: dic
                | {"n": len(metrics["R@10"]), "search_p50_ms": percentiles(latencies[cat])["p50"]}
                for cat, metrics in per_cat.items()}
     return {"metrics": summary, "search_latency_ms": percentiles(latencies["all"])}
+
+
+@contextmanager
+def tuning_half(path: Path, prefix: str) -> Iterator[tuple[list[dict[str, Any]], ManualClock, Any]]:
+    """The tuning half's conversations imported into a fresh embedded home (retention off, the clock a day
+    after the last turn): (the conversations, the clock, the service), removed on exit."""
+    data = select(json.loads(path.read_text()), "tuning")
+    clock = ManualClock(max(t[2] for s in data for t in turns_of(s)) + timedelta(days=1))
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        settings = Settings(data_dir=workdir, retention_days=dict.fromkeys(Settings().retention_days))
+        service = build_local(settings, clock=clock)
+        try:
+            yield data, clock, service
+        finally:
+            service.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def import_turns(service: Any, data: list[dict[str, Any]]) -> tuple[dict[str, str], int, float]:

@@ -24,12 +24,9 @@ Tune on the tuning half only (locomo_split.json).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
-import shutil
 import sys
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,14 +39,12 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo import CATEGORY, DEFAULT_DATA, import_turns, select, turns_of
+from locomo import CATEGORY, DEFAULT_DATA, import_turns, tuning_half, turns_of
 
-from mnemo.bootstrap import build_local
 from mnemo.clock import ManualClock
 from mnemo.domain.ranking import Scored, rank
 from mnemo.domain.text import terms
 from mnemo.ports import SearchRequest
-from mnemo.settings import Settings
 
 TOP_K = 20  # as locomo.py asks
 ENTITY_BOOST = 0.05
@@ -168,18 +163,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
-    data = select(json.loads(args.data.read_text()), "tuning")
-    last = max(t[2] for s in data for t in turns_of(s))
-    clock = ManualClock(last + timedelta(days=1))
-    workdir = Path(tempfile.mkdtemp(prefix="mnemo-locomo-replay-"))
-    try:
-        settings = Settings(data_dir=workdir, retention_days=dict.fromkeys(Settings().retention_days))
-        service = build_local(settings, clock=clock)
+    with tuning_half(args.data, "mnemo-locomo-replay-") as (data, clock, service):
         id_to_dia, _, _ = import_turns(service, data)
         questions = gather(service, data, id_to_dia, clock)
-        service.close()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
 
     def shipped(q: Question) -> Array:
         return -np.arange(len(q.ranked), dtype=np.float64)  # already in the shipped order

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
-import shutil
 import sys
-import tempfile
 from collections import defaultdict
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -25,17 +22,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import InProcessClient, write_result
-from locomo import CATEGORY, DEFAULT_DATA, KS, select, turns_of
+from common import write_result
+from locomo import CATEGORY, DEFAULT_DATA, KS, import_turns, tuning_half, turns_of
 
-from mnemo.api.app import create_app
-from mnemo.bootstrap import build_local
-from mnemo.clock import ManualClock
 from mnemo.domain.ranking import Hit, RankingParams, rank
 from mnemo.domain.text import terms
 from mnemo.domain.when import DateSpan
 from mnemo.ports import SearchRequest
-from mnemo.settings import Settings
 
 LEXICAL = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 SENTENCE = (0.5, 0.7, 0.85, 1.0)
@@ -62,25 +55,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
-    data = select(json.loads(args.data.read_text()), "tuning")
-    last = max(t[2] for s in data for t in turns_of(s))
-    clock = ManualClock(last + timedelta(days=1))
-    workdir = Path(tempfile.mkdtemp(prefix="mnemo-locomo-tune-"))
-    try:
-        settings = Settings(data_dir=workdir, retention_days=dict.fromkeys(Settings().retention_days))
-        service = build_local(settings, clock=clock)
-        client = InProcessClient(create_app(service))
-        id_to_dia: dict[str, str] = {}
-        for sample in data:
-            turns = turns_of(sample)
-            for chunk in range(0, len(turns), 500):
-                part = turns[chunk:chunk + 500]
-                status, body = client.call("POST", f"/v1/users/{sample['sample_id']}/memories/import", {"items": [
-                    {"content": text, "created_at": when.isoformat(), "metadata": {"dia_id": dia}}
-                    for dia, text, when in part]})
-                if status != 200:
-                    raise RuntimeError(f"import failed: {status} {body}")
-                id_to_dia.update((r["memory_id"], dia) for (dia, _, _), r in zip(part, body["results"], strict=True))
+    with tuning_half(args.data, "mnemo-locomo-tune-") as (data, clock, service):
+        settings = service.settings
+        id_to_dia, _, _ = import_turns(service, data)
         questions: list[Question] = []
         for sample in data:
             clock.set(max(t[2] for t in turns_of(sample)) + timedelta(days=1))
@@ -99,9 +76,6 @@ def main() -> int:
             params = replace(base, lexical_weight=lexical, sentence_weight=sentence, date_boost=boost)
             grid.append({"lexical_weight": lexical, "sentence_weight": sentence, "date_boost": boost,
                          "metrics": recall(questions, id_to_dia, params)})
-        service.close()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
     grid.sort(key=lambda g: (-g["metrics"]["all"]["R@10"], -g["metrics"]["all"]["R@20"]))
     print(f"{'lexical':>7} {'sentence':>8} {'date':>5}  R@10: {'all':>6} "
           + " ".join(f"{c:>11}" for c in CATEGORY.values()) + f"  {'R@5':>6} {'R@20':>6}")

@@ -101,3 +101,16 @@ def test_the_extraction_encoder_is_checked_and_gives_states_for_every_piece(tmp_
     tampered.write_bytes(EXTRACTOR_ENCODER_PATH.read_bytes()[:-1] + b"\x00")
     with pytest.raises(ConfigurationError, match=r"encoder\.onnx"):
         extraction_encoder(encoder=tampered)
+
+
+def test_a_message_gets_the_same_token_states_whatever_is_read_beside_it() -> None:
+    # the int8 encoder quantises activations with one scale per run: read in a batch, a message's states
+    # would depend on its neighbours (and so would its facts)
+    encoder = extraction_encoder()
+    message = "Ok gracias. Ah, y soy alérgica a la penicilina, por si algún día te pregunto de medicinas."
+    neighbour = ("Genial. Soy enfermera en el Hospital La Paz, en Madrid, y esta semana hago turnos de noche. "
+                 "Qué puedo cenar a las 3am que no sea pesado? ") * 2
+    [alone] = encoder.encode_tokens([message])
+    beside = encoder.encode_tokens([neighbour, message])[1]
+    assert alone.offsets == beside.offsets
+    np.testing.assert_array_equal(alone.states, beside.states)

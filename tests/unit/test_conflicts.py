@@ -1,5 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from mnemo.domain.conflicts import Existing, Relation, classify
 from mnemo.domain.models import Category, Memory, Provenance, Scope, SourceKind
 
@@ -78,27 +80,27 @@ def resolve(new: Memory, old: Memory, cosine: float) -> Relation:
                     instruction_similarity=(0.80, 0.70), retraction_similarity=0.5).relation
 
 
-def test_a_later_instruction_about_the_same_thing_replaces_the_earlier_one() -> None:
-    old = instruction("a", "How to answer the user: answer with code first and explanation after.", 0)
-    new = instruction("b", "How to answer the user: please give explanation first and code after.", 9)
-    assert resolve(new, old, 0.88) is Relation.CONTRADICTS
-    # close, and saying it changes something
-    old = instruction("c", "How to answer the user: add the Japanese translation in brackets.", 0)
-    new = instruction("d", "How to answer the user: you do not need to add Japanese translation anymore.", 9)
-    assert resolve(new, old, 0.75) is Relation.CONTRADICTS
+@pytest.mark.parametrize(("earlier", "later", "cosine", "relation"), [
+    # this close: the later one stands
+    ("answer with code first and explanation after.", "please give explanation first and code after.", 0.88,
+     Relation.CONTRADICTS),
+    # close, saying it changes something, about the same thing
+    ("add the Japanese translation in brackets.", "you do not need to add Japanese translation anymore.", 0.75,
+     Relation.CONTRADICTS),
     # equally close, but nothing says it replaces anything: two instructions
-    new = instruction("e", "How to answer the user: cite the Japanese source of each quote.", 9)
-    assert resolve(new, old, 0.75) is Relation.INDEPENDENT
-
-
-def test_instructions_about_different_things_both_stand() -> None:
-    old = instruction("a", "How to answer the user: always add sources.", 0)
-    new = instruction("b", "How to answer the user: use metric units from now on.", 9)
-    assert resolve(new, old, 0.26) is Relation.INDEPENDENT
+    ("add the Japanese translation in brackets.", "cite the Japanese source of each quote.", 0.75,
+     Relation.INDEPENDENT),
+    # about different things
+    ("always add sources.", "use metric units from now on.", 0.26, Relation.INDEPENDENT),
     # close and both saying "stop", but about two different things
-    old = instruction("c", "How to answer the user: Stop using emojis in their answers, always.", 0)
-    new = instruction("d", "How to answer the user: Stop using exclamation marks in their answers, always.", 9)
-    assert resolve(new, old, 0.754) is Relation.INDEPENDENT
+    ("Stop using emojis in their answers, always.", "Stop using exclamation marks in their answers, always.", 0.754,
+     Relation.INDEPENDENT),
+])
+def test_a_later_instruction_replaces_an_earlier_one_about_the_same_thing_only(
+        earlier: str, later: str, cosine: float, relation: Relation) -> None:
+    old = instruction("a", f"How to answer the user: {earlier}", 0)
+    new = instruction("b", f"How to answer the user: {later}", 9)
+    assert resolve(new, old, cosine) is relation
 
 
 def test_a_negated_fact_retires_the_value_it_names_in_another_slot() -> None:

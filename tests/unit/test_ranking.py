@@ -117,3 +117,21 @@ def test_a_memory_gains_a_share_of_its_sittings_best_match_and_keeps_its_own_rel
     off = {s.memory.memory_id: s for s in rank(hits, NOW, replace(params, context_weight=0.0))}
     assert off["reply"].context == 0.0
     assert off["reply"].relevance < off["elsewhere"].relevance
+
+
+def test_a_needed_slot_gains_relevance_of_its_own_that_lends_nothing_to_the_sitting() -> None:
+    from dataclasses import replace
+
+    editor = memory("editor").model_copy(update={"subject": "uses:helix"})
+    city = memory("city").model_copy(update={"subject": "home_location",
+                                             "created_at": editor.created_at + timedelta(minutes=1)})
+    hits = [Hit(editor, 0.05, 0.0), Hit(city, 0.3, 0.0)]
+    params = replace(PARAMS, context_weight=0.4, context_window_seconds=1800)
+    plain = {s.memory.memory_id: s for s in rank(hits, NOW, params)}
+    boosted = {s.memory.memory_id: s for s in rank(hits, NOW, params, needed={"uses": 0.15})}
+    assert abs(boosted["editor"].needed - 0.15) < 1e-9
+    assert abs(boosted["editor"].relevance - plain["editor"].relevance - 0.15) < 1e-9
+    assert abs(boosted["editor"].score - plain["editor"].score - params.a * 0.15) < 1e-9
+    # the city's share of its sitting comes from the editor's own evidence, not from what it gained
+    assert abs(boosted["city"].relevance - plain["city"].relevance) < 1e-9
+    assert boosted["city"].needed == 0.0

@@ -18,12 +18,12 @@ def test_a_request_near_a_slots_direction_needs_that_slot_only() -> None:
     assert needed["diet"] < 0.05
 
 
-def test_a_memorys_slot_is_read_from_its_subject() -> None:
+def test_only_slots_needed_surely_enough_gain_relevance() -> None:
     m = model()
-    needed = m.probabilities(np.array([0.0, 1.0, 0.0], dtype=np.float32))
-    assert m.of(needed, "diet") == needed["diet"]
-    assert m.of(needed, "pet:mochi") == needed["pet"]
-    assert m.of(needed, "note:something") == 0.0
+    vector = np.array([0.0, 1.0, 0.0], dtype=np.float32)
+    needed = m.probabilities(vector)
+    assert m.gains(vector, boost=0.2, at_least=0.5) == pytest.approx({"diet": 0.2 * needed["diet"]})
+    assert m.gains(vector, boost=0.2, at_least=0.999) == {}
 
 
 def test_the_model_survives_a_round_trip_through_its_file(tmp_path: Path) -> None:

@@ -42,16 +42,19 @@ def target_day(memory: Memory) -> date | None:
         return None
 
 
+def plan_day(memory: Memory) -> date | None:
+    """The day a plan is for; None for any other memory, or a plan without an anchored date."""
+    return target_day(memory) if memory.subject.partition(":")[0] == PLAN_SLOT else None
+
+
 def upcoming(memories: list[Memory], now: datetime, limit: int) -> list[Memory]:
     """Stated (not retracted) plans whose day is today or later, soonest first."""
     today = now.date()
-    ahead = [(day, m) for m in memories
-             if m.polarity and m.subject.partition(":")[0] == PLAN_SLOT and (day := target_day(m)) is not None
-             and day >= today]
+    ahead = [(day, m) for m in memories if m.polarity and (day := plan_day(m)) is not None and day >= today]
     return [m for _day, m in sorted(ahead, key=lambda pair: pair[0])][:limit]
 
 
 def is_past_plan(memory: Memory, now: datetime) -> bool:
     """A plan whose day is behind us ("dentist tomorrow", said last week)."""
-    day = target_day(memory) if memory.subject.partition(":")[0] == PLAN_SLOT else None
+    day = plan_day(memory)
     return day is not None and day < now.date()

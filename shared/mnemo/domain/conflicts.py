@@ -55,12 +55,12 @@ def outranks(new: Memory, old: Memory) -> bool:
     return SOURCE_PRECEDENCE[new.provenance.source] >= SOURCE_PRECEDENCE[old.provenance.source]
 
 
-# a standing instruction that says it changes an earlier one ("you don't need to ... anymore", "again")
 # words every instruction is made of: sharing them says nothing about sharing a topic
 _INSTRUCTION_WORDS = frozenset(terms(
     "how to answer the user their them they you your please always never stop use using anymore any more no "
     "longer need needs don't do not again now from on instead change changed actually every all answers answer "
     "replies reply responses response it them in with and or a an of to for be can"))
+# a standing instruction that says it changes an earlier one ("you don't need to ... anymore", "again")
 _CHANGES = re.compile(r"\b(?:now|anymore|any more|no longer|instead|again|don'?t need|do not need|no need|stop|"
                       r"change|changed|actually|no more)\b", re.IGNORECASE)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -33,6 +33,9 @@ class Scored:
     # the part of ``relevance`` lent by memories made in the same sitting (0 without context_weight):
     # it orders, but a memory's own evidence alone decides whether it clears a relevance floor
     context: float = 0.0
+    # the part of ``relevance`` a memory gains because the request needs its kind of fact (its slot):
+    # it counts as the memory's own, but is not evidence to compare other memories against
+    needed: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -99,14 +102,16 @@ def sitting_context(moments: Sequence[float], relevances: Sequence[float], windo
     return best
 
 
-def rank(hits: list[Hit], now: datetime, params: RankingParams, dates: Sequence[DateSpan] = ()) -> list[Scored]:
+def rank(hits: list[Hit], now: datetime, params: RankingParams, dates: Sequence[DateSpan] = (),
+         needed: Mapping[str, float] | None = None) -> list[Scored]:
     """Score every hit and return them best first (ties broken by id for stable output).
 
     ``dates`` are the spans the query names (mnemo.domain.when): a memory made within one is more
     relevant by ``params.date_boost``, whatever its words (measured on LoCoMo's tuning half: issue 15).
     With ``params.context_weight`` a memory also gains that share of the best relevance among the
     other hits made in the same sitting (issue 15: the answer to a question is often the turn after
-    the one that shares its words).
+    the one that shares its words). ``needed`` maps a slot to the relevance its memories gain because
+    the request needs that kind of fact (domain/slot_affinity.py); it lends nothing to the sitting.
     """
     top_lexical = max((h.lexical for h in hits), default=0.0)
     own: list[tuple[float, float, float]] = []  # cosine, lexical, own relevance
@@ -122,11 +127,12 @@ def rank(hits: list[Hit], now: datetime, params: RankingParams, dates: Sequence[
         if params.context_weight > 0 and len(hits) > 1 else [0.0] * len(hits))
     scored: list[Scored] = []
     for h, (cosine, lex, own_relevance), context in zip(hits, own, lent, strict=True):
-        relevance = own_relevance + context
+        gain = needed.get(h.memory.subject.partition(":")[0], 0.0) if needed else 0.0
+        relevance = own_relevance + context + gain
         rec = recency(h.memory, now, params.recency_lambda, params.recency_exempt)
         use = 1.0 - math.exp(-h.memory.access_count / 10.0)
         score = (params.a * relevance + params.b * rec + params.c * h.memory.confidence
                  + params.importance * IMPORTANCE_WEIGHT[h.memory.importance] + params.access * use)
-        scored.append(Scored(h.memory, cosine, lex, relevance, rec, score, context))
+        scored.append(Scored(h.memory, cosine, lex, relevance, rec, score, context, gain))
     scored.sort(key=lambda s: (-s.score, s.memory.memory_id))
     return scored

@@ -31,7 +31,6 @@ class SlotAffinity:
         self.weights = weights.astype(np.float32)
         self.bias = bias.astype(np.float32)
         self.version = version
-        self._index = {slot: i for i, slot in enumerate(slots)}
 
     def fits(self, space: str, dimension: int) -> bool:
         """Trained on these query vectors (``version`` is ``<query_space>:<requests>``)."""
@@ -43,9 +42,9 @@ class SlotAffinity:
         probs = 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
         return {slot: float(p) for slot, p in zip(self.slots, probs, strict=True)}
 
-    def of(self, probabilities: dict[str, float], subject: str) -> float:
-        """The probability for a memory's slot (``subject`` is ``slot`` or ``slot:key``); 0 for a note."""
-        return probabilities.get(subject.partition(":")[0], 0.0)
+    def gains(self, vector: Array, boost: float, at_least: float) -> dict[str, float]:
+        """The relevance each slot's memories gain for this request: ``boost`` x p where p >= ``at_least``."""
+        return {slot: boost * p for slot, p in self.probabilities(vector).items() if p >= at_least}
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

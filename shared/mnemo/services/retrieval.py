@@ -192,7 +192,7 @@ class Retriever:
         profile_future: Future[Profile | None] | None = (
             self._pool.submit(self._profile, tenant_id, user_id) if self._pool is not None else None)
         ranked: list[Scored] = []
-        best = 0.0
+        best = 0.0  # the best own relevance among the candidates (near misses are measured against it)
         pending: list[Memory] = []
         vector: Vector | None = None
         params = self._params(tenant_id)
@@ -210,11 +210,10 @@ class Retriever:
             timings["search"] = _ms(t)
             t = time.perf_counter()
             dates = self._dates(query)
-            unboosted = rank(hits, now, params, dates)
-            # the best evidence the user's memories hold on their own, before any is boosted for its slot
-            best = max((s.relevance - s.context for s in unboosted if RETRACTION_TAG not in s.memory.tags),
+            ranked = rank(hits, now, params, dates, self._needed(vector))
+            # the best evidence the user's memories hold on their own, without what their slot gained
+            best = max((s.relevance - s.context - s.needed for s in ranked if RETRACTION_TAG not in s.memory.tags),
                        default=0.0)
-            ranked = self._needed_slots_first(unboosted, vector, params)
             pending = [s.memory for s in rank([h for h in found if h.memory.status is Status.PENDING], now,
                                               params, dates) if s.relevance - s.context >= settings.min_relevance][:3]
             timings["rerank"] = _ms(t)
@@ -279,22 +278,13 @@ class Retriever:
             return gate
         return Gate(GateDecision.RETRIEVE, f"worded as general knowledge, but needs the user's {slot}")
 
-    def _needed_slots_first(self, ranked: list[Scored], vector: Vector, params: RankingParams) -> list[Scored]:
-        """A memory in a kind of fact the request needs gains relevance by how surely it is needed:
+    def _needed(self, vector: Vector) -> dict[str, float] | None:
+        """The relevance each slot's memories gain because the request needs that kind of fact:
         "keybinding to format on save?" shares nothing with "User uses helix" but needs the user's tools."""
         settings = self.p.settings
-        if self.affinity is None or not settings.slot_boost or not ranked:
-            return ranked
-        needed = self.affinity.probabilities(vector)
-        out = []
-        for s in ranked:
-            p = self.affinity.of(needed, s.memory.subject)
-            gain = settings.slot_boost * p if p >= settings.slot_affinity_at_least else 0.0
-            # the gain is relevance: it counts toward min_relevance and near misses, and weighs in the
-            # score as relevance does (a)
-            out.append(replace(s, relevance=s.relevance + gain, score=s.score + params.a * gain) if gain else s)
-        out.sort(key=lambda s: (-s.score, s.memory.memory_id))
-        return out
+        if self.affinity is None or not settings.slot_boost:
+            return None
+        return self.affinity.gains(vector, settings.slot_boost, settings.slot_affinity_at_least)
 
     def _with_agenda(self, tenant_id: str, user_id: str, kept: list[Scored], ranked: list[Scored], now: datetime,
                      project_id: str | None, session_id: str | None) -> list[Scored]:

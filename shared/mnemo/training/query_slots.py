@@ -5,8 +5,9 @@
 Reads the labelled requests in shared/mnemo/training/data/query_slots_train.txt (written blind, from the
 slot vocabulary only: ``request || slot, slot`` or ``request || -``), embeds each with the query model
 retrieval uses, and fits one logistic model per slot (full-batch gradient descent with L2, deterministic).
-Prints the fit on the training requests and on tests/eval/data/dev/query_slots_dev.txt (held out, never
-trained on), and writes shared/mnemo/models/query_slots.npz.
+Prints the fit on the training requests and on tests/eval/data/dev/query_slots_dev.txt (never trained on;
+its epochs, rate and L2 and the second look's threshold were chosen on it), what the gate's second look
+would do there, and writes shared/mnemo/models/query_slots.npz.
 """
 
 from __future__ import annotations
@@ -85,6 +86,22 @@ def report(name: str, model: SlotAffinity, x: Array, cases: list[tuple[str, set[
     return figures
 
 
+def second_look(model: SlotAffinity, x: Array, cases: list[tuple[str, set[str]]], at: float) -> None:
+    """Of the requests the gate skips as general knowledge, how many the second look would search: those
+    that need a fact (labelled with a slot) and those that do not."""
+    from mnemo.domain.gate import GENERAL_KNOWLEDGE, decide
+
+    rescued = {True: 0, False: 0}
+    skipped = {True: 0, False: 0}
+    for vector, (text, wanted) in zip(x, cases, strict=True):
+        if decide(text).reason != GENERAL_KNOWLEDGE:
+            continue
+        skipped[bool(wanted)] += 1
+        rescued[bool(wanted)] += max(model.probabilities(vector).values()) >= at
+    print(f"second look at >= {at}: of the requests the gate skips, {rescued[True]} of {skipped[True]} that need "
+          f"a fact are searched, {rescued[False]} of {skipped[False]} that need none")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
@@ -112,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     report("training requests", model, x, train, 0.5)
     if DEV.exists():
         dev = load(DEV)
-        report("held-out requests", model, embedded([t for t, _ in dev]), dev, 0.5)
+        dev_x = embedded([t for t, _ in dev])
+        report("dev requests", model, dev_x, dev, 0.5)
+        second_look(model, dev_x, dev, settings.gate_second_look_at_least)
     model.save(args.out)
     print(f"wrote {args.out}")
     return 0

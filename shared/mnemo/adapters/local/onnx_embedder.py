@@ -143,9 +143,8 @@ class OnnxMiniLmEmbedder:
         tagger; through the query session, which ``extraction_encoder`` points at the fine-tuned encoder."""
         out: list[TokenStates] = []
         # one text per run: the int8 encoder quantises its activations with one scale per run, so a text
-        # read in a batch gets other states than alone (up to 0.5 apart: "allergic to penicillin" read as
-        # an answer-language instruction beside a long Spanish message), and a message's facts would
-        # depend on what else the conversation said. Alone costs no speed here: ~100 texts/s either way.
+        # read in a batch gets other states than alone, and a message's facts would depend on what else the
+        # conversation said (tests/integration/test_embedder.py; extraction speed: tests/bench/throughput.py)
         for text in texts:
             encodings = self._tokenizer.encode_batch([text])
             hidden = self._forward(encodings, self._query_session)

@@ -109,20 +109,20 @@ _STANDING = re.compile(
     # things ("summarize every chapter of this book")
     r"(?:every|each|all|any)\s+(?:(?:of\s+)?(?:your|my|the)\s+)?(?:\w+\s+)?(?:answers?|repl(?:y|ies)|"
     r"responses?|messages?|chats?|code|examples?|emails?|recipes?|explanations?|lists?|time))\b", re.IGNORECASE)
+# words a request may open with before its verb ("please just use ...", "ok so keep ...")
+_FILLERS = "please|pls|plz|kindly|abeg|just|and|also|oh|ok|okay|so|but|hey|actually|now|update"
 # a clause that opens with a verb about how to answer ("use metric", "keep it short", "no emojis")
 _STYLE_IMPERATIVE = re.compile(
-    r"^\W*(?:(?:please|pls|plz|kindly|abeg|just|and|also|oh|ok|okay|so|but|hey|actually|now|update|from now on|"
-    r"going forward|in future|in the future|always|never)\b[\s,:]*)*"
+    r"^\W*(?:(?:" + _FILLERS + r"|from now on|going forward|in future|in the future|always|never)\b[\s,:]*)*"
     r"(?:use|keep|be|answer|reply|respond|write|talk|speak|call|address|put|add|include|format|start|end|begin|"
     r"stop|avoid|skip|cite|show|give|list|explain|correct|mention|remind|ask|assume|default|stick|switch|drop|"
     r"tell|label|spell|round|convert|number|bold|limit|cap|no|not|don'?t|do not|never|less|more|only|go|"
     r"treat|quote|prefer|feel free|make)\b", re.IGNORECASE)
-_OPENERS = (r"^\W*(?:(?:please|pls|plz|kindly|abeg|just|and|also|oh|ok|okay|so|but|hey|actually|now|update|"
-            r"can you|could you|would you)\b[\s,:]*)*")
 # a task, not a way of answering: "explain row level security", "summarize the guidelines", "write my cover letter"
-_TASK = re.compile(_OPENERS + r"(?:explain|summari[sz]e|draft|translate|fix|help|find|plan|create|make|"
-                   r"tell me|show me|give me (?:a|an|some|the)|describe|compare|check|proofread|rewrite|generate)\b",
-                   re.IGNORECASE)
+_TASK = re.compile(
+    r"^\W*(?:(?:" + _FILLERS + r"|can you|could you|would you)\b[\s,:]*)*"
+    r"(?:explain|summari[sz]e|draft|translate|fix|help|find|plan|create|make|tell me|show me|give me (?:a|an|some|the)|"
+    r"describe|compare|check|proofread|rewrite|generate)\b", re.IGNORECASE)
 _ONE_THOUGHT_WORDS = 12
 # a request about one piece of work: "just for this handout", "make the next answer a table", "my essay"
 _THIS_ONCE = re.compile(

@@ -48,27 +48,25 @@ def chunks(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def _between_breaks(text: str, start: int, end: int, breaks: re.Pattern[str]) -> tuple[str, re.Match[str] | None]:
+    """text[start:end] widened to the last break before it and the next one after it (and that break)."""
+    left = 0
+    for m in breaks.finditer(text, 0, start):
+        left = m.end()
+    right = breaks.search(text, end)
+    return text[left:right.start() if right else len(text)].strip(), right
+
+
 def clause_around(text: str, start: int, end: int) -> str:
     """The clause that holds text[start:end]: from the last break before it to the next one after it."""
-    left = 0
-    for m in _CLAUSE_BREAK.finditer(text, 0, start):
-        left = m.end()
-    right_match = _CLAUSE_BREAK.search(text, end)
-    right = right_match.start() if right_match else len(text)
-    clause = text[left:right].strip()
+    clause, right = _between_breaks(text, start, end, _CLAUSE_BREAK)
     # keep a question mark that closes the clause: it decides whether the clause asks
-    if right_match and right_match.group(0).startswith("?"):
-        clause += "?"
-    return clause
+    return clause + "?" if right and right.group(0).startswith("?") else clause
 
 
 def sentence_around(text: str, start: int, end: int) -> str:
     """The sentence that holds text[start:end]."""
-    left = 0
-    for m in _SENTENCE_END.finditer(text, 0, start):
-        left = m.end()
-    right_match = _SENTENCE_END.search(text, end)
-    return text[left:right_match.start() if right_match else len(text)].strip()
+    return _between_breaks(text, start, end, _SENTENCE_END)[0]
 
 
 def is_question(clause: str) -> bool:
