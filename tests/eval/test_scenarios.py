@@ -260,3 +260,13 @@ def test_a_request_worded_as_general_knowledge_still_gets_the_fact_it_needs(api:
     assert "vegetarian" in injected(result)
     # a question about the world stays skipped
     assert api.retrieve(USER, "What is the boiling point of water at sea level?")["decision"] == "skip"
+
+
+def test_giving_something_up_is_no_answer_instruction(api: ApiClient) -> None:
+    # "your" in an idiom made the clause look addressed to the assistant, and the tagger read "allotment"
+    # as a retracted answer rule: "No longer: allotment." went into every block as how to answer
+    api.say(USER, "c1", "The downside is I had to give up the allotment, there's a waiting list here as long as "
+                        "your arm.")
+    result = api.retrieve(USER, "How do I attach a photograph to an email?")
+    assert "allotment" not in result["context"]
+    assert not any("allotment" in i for i in (result["profile"] or {}).get("instructions", []))

@@ -15,6 +15,7 @@ from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around, sentence_around
 from mnemo.domain.extraction.slots import (
     ACTIVITY_VERBS,
+    ANSWER_SLOTS,
     NO_VALUE,
     SLOTS,
     TIME_ONLY_SLOTS,
@@ -161,6 +162,8 @@ class LearnedExtractor:
         if slot.name == "instruction" and _instruction(f.clause) is None:
             return None  # a word out of a long clause ("allotment") is no instruction
         value, negated = f.value, f.span.negated and said_no_longer(slot.name, f.clause)
+        if negated and slot.name in ANSWER_SLOTS and _instruction(f.clause) is None:
+            return None  # "No longer: allotment": an answer rule is undone in words that say how to answer
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
         if slot.name == "event":
