@@ -223,6 +223,15 @@ def test_a_changed_answer_instruction_replaces_the_old_one(api: ApiClient, clock
     assert "always explain the errors" not in text
 
 
+def test_an_instruction_lifted_without_a_new_one_leaves_the_block(api: ApiClient, clock) -> None:
+    api.say(USER, "c1", "When you use a difficult word, please always add the Japanese translation in brackets.")
+    clock.advance(days=14)
+    api.say(USER, "c2", "You do not need to add the Japanese translation anymore.")
+    text = injected(api.retrieve(USER, "Can you explain the word 'reluctant'?"))
+    assert "translation" not in text
+    assert any("anymore" in m["content"] for m in api.memories(USER))  # kept and listed for the user
+
+
 def test_a_value_that_no_longer_holds_is_not_named_in_the_block(api: ApiClient, clock) -> None:
     api.say(USER, "c1", "I play volleyball every Thursday with my team.")
     clock.advance(days=30)

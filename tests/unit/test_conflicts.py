@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from mnemo.domain.conflicts import Existing, Relation, classify
+from mnemo.domain.extraction.slots import only_lifts
 from mnemo.domain.models import Category, Memory, Provenance, Scope, SourceKind
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -118,3 +119,16 @@ def test_instructions_filed_under_different_answer_slots_still_replace_each_othe
     assert resolve(new, old, 0.79) is Relation.CONTRADICTS
     # a fact outside the answer slots is never an instruction's to replace
     assert resolve(new, fact("c", "learning:japanes", "User is learning Japanese."), 0.79) is Relation.INDEPENDENT
+
+
+@pytest.mark.parametrize(("content", "lifts"), [
+    ("How to answer the user: You do not need to add Japanese translation anymore.", True),
+    ("How to answer the user: no need for sources now.", True),
+    ("How to answer the user: you can stop using bullet points.", True),
+    ("How to answer the user: you don't need to explain every error anymore, only correct them.", False),
+    ("How to answer the user: no more tables, bullet points are easier on my phone.", False),
+    ("How to answer the user: always add sources.", False),
+])
+def test_an_instruction_that_only_lifts_another_is_not_injected_once_it_has(content: str, lifts: bool) -> None:
+    assert only_lifts("instruction:x", content) is lifts
+    assert not only_lifts("likes:x", content)  # only answer rules are lifted this way

@@ -12,7 +12,7 @@ import numpy as np
 from mnemo.clock import to_utc
 from mnemo.domain.conflicts import Existing, Relation, Resolution, classify, outranks, same_partition
 from mnemo.domain.extraction import Candidate
-from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG, retracts
+from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG, only_lifts, retracts
 from mnemo.domain.keys import fact_keys, speaker_of
 from mnemo.domain.models import (
     RETRIEVABLE,
@@ -286,9 +286,10 @@ class MemoryWriter:
         now = self.p.clock.now()
         new.version = old.version + 1
         new.supersedes = old.memory_id
-        if old.polarity and retracts(new.subject, new.polarity):
-            # "not doing keto anymore": the statement retires the old value; it is kept and listed,
-            # but a block never needs to name a value only to say it no longer holds
+        if old.polarity and (retracts(new.subject, new.polarity) or only_lifts(new.subject, new.content)):
+            # "not doing keto anymore", "you don't need to add the translation anymore": the statement
+            # retires the old value; it is kept and listed, but a block never needs to name a value only
+            # to say it no longer holds
             new.tags = [*new.tags, RETRACTION_TAG]
         retired = old.model_copy(update={
             "status": Status.SUPERSEDED, "superseded_by": new.memory_id, "confidence": 0.0, "updated_at": now,

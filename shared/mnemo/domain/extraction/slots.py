@@ -119,6 +119,23 @@ def retracts(subject: str, polarity: bool) -> bool:
     return not polarity and subject.partition(":")[0] not in ANSWER_SLOTS
 
 
+# an answer instruction that only lifts an earlier one: "you don't need to add the translation anymore"
+_LIFTS = re.compile(r"\b(?:(?:don'?t|do not|doesn'?t|does not|no longer|not) needs? to|no need (?:to|for)|needn'?t|"
+                    r"(?:can|may) (?:stop|drop|skip|forget)|(?:is|are) (?:not|no longer) (?:necessary|needed))\b",
+                    re.IGNORECASE)
+
+
+def only_lifts(subject: str, content: str) -> bool:
+    """An answer instruction that says an earlier one no longer holds and asks nothing new: once it has
+    replaced that one, injecting it would only name what the user dropped."""
+    lifted = _LIFTS.search(content) if subject.partition(":")[0] in ANSWER_SLOTS else None
+    # "..., only correct them": what follows asks for something in its place
+    return lifted is not None and not _ASKS_MORE.search(content[lifted.end():])
+
+
+_ASKS_MORE = re.compile(r"[,;:]|\b(?:but|only|just|instead|rather|though)\b", re.IGNORECASE)
+
+
 # slots that describe the current project: a new project retires them
 PROJECT_SLOTS = ("project_stack", "project_deadline", "project_detail")
 # a like and a dislike of one thing are one fact with two polarities
