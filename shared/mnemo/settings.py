@@ -165,7 +165,7 @@ class Settings(BaseModel):
     # a personal request seldom shares words with the fact it needs ("my lil furball" -> "pet: Mochi"): up to
     # this many memories under min_relevance still go in when they are the best there is, at least
     # near_miss_floor relevant and at least near_miss_ratio of the best memory's relevance; 0 switches it off
-    near_miss_limit: int = Field(3, ge=0, le=20)
+    near_miss_limit: int = Field(4, ge=0, le=20)
     near_miss_floor: float = Field(0.08, ge=0, le=1)
     near_miss_ratio: float = Field(0.5, ge=0, le=1)
     # which kinds of fact a request needs, learned from labelled requests (domain/slot_affinity.py): a memory

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mnemo.settings import Settings
 from tests.conftest import ApiClient
 
 USER = "eval-user"
@@ -249,7 +250,7 @@ def test_a_personal_request_gets_the_fact_it_needs_without_sharing_its_words(api
     result = api.retrieve(USER, "is it ok to leave my buddy home alone 12 hrs while im at work")
     assert "Tank" in injected(result)
     # only the best near misses, not everything the user has
-    assert sum(m["relevance"] < 0.3 for m in result["memories"]) <= 3
+    assert sum(m["relevance"] < Settings().min_relevance for m in result["memories"]) <= Settings().near_miss_limit
     assert "Spanish" not in injected(result)
 
 

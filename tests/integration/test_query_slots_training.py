@@ -13,8 +13,10 @@ from mnemo.training import query_slots
 
 
 def test_every_labelled_request_names_slots_of_the_vocabulary() -> None:
-    cases = query_slots.load(query_slots.TRAIN)
-    assert len(cases) >= 500
+    files = query_slots.training_files()
+    assert len(files) >= 2
+    cases = query_slots.load_all(files)
+    assert len(cases) >= 2000
     assert all(slots <= set(SLOTS) for _text, slots in cases)
     assert sum(not slots for _text, slots in cases) >= 50  # requests no fact helps teach it when to say none
 

@@ -2,9 +2,10 @@
 
     python -m mnemo.training.query_slots [--out PATH] [--epochs N]
 
-Reads the labelled requests in shared/mnemo/training/data/query_slots_train.txt (written blind, from the
-slot vocabulary only: ``request || slot, slot`` or ``request || -``), embeds each with the query model
-retrieval uses, and fits one logistic model per slot (full-batch gradient descent with L2, deterministic).
+Reads the labelled requests in shared/mnemo/training/data/query_slots_train*.txt (written blind by two
+helper sessions, from the slot vocabulary only: ``request || slot, slot`` or ``request || -``), embeds
+each with the query model retrieval uses, and fits one logistic model per slot (full-batch gradient descent
+with L2, deterministic).
 Prints the fit on the training requests and on tests/eval/data/dev/query_slots_dev.txt (never trained on;
 its epochs, rate and L2 and the second look's threshold were chosen on it), what the gate's second look
 would do there, and writes shared/mnemo/models/query_slots.npz.
@@ -24,11 +25,20 @@ from mnemo.domain.slot_affinity import SlotAffinity, query_space
 
 Array = npt.NDArray[np.float32]
 HERE = Path(__file__).resolve().parent
-TRAIN = HERE / "data" / "query_slots_train.txt"
+DATA = HERE / "data"
 DEV = HERE.parents[2] / "tests" / "eval" / "data" / "dev" / "query_slots_dev.txt"
 OUT = HERE.parent / "models" / "query_slots.npz"
 # answer instructions go into every block anyway: no request needs to ask for them
 NEEDED_SLOTS = [s for s in SLOTS if s not in ANSWER_SLOTS]
+
+
+def training_files() -> list[Path]:
+    """Every committed file of labelled requests (a second batch was written blind to widen the first)."""
+    return sorted(DATA.glob("query_slots_train*.txt"))
+
+
+def load_all(paths: list[Path]) -> list[tuple[str, set[str]]]:
+    return [case for path in paths for case in load(path)]
 
 
 def load(path: Path) -> list[tuple[str, set[str]]]:
@@ -121,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         # one scale per run, so a request embedded in a batch gets another vector
         return np.vstack([embedder.embed_queries([t]) for t in texts]).astype(np.float32)
 
-    train = load(TRAIN)
+    train = load_all(training_files())
     x = embedded([t for t, _ in train])
     w, b = fit(x, targets(train), args.epochs, args.rate, args.l2)
     model = SlotAffinity(NEEDED_SLOTS, w, b, version=f"{query_space(embedder.model_id, settings.fast_query_model)}"
