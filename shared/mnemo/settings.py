@@ -223,6 +223,12 @@ class Settings(BaseModel):
     feedback_down: float = Field(0.2, ge=0, le=1)
     correction_decay: float = Field(0.2, ge=0, le=1)
     forget_min_relevance: float = Field(0.45, ge=0, le=1)
+    # a forget asks whether a text is about what the user named, not how well it answers a question, so
+    # the words the user used weigh more than in retrieval's lexical_weight: relevance = this x the
+    # lexical share + the rest x cosine; without any shared word the cosine alone must reach
+    # forget_min_cosine
+    forget_lexical_weight: float = Field(0.5, ge=0, le=1)
+    forget_min_cosine: float = Field(0.6, ge=-1, le=1)
 
     # offline tuning (R7 channel C): bounds for a, b, c and how much evidence a change needs
     tuning_bounds: dict[str, tuple[float, float]] = Field(default_factory=lambda: {

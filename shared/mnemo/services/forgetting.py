@@ -137,7 +137,7 @@ class Forgetter:
         for text, row in zip(texts, vectors, strict=True):
             cosine = float(np.dot(vector, row))
             lexical = len(wanted & set(terms(text))) / len(wanted) if wanted else 0.0
-            if fuse(cosine, lexical, 0.5) >= self.p.settings.forget_min_relevance and (lexical > 0 or cosine >= 0.6):
+            if self._reaches(fuse(cosine, lexical, self.p.settings.forget_lexical_weight), lexical, cosine):
                 out.add(text)
         return out
 
@@ -164,7 +164,13 @@ class Forgetter:
             else:
                 cosine = 0.0
             hits.append(Hit(text.memory.model_copy(update={"memory_id": text.key}), cosine, scores.get(text.key, 0.0)))
-        params = RankingParams(a=1.0, b=0.0, c=0.0, importance=0.0, access=0.0, lexical_weight=0.5,
+        params = RankingParams(a=1.0, b=0.0, c=0.0, importance=0.0, access=0.0,
+                               lexical_weight=self.p.settings.forget_lexical_weight,
                                recency_lambda=0.0, sentence_weight=self.p.settings.sentence_weight)
         return [by_key[s.memory.memory_id] for s in rank(hits, self.p.clock.now(), params)
-                if s.relevance >= self.p.settings.forget_min_relevance and (s.lexical > 0 or s.cosine >= 0.6)]
+                if self._reaches(s.relevance, s.lexical, s.cosine)]
+
+    def _reaches(self, relevance: float, lexical: float, cosine: float) -> bool:
+        """Close enough, with some lexical evidence or strong semantic evidence (one test for every text)."""
+        return relevance >= self.p.settings.forget_min_relevance and (
+            lexical > 0 or cosine >= self.p.settings.forget_min_cosine)
