@@ -114,7 +114,7 @@ def _services(ports: Ports, summariser: Any = None, *, profile_in_parallel: bool
                  retriever=Retriever(ports, signals, profiles, profile_in_parallel=profile_in_parallel,
                                      affinity=slot_affinity(ports.settings)),
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
-                 forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals),
+                 forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals, sessions),
                  feedback=FeedbackService(ports), control=UserControl(ports, writer, consolidator),
                  consolidator=consolidator)
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from mnemo.bootstrap import run_due_jobs
+from mnemo.clock import ManualClock
 from tests.conftest import ApiClient
 
 U = "session-user"
@@ -14,11 +18,17 @@ def post(api: ApiClient, session: str, i: int, text: str) -> None:
     assert status == 202
 
 
-def test_rolling_summary_keeps_the_last_turns_raw(api: ApiClient) -> None:
+def run_jobs(api: ApiClient, clock: ManualClock) -> None:
+    clock.advance(seconds=api.service.settings.debounce_quiet_seconds + 1)
+    run_due_jobs(api.service)
+
+
+def test_rolling_summary_keeps_the_last_turns_raw(api: ApiClient, clock: ManualClock) -> None:
     post(api, "s1", 0, "I'm vegetarian and I live in Lisbon.")
     post(api, "s1", 1, "Can you plan a three day trip to Porto?")
     for i in range(2, 6):
         post(api, "s1", i, f"Tell me more about day {i}.")
+    run_jobs(api, clock)
     status, state = api.call("GET", f"/v1/users/{U}/sessions/s1")
     assert status == 200
     assert state["turn_count"] == 12
@@ -28,6 +38,52 @@ def test_rolling_summary_keeps_the_last_turns_raw(api: ApiClient) -> None:
     assert "User's diet: vegetarian." in state["rolling_summary"]
     assert "User asked: Can you plan a three day trip to Porto?" in state["rolling_summary"]
     assert state["recent_turns"][-1] == {"role": "assistant", "content": "Answer 5."}
+    assert state["fold_due"] == 0
+
+
+class NoExtraction:
+    """An extractor that fails the request that would run it."""
+
+    def extract(self, messages: Any) -> Any:
+        raise AssertionError("a turns request ran the extractor")
+
+
+def test_a_turns_request_never_runs_the_extractor(api: ApiClient, clock: ManualClock) -> None:
+    real = api.service.ports.extractor
+    api.service.ports.extractor = NoExtraction()  # type: ignore[assignment]
+    for i in range(5):  # the fifth request reaches the checkpoint at turn 10
+        post(api, "s5", i, "I'm vegetarian." if i == 0 else f"Tell me more about day {i}.")
+    _, state = api.call("GET", f"/v1/users/{U}/sessions/s5")
+    assert state["rolling_summary"] == ""  # marked, not folded: that is the extraction job's
+    assert state["fold_due"] == 4
+    assert len(state["recent_turns"]) == 10
+    api.service.ports.extractor = real
+    run_jobs(api, clock)
+    _, state = api.call("GET", f"/v1/users/{U}/sessions/s5")
+    assert "User's diet: vegetarian." in state["rolling_summary"]
+    assert state["fold_due"] == 0
+    assert len(state["recent_turns"]) == 6
+    assert state["recent_turns"][0] == {"role": "user", "content": "Tell me more about day 2."}
+
+
+def test_a_forget_before_the_checkpoint_folds_keeps_the_mark_on_the_same_turns(
+        api: ApiClient, clock: ManualClock) -> None:
+    real = api.service.ports.extractor
+    api.service.ports.extractor = NoExtraction()  # type: ignore[assignment]
+    post(api, "s6", 0, "I'm vegetarian.")
+    post(api, "s6", 1, "My sister Ana lives in Porto.")
+    for i in range(2, 5):
+        post(api, "s6", i, f"Tell me more about day {i}.")
+    api.service.ports.extractor = real
+    status, _ = api.call("POST", f"/v1/users/{U}/forget", {"query": "My sister Ana lives in Porto."})
+    assert status == 200
+    _, state = api.call("GET", f"/v1/users/{U}/sessions/s6")
+    assert state["fold_due"] == 3  # of the four turns marked, the forgotten one left
+    run_jobs(api, clock)
+    _, state = api.call("GET", f"/v1/users/{U}/sessions/s6")
+    assert state["fold_due"] == 0
+    assert state["recent_turns"][0] == {"role": "user", "content": "Tell me more about day 2."}
+    assert "Ana" not in str(state)
 
 
 def test_structured_state_is_set_and_expires(api: ApiClient, clock) -> None:

@@ -228,6 +228,10 @@ class SessionState(BaseModel):
     rolling_summary: str = ""
     recent_turns: list[dict[str, str]] = Field(default_factory=list)
     turn_count: int = 0
+    # how many of the oldest recent turns a rolling-summary checkpoint has yet to fold into the summary:
+    # a turns request only marks the checkpoint, the extraction job folds them (the extractor is no
+    # request's work)
+    fold_due: int = Field(0, ge=0)
     updated_at: datetime | None = None
     expires_at: datetime | None = None
 

@@ -13,6 +13,7 @@ from mnemo.ports import Claim, ExtractionJob
 from mnemo.services.context import Ports
 from mnemo.services.counters import Counters
 from mnemo.services.forgetting import Forgetter
+from mnemo.services.sessions import SessionService
 from mnemo.services.signals import ImplicitSignals
 from mnemo.services.writing import MemoryWriter, NewFact, WriteResult, stable_id
 
@@ -42,14 +43,17 @@ class ExtractionReport:
     rejected: dict[str, int] = field(default_factory=dict)
     forgotten: list[str] = field(default_factory=list)
     decayed: list[str] = field(default_factory=list)
+    checkpointed: bool = False  # the session's rolling summary folded what a checkpoint marked
 
 
 class ExtractionService:
-    def __init__(self, ports: Ports, writer: MemoryWriter, forgetter: Forgetter, signals: ImplicitSignals) -> None:
+    def __init__(self, ports: Ports, writer: MemoryWriter, forgetter: Forgetter, signals: ImplicitSignals,
+                 sessions: SessionService) -> None:
         self.p = ports
         self.writer = writer
         self.forgetter = forgetter
         self.signals = signals
+        self.sessions = sessions
         self.counters = Counters(EXTRACTION_COUNTERS)
 
     def process(self, job: ExtractionJob) -> ExtractionReport:
@@ -87,6 +91,12 @@ class ExtractionService:
             self.counters.add("jobs_failed")
             self.p.queue.release(job, self.p.clock.now() + timedelta(seconds=settings.extraction_retry_seconds))
             raise
+        # the rolling summary's checkpoint a turns request marked (after the user's lock: it takes it only to
+        # write); a failure leaves the mark for the conversation's next job
+        try:
+            report.checkpointed = self.sessions.checkpoint(job.tenant_id, job.user_id, job.conversation_id)
+        except Exception as exc:
+            log.warning("rolling summary checkpoint failed", extra={"error": type(exc).__name__})
         self.p.queue.complete(job)
         report.extracted = len(turns) if seen else 0
         report.unextracted = max(0, report.acknowledged - report.extracted) if seen else 0

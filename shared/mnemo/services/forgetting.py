@@ -120,9 +120,12 @@ class Forgetter:
             doomed = self._matching_lines([t for t in texts if t], query, vector)
             if not doomed:
                 continue
+            kept = [t.get("content", "") not in doomed for t in state.recent_turns]
             self.p.sessions.put(tenant_id, user_id, state.model_copy(update={
                 "rolling_summary": "\n".join(line for line in lines if line not in doomed),
-                "recent_turns": [t for t in state.recent_turns if t.get("content", "") not in doomed],
+                "recent_turns": [t for t, keep in zip(state.recent_turns, kept, strict=True) if keep],
+                # the checkpoint still to fold counts the turns that stay
+                "fold_due": sum(kept[:state.fold_due]),
                 "confirmed_facts": [f for f in state.confirmed_facts if f not in doomed],
                 "open_questions": [q for q in state.open_questions if q not in doomed]}))
 

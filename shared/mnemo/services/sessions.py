@@ -4,6 +4,10 @@ Every ``session_summary_every`` turns the older turns are folded into the rollin
 only the last ``session_recent_turns`` stay raw, so the state stays small however long the
 conversation runs. The summary keeps what the user stated (as the extractor reads it) and the
 questions they asked; it is rule-based, like the rest of the embedded home.
+
+The turns request that reaches a checkpoint only marks it (``fold_due``: how many of the oldest raw
+turns are to be folded); the fold runs the extractor, so it is done by the conversation's extraction
+job, which that same request schedules (``checkpoint``), never inside a request.
 """
 
 from __future__ import annotations
@@ -43,21 +47,42 @@ class SessionService:
         return state
 
     def record_turns(self, tenant_id: str, user_id: str, session_id: str, messages: Sequence[Message]) -> None:
-        """Called for every accepted turn (already redacted); checkpoints the rolling summary."""
+        """Called for every accepted turn (already redacted); marks the rolling summary's checkpoints."""
         now = self.p.clock.now()
         s = self.p.settings
         with self.p.locks.hold(tenant_id, user_id):
             state = self.get(tenant_id, user_id, session_id)
             recent = [*state.recent_turns, *({"role": m.role, "content": m.content} for m in messages)]
             count = state.turn_count + len(messages)
-            summary = state.rolling_summary
+            fold_due = state.fold_due
             if count // s.session_summary_every > state.turn_count // s.session_summary_every \
                     and len(recent) > s.session_recent_turns:
-                older, recent = recent[: -s.session_recent_turns], recent[-s.session_recent_turns:]
-                summary = self._fold(summary, older)
+                fold_due = len(recent) - s.session_recent_turns  # all but the last few, as of this checkpoint
             self.p.sessions.put(tenant_id, user_id, state.model_copy(update={
-                "recent_turns": recent, "turn_count": count, "rolling_summary": summary,
+                "recent_turns": recent, "turn_count": count, "fold_due": fold_due,
                 "updated_at": now, "expires_at": now + self._ttl()}))
+
+    def checkpoint(self, tenant_id: str, user_id: str, session_id: str) -> bool:
+        """Fold the turns a checkpoint marked into the rolling summary (the extraction job's work).
+
+        The extractor runs outside the user's lock, so the user's requests do not wait for it; the
+        result is written only if the state still starts with the turns folded and holds the same
+        summary (else a forget or the app changed it meanwhile, and the next job folds again).
+        Returns whether a fold was written."""
+        before = self.p.sessions.get(tenant_id, user_id, session_id, self.p.clock.now())
+        if before is None or before.fold_due == 0:
+            return False
+        older = before.recent_turns[:before.fold_due]
+        summary = self._fold(before.rolling_summary, older)
+        with self.p.locks.hold(tenant_id, user_id):
+            state = self.p.sessions.get(tenant_id, user_id, session_id, self.p.clock.now())
+            if state is None or state.recent_turns[:len(older)] != older or state.fold_due < len(older) \
+                    or state.rolling_summary != before.rolling_summary:
+                return False
+            self.p.sessions.put(tenant_id, user_id, state.model_copy(update={
+                "recent_turns": state.recent_turns[len(older):], "rolling_summary": summary,
+                "fold_due": state.fold_due - len(older)}))
+        return True
 
     def _fold(self, summary: str, turns: list[dict[str, str]]) -> str:
         now = self.p.clock.now()
