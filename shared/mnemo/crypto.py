@@ -23,6 +23,11 @@ class SealError(BackendUnavailable):
     """A sealed value could not be opened (wrong owner, tampering, or a destroyed key)."""
 
 
+class NoDataKey(SealError):
+    """The user has no data key (never written, or erased): what is found sealed for them is left
+    over from an erase, and reading never creates a key to try it with."""
+
+
 def associated_data(tenant_id: str, user_id: str, record_id: str, kind: str) -> bytes:
     return "\x1f".join((kind, tenant_id, user_id, record_id)).encode()
 
@@ -36,11 +41,9 @@ class UserCipher:
         self._lock = threading.Lock()
         self._cache_size = cache_size
 
-    def _keys(self, tenant_id: str, user_id: str) -> tuple[AESGCM, bytes]:
+    def _derived(self, tenant_id: str, user_id: str, key: bytes) -> tuple[AESGCM, bytes]:
+        """The sealing and hashing keys made from ``key`` (cached per user while the key stays)."""
         owner = (tenant_id, user_id)
-        # asked every time: the vault knows when the key changed (an erase and a new key, possibly by
-        # another worker process); only the objects derived from a key are cached here
-        key = self._vault.data_key(tenant_id, user_id)
         with self._lock:
             found = self._aead.get(owner)
             if found is not None and hmac.compare_digest(found[0], key):
@@ -55,6 +58,23 @@ class UserCipher:
                 self._aead.popitem(last=False)
         return aead, hash_key
 
+    # the vault is asked every time: it knows when the key changed (an erase and a new key, possibly by
+    # another worker process); only the objects derived from a key are cached here
+    def _writing(self, tenant_id: str, user_id: str) -> tuple[AESGCM, bytes]:
+        """For a write: the key is made the first time."""
+        return self._derived(tenant_id, user_id, self._vault.data_key(tenant_id, user_id))
+
+    def _existing(self, tenant_id: str, user_id: str) -> tuple[AESGCM, bytes] | None:
+        """For a read: None when the user has no key (none is made)."""
+        key = self._vault.existing_key(tenant_id, user_id)
+        return None if key is None else self._derived(tenant_id, user_id, key)
+
+    def _reading(self, tenant_id: str, user_id: str) -> tuple[AESGCM, bytes]:
+        keys = self._existing(tenant_id, user_id)
+        if keys is None:
+            raise NoDataKey("the user has no data key")
+        return keys
+
     def forget(self, tenant_id: str, user_id: str) -> None:
         with self._lock:
             self._aead.pop((tenant_id, user_id), None)
@@ -64,18 +84,28 @@ class UserCipher:
     def data_key(self, tenant_id: str, user_id: str) -> bytes:
         return self._vault.data_key(tenant_id, user_id)
 
+    def existing_key(self, tenant_id: str, user_id: str) -> bytes | None:
+        return self._vault.existing_key(tenant_id, user_id)
+
     def destroy(self, tenant_id: str, user_id: str) -> None:
         self.forget(tenant_id, user_id)
         self._vault.destroy(tenant_id, user_id)
 
+    def erasing(self, tenant_id: str, user_id: str) -> bool:
+        return self._vault.erasing(tenant_id, user_id)
+
+    def finish_erase(self, tenant_id: str, user_id: str) -> None:
+        self._vault.finish_erase(tenant_id, user_id)
+
     def seal(self, tenant_id: str, user_id: str, record_id: str, kind: str, plaintext: bytes) -> bytes:
-        aead, _ = self._keys(tenant_id, user_id)
+        aead, _ = self._writing(tenant_id, user_id)
         nonce = os.urandom(NONCE_BYTES)
         return VERSION + nonce + aead.encrypt(nonce, plaintext,
                                               associated_data(tenant_id, user_id, record_id, kind))
 
     def open(self, tenant_id: str, user_id: str, record_id: str, kind: str, sealed: bytes) -> bytes:
-        aead, _ = self._keys(tenant_id, user_id)
+        """Never creates a key: ``NoDataKey`` when the user has none."""
+        aead, _ = self._reading(tenant_id, user_id)
         if sealed[:1] != VERSION:
             raise SealError("unknown sealed format")
         nonce, body = sealed[1:1 + NONCE_BYTES], sealed[1 + NONCE_BYTES:]
@@ -85,20 +115,39 @@ class UserCipher:
             raise SealError("sealed value failed authentication") from exc
 
     def keyed_hash(self, tenant_id: str, user_id: str, value: str) -> str:
-        _, hash_key = self._keys(tenant_id, user_id)
-        return hmac.new(hash_key, value.encode(), hashlib.sha256).hexdigest()[:32]
+        """For a write (creates the key the first time); a lookup asks ``lookup_hash``."""
+        _, hash_key = self._writing(tenant_id, user_id)
+        return _hash(hash_key, value)[:32]
 
     def fingerprint(self, tenant_id: str, user_id: str, content: str) -> str:
         """Keyed hash of the normalised content: exact-duplicate lookups without plaintext."""
-        return self.keyed_hash(tenant_id, user_id, "content:" + normalise_content(content))
+        return self.keyed_hash(tenant_id, user_id, _fingerprinted(content))
 
     def term_hashes(self, tenant_id: str, user_id: str, text: str) -> list[str]:
         """Index terms as opaque keyed hashes (server-side BM25 without plaintext, AWS home)."""
-        return self.keyed_hash_terms(tenant_id, user_id, terms(text))
+        _, hash_key = self._writing(tenant_id, user_id)
+        return [_hash(hash_key, t)[:16] for t in terms(text)]
 
-    def keyed_hash_terms(self, tenant_id: str, user_id: str, words: list[str]) -> list[str]:
-        _, hash_key = self._keys(tenant_id, user_id)
-        return [hmac.new(hash_key, t.encode(), hashlib.sha256).hexdigest()[:16] for t in words]
+    # lookups: the same hashes, or None when the user has no key (then nothing can match; none is made)
+    def lookup_hashes(self, tenant_id: str, user_id: str, values: list[str]) -> list[str] | None:
+        keys = self._existing(tenant_id, user_id)
+        return None if keys is None else [_hash(keys[1], v)[:32] for v in values]
+
+    def lookup_fingerprint(self, tenant_id: str, user_id: str, content: str) -> str | None:
+        found = self.lookup_hashes(tenant_id, user_id, [_fingerprinted(content)])
+        return None if found is None else found[0]
+
+    def lookup_terms(self, tenant_id: str, user_id: str, words: list[str]) -> list[str] | None:
+        keys = self._existing(tenant_id, user_id)
+        return None if keys is None else [_hash(keys[1], t)[:16] for t in words]
+
+
+def _hash(key: bytes, value: str) -> str:
+    return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()
+
+
+def _fingerprinted(content: str) -> str:
+    return "content:" + normalise_content(content)
 
 
 # the owner of each tenant's own secret in the vault: '#' is never in a user id, so no user can be it

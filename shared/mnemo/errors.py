@@ -57,3 +57,8 @@ class BackendUnavailable(MnemoError):
     """A store or model could not be reached; nothing was half-written."""
 
     code = "backend_unavailable"
+
+
+class ErasureUnderway(BackendUnavailable):
+    """A write for a user whose erase has begun and not finished: refused (the erase would miss it),
+    nothing written; the request can be retried once the erase is done (503, as the contract says)."""

@@ -429,14 +429,31 @@ class AuditLog(Protocol):
 
 
 class KeyVault(Protocol):
-    """Per-user data keys (envelope encryption): created on first use, destroyed on erase."""
+    """Per-user data keys (envelope encryption): created by the first write, destroyed on erase.
+
+    An erase marks the user (``destroy``) until ``finish_erase``: meanwhile no key is created, so no
+    write racing the erase can seal anything the erase would miss."""
 
     def data_key(self, tenant_id: str, user_id: str) -> bytes:
-        """The 32-byte plaintext data key of the user, creating it the first time."""
+        """The 32-byte plaintext data key of the user, creating it the first time (writes only);
+        ``ErasureUnderway`` while an erase of the user has not finished."""
+        ...
+
+    def existing_key(self, tenant_id: str, user_id: str) -> bytes | None:
+        """The user's key, or None when there is none (never created, or erased): never creates one."""
         ...
 
     def destroy(self, tenant_id: str, user_id: str) -> None:
-        """Crypto-shredding: afterwards nothing sealed under the key can be opened."""
+        """Crypto-shredding: afterwards nothing sealed under the key can be opened. Marks the erase
+        under way in the same step; idempotent."""
+        ...
+
+    def erasing(self, tenant_id: str, user_id: str) -> bool:
+        """An erase has begun (``destroy``) and not finished (``finish_erase``)."""
+        ...
+
+    def finish_erase(self, tenant_id: str, user_id: str) -> None:
+        """Every row of the user is gone: keys may be created again (a later write starts afresh)."""
         ...
 
 

@@ -127,6 +127,7 @@ def test_a_missing_index_is_a_clear_backend_error_for_every_call(
     transport, _ = wire
     with aws_state(monkeypatch) as (cipher, table):
         store = OpenSearchMemoryStore(transport, index_name, cipher, table, DIM)
+        cipher.data_key("t1", "u1")  # a user with a key: one without has nothing to read, and is not asked
         calls = {
             "search": lambda: store.search("t1", "u1", request(clock, 1, "tea")),
             "get": lambda: store.get("t1", "u1", "a"),  # _mget answers 200 with an error per document

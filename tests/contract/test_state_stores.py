@@ -8,6 +8,7 @@ import pytest
 
 from mnemo.crypto import SealError
 from mnemo.domain.models import Profile, SessionState, TunedWeights, UserSettings
+from mnemo.errors import ErasureUnderway
 from mnemo.ports import StoredProfile
 from tests.contract.conftest import Home
 
@@ -107,9 +108,20 @@ def test_data_keys_are_per_user_stable_and_shreddable(home: Home) -> None:
     with pytest.raises(SealError):
         home.vault.open("t1", "u2", "r1", "memory", sealed)  # another user's key
     home.vault.destroy("t1", "u1")
+    # until the erase has finished no key can be made (a write racing it is refused), and none is read
+    assert home.vault.erasing("t1", "u1")
+    assert home.vault.existing_key("t1", "u1") is None
+    with pytest.raises(ErasureUnderway):
+        home.vault.data_key("t1", "u1")
+    with pytest.raises(SealError):
+        home.vault.open("t1", "u1", "r1", "memory", sealed)
+    home.vault.destroy("t1", "u1")  # a retried erase repeats the step harmlessly
+    home.vault.finish_erase("t1", "u1")
+    assert not home.vault.erasing("t1", "u1")
     assert home.vault.data_key("t1", "u1") != first  # a new life, the old data is gone for good
     with pytest.raises(SealError):
         home.vault.open("t1", "u1", "r1", "memory", sealed)
+    assert home.vault.data_key("t1", "u2") != first  # the other users were never held up
 
 
 def test_a_profile_stored_before_the_generation_keeps_the_apps_fields(home: Home, clock) -> None:

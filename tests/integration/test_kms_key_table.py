@@ -12,6 +12,7 @@ from moto import mock_aws
 
 from mnemo.adapters.aws.dynamo_state import DynamoTable, create_table
 from mnemo.adapters.aws.kms_vault import KmsKeyVault
+from mnemo.errors import ErasureUnderway
 
 REGION = "eu-west-1"
 
@@ -55,6 +56,10 @@ def test_an_erase_removes_the_key_from_both_tables(aws: tuple[Any, Any, DynamoTa
     vault = KmsKeyVault(kms, keys, key_id, cache_seconds=0, legacy=state)
     vault.destroy("t", "u")  # erased before the key was ever moved
     assert state.get("t#u", "DATAKEY") is None
+    assert "wrapped" not in (keys.get("t#u", "DATAKEY") or {})  # the erase's mark stands in its place
+    with pytest.raises(ErasureUnderway):  # no key while the erase has not finished
+        vault.data_key("t", "u")
+    vault.finish_erase("t", "u")
     assert keys.get("t#u", "DATAKEY") is None
     assert vault.data_key("t", "u") != old  # a new user with that id gets a new key
 

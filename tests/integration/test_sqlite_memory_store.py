@@ -18,7 +18,7 @@ from mnemo.adapters.local.key_file_vault import KeyFileVault, load_or_create_mas
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.adapters.local.sqlite_memory_store import SqliteMemoryStore
 from mnemo.clock import ManualClock
-from mnemo.crypto import SealError, UserCipher
+from mnemo.crypto import UserCipher
 from mnemo.domain.models import Category, Memory, Scope, Status
 from mnemo.errors import ConfigurationError
 from mnemo.ports import SearchRequest
@@ -78,8 +78,11 @@ def test_destroying_the_key_makes_sealed_data_unreadable(parts, clock, tmp_path:
     store.save([mem(clock, "a", "private", seed=1)])
     vault.destroy("t1", "u1")
     fresh = SqliteMemoryStore(db, UserCipher(KeyFileVault(db, tmp_path / "master.key", clock)), DIM)
-    with pytest.raises(SealError):
-        fresh.get("t1", "u1", "a")
+    # the row is still there (an erase that stopped after the key): nothing of it is served
+    assert fresh.count("t1", "u1", [Status.ACTIVE]) == 1
+    assert fresh.get("t1", "u1", "a") is None
+    assert fresh.search("t1", "u1", request(clock, 1)) == []
+    assert list(fresh.all_for_user("t1", "u1")) == []
 
 
 def test_index_follows_writes_from_another_store_instance(parts, clock, tmp_path: Path) -> None:

@@ -46,6 +46,11 @@ class ProfileView:
         # the generation is read before the memories: a change that lands meanwhile moves it on,
         # so this build is stored as stale and the next read builds again
         now = self.p.clock.now()
+        if self.p.vault.existing_key(tenant_id, user_id) is None:
+            # nothing readable to build from (never written, or an erase not finished): an empty profile,
+            # not stored, since a read must not make the user a key (and none is made during an erase)
+            return build_profile([], {}, now, self.p.settings.profile_max_bytes).model_copy(
+                update={"custom": dict(custom)})
         facts = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=None,
                                      limit=2 * self.p.settings.max_active_memories, cursor=None).items
         derived = build_profile(facts, {}, now, self.p.settings.profile_max_bytes)

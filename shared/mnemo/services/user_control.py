@@ -179,6 +179,8 @@ class UserControl:
         with self.p.locks.hold(tenant_id, user_id):  # an interrupted write's audit events belong in it too
             self.p.memories.recover(tenant_id, user_id)
         memories = list(self.p.memories.all_for_user(tenant_id, user_id))
+        # without a key nothing sealed can be read (an erase not finished left it behind): not asked for
+        readable = self.p.vault.existing_key(tenant_id, user_id) is not None
         return {
             "tenant_user": user_id,
             "exported_at": self.p.clock.now(),
@@ -190,14 +192,23 @@ class UserControl:
                              for h in self.p.memories.history(tenant_id, user_id, m.memory_id)]}
                 for m in memories],
             "audit": [e.model_dump(mode="json") for e in self.p.audit.for_user(tenant_id, user_id, 10_000)],
-            "feedback": [f.model_dump(mode="json") for f in self.p.feedback.for_user(tenant_id, user_id)],
-            "sessions": [s.model_dump(mode="json")
-                         for s in self.p.sessions.for_user(tenant_id, user_id, self.p.clock.now())],
-            "buffered_turns": [t.model_dump(mode="json") for t in self.p.buffer.for_user(tenant_id, user_id)],
+            "feedback": [f.model_dump(mode="json")
+                         for f in (self.p.feedback.for_user(tenant_id, user_id) if readable else [])],
+            "sessions": [s.model_dump(mode="json") for s in (
+                self.p.sessions.for_user(tenant_id, user_id, self.p.clock.now()) if readable else [])],
+            "buffered_turns": [t.model_dump(mode="json")
+                               for t in (self.p.buffer.for_user(tenant_id, user_id) if readable else [])],
         }
 
     def erase(self, tenant_id: str, user_id: str) -> None:
-        """Irrecoverable: the data key goes first (crypto-shredding), then every row of the user."""
+        """Irrecoverable: the data key goes first (crypto-shredding), then every row of the user.
+
+        The stores share no transaction, so the erase is made safe to stop anywhere and to repeat:
+        the key's deletion also marks the erase under way, in one step. From then on the user has
+        nothing readable (every read of sealed data needs the key, and a read never makes one) and
+        nothing can be written (no key can be made while the mark stands: a write racing the erase,
+        such as a turn arriving, is refused with a retryable 503 rather than landing after the
+        store's deletion). A retry repeats every step (each is idempotent); the mark goes last."""
         with self.p.locks.hold(tenant_id, user_id):
             self.p.vault.destroy(tenant_id, user_id)
             self.p.profiles.delete_user(tenant_id, user_id)
@@ -209,6 +220,7 @@ class UserControl:
             self.p.audit.delete_user(tenant_id, user_id)
             # last: the store also purges the copies it keeps (WAL frames, free pages)
             self.p.memories.delete_user(tenant_id, user_id)
+            self.p.vault.finish_erase(tenant_id, user_id)
         # the erasure itself is audited under a pseudonym: the trail shows it happened, not to whom
         pseudonym = "erased:" + tenant_hash(self.p.vault, tenant_id, "erased-user", user_id)
         self.p.audit.record([AuditEvent(tenant_id=tenant_id, user_id=pseudonym, action="user.erase", actor="api",

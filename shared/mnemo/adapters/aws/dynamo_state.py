@@ -213,13 +213,16 @@ class DynamoProfileStore:
         self._cipher = cipher
 
     def _open(self, tenant_id: str, user_id: str, item: dict[str, Any]) -> Profile | None:
-        if "sealed" not in item:
+        # without a key (an erase not finished) nothing sealed is readable; the generation still is
+        if "sealed" not in item or self._cipher.existing_key(tenant_id, user_id) is None:
             return None
         return Profile.model_validate_json(
             self._cipher.open(tenant_id, user_id, "profile", "profile", item["sealed"]["B"]))
 
     def _custom(self, tenant_id: str, user_id: str, item: dict[str, Any]) -> dict[str, str]:
         if "custom" in item:
+            if self._cipher.existing_key(tenant_id, user_id) is None:
+                return {}
             return dict(json.loads(self._cipher.open(tenant_id, user_id, "profile", "custom", item["custom"]["B"])))
         legacy = self._open(tenant_id, user_id, item)  # an item from before the app's fields were kept apart
         return dict(legacy.custom) if legacy else {}

@@ -24,9 +24,10 @@ from botocore.exceptions import ClientError
 
 from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
 from mnemo.adapters.aws.errors import aws_errors
-from mnemo.errors import BackendUnavailable
+from mnemo.errors import BackendUnavailable, ErasureUnderway
 
 DATA_KEY = "DATAKEY"
+ERASING = "erasing"  # the attribute of the mark an erase under way leaves in place of the key
 
 
 class KmsKeyVault:
@@ -46,7 +47,8 @@ class KmsKeyVault:
     def _context(tenant_id: str, user_id: str) -> dict[str, str]:
         return {"tenant_id": tenant_id, "user_id": user_id}
 
-    def data_key(self, tenant_id: str, user_id: str) -> bytes:
+    def existing_key(self, tenant_id: str, user_id: str) -> bytes | None:
+        """The user's key, or None when there is none: never creates one (a read finds nothing)."""
         owner = (tenant_id, user_id)
         now = time.monotonic()
         with self._lock:
@@ -54,15 +56,18 @@ class KmsKeyVault:
         if hit is not None and now - hit[0] < self._cache_seconds:
             return hit[1]
         item = self._t.get(pk(tenant_id, user_id), DATA_KEY) or self._move_legacy(tenant_id, user_id)
-        if item is None:
-            key = self._create(tenant_id, user_id)
-        else:
-            with aws_errors("KMS"):
-                key = self._kms.decrypt(CiphertextBlob=item["wrapped"]["B"], KeyId=self._key_id,
-                                        EncryptionContext=self._context(tenant_id, user_id))["Plaintext"]
+        if item is None or "wrapped" not in item:  # none, or an erase's mark in its place
+            return None
+        with aws_errors("KMS"):
+            key = bytes(self._kms.decrypt(CiphertextBlob=item["wrapped"]["B"], KeyId=self._key_id,
+                                          EncryptionContext=self._context(tenant_id, user_id))["Plaintext"])
         with self._lock:
             self._cache[owner] = (now, key)
-        return bytes(key)
+        return key
+
+    def data_key(self, tenant_id: str, user_id: str) -> bytes:
+        key = self.existing_key(tenant_id, user_id)
+        return key if key is not None else self._create(tenant_id, user_id)
 
     def _move_legacy(self, tenant_id: str, user_id: str) -> dict[str, Any] | None:
         """A key from before the key table: copied over (unless another worker did it first), then removed
@@ -81,8 +86,7 @@ class KmsKeyVault:
                     {"Delete": {"TableName": self._legacy.table, "Key": {"pk": item["pk"], "sk": item["sk"]},
                                 "ConditionExpression": "attribute_exists(pk)"}}])
         except BackendUnavailable as exc:
-            if not isinstance(exc.__cause__, ClientError) or \
-                    exc.__cause__.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+            if not _cancelled(exc):
                 raise
             return self._t.get(pk(tenant_id, user_id), DATA_KEY)  # another worker moved it, or an erase won
         return item
@@ -91,15 +95,33 @@ class KmsKeyVault:
         with aws_errors("KMS"):
             generated = self._kms.generate_data_key(KeyId=self._key_id, KeySpec="AES_256",
                                                     EncryptionContext=self._context(tenant_id, user_id))
-        # two workers may race to create the first key: only one wins, the other uses it
+        # only where no item is: two workers may race to create the first key (one wins, the other
+        # uses it), and an erase under way holds the item with its mark (no key until it is over)
         if not self._t.put_if({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": DATA_KEY},
                                "wrapped": {"B": generated["CiphertextBlob"]}}, "attribute_not_exists(pk)"):
+            if self.erasing(tenant_id, user_id):
+                raise ErasureUnderway("the user is being erased; retry once the erase has finished")
             return self.data_key(tenant_id, user_id)
         return bytes(generated["Plaintext"])
 
+    def erasing(self, tenant_id: str, user_id: str) -> bool:
+        item = self._t.get(pk(tenant_id, user_id), DATA_KEY)
+        return item is not None and ERASING in item
+
     def destroy(self, tenant_id: str, user_id: str) -> None:
+        """The erase's mark replaces the key in one write: from then on no key can be created for the
+        user until ``finish_erase`` (retrying an erase repeats this harmlessly)."""
         with self._lock:
             self._cache.pop((tenant_id, user_id), None)
-        self._t.delete(pk(tenant_id, user_id), DATA_KEY)
-        if self._legacy is not None:
+        self._t.put({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": DATA_KEY}, ERASING: {"BOOL": True}})
+        if self._legacy is not None:  # a legacy copy is never moved over the mark (its move is conditional)
             self._legacy.delete(pk(tenant_id, user_id), DATA_KEY)
+
+    def finish_erase(self, tenant_id: str, user_id: str) -> None:
+        self._t.delete_if(pk(tenant_id, user_id), DATA_KEY, "attribute_exists(#e)", names={"#e": ERASING})
+
+
+def _cancelled(exc: BackendUnavailable) -> bool:
+    cause = exc.__cause__
+    return isinstance(cause, ClientError) and \
+        cause.response.get("Error", {}).get("Code") == "TransactionCanceledException"

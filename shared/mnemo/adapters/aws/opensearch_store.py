@@ -231,7 +231,14 @@ class OpenSearchMemoryStore:
             memory.embedding = list(source["embedding"])
         return memory
 
+    def _readable(self, tenant_id: str, user_id: str) -> bool:
+        """A user without a data key has nothing readable: documents found are an unfinished erase's
+        leftovers (its key went first), and a read must neither serve them nor create a key."""
+        return self._cipher.existing_key(tenant_id, user_id) is not None
+
     def _search(self, tenant_id: str, user_id: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+        if not self._readable(tenant_id, user_id):
+            return []
         result = self._http.request("POST", f"/{self._index}/_search",
                                     params={"routing": self._routing(tenant_id, user_id)}, body=body)
         hits: list[dict[str, Any]] = result["hits"]["hits"]
@@ -246,7 +253,7 @@ class OpenSearchMemoryStore:
         return found[0] if found else None
 
     def get_many(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> list[Memory]:
-        if not memory_ids:
+        if not memory_ids or not self._readable(tenant_id, user_id):
             return []
         result = self._http.request("POST", f"/{self._index}/_mget",
                                     params={"routing": self._routing(tenant_id, user_id), "_source_excludes": "parts"},
@@ -386,14 +393,18 @@ class OpenSearchMemoryStore:
         return np.asarray(source["embedding"], dtype=np.float32), parts
 
     def by_subject(self, tenant_id: str, user_id: str, subjects: Sequence[str]) -> list[Memory]:
-        hashes = [self._cipher.keyed_hash(tenant_id, user_id, "subject:" + s) for s in subjects]
+        hashes = self._cipher.lookup_hashes(tenant_id, user_id, ["subject:" + s for s in subjects])
+        if hashes is None:
+            return []  # no key, nothing readable (and a lookup creates none)
         hits = self._search(tenant_id, user_id, {"size": 100, "_source": NO_SENTENCE_VECTORS, "query": {"bool": {
             "filter": [*self._owner_filter(tenant_id, user_id), {"terms": {"subject_hash": hashes}},
                        {"terms": {"status": INDEXED}}]}}})
         return [self._open(h["_source"], with_vector=True) for h in hits]
 
     def by_fingerprint(self, tenant_id: str, user_id: str, content: str) -> list[Memory]:
-        fingerprint = self._cipher.fingerprint(tenant_id, user_id, content)
+        fingerprint = self._cipher.lookup_fingerprint(tenant_id, user_id, content)
+        if fingerprint is None:
+            return []
         hits = self._search(tenant_id, user_id, {"size": 100, "_source": NO_SENTENCE_VECTORS, "query": {"bool": {
             "filter": [*self._owner_filter(tenant_id, user_id), {"term": {"fingerprint": fingerprint}}],
             "must_not": [{"term": {"status": "deleted"}}]}}})
@@ -433,7 +444,7 @@ class OpenSearchMemoryStore:
             tenant_id, user_id, {"size": request.limit, "_source": {"includes": ["memory_id"]}, "query": {
                 "nested": {"path": "parts", "score_mode": "max", "query": {"knn": {"parts.vector": {
                     "vector": vector, "k": request.limit, "filter": flt}}}}}})}
-        hashed = " ".join(self._cipher.keyed_hash_terms(tenant_id, user_id, request.terms))
+        hashed = " ".join(self._cipher.lookup_terms(tenant_id, user_id, request.terms) or [])
         lexical = self._search(tenant_id, user_id, {"size": request.limit, "_source": NO_VECTORS, "query": {"bool": {
             "filter": [flt], "must": [{"match": {"terms": hashed}}]}}}) if hashed else []
         found: dict[str, dict[str, Any]] = {}
@@ -484,6 +495,8 @@ class OpenSearchMemoryStore:
         return Page(items, next_cursor)
 
     def history(self, tenant_id: str, user_id: str, memory_id: str) -> list[MemoryVersion]:
+        if not self._readable(tenant_id, user_id):
+            return []
         items = self._history.query(pk(tenant_id, user_id), f"VERSION#{memory_id}#")
         out = []
         for item in items:

@@ -29,7 +29,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.clock import Clock, iso
-from mnemo.errors import BackendUnavailable, ConfigurationError
+from mnemo.errors import BackendUnavailable, ConfigurationError, ErasureUnderway
 
 KEY_BYTES = 32
 NEXT_SUFFIX = ".next"
@@ -144,27 +144,38 @@ class KeyFileVault:
         nonce = os.urandom(12)
         return nonce + master.encrypt(nonce, key, self._context(*owner))
 
-    def data_key(self, tenant_id: str, user_id: str) -> bytes:
-        """The user's key. The wrapped key is read every time (one indexed row): another worker
-        process may have erased the user and a later write created a new key, and a key cached
-        here must then not seal or open anything. Only the unwrapping is cached."""
+    def existing_key(self, tenant_id: str, user_id: str) -> bytes | None:
+        """The user's key, or None when there is none: never creates one (a read finds nothing). The
+        wrapped key is read every time (one indexed row): another worker process may have erased the
+        user and a later write created a new key, and a key cached here must then not seal or open
+        anything. Only the unwrapping is cached."""
         owner = (tenant_id, user_id)
         with self._db.read() as conn:
             row = conn.execute("SELECT wrapped FROM data_keys WHERE tenant_id=? AND user_id=?", owner).fetchone()
-        if row is None:
-            key = os.urandom(KEY_BYTES)
-            with self._db.write() as conn:
-                # wrapped under the master key the database records, never a stale one of this process
-                stored = conn.execute("SELECT value FROM vault_meta WHERE name='master'").fetchone()
-                if stored is not None and stored[0] != fingerprint(self._master_key):
-                    self._reload()
-                if stored is None:
-                    conn.execute("INSERT INTO vault_meta VALUES ('master', ?)", (fingerprint(self._master_key),))
-                conn.execute("INSERT OR IGNORE INTO data_keys VALUES (?,?,?,?)",
-                             (*owner, self._wrap(self._master, owner, key), iso(self._clock.now())))
-                row = conn.execute("SELECT wrapped FROM data_keys WHERE tenant_id=? AND user_id=?",
-                                   owner).fetchone()
-        blob = bytes(row[0])
+        return None if row is None else self._unwrapped(owner, bytes(row[0]))
+
+    def data_key(self, tenant_id: str, user_id: str) -> bytes:
+        """The user's key, created the first time (a write); refused while an erase is under way."""
+        key = self.existing_key(tenant_id, user_id)
+        if key is not None:
+            return key
+        owner = (tenant_id, user_id)
+        key = os.urandom(KEY_BYTES)
+        with self._db.write() as conn:
+            if conn.execute("SELECT 1 FROM erasing WHERE tenant_id=? AND user_id=?", owner).fetchone():
+                raise ErasureUnderway("the user is being erased; retry once the erase has finished")
+            # wrapped under the master key the database records, never a stale one of this process
+            stored = conn.execute("SELECT value FROM vault_meta WHERE name='master'").fetchone()
+            if stored is not None and stored[0] != fingerprint(self._master_key):
+                self._reload()
+            if stored is None:
+                conn.execute("INSERT INTO vault_meta VALUES ('master', ?)", (fingerprint(self._master_key),))
+            conn.execute("INSERT OR IGNORE INTO data_keys VALUES (?,?,?,?)",
+                         (*owner, self._wrap(self._master, owner, key), iso(self._clock.now())))
+            row = conn.execute("SELECT wrapped FROM data_keys WHERE tenant_id=? AND user_id=?", owner).fetchone()
+        return self._unwrapped(owner, bytes(row[0]))
+
+    def _unwrapped(self, owner: tuple[str, str], blob: bytes) -> bytes:
         with self._lock:
             cached = self._cache.get(owner)
         if cached is not None and cached[0] == blob:
@@ -174,8 +185,20 @@ class KeyFileVault:
             self._cache[owner] = (blob, key)
         return key
 
+    def erasing(self, tenant_id: str, user_id: str) -> bool:
+        with self._db.read() as conn:
+            return conn.execute("SELECT 1 FROM erasing WHERE tenant_id=? AND user_id=?",
+                                (tenant_id, user_id)).fetchone() is not None
+
+    def finish_erase(self, tenant_id: str, user_id: str) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM erasing WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+        # secure_delete zeroed the row in the database; the WAL still holds its old image (the user's id)
+        self._db.checkpoint()
+
     def destroy(self, tenant_id: str, user_id: str) -> None:
-        """Delete the user's wrapped key, then rotate the master key over every remaining one."""
+        """Delete the user's wrapped key and mark the erase under way (one transaction: no key can be
+        created until ``finish_erase``), then rotate the master key over every remaining one."""
         with self._lock:
             self._cache.pop((tenant_id, user_id), None)
         new_key = os.urandom(KEY_BYTES)
@@ -194,6 +217,7 @@ class KeyFileVault:
                 self._reload()
             _write_key(following, new_key)
             conn.execute("DELETE FROM data_keys WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+            conn.execute("INSERT OR IGNORE INTO erasing VALUES (?,?,?)", (tenant_id, user_id, iso(self._clock.now())))
             rows = conn.execute("SELECT tenant_id, user_id, wrapped FROM data_keys").fetchall()
             rewrapped = [(self._wrap(new_master, (t, u), self._unwrap((t, u), bytes(w))), t, u) for t, u, w in rows]
             conn.executemany("UPDATE data_keys SET wrapped=? WHERE tenant_id=? AND user_id=?", rewrapped)

@@ -101,6 +101,11 @@ CREATE TABLE IF NOT EXISTS data_keys (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, wrapped BLOB NOT NULL, created_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id)
 ) WITHOUT ROWID;
+-- users whose erase has begun and not finished: no data key is created for them meanwhile
+CREATE TABLE IF NOT EXISTS erasing (
+    tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, since TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+) WITHOUT ROWID;
 """
 
 # columns added after a table's first release: (table, column, declaration); added to older files on open

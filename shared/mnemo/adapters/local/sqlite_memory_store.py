@@ -71,8 +71,15 @@ class SqliteMemoryStore:
                            (tenant_id, user_id)).fetchone()
         return int(row[0]) if row else 0
 
+    def _readable(self, tenant_id: str, user_id: str) -> bool:
+        """A user without a data key has nothing readable: rows found are an unfinished erase's
+        leftovers (its key went first), and a read must neither serve them nor create a key."""
+        return self._cipher.existing_key(tenant_id, user_id) is not None
+
     def _index(self, tenant_id: str, user_id: str) -> UserIndex:
         owner = (tenant_id, user_id)
+        if not self._readable(tenant_id, user_id):
+            return UserIndex(self._dimension, -1, self._k1, self._b)  # empty, and never cached
         with self._db.read() as conn:
             generation = self._generation(conn, tenant_id, user_id)
             with self._lock:
@@ -109,6 +116,8 @@ class SqliteMemoryStore:
 
     # -- port methods
     def get(self, tenant_id: str, user_id: str, memory_id: str) -> Memory | None:
+        if not self._readable(tenant_id, user_id):
+            return None
         with self._db.read() as conn:
             row = conn.execute(
                 "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories "
@@ -203,7 +212,9 @@ class SqliteMemoryStore:
                 for m in index.memories.values() if m.subject in wanted]
 
     def by_fingerprint(self, tenant_id: str, user_id: str, content: str) -> list[Memory]:
-        fingerprint = self._cipher.fingerprint(tenant_id, user_id, content)
+        fingerprint = self._cipher.lookup_fingerprint(tenant_id, user_id, content)
+        if fingerprint is None:
+            return []  # no key, nothing readable (and a lookup creates none)
         with self._db.read() as conn:
             rows = conn.execute(
                 # without statistics the planner prefers the primary key prefix: a scan of the user's rows
@@ -244,6 +255,8 @@ class SqliteMemoryStore:
             args.extend([created_at, memory_id])
         sql += " ORDER BY created_at DESC, memory_id DESC LIMIT ?"
         args.append(limit + 1)
+        if not self._readable(tenant_id, user_id):
+            return Page([], None)
         with self._db.read() as conn:
             rows = conn.execute(sql, args).fetchall()
         items = [self._row_to_memory(r) for r in rows[:limit]]
@@ -267,6 +280,8 @@ class SqliteMemoryStore:
         return Page(items, next_cursor)
 
     def history(self, tenant_id: str, user_id: str, memory_id: str) -> list[MemoryVersion]:
+        if not self._readable(tenant_id, user_id):
+            return []
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT version, sealed FROM memory_versions WHERE tenant_id=? AND user_id=? AND memory_id=? "
@@ -282,6 +297,8 @@ class SqliteMemoryStore:
         return int(row[0])
 
     def all_for_user(self, tenant_id: str, user_id: str) -> Iterator[Memory]:
+        if not self._readable(tenant_id, user_id):
+            return
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT tenant_id, user_id, memory_id, sealed, embedding FROM memories "

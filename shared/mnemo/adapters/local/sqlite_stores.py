@@ -40,13 +40,16 @@ class SqliteProfileStore:
         self._cipher = cipher
 
     def _open(self, tenant_id: str, user_id: str, sealed: bytes | None) -> Profile | None:
-        if not sealed:
+        # without a key (an erase not finished) nothing sealed is readable; the generation still is
+        if not sealed or self._cipher.existing_key(tenant_id, user_id) is None:
             return None
         return Profile.model_validate_json(self._cipher.open(tenant_id, user_id, "profile", "profile", sealed))
 
     def _custom(self, tenant_id: str, user_id: str, sealed: bytes | None, legacy: Profile | None) -> dict[str, str]:
         if sealed is None:  # a row written before the app's fields were kept apart
             return dict(legacy.custom) if legacy else {}
+        if self._cipher.existing_key(tenant_id, user_id) is None:
+            return {}
         return dict(json.loads(self._cipher.open(tenant_id, user_id, "profile", "custom", sealed)))
 
     def get(self, tenant_id: str, user_id: str) -> StoredProfile:
