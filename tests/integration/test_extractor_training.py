@@ -51,3 +51,38 @@ def test_training_is_reproducible(embedder: Embedder) -> None:
     assert first.verifier is not None
     assert second.verifier is not None
     assert np.array_equal(first.verifier.w2, second.verifier.w2)
+
+
+def test_the_taggers_of_several_seeds_are_saved_loaded_and_averaged(embedder: Embedder, tmp_path: Path) -> None:
+    from mnemo.domain.extraction.tagger import token_features
+
+    encoder = cast("TokenEncoder", embedder)
+    examples = small_set()[:40]
+    tagger = training.train(examples, encoder, epochs=2, seed=5, members=3)
+    alone = training.train(examples, encoder, epochs=2, seed=5, members=1)
+    assert len(tagger.more_tag_nets) == 2
+    assert not alone.more_tag_nets
+    assert np.array_equal(tagger.tag_net.w1, alone.tag_net.w1)  # the first member is the single tagger
+    out = tmp_path / "tagger.npz"
+    tagger.save(out)
+    loaded = SlotTagger.load(out)
+    assert len(loaded.more_tag_nets) == 2
+    text = examples[0].text
+    tokens = encoder.encode_tokens([text])[0]
+    features = token_features(tokens.states)
+    nets = [loaded.tag_net, *loaded.more_tag_nets]
+    averaged = sum(net.probabilities(features) for net in nets) / len(nets)
+    # the spans come from the averaged tags: a member alone proposes otherwise on some text
+    assert [(s.start, s.end, s.slot) for s in loaded.spans(text, tokens)] == [
+        (s.start, s.end, s.slot) for s in SlotTagger(loaded.tags, _FixedNet(averaged), loaded.polarity_net,
+                                                      loaded.version).spans(text, tokens)]
+
+
+class _FixedNet:
+    """A tag net that answers the given probabilities, whatever it is shown."""
+
+    def __init__(self, probs: np.ndarray) -> None:
+        self.probs = probs
+
+    def probabilities(self, _x: np.ndarray) -> np.ndarray:
+        return self.probs

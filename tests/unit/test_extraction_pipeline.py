@@ -283,3 +283,25 @@ def test_a_deadline_names_a_time(value: str, when: bool) -> None:
     from mnemo.domain.extraction.slots import says_when
 
     assert says_when(value) is when
+
+
+@pytest.mark.parametrize(("first", "second", "kept"), [
+    ((0.9, "lyon"), (0.85, "grenoble"), "grenoble"),  # "lyon, wait no, grenoble": the later value stands
+    ((0.95, "berlin"), (0.6, "rust"), "berlin"),  # "i'm in berlin, rust meetups?": a doubtful second place
+])
+def test_a_single_valued_slot_said_twice_keeps_the_later_value_unless_it_is_doubtful(
+        first: tuple[float, str], second: tuple[float, str], kept: str) -> None:
+    from mnemo.domain.extraction.candidates import Candidate
+    from mnemo.domain.extraction.pipeline import last_value_wins
+
+    def found(confidence: float, city: str) -> Candidate:
+        return Candidate(category=Category.BIOGRAPHICAL, subject="home_location", content=f"User lives in {city}.",
+                         confidence=confidence, evidence="", message_id="m", occurred_at=MONDAY,
+                         tags=["home_location"])
+
+    assert [c.content for c in last_value_wins([found(*first), found(*second)])] == [f"User lives in {kept}."]
+    # a multi-valued slot keeps both values
+    hobbies = [Candidate(category=Category.PREFERENCE, subject=f"hobby:{v}", content=f"User's hobby: {v}.",
+                         confidence=0.9, evidence="", message_id="m", occurred_at=MONDAY, tags=["hobby"])
+               for v in ("chess", "golf")]
+    assert len(last_value_wins(hobbies)) == 2

@@ -339,15 +339,22 @@ def _without_overlaps(spans: list[Span]) -> list[Span]:
     return sorted(kept, key=lambda s: s.start)
 
 
+# a later value of a single-valued slot replaces an earlier one in the same message unless the tagger was
+# this much less sure of it ("i'm in berlin, rust meetups?": "rust" was a doubtful second place)
+LATER_VALUE_DOUBT = 0.2
+
+
 def last_value_wins(candidates: list[Candidate]) -> list[Candidate]:
     """One message, one value per subject: a single-valued slot stated twice ("lyon, wait no, grenoble")
-    keeps the last value; a multi-valued key found twice keeps the first, fuller mention."""
+    keeps the last value, unless the tagger was far less sure of it; a multi-valued key found twice keeps
+    the first, fuller mention."""
     keep: dict[str, int] = {}
     for i, c in enumerate(candidates):
         slot = SLOTS.get(c.tags[0]) if c.tags else None
         if slot is None or not c.should_store or not c.polarity:
             continue
-        if not slot.multi or c.subject not in keep:
+        if c.subject not in keep or (
+                not slot.multi and c.confidence >= candidates[keep[c.subject]].confidence - LATER_VALUE_DOUBT):
             keep[c.subject] = i
     return [c for i, c in enumerate(candidates)
             if not (c.should_store and c.polarity and c.subject in keep and keep[c.subject] != i)]

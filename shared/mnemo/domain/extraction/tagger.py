@@ -119,10 +119,12 @@ class SlotTagger:
     """
 
     def __init__(self, tags: list[str], tag_net: Mlp, polarity_net: Mlp, version: str,
-                 verifier: Mlp | None = None) -> None:
+                 verifier: Mlp | None = None, more_tag_nets: Sequence[Mlp] = ()) -> None:
         self.tags = tags  # "O", "B-slot", "I-slot", ...
         self.slots = [t[2:] for t in tags if t.startswith("B-")]
         self.tag_net = tag_net
+        # taggers trained alike from other seeds: their averaged tags waver less on text unlike the training's
+        self.more_tag_nets = list(more_tag_nets)
         self.polarity_net = polarity_net
         self.verifier = verifier  # classes: none, then self.slots in order
         self.version = version
@@ -134,7 +136,9 @@ class SlotTagger:
         tags = [str(t) for t in arrays.pop("tags")]
         version = str(arrays.pop("version"))
         verifier = Mlp.from_arrays(arrays, "verify") if "verify_w1" in arrays else None
-        return cls(tags, Mlp.from_arrays(arrays, "tag"), Mlp.from_arrays(arrays, "polarity"), version, verifier)
+        more = [Mlp.from_arrays(arrays, f"tag{n}") for n in range(2, 100) if f"tag{n}_w1" in arrays]
+        return cls(tags, Mlp.from_arrays(arrays, "tag"), Mlp.from_arrays(arrays, "polarity"), version, verifier,
+                   more)
 
     def save(self, path: Path) -> None:
         arrays: dict[str, npt.NDArray[np.generic]] = {"tags": np.array(self.tags), "version": np.array(self.version),
@@ -142,6 +146,8 @@ class SlotTagger:
                                                       **self.polarity_net.arrays("polarity")}
         if self.verifier is not None:
             arrays.update(self.verifier.arrays("verify"))
+        for n, net in enumerate(self.more_tag_nets, start=2):
+            arrays.update(net.arrays(f"tag{n}"))
         np.savez_compressed(path, allow_pickle=False, **arrays)
 
     def proposals(self, text: str, tokens: TokenStates, min_confidence: float = 0.5,
@@ -168,7 +174,11 @@ class SlotTagger:
                  outside_at_least: float) -> list[tuple[Span, int, int]]:
         if not tokens.offsets:
             return []
-        probs = self.tag_net.probabilities(token_features(tokens.states))
+        features = token_features(tokens.states)
+        probs = self.tag_net.probabilities(features)
+        if self.more_tag_nets:
+            probs = (probs + sum(net.probabilities(features) for net in self.more_tag_nets)) / (
+                1 + len(self.more_tag_nets))
         best = np.where(probs[:, 0] >= outside_at_least, 0, probs[:, 1:].argmax(axis=1) + 1)
         found: list[tuple[Span, int, int]] = []
         i = 0
