@@ -305,3 +305,17 @@ def test_a_single_valued_slot_said_twice_keeps_the_later_value_unless_it_is_doub
                          confidence=0.9, evidence="", message_id="m", occurred_at=MONDAY, tags=["hobby"])
                for v in ("chess", "golf")]
     assert len(last_value_wins(hobbies)) == 2
+
+
+@pytest.mark.parametrize(("slot", "value", "negated", "kept"), [
+    ("plan", "ogallala", False, False),
+    ("habit", "blackbirds", False, False),
+    ("plan", "fly to Rome", False, True),
+    ("habit", "run every morning", False, True),
+    ("habit", "smoking", True, True),  # a routine given up
+    ("pet", "Biscuit", False, True),  # other slots are names
+])
+def test_a_plan_or_a_routine_says_what_is_done(slot: str, value: str, negated: bool, kept: bool) -> None:
+    from mnemo.domain.extraction.pipeline import says_what_is_done
+
+    assert says_what_is_done(slot, value, negated) is kept

@@ -166,6 +166,8 @@ class LearnedExtractor:
             return None  # "No longer: allotment": an answer rule is undone in words that say how to answer
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
+        if not says_what_is_done(slot.name, value, negated):
+            return None  # "User plans: ogallala", "User's routine: blackbirds": a name with nothing done
         if slot.name == "event":
             happened = event_value(value, f.clause)
             if happened is None:
@@ -310,6 +312,16 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
 
 # slots whose value is a phrase ("a week in tenerife from the 3rd of june"), which the tagger sometimes
 # marks in pieces ("booked a", "tenerife"): pieces a few words apart within one clause are one value
+# a plan or a routine says what is done: 238 of the 241 labelled plans and 156 of the 162 labelled routines
+# have three words or more, and the few of one word are routines given up ("quit smoking")
+_DOINGS = frozenset({"plan", "habit"})
+DOING_MIN_WORDS = 2
+def says_what_is_done(slot: str, value: str, negated: bool) -> bool:
+    """A plan or a routine names what is done ("fuel up in ogallala on tuesdays"), not only where or who; a
+    routine given up may be one word ("quit smoking")."""
+    return slot not in _DOINGS or negated or len(value.split()) >= DOING_MIN_WORDS
+
+
 PHRASE_SLOTS = frozenset({"plan", "event", "habit", "instruction", "project_detail", "current_project"})
 _FRAGMENT_GAP = re.compile(r"^\s*(?:(?!(?:and|or|but|so|because|then)\b)[\w'-]+\s+){0,3}$", re.IGNORECASE)
 

@@ -175,10 +175,8 @@ class SlotTagger:
         if not tokens.offsets:
             return []
         features = token_features(tokens.states)
-        probs = self.tag_net.probabilities(features)
-        if self.more_tag_nets:
-            probs = (probs + sum(net.probabilities(features) for net in self.more_tag_nets)) / (
-                1 + len(self.more_tag_nets))
+        probs: Array = np.mean([net.probabilities(features) for net in (self.tag_net, *self.more_tag_nets)],
+                               axis=0, dtype=np.float32)
         best = np.where(probs[:, 0] >= outside_at_least, 0, probs[:, 1:].argmax(axis=1) + 1)
         found: list[tuple[Span, int, int]] = []
         i = 0
