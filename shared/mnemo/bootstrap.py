@@ -283,9 +283,13 @@ def _extractor(settings: Settings, bedrock: Any = None) -> Any:
     if settings.extractor == "openai":
         from mnemo.adapters.openai_extractor import OpenAIExtractor
 
-        return OpenAIExtractor(settings.openai_base_url, settings.openai_model,
-                               settings.openai_api_key.get_secret_value(), learned,
-                               timeout_seconds=settings.openai_timeout_seconds, max_tokens=settings.openai_max_tokens)
+        try:
+            return OpenAIExtractor(settings.openai_base_url, settings.openai_model,
+                                   settings.openai_api_key.get_secret_value(), learned,
+                                   timeout_seconds=settings.openai_timeout_seconds,
+                                   max_tokens=settings.openai_max_tokens)
+        except ValueError as exc:
+            raise ConfigurationError(f"MNEMO_OPENAI_BASE_URL: {exc}") from exc
     from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
 
     return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id, fallback=learned)

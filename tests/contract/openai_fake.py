@@ -1,11 +1,18 @@
-"""A fake OpenAI-compatible chat-completions server over real HTTP (stdlib, 127.0.0.1 only).
+"""The one fake OpenAI-compatible chat-completions server, on 127.0.0.1, speaking the real wire format
+over HTTP (stdlib), for the extractor, the summariser and the examples alike.
 
-It answers as the OpenAI API does: ``POST /v1/chat/completions`` with a bearer key, a
-``chat.completion`` object whose ``choices[0].message.content`` holds the JSON the request's
-``response_format`` (json_schema, strict) asked for; errors as ``{"error": {...}}`` with the HTTP
-status; a refusal in ``message.refusal``; ``finish_reason: "length"`` for a truncated answer. It
-checks the request's shape the way the API would (400 for a malformed body) and keeps every request
-for the test to read.
+``POST /v1/chat/completions`` with a Bearer key. A ``response_format`` of type ``json_schema`` is
+checked against the strict-mode rules OpenAI enforces (every object closed and every property
+required); the answer is in ``choices[0].message.content`` as a JSON string, exactly as OpenAI,
+Ollama, vLLM, llama.cpp's server and LM Studio answer; errors are ``{"error": {...}}`` with the HTTP
+status. What the "model" writes, first found: an answer queued in ``script``; ``answer`` (a JSON
+value, or a str written as is); else fake_llm.careless_answer over the user message, validated
+against the request's own schema as a strict server's constrained decoding guarantees.
+
+Misbehaving: ``fail`` names one of FAILURES; ``status`` answers that HTTP error; ``refusal`` and
+``finish_reason`` go into the message; ``delay`` stalls every answer. Everything received is kept in
+``received`` (raw, with headers: what left the adapter), and the well-formed request bodies in
+``requests``.
 """
 
 from __future__ import annotations
@@ -13,81 +20,48 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import jsonschema
 
-class FakeChatCompletions:
-    def __init__(self, api_key: str = "sk-test") -> None:
-        self.api_key = api_key
-        self.requests: list[dict[str, Any]] = []
-        self.answer: Any = {"facts": []}  # the JSON the "model" writes, or a str written as is
-        self.status = 200  # another status answers an error body
-        self.refusal: str | None = None
-        self.finish_reason = "stop"
-        self.delay = 0.0
-        fake = self
+from tests.contract.fake_llm import careless_answer
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:  # keep test output clean
-                return
+API_KEY = "sk-test-0123456789abcdef"
+FAILURES = ("http_500", "http_429", "timeout", "garbage", "prose", "schema", "refusal", "truncated", "fenced")
+Answer = tuple[int, bytes, dict[str, str]]
 
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if self.path != "/v1/chat/completions":
-                    return self._send(404, {"error": {"message": "Not found", "type": "invalid_request_error"}})
-                if self.headers.get("Authorization") != f"Bearer {fake.api_key}":
-                    return self._send(401, {"error": {"message": "Incorrect API key provided",
-                                                      "type": "invalid_request_error", "code": "invalid_api_key"}})
-                try:
-                    body = json.loads(raw)
-                    problem = _invalid(body)
-                except json.JSONDecodeError:
-                    problem = "We could not parse the JSON body of your request."
-                if problem:
-                    return self._send(400, {"error": {"message": problem, "type": "invalid_request_error"}})
-                fake.requests.append(body)
-                if fake.delay:
-                    time.sleep(fake.delay)
-                if fake.status != 200:
-                    return self._send(fake.status, {"error": {"message": "The server had an error",
-                                                              "type": "server_error"}})
-                content = fake.answer if isinstance(fake.answer, str) else json.dumps(fake.answer)
-                message = {"role": "assistant", "content": None if fake.refusal else content,
-                           "refusal": fake.refusal}
-                return self._send(200, {
-                    "id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()),
-                    "model": body["model"], "system_fingerprint": "fp_test",
-                    "choices": [{"index": 0, "message": message, "logprobs": None,
-                                 "finish_reason": fake.finish_reason}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    raw: bytes
 
     @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> FakeChatCompletions:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def body(self) -> Any:
+        return json.loads(self.raw)
 
 
-def _invalid(body: Any) -> str | None:
+def strict_problems(schema: Any, where: str = "schema") -> list[str]:
+    """What OpenAI's structured outputs (strict: true) would refuse in a JSON schema."""
+    problems: list[str] = []
+    if isinstance(schema, dict):
+        if schema.get("type") == "object":
+            if schema.get("additionalProperties") is not False:
+                problems.append(f"{where}: additionalProperties must be false")
+            if sorted(schema.get("required", [])) != sorted(schema.get("properties", {})):
+                problems.append(f"{where}: every property must be required")
+        for key, value in schema.items():
+            problems.extend(strict_problems(value, f"{where}.{key}"))
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            problems.extend(strict_problems(value, f"{where}[{i}]"))
+    return problems
+
+
+def invalid(body: Any) -> str | None:
     """What the API would answer 400 for, in the parts of the request we use."""
     if not isinstance(body, dict) or not isinstance(body.get("model"), str) or not body["model"]:
         return "you must provide a model parameter"
@@ -99,21 +73,143 @@ def _invalid(body: Any) -> str | None:
     fmt = body.get("response_format")
     if fmt is not None:
         schema = fmt.get("json_schema", {}) if isinstance(fmt, dict) else {}
-        if fmt.get("type") != "json_schema" or not isinstance(schema.get("name"), str) \
+        if not isinstance(fmt, dict) or fmt.get("type") != "json_schema" or not isinstance(schema.get("name"), str) \
                 or not isinstance(schema.get("schema"), dict):
             return "Invalid 'response_format'"
-        if schema.get("strict") and not _strict_ok(schema["schema"]):
-            return "Invalid schema for response_format: In strict mode, every object must set " \
-                   "'additionalProperties': false and list all its properties in 'required'"
+        problems = strict_problems(schema["schema"]) if schema.get("strict") else []
+        if problems:
+            return f"Invalid schema for response_format: {problems[0]}"
     return None
 
 
-def _strict_ok(schema: dict[str, Any]) -> bool:
-    if schema.get("type") == "object":
-        props = schema.get("properties", {})
-        if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
-            return False
-        return all(_strict_ok(p) for p in props.values())
-    if schema.get("type") == "array":
-        return _strict_ok(schema.get("items", {}))
-    return True
+class FakeOpenAI:
+    def __init__(self, api_key: str = API_KEY, delay_seconds: float = 2.0) -> None:
+        self.api_key = api_key
+        self.received: list[Received] = []
+        self.requests: list[dict[str, Any]] = []
+        self.fail: str | None = None
+        self.script: list[Any] = []
+        self.answer: Any = None
+        self.status = 200
+        self.refusal: str | None = None
+        self.finish_reason = "stop"
+        self.delay = 0.0
+        self.delay_seconds = delay_seconds  # how long "timeout" stalls
+        self._release = threading.Event()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                fake.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, raw))
+                status, body, extra = fake.respond(self.path, self.headers.get("Authorization", ""), raw)
+                try:
+                    self.send_response(status)
+                    for name, value in {"Content-Type": "application/json", **extra}.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (its timeout): nothing to answer
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self._release.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeOpenAI:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def _error(status: int, message: str, kind: str, code: str | None = None) -> Answer:
+        body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+        return status, json.dumps(body).encode(), {}
+
+    def respond(self, path: str, authorization: str, raw: bytes) -> Answer:
+        if path != "/v1/chat/completions":
+            return self._error(404, f"Unknown path {path}", "invalid_request_error", "unknown_url")
+        if authorization != f"Bearer {self.api_key}":
+            return self._error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            request = None
+        problem = invalid(request) if request is not None else "We could not parse the JSON body of your request."
+        if problem:
+            return self._error(400, problem, "invalid_request_error")
+        self.requests.append(request)
+        if self.delay:
+            time.sleep(self.delay)
+        failed = self._failed()
+        if failed is not None:
+            return failed
+        content: str | None = self._content(request)
+        finish, refusal = self.finish_reason, self.refusal
+        if self.fail == "prose":
+            content = "Sure! Here are the facts I found: the user lives somewhere nice."
+        elif self.fail == "schema":
+            content = json.dumps({"facts": [{"message": 0, "slot": "favourite_colour", "value": "blue",
+                                             "negated": False, "evidence": "blue"}], "forget": []})
+        elif self.fail == "refusal":
+            refusal = "I'm sorry, I can't help with that."
+        elif self.fail == "truncated":
+            content, finish = (content or "")[: max(1, len(content or "") // 2)], "length"
+        elif self.fail == "fenced":
+            content = f"```json\n{content}\n```"
+        if refusal:
+            content = None
+        reply = {
+            "id": f"chatcmpl-fake{len(self.received)}", "object": "chat.completion", "created": int(time.time()),
+            "model": request["model"], "system_fingerprint": "fp_fake",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": refusal},
+                         "logprobs": None, "finish_reason": finish}],
+            "usage": {"prompt_tokens": len(raw) // 4, "completion_tokens": len(content or "") // 4,
+                      "total_tokens": (len(raw) + len(content or "")) // 4},
+        }
+        return 200, json.dumps(reply).encode(), {}
+
+    def _failed(self) -> Answer | None:
+        """The answers that are no completion at all."""
+        if self.fail == "http_500":
+            return self._error(500, "The server had an error while processing your request.", "server_error")
+        if self.fail == "http_429":
+            status, body, _ = self._error(429, "Rate limit reached.", "requests", "rate_limit_exceeded")
+            return status, body, {"Retry-After": "1"}
+        if self.fail == "garbage":
+            return 200, b"<html><body>502 Bad Gateway</body></html>", {"Content-Type": "text/html"}
+        if self.fail == "timeout":
+            self._release.wait(self.delay_seconds)
+        if self.status != 200:
+            return self._error(self.status, "The server had an error", "server_error")
+        return None
+
+    def _content(self, request: dict[str, Any]) -> str:
+        if self.script:
+            answer = self.script.pop(0)
+        elif self.answer is not None:
+            answer = self.answer
+        else:
+            user = next((m["content"] for m in request["messages"] if m["role"] == "user"), "")
+            answer = careless_answer(user)
+            fmt = request.get("response_format")
+            if fmt is not None:  # what a strict server's constrained decoding guarantees
+                jsonschema.validate(answer, fmt["json_schema"]["schema"])
+        return answer if isinstance(answer, str) else json.dumps(answer)

@@ -4,7 +4,7 @@ The embedded adapters are the real ones (the bundled ONNX model, the learned tag
 AWS ones are the real Bedrock adapters over a real boto3 client whose network round trip is replaced
 by a fake model that answers from each request (tests/contract/bedrock_fake.py); the
 OpenAI-compatible extractor talks real HTTP to a fake chat-completions server
-(tests/contract/openai_completions_fake.py) playing the same careless model.
+(tests/contract/openai_fake.py) playing the same careless model.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mnemo.errors import BackendUnavailable
 from mnemo.fallbacks import FallbackCounter
 from mnemo.settings import Settings
 from tests.contract.bedrock_fake import FakeBedrock
-from tests.contract.openai_completions_fake import API_KEY, FakeOpenAI
+from tests.contract.openai_fake import API_KEY, FakeOpenAI
 
 WHEN = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"

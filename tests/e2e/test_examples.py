@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from mnemo.client import Client
-from tests.contract.openai_fake import FakeChatCompletions
+from tests.contract.openai_fake import FakeOpenAI
 from tests.e2e.conftest import KEYS, Server, wait_for
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -26,13 +26,13 @@ def user() -> str:
 
 
 @pytest.fixture
-def model() -> Iterator[FakeChatCompletions]:
-    with FakeChatCompletions(api_key="sk-example") as fake:
+def model() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(api_key="sk-example") as fake:
         fake.answer = "Happy to help!"
         yield fake
 
 
-def run_example(name: str, server: Server, model: FakeChatCompletions, lines: list[str],
+def run_example(name: str, server: Server, model: FakeOpenAI, lines: list[str],
                 *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "sk-example",
            "OPENAI_MODEL": "fake-model", "MNEMO_URL": server.base, "MNEMO_API_KEY": KEYS["tenant_a"]}
@@ -49,7 +49,7 @@ def system_prompt(request: dict[str, Any]) -> str:
 
 
 def test_the_chat_loop_remembers_across_conversations(server: Server, client: Client,
-                                                      model: FakeChatCompletions) -> None:
+                                                      model: FakeOpenAI) -> None:
     u = user()
     first = run_example("chat_loop.py", server, model, ["Hi! I'm vegetarian and I live in Lisbon."], "--user", u)
     assert first.stdout.strip() == "assistant: Happy to help!"
@@ -77,7 +77,7 @@ def load(name: str) -> ModuleType:
 
 
 def test_the_langgraph_agent_recalls_what_it_was_told_to_remember(server: Server, client: Client,
-                                                                  model: FakeChatCompletions) -> None:
+                                                                  model: FakeOpenAI) -> None:
     u = user()
     run_example("langgraph_memory.py", server, model, ["remember I am allergic to peanuts"], "--user", u)
     stored = client.list_memories(u).items

@@ -1,5 +1,5 @@
 """The OpenAI-compatible extractor over real HTTP, against a fake chat-completions server
-(contract/openai_completions_fake.py)."""
+(contract/openai_fake.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from mnemo.errors import ConfigurationError
 from mnemo.fallbacks import EXTRACTOR_FALLBACKS, FallbackCounter
 from mnemo.settings import Settings
 from tests.conftest import ApiClient
-from tests.contract.openai_completions_fake import API_KEY, FAILURES, FakeOpenAI
+from tests.contract.openai_fake import API_KEY, FAILURES, FakeOpenAI
 
 WHEN = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 MODEL = "llama3.1:8b"

@@ -21,15 +21,15 @@ from mnemo.domain.models import Category, Memory, SourceKind, Status
 from mnemo.errors import ConfigurationError
 from mnemo.services.writing import NewFact
 from mnemo.settings import Settings
-from tests.contract.openai_fake import FakeChatCompletions
+from tests.contract.openai_fake import FakeOpenAI
 
 WHEN = datetime(2026, 1, 5, 7, 0, tzinfo=UTC)
 MODEL = "gpt-4o-mini"
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeChatCompletions]:
-    with FakeChatCompletions() as server:
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
         yield server
 
 
@@ -41,7 +41,7 @@ def runs(count: int = 8) -> tuple[list[Memory], np.ndarray]:
     return memories, np.eye(count, 384, dtype=np.float32)
 
 
-def summariser(fake: FakeChatCompletions, timeout: float = 5.0) -> OpenAICompatibleSummariser:
+def summariser(fake: FakeOpenAI, timeout: float = 5.0) -> OpenAICompatibleSummariser:
     return OpenAICompatibleSummariser(ChatCompletionsClient(fake.base_url, MODEL, fake.api_key, timeout))
 
 
@@ -73,6 +73,17 @@ def test_the_model_is_asked_for_structured_facts_and_only_supported_ones_are_kep
     assert schema["schema"]["properties"]["facts"]["items"]["required"] == ["text", "sources"]
 
 
+def test_a_fenced_answer_is_the_models_answer_for_the_summariser_too(fake) -> None:
+    """One chat-completions client serves the extractor and the summariser: what one reads (here a local
+    server's markdown fence around the JSON), the other reads as well."""
+    fake.answer = f"```json\n{json.dumps(GOOD)}\n```"
+    memories, vectors = runs()
+    llm = summariser(fake)
+    facts = llm.summarise(memories, vectors)
+    assert llm.fallbacks == 0
+    assert [f.text for f in facts] == [GOOD["facts"][0]["text"], GOOD["facts"][1]["text"], GOOD["facts"][3]["text"]]
+
+
 @pytest.mark.parametrize("failure", ["status-503", "status-429", "not-json", "refusal", "truncated", "timeout",
                                      "unsupported"])
 def test_on_any_failure_the_offline_summariser_answers(fake, failure: str) -> None:
@@ -98,7 +109,7 @@ def test_on_any_failure_the_offline_summariser_answers(fake, failure: str) -> No
 
 
 def test_nobody_listening_is_a_failure_too() -> None:
-    with FakeChatCompletions() as gone:
+    with FakeOpenAI() as gone:
         url = gone.base_url
     llm = OpenAICompatibleSummariser(ChatCompletionsClient(url, MODEL, "sk-test", 0.5))
     memories, vectors = runs()
@@ -113,7 +124,7 @@ def test_a_wrong_key_is_a_failure_not_a_crash(fake) -> None:
     assert fake.requests == []
 
 
-def consolidate_runs(tmp_path, fake: FakeChatCompletions, embedder, clock) -> list[Memory]:
+def consolidate_runs(tmp_path, fake: FakeOpenAI, embedder, clock) -> list[Memory]:
     settings = Settings(data_dir=tmp_path, summariser="openai", openai_base_url=fake.base_url,
                         openai_model=MODEL, openai_api_key=fake.api_key, openai_timeout_seconds=5)
     service = build_local(settings, clock=clock, embedder=embedder)

@@ -16,32 +16,11 @@ from urllib.parse import quote
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from mnemo.client.models import (
-    CloseAccepted,
-    ConsolidateResponse,
-    CreateMemoryResponse,
-    ExportOut,
-    FeedbackResponse,
-    ForgetResponse,
-    Health,
-    ImportResponse,
-    MemoryIn,
-    MemoryOut,
-    MemoryPage,
-    MemoryWithHistory,
-    MessageIn,
-    Profile,
-    RetrievalTrace,
-    RetrieveResponse,
-    SearchResponse,
-    SessionState,
-    SettingsOut,
-    TurnsAccepted,
-)
+from mnemo.client import models
 
 T = TypeVar("T")
-Message = MessageIn | Mapping[str, Any]
-Item = MemoryIn | Mapping[str, Any]
+Message = models.MessageIn | Mapping[str, Any]
+Item = models.MemoryIn | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -82,67 +61,67 @@ def plain(value: BaseModel | Mapping[str, Any]) -> Any:
     return to_jsonable_python(dict(value), exclude_none=True)
 
 
-def health() -> Call[Health]:
-    return Call("GET", "/health", Health, True)
+def health() -> Call[models.Health]:
+    return Call("GET", "/health", models.Health, True)
 
 
 def retrieve(user_id: str, query: str, *, session_id: str | None, project_id: str | None,
-             conversation_id: str | None, top_k: int | None, token_budget: int | None) -> Call[RetrieveResponse]:
+             conversation_id: str | None, top_k: int | None, token_budget: int | None) -> Call[models.RetrieveResponse]:
     # a read (the trace it records is keyed by a fresh id): safe to send again
-    return Call("POST", f"{user(user_id)}/retrieve", RetrieveResponse, True, body(
+    return Call("POST", f"{user(user_id)}/retrieve", models.RetrieveResponse, True, body(
         query=query, session_id=session_id, project_id=project_id, conversation_id=conversation_id,
         top_k=top_k, token_budget=token_budget))
 
 
 def search(user_id: str, query: str, *, top_k: int | None, rank_by: Literal["relevance", "score"] | None,
-           category: str | None, project_id: str | None, session_id: str | None) -> Call[SearchResponse]:
-    return Call("POST", f"{user(user_id)}/search", SearchResponse, True, body(
+           category: str | None, project_id: str | None, session_id: str | None) -> Call[models.SearchResponse]:
+    return Call("POST", f"{user(user_id)}/search", models.SearchResponse, True, body(
         query=query, top_k=top_k, rank_by=rank_by, category=category, project_id=project_id, session_id=session_id))
 
 
 def add_turns(user_id: str, conversation_id: str, messages: Sequence[Message], *,
-              project_id: str | None) -> Call[TurnsAccepted]:
+              project_id: str | None) -> Call[models.TurnsAccepted]:
     items = [plain(m) for m in messages]
     # the buffer drops a message id it has seen: with every id given, a repeat adds nothing
     repeatable = bool(items) and all(isinstance(m, dict) and m.get("message_id") for m in items)
-    return Call("POST", f"{user(user_id)}/turns", TurnsAccepted, repeatable, body(
+    return Call("POST", f"{user(user_id)}/turns", models.TurnsAccepted, repeatable, body(
         conversation_id=conversation_id, project_id=project_id, messages=items))
 
 
-def close_conversation(user_id: str, conversation_id: str) -> Call[CloseAccepted]:
-    return Call("POST", f"{user(user_id)}/conversations/{segment(conversation_id)}/close", CloseAccepted, True)
+def close_conversation(user_id: str, conversation_id: str) -> Call[models.CloseAccepted]:
+    return Call("POST", f"{user(user_id)}/conversations/{segment(conversation_id)}/close", models.CloseAccepted, True)
 
 
 def remember(user_id: str, content: str, *, category: str | None, subject: str | None, scope: str | None,
              project_id: str | None, session_id: str | None, expires_at: datetime | None,
              created_at: datetime | None, confidence: float | None,
-             metadata: Mapping[str, str] | None) -> Call[CreateMemoryResponse]:
-    return Call("POST", f"{user(user_id)}/memories", CreateMemoryResponse, False, body(
+             metadata: Mapping[str, str] | None) -> Call[models.CreateMemoryResponse]:
+    return Call("POST", f"{user(user_id)}/memories", models.CreateMemoryResponse, False, body(
         content=content, category=category, subject=subject, scope=scope, project_id=project_id,
         session_id=session_id, expires_at=expires_at, created_at=created_at, confidence=confidence,
         metadata=dict(metadata) if metadata is not None else None))
 
 
-def import_memories(user_id: str, items: Sequence[Item], *, resolve_conflicts: bool) -> Call[ImportResponse]:
-    return Call("POST", f"{user(user_id)}/memories/import", ImportResponse, False, body(
+def import_memories(user_id: str, items: Sequence[Item], *, resolve_conflicts: bool) -> Call[models.ImportResponse]:
+    return Call("POST", f"{user(user_id)}/memories/import", models.ImportResponse, False, body(
         items=[plain(i) for i in items], resolve_conflicts=resolve_conflicts))
 
 
 def list_memories(user_id: str, *, status: str | None, category: str | None, limit: int | None,
-                  cursor: str | None) -> Call[MemoryPage]:
+                  cursor: str | None) -> Call[models.MemoryPage]:
     params = {name: value for name, value in
               (("status", status), ("category", category), ("limit", limit), ("cursor", cursor)) if value is not None}
-    return Call("GET", f"{user(user_id)}/memories", MemoryPage, True, params=params)
+    return Call("GET", f"{user(user_id)}/memories", models.MemoryPage, True, params=params)
 
 
-def get_memory(user_id: str, memory_id: str) -> Call[MemoryWithHistory]:
-    return Call("GET", f"{user(user_id)}/memories/{segment(memory_id)}", MemoryWithHistory, True)
+def get_memory(user_id: str, memory_id: str) -> Call[models.MemoryWithHistory]:
+    return Call("GET", f"{user(user_id)}/memories/{segment(memory_id)}", models.MemoryWithHistory, True)
 
 
 def update_memory(user_id: str, memory_id: str, *, content: str | None, category: str | None,
-                  status: Literal["active", "disabled"] | None, version: int | None) -> Call[MemoryOut]:
+                  status: Literal["active", "disabled"] | None, version: int | None) -> Call[models.MemoryOut]:
     # an edit makes a new version each time; with `version` a repeat is refused (409) instead
-    return Call("PATCH", f"{user(user_id)}/memories/{segment(memory_id)}", MemoryOut, False, body(
+    return Call("PATCH", f"{user(user_id)}/memories/{segment(memory_id)}", models.MemoryOut, False, body(
         content=content, category=category, status=status, version=version))
 
 
@@ -150,64 +129,64 @@ def delete_memory(user_id: str, memory_id: str) -> Call[None]:
     return Call("DELETE", f"{user(user_id)}/memories/{segment(memory_id)}", None, True)
 
 
-def forget(user_id: str, query: str) -> Call[ForgetResponse]:
-    return Call("POST", f"{user(user_id)}/forget", ForgetResponse, True, body(query=query))
+def forget(user_id: str, query: str) -> Call[models.ForgetResponse]:
+    return Call("POST", f"{user(user_id)}/forget", models.ForgetResponse, True, body(query=query))
 
 
 def feedback(user_id: str, trace_id: str, rating: Literal["up", "down"], *,
-             comment: str | None) -> Call[FeedbackResponse]:
+             comment: str | None) -> Call[models.FeedbackResponse]:
     # rating the same retrieval again replaces the first rating (README): safe to repeat
-    return Call("POST", f"{user(user_id)}/feedback", FeedbackResponse, True, body(
+    return Call("POST", f"{user(user_id)}/feedback", models.FeedbackResponse, True, body(
         trace_id=trace_id, rating=rating, comment=comment))
 
 
-def get_profile(user_id: str) -> Call[Profile]:
-    return Call("GET", f"{user(user_id)}/profile", Profile, True)
+def get_profile(user_id: str) -> Call[models.Profile]:
+    return Call("GET", f"{user(user_id)}/profile", models.Profile, True)
 
 
 def update_profile(user_id: str, *, name: str | None, location: str | None, occupation: str | None,
                    preferences: Sequence[str] | None, constraints: Sequence[str] | None,
-                   custom: Mapping[str, str] | None) -> Call[Profile]:
-    return Call("PATCH", f"{user(user_id)}/profile", Profile, False, body(
+                   custom: Mapping[str, str] | None) -> Call[models.Profile]:
+    return Call("PATCH", f"{user(user_id)}/profile", models.Profile, False, body(
         name=name, location=location, occupation=occupation,
         preferences=list(preferences) if preferences is not None else None,
         constraints=list(constraints) if constraints is not None else None,
         custom=dict(custom) if custom is not None else None))
 
 
-def get_settings(user_id: str) -> Call[SettingsOut]:
-    return Call("GET", f"{user(user_id)}/settings", SettingsOut, True)
+def get_settings(user_id: str) -> Call[models.SettingsOut]:
+    return Call("GET", f"{user(user_id)}/settings", models.SettingsOut, True)
 
 
-def put_settings(user_id: str, *, memory_enabled: bool) -> Call[SettingsOut]:
-    return Call("PUT", f"{user(user_id)}/settings", SettingsOut, True, {"memory_enabled": memory_enabled})
+def put_settings(user_id: str, *, memory_enabled: bool) -> Call[models.SettingsOut]:
+    return Call("PUT", f"{user(user_id)}/settings", models.SettingsOut, True, {"memory_enabled": memory_enabled})
 
 
-def get_session(user_id: str, session_id: str) -> Call[SessionState]:
-    return Call("GET", f"{user(user_id)}/sessions/{segment(session_id)}", SessionState, True)
+def get_session(user_id: str, session_id: str) -> Call[models.SessionState]:
+    return Call("GET", f"{user(user_id)}/sessions/{segment(session_id)}", models.SessionState, True)
 
 
 def put_session(user_id: str, session_id: str, *, confirmed_facts: Sequence[str] | None,
                 task_progress: Mapping[str, str | int | float | bool | None] | None,
-                open_questions: Sequence[str] | None, rolling_summary: str | None) -> Call[SessionState]:
-    return Call("PUT", f"{user(user_id)}/sessions/{segment(session_id)}", SessionState, True, body(
+                open_questions: Sequence[str] | None, rolling_summary: str | None) -> Call[models.SessionState]:
+    return Call("PUT", f"{user(user_id)}/sessions/{segment(session_id)}", models.SessionState, True, body(
         confirmed_facts=list(confirmed_facts) if confirmed_facts is not None else None,
         task_progress=dict(task_progress) if task_progress is not None else None,
         open_questions=list(open_questions) if open_questions is not None else None,
         rolling_summary=rolling_summary))
 
 
-def export(user_id: str) -> Call[ExportOut]:
-    return Call("GET", f"{user(user_id)}/export", ExportOut, True)
+def export(user_id: str) -> Call[models.ExportOut]:
+    return Call("GET", f"{user(user_id)}/export", models.ExportOut, True)
 
 
 def erase_user(user_id: str) -> Call[None]:
     return Call("DELETE", user(user_id), None, True)
 
 
-def get_trace(trace_id: str) -> Call[RetrievalTrace]:
-    return Call("GET", f"/v1/traces/{segment(trace_id)}", RetrievalTrace, True)
+def get_trace(trace_id: str) -> Call[models.RetrievalTrace]:
+    return Call("GET", f"/v1/traces/{segment(trace_id)}", models.RetrievalTrace, True)
 
 
-def consolidate(user_id: str | None) -> Call[ConsolidateResponse]:
-    return Call("POST", "/v1/admin/consolidate", ConsolidateResponse, True, body(user_id=user_id))
+def consolidate(user_id: str | None) -> Call[models.ConsolidateResponse]:
+    return Call("POST", "/v1/admin/consolidate", models.ConsolidateResponse, True, body(user_id=user_id))

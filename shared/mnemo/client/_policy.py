@@ -7,10 +7,14 @@ import json
 import random
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import Generic, TypeVar
 
 import httpx2
 
+from mnemo.client._calls import Call
 from mnemo.client.errors import APIConnectionError, MnemoError, error_class, retry_after_seconds
+
+T = TypeVar("T")
 
 # the request never reached the server: sending it again cannot apply it twice, whatever the method
 NOT_SENT = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout)
@@ -78,3 +82,26 @@ def error_from_response(response: httpx2.Response) -> MnemoError:
 def connection_error(exc: httpx2.TransportError) -> APIConnectionError:
     kind = "timeout" if isinstance(exc, httpx2.TimeoutException) else "connection_error"
     return APIConnectionError(f"{type(exc).__name__}: {exc}", code=kind)
+
+
+@dataclass(frozen=True)
+class Done(Generic[T]):
+    value: T
+
+
+def settle(retry: RetryPolicy, call: Call[T], attempt: int,
+           outcome: httpx2.Response | httpx2.TransportError) -> Done[T] | float:
+    """What one attempt of ``call`` comes to, the same for the blocking and the async client (they only
+    send and sleep): the result, the seconds to wait before the next attempt, or the error raised when
+    no retry is left or none is safe."""
+    if isinstance(outcome, httpx2.TransportError):
+        wait = retry.after_error(attempt, outcome, call.idempotent)
+        if wait is None:
+            raise connection_error(outcome) from outcome
+        return wait
+    if outcome.is_success:
+        return Done(call.result(outcome.content))
+    wait = retry.after_response(attempt, outcome, call.idempotent)
+    if wait is None:
+        raise error_from_response(outcome)
+    return wait
