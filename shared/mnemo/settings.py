@@ -125,6 +125,9 @@ class Settings(BaseModel):
     confirm_high_stakes: bool = True
 
     # -- conflicts (R6)
+    # a new value in a slot replaces the old one unless the extractor was this much less sure of it and
+    # nothing in the message said it changed (then it is kept for the record, superseded at once)
+    supersede_doubt_margin: float = Field(0.15, ge=0, le=1)
     conflict_similarity: float = Field(0.85, ge=0, le=1)
     duplicate_similarity: float = Field(0.95, ge=0, le=1)
     # standing answer instructions are one multi-valued slot, so a new one replaces an old one only when

@@ -132,3 +132,21 @@ def test_instructions_filed_under_different_answer_slots_still_replace_each_othe
 def test_an_instruction_that_only_lifts_another_is_not_injected_once_it_has(content: str, lifts: bool) -> None:
     assert only_lifts("instruction:x", content) is lifts
     assert not only_lifts("likes:x", content)  # only answer rules are lifted this way
+
+
+@pytest.mark.parametrize(("new_confidence", "source", "new_wins"), [
+    (0.67, SourceKind.EXTRACTED, False),  # "joined a climbing gym near Sendlinger Tor" -> job: Sendlinger
+    (0.85, SourceKind.EXTRACTED, True),  # about as sure: the later statement stands
+    (0.67, SourceKind.USER_EXPLICIT, True),  # a correction ("now I work at ...") wins however unsure
+])
+def test_a_far_less_certain_value_does_not_replace_a_slot_without_a_word_of_change(
+        new_confidence: float, source: SourceKind, new_wins: bool) -> None:
+    old = fact("a", "job", "User's job: engineer at BMW.").model_copy(update={"confidence": 0.95})
+    new = fact("b", "job", "User's job: Sendlinger.", days=30, source=source).model_copy(
+        update={"confidence": new_confidence})
+    result = classify(new, [Existing(old, 0.3)], conflict_similarity=0.85, duplicate_similarity=0.95,
+                      doubt_margin=0.15)
+    assert result.relation is Relation.CONTRADICTS
+    assert result.new_wins is new_wins
+    # without the margin the later value always stands
+    assert classify(new, [Existing(old, 0.3)], conflict_similarity=0.85, duplicate_similarity=0.95).new_wins

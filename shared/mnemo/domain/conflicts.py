@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, slot_identity
-from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope
+from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope, SourceKind
 from mnemo.domain.text import normalise_content, terms
 
 
@@ -90,9 +90,19 @@ def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
             and set(words) <= set(terms(old.memory.content)))
 
 
+def doubtful_change(new: Memory, old: Memory, margin: float | None) -> bool:
+    """A value the extractor was far less sure of than of the one it would replace, said without any word
+    of change: "I joined a climbing gym near Sendlinger Tor" is no new job over "engineer at BMW". A
+    correction or an explicit statement ranks above both, so a real change still wins."""
+    return (margin is not None and new.provenance.source is SourceKind.EXTRACTED
+            and SOURCE_TIER[old.provenance.source] >= SOURCE_TIER[new.provenance.source]
+            and new.confidence + margin <= old.confidence)
+
+
 def classify(
     new: Memory, existing: list[Existing], *, conflict_similarity: float, duplicate_similarity: float,
     instruction_similarity: tuple[float, float] | None = None, retraction_similarity: float | None = None,
+    doubt_margin: float | None = None,
 ) -> Resolution:
     """Decide how ``new`` relates to the most relevant existing fact.
 
@@ -109,7 +119,8 @@ def classify(
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if slot_identity(e.memory.subject) == slot_identity(new.subject):
             # one active fact per slot: a different value or polarity is a contradiction
-            return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
+            return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory)
+                              and not doubtful_change(new, e.memory, doubt_margin))
     if instruction_similarity is not None:
         for e in sorted(candidates, key=lambda e: -e.cosine):
             if replaces_instruction(new, e, *instruction_similarity):

@@ -200,7 +200,8 @@ class MemoryWriter:
                               duplicate_similarity=self.p.settings.duplicate_similarity,
                               instruction_similarity=(self.p.settings.instruction_replace_similarity,
                                                       self.p.settings.instruction_change_similarity),
-                              retraction_similarity=self.p.settings.retraction_similarity)
+                              retraction_similarity=self.p.settings.retraction_similarity,
+                              doubt_margin=self.p.settings.supersede_doubt_margin)
         resolution = self._second_opinion(new, resolution)
         other = resolution.other
         if resolution.relation is Relation.SAME and other is not None:
