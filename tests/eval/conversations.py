@@ -36,38 +36,44 @@ def has(block: str, keyword: str) -> bool:
     return any(alt.strip() and alt.strip().lower() in low for alt in keyword.split("|"))
 
 
+def timeline(data: dict[str, Any]) -> list[tuple[datetime, dict[str, Any], int, dict[str, Any]]]:
+    """(date, user, session number, session) for every session of every user, oldest first."""
+    sessions = [(datetime.fromisoformat(session["date"].replace("Z", "+00:00")), user, number, session)
+                for user in data["users"] for number, session in enumerate(user["sessions"], start=1)]
+    return sorted(sessions, key=lambda s: s[0])
+
+
 def run(data: dict[str, Any], extractor: str, model: Path | None = None) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        first = min(datetime.fromisoformat(s["date"].replace("Z", "+00:00"))
-                    for u in data["users"] for s in u["sessions"])
-        clock = ManualClock(first)
+        sessions = timeline(data)
+        clock = ManualClock(sessions[0][0])
         service = build_local(Settings(data_dir=Path(tmp), extractor=extractor, extractor_model_path=model),
                               clock=clock)
         try:
-            for user in data["users"]:
-                for number, session in enumerate(user["sessions"], start=1):
-                    when = datetime.fromisoformat(session["date"].replace("Z", "+00:00"))
-                    if when > clock.now():
-                        clock.set(when)
-                    conversation = f"{user['user_id']}-s{number}"
-                    for turn in session["turns"]:
-                        messages = [IncomingMessage(role="user", content=turn["user"], created_at=clock.now())]
-                        if turn.get("assistant"):
-                            messages.append(IncomingMessage(role="assistant", content=turn["assistant"],
-                                                            created_at=clock.now()))
-                        service.ingestor.add_turns(TENANT, user["user_id"], conversation, messages)
-                    service.ingestor.close(TENANT, user["user_id"], conversation)
-                    run_due_jobs(service)
-                    for probe in session.get("probes", []):
-                        answer = service.retriever.retrieve(TENANT, user["user_id"], probe["query"], top_k=8,
-                                                            token_budget=500)
-                        block = answer.context or ""
-                        missing = [k for k in probe.get("must_contain", []) if not has(block, k)]
-                        leaked = [k for k in probe.get("must_not_contain", []) if has(block, k)]
-                        results.append({"user": user["user_id"], "session": number, "query": probe["query"],
-                                        "right": not missing and not leaked, "missing": missing,
-                                        "leaked": leaked})
+            # every user's sessions on one timeline, in the order they happened: one clock serves them all,
+            # so a user replayed after another must not have their sessions pushed past that one's last
+            for when, user, number, session in sessions:
+                if when > clock.now():
+                    clock.set(when)
+                conversation = f"{user['user_id']}-s{number}"
+                for turn in session["turns"]:
+                    messages = [IncomingMessage(role="user", content=turn["user"], created_at=clock.now())]
+                    if turn.get("assistant"):
+                        messages.append(IncomingMessage(role="assistant", content=turn["assistant"],
+                                                        created_at=clock.now()))
+                    service.ingestor.add_turns(TENANT, user["user_id"], conversation, messages)
+                service.ingestor.close(TENANT, user["user_id"], conversation)
+                run_due_jobs(service)
+                for probe in session.get("probes", []):
+                    answer = service.retriever.retrieve(TENANT, user["user_id"], probe["query"], top_k=8,
+                                                        token_budget=500)
+                    block = answer.context or ""
+                    missing = [k for k in probe.get("must_contain", []) if not has(block, k)]
+                    leaked = [k for k in probe.get("must_not_contain", []) if has(block, k)]
+                    results.append({"user": user["user_id"], "session": number, "query": probe["query"],
+                                    "right": not missing and not leaked, "missing": missing,
+                                    "leaked": leaked})
         finally:
             service.close()
     later = [r for r in results if r["session"] >= 2]
