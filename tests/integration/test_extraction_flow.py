@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
 from mnemo.bootstrap import Mnemo, run_due_jobs
 from mnemo.domain.models import Status, UserSettings
@@ -128,3 +130,36 @@ def test_a_fact_forgotten_then_told_again_is_learned_again(service: Mnemo) -> No
     service.ingestor.close("t", "u", "c2")
     run_due_jobs(service)
     assert contents(service) == ["User likes jazz music."]
+
+
+class TurnDuringExtraction:
+    """The real extractor, with the user's next turn sent from another thread while it reads (as a
+    request in another worker would); records whether that request could finish meanwhile."""
+
+    def __init__(self, service: Mnemo) -> None:
+        self.service, self.real, self.finished = service, service.ports.extractor, False
+        self.request: threading.Thread | None = None
+        self.name, self.version = self.real.name, self.real.version
+
+    def extract(self, messages: Any) -> Any:
+        if self.request is None:
+            self.request = threading.Thread(target=say, args=(self.service, "I love jazz.", "c1", "late"))
+            self.request.start()
+            self.request.join(timeout=5)  # with the user's lock held meanwhile, it waits for this extraction
+            self.finished = not self.request.is_alive()
+        return self.real.extract(messages)
+
+
+def test_the_users_requests_do_not_wait_for_the_extractor(service: Mnemo, clock) -> None:
+    say(service, "I live in Lisbon.", message_id="a")
+    extractor = TurnDuringExtraction(service)
+    service.ports.extractor = extractor  # type: ignore[assignment]
+    clock.advance(seconds=31)
+    run_due_jobs(service)
+    assert extractor.request is not None
+    extractor.request.join()
+    assert extractor.finished
+    assert contents(service) == ["User lives in Lisbon."]
+    clock.advance(seconds=31)
+    run_due_jobs(service)  # the turn that came during the extraction has its own job
+    assert contents(service) == ["User likes jazz.", "User lives in Lisbon."]

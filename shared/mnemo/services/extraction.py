@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from mnemo.domain.extraction import Candidate
+from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.models import BufferedTurn, Message, Provenance, Scope
 from mnemo.domain.screening import defuse
 from mnemo.ports import Claim, ExtractionJob
@@ -75,6 +75,12 @@ class ExtractionService:
             self.counters.add("jobs_deferred_busy")
             return report
         try:
+            # the extractor (the slow part) first reads the turns without the user's lock, so the user's own
+            # requests (turns, remember) do not wait for it; what it found is used only if the turns are
+            # still the same under the lock, else they are read again there
+            early = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
+            enabled = bool(early) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
+            found = self._read(early) if enabled else None
             # the user's lock from the buffer read to the last write: an erase comes before (nothing left
             # to read) or after (it removes what was written), never in between (issue 11, item 1)
             with self.p.locks.hold(job.tenant_id, job.user_id):
@@ -83,7 +89,8 @@ class ExtractionService:
                 # memory turned off after these were buffered: they are let go of unread, by the user's choice
                 seen = bool(turns) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
                 if seen:
-                    self._extract(job, turns, report)
+                    same = found is not None and _same_turns(early, turns)
+                    self._extract(job, turns, report, found if same else None)
                 # exactly the turns read, never a range: one with a lower seq may have landed since
                 report.acknowledged = self.p.buffer.acknowledge(job.tenant_id, job.user_id, job.conversation_id,
                                                                 [t.seq for t in turns])
@@ -107,8 +114,12 @@ class ExtractionService:
                                            "rejected": sum(report.rejected.values())})
         return report
 
-    def _extract(self, job: ExtractionJob, turns: list[BufferedTurn], report: ExtractionReport) -> None:
-        extraction = self.p.extractor.extract([defuse_message(t.message) for t in turns])
+    def _read(self, turns: list[BufferedTurn]) -> Extraction:
+        return self.p.extractor.extract([defuse_message(t.message) for t in turns])
+
+    def _extract(self, job: ExtractionJob, turns: list[BufferedTurn], report: ExtractionReport,
+                 extraction: Extraction | None = None) -> None:
+        extraction = extraction if extraction is not None else self._read(turns)
         project_id = next((t.project_id for t in turns if t.project_id), None)
         facts = []
         for c in extraction.candidates:
@@ -147,6 +158,11 @@ class ExtractionService:
                                   extractor_version=self.p.extractor.version, evidence=c.evidence[:500]),
             memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, c.message_id, c.subject),
         )
+
+
+def _same_turns(a: list[BufferedTurn], b: list[BufferedTurn]) -> bool:
+    """The same turns with the same words (a forget rewrites a turn it reaches in place)."""
+    return [(t.seq, t.message) for t in a] == [(t.seq, t.message) for t in b]
 
 
 def defuse_message(message: Message) -> Message:
