@@ -78,9 +78,7 @@ class ExtractionService:
             # the extractor (the slow part) first reads the turns without the user's lock, so the user's own
             # requests (turns, remember) do not wait for it; what it found is used only if the turns are
             # still the same under the lock, else they are read again there
-            early = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
-            enabled = bool(early) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
-            found = self._read(early) if enabled else None
+            early, found = self._read_early(job)
             # the user's lock from the buffer read to the last write: an erase comes before (nothing left
             # to read) or after (it removes what was written), never in between (issue 11, item 1)
             with self.p.locks.hold(job.tenant_id, job.user_id):
@@ -113,6 +111,18 @@ class ExtractionService:
         log.info("extraction done", extra={"messages": report.messages, "facts": len(report.results),
                                            "rejected": sum(report.rejected.values())})
         return report
+
+    def _read_early(self, job: ExtractionJob) -> tuple[list[BufferedTurn], Extraction | None]:
+        """The pending turns and what the extractor finds in them, read without the user's lock. Only
+        a head start: a store that refuses the read (an erase under way) leaves it to the read under the
+        lock, which decides as it always did; an extractor's error fails the job as it always did."""
+        try:
+            early = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
+            enabled = bool(early) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
+        except Exception as exc:
+            log.info("extraction read ahead of the lock failed: reading under it", extra={"error": type(exc).__name__})
+            return [], None
+        return early, self._read(early) if enabled else None
 
     def _read(self, turns: list[BufferedTurn]) -> Extraction:
         return self.p.extractor.extract([defuse_message(t.message) for t in turns])
