@@ -213,6 +213,9 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("vegan", "I'm vegan and my mum is too", False),
     ("Lisbon", "my wife and I are moving to Lisbon in May", False),
     ("Mysuru", "I'm going to Mysuru with my wife", False),
+    ("Galway", "Our lad Cian is off to Galway for college in September", True),
+    ("wedding in Flagstaff", "my grandson's wedding is in Flagstaff in June", True),
+    ("penicillin", "my patient is allergic to penicillin", True),
 ])
 def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: bool) -> None:
     assert (screen(value, clause, "diet") == "about_someone_else") is theirs

@@ -21,8 +21,10 @@ _WISH = re.compile(
 _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|brother|bro|sister|sis|mom|mum|mother|"
            r"dad|father|parents?|husband|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|"
            r"child|children|baby|aunt|uncle|cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|"
+           r"grand(?:son|daughter|kid|child)s?|grandchildren|"
            r"roommate|flatmate|housemate|neighbou?r|coach|teacher|doctor|gp|therapist|landlord|team(?:mate)?|"
-           r"client|customer|students?|classmates?|in-laws?|mother-in-law|father-in-law|ex|cat|dog|"
+           r"clients?|customers?|patients?|pupils?|host family|lad|students?|classmates?|in-laws?|mother-in-law|"
+           r"father-in-law|ex|cat|dog|"
            r"co-?founders?|founders?|business partner|"
            # the same people in the languages users switch to ("mi madre es celíaca")
            r"madre|padre|hermanos?|hermanas?|hij[oa]s?|novi[oa]|marido|esposa|espos[oa]|abuel[oa]s?|amig[oa]s?|"
