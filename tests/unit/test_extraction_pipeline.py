@@ -322,3 +322,18 @@ def test_a_plan_or_a_routine_says_what_is_done(slot: str, value: str, negated: b
     from mnemo.domain.extraction.pipeline import says_what_is_done
 
     assert says_what_is_done(slot, value, negated) is kept
+
+
+@pytest.mark.parametrize(("message", "allergy"), [
+    ("peanut alergy here", True),
+    ("my throat closes up with hazelnuts", True),
+    ("hay fever every spring, grass pollen mostly", True),
+    ("no dairy for me lactose makes me sick as a dog", True),
+    ("Soy alérgica a las nueces", True),
+    ("Mercury is in retrograde so I'm not signing anything this week", False),
+    ("I'm only after coming in from the milking and I'm soaked to the bone.", False),
+])
+def test_an_allergy_is_read_only_where_the_message_talks_of_one(message: str, allergy: bool) -> None:
+    from mnemo.domain.extraction.pipeline import speaks_of_an_allergy
+
+    assert speaks_of_an_allergy(message) is allergy
