@@ -128,6 +128,10 @@ def test_instructions_filed_under_different_answer_slots_still_replace_each_othe
     ("How to answer the user: you don't need to explain every error anymore, only correct them.", False),
     ("How to answer the user: no more tables, bullet points are easier on my phone.", False),
     ("How to answer the user: always add sources.", False),
+    ("How to answer the user: you don't need to add the romaji anymore, thanks!", True),
+    ("How to answer the user: no need to translate anymore :)", True),
+    ("How to answer the user: you don't have to translate anymore.", True),
+    ("How to answer the user: you can skip the intro and get straight to the code.", False),
 ])
 def test_an_instruction_that_only_lifts_another_is_not_injected_once_it_has(content: str, lifts: bool) -> None:
     assert only_lifts("instruction:x", content) is lifts
@@ -150,3 +154,14 @@ def test_a_far_less_certain_value_does_not_replace_a_slot_without_a_word_of_chan
     assert result.new_wins is new_wins
     # without the margin the later value always stands
     assert classify(new, [Existing(old, 0.3)], conflict_similarity=0.85, duplicate_similarity=0.95).new_wins
+
+
+def test_a_lift_retires_only_an_instruction_about_the_same_thing() -> None:
+    from mnemo.domain.conflicts import lifts_instruction
+
+    lift = fact("b", "instruction:need_add_japanes",
+                "How to answer the user: You do not need to add Japanese translation anymore.", days=9)
+    assert lifts_instruction(lift, fact("a", "instruction:add_japanes",
+                                        "How to answer the user: please always add the Japanese translation."))
+    assert not lifts_instruction(lift, fact("c", "answer_format", "How to answer the user: use bullet points."))
+    assert not lifts_instruction(lift, fact("d", "likes:japanes", "User likes Japanese translation."))

@@ -289,20 +289,23 @@ def test_a_deadline_names_a_time(value: str, when: bool) -> None:
 
 
 @pytest.mark.parametrize(("first", "second", "kept"), [
-    ((0.9, "lyon"), (0.85, "grenoble"), "grenoble"),  # "lyon, wait no, grenoble": the later value stands
-    ((0.95, "berlin"), (0.6, "rust"), "berlin"),  # "i'm in berlin, rust meetups?": a doubtful second place
+    ((0.9, "lyon", "I live in lyon"), (0.85, "grenoble", "grenoble"), "grenoble"),  # the later value stands
+    # "i'm in berlin, rust meetups?": a doubtful second place
+    ((0.95, "berlin", "i'm in berlin"), (0.6, "rust", "rust meetups?"), "berlin"),
+    # "i live in paris, i mean lyon": taken back, however unsure the tagger was of the new value
+    ((0.95, "paris", "i live in paris"), (0.6, "lyon", "i mean lyon"), "lyon"),
 ])
 def test_a_single_valued_slot_said_twice_keeps_the_later_value_unless_it_is_doubtful(
-        first: tuple[float, str], second: tuple[float, str], kept: str) -> None:
+        first: tuple[float, str, str], second: tuple[float, str, str], kept: str) -> None:
     from mnemo.domain.extraction.candidates import Candidate
     from mnemo.domain.extraction.pipeline import last_value_wins
 
-    def found(confidence: float, city: str) -> Candidate:
+    def found(confidence: float, city: str, clause: str) -> Candidate:
         return Candidate(category=Category.BIOGRAPHICAL, subject="home_location", content=f"User lives in {city}.",
-                         confidence=confidence, evidence="", message_id="m", occurred_at=MONDAY,
+                         confidence=confidence, evidence=clause, message_id="m", occurred_at=MONDAY,
                          tags=["home_location"])
 
-    assert [c.content for c in last_value_wins([found(*first), found(*second)])] == [f"User lives in {kept}."]
+    assert [c.content for c in last_value_wins([found(*first), found(*second)], 0.2)] == [f"User lives in {kept}."]
     # a multi-valued slot keeps both values
     hobbies = [Candidate(category=Category.PREFERENCE, subject=f"hobby:{v}", content=f"User's hobby: {v}.",
                          confidence=0.9, evidence="", message_id="m", occurred_at=MONDAY, tags=["hobby"])
@@ -310,18 +313,22 @@ def test_a_single_valued_slot_said_twice_keeps_the_later_value_unless_it_is_doub
     assert len(last_value_wins(hobbies)) == 2
 
 
-@pytest.mark.parametrize(("slot", "value", "negated", "kept"), [
-    ("plan", "ogallala", False, False),
-    ("habit", "blackbirds", False, False),
-    ("plan", "fly to Rome", False, True),
-    ("habit", "run every morning", False, True),
-    ("habit", "smoking", True, True),  # a routine given up
-    ("pet", "Biscuit", False, True),  # other slots are names
+@pytest.mark.parametrize(("slot", "value", "negated", "clause", "kept"), [
+    ("plan", "ogallala", False, "i always fuel up in ogallala on tuesdays", False),
+    ("habit", "blackbirds", False, "I sat in the garden and simply listened to the blackbirds", False),
+    ("plan", "fly to Rome", False, "we fly to Rome in May", True),
+    ("habit", "run every morning", False, "I run every morning", True),
+    ("habit", "smoking", True, "I quit smoking", True),  # a routine given up
+    ("habit", "smoke", False, "i still smoke", True),  # the doing itself
+    ("plan", "retire", False, "I plan to retire next year", True),
+    ("plan", "propose", False, "i'm going to propose", True),
+    ("pet", "Biscuit", False, "my dog Biscuit", True),  # other slots are names
 ])
-def test_a_plan_or_a_routine_says_what_is_done(slot: str, value: str, negated: bool, kept: bool) -> None:
+def test_a_plan_or_a_routine_says_what_is_done(slot: str, value: str, negated: bool, clause: str,
+                                               kept: bool) -> None:
     from mnemo.domain.extraction.pipeline import says_what_is_done
 
-    assert says_what_is_done(slot, value, negated) is kept
+    assert says_what_is_done(slot, value, negated, clause) is kept
 
 
 @pytest.mark.parametrize(("message", "allergy"), [

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mnemo.domain.extraction.slots import ANSWER_SLOTS, slot_identity
+from mnemo.domain.extraction.slots import ANSWER_SLOTS, only_lifts, slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope, SourceKind
 from mnemo.domain.text import normalise_content, terms
 
@@ -79,6 +79,15 @@ def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_a
     # "stop using exclamation marks" (0.75 apart), though both say "stop"
     shared = (set(terms(new.content)) & set(terms(old.memory.content))) - _INSTRUCTION_WORDS
     return old.cosine >= change_at and bool(_CHANGES.search(new.content)) and bool(shared)
+
+
+def lifts_instruction(new: Memory, old: Memory) -> bool:
+    """The new answer instruction only lifts the old one ("you don't need to add the Japanese translation
+    anymore" after "add the Japanese translation"): it asks nothing new and shares a topic word with what
+    the old one asked (a lift of "emojis" says nothing of "bullet points"). An old rule that asked two
+    things and loses one ("answer in German and add the English word") goes whole: a known limit."""
+    shared = (set(terms(new.content)) & set(terms(old.content))) - _INSTRUCTION_WORDS
+    return old.subject.partition(":")[0] in ANSWER_SLOTS and only_lifts(new.subject, new.content) and bool(shared)
 
 
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:

@@ -10,9 +10,17 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from mnemo.clock import to_utc
-from mnemo.domain.conflicts import Existing, Relation, Resolution, classify, outranks, same_partition
+from mnemo.domain.conflicts import (
+    Existing,
+    Relation,
+    Resolution,
+    classify,
+    lifts_instruction,
+    outranks,
+    same_partition,
+)
 from mnemo.domain.extraction import Candidate
-from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG, only_lifts, retracts
+from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG, retracts
 from mnemo.domain.keys import fact_keys, speaker_of
 from mnemo.domain.models import (
     RETRIEVABLE,
@@ -287,7 +295,7 @@ class MemoryWriter:
         now = self.p.clock.now()
         new.version = old.version + 1
         new.supersedes = old.memory_id
-        if old.polarity and (retracts(new.subject, new.polarity) or only_lifts(new.subject, new.content)):
+        if (old.polarity and retracts(new.subject, new.polarity)) or lifts_instruction(new, old):
             # "not doing keto anymore", "you don't need to add the translation anymore": the statement
             # retires the old value; it is kept and listed, but a block never needs to name a value only
             # to say it no longer holds

@@ -73,12 +73,13 @@ class LearnedExtractor:
     name = EXTRACTOR_NAME
 
     def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5,
-                 outside_at_least: float = 0.5, verify_at_least: float = 0.3) -> None:
+                 outside_at_least: float = 0.5, verify_at_least: float = 0.3, later_value_doubt: float = 0.2) -> None:
         self._encoder = encoder
         self._tagger = tagger
         self._min_confidence = min_confidence
         self._outside_at_least = outside_at_least
         self._verify_at_least = verify_at_least
+        self._later_value_doubt = later_value_doubt
         self.version = tagger.version
 
     def extract(self, messages: Sequence[Message]) -> Extraction:
@@ -113,7 +114,7 @@ class LearnedExtractor:
         for index, (message, text, explicit) in enumerate(texts):
             mine = [f for f in found if f.index == index]
             candidates = [c for c in (self._candidate(f) for f in mine) if c is not None]
-            candidates = last_value_wins(candidates)
+            candidates = last_value_wins(candidates, self._later_value_doubt)
             if index in corrected:
                 # the user corrects what the assistant assumed: their word, with the weight of a correction
                 for c in candidates:
@@ -168,7 +169,7 @@ class LearnedExtractor:
             value = completed_phrase(value, f.clause)
         if slot.name == "allergy" and not speaks_of_an_allergy(f.message.content):
             return None  # "User is allergic to Mercury" from "Mercury is in retrograde"
-        if not says_what_is_done(slot.name, value, negated):
+        if not says_what_is_done(slot.name, value, negated, f.clause):
             return None  # "User plans: ogallala", "User's routine: blackbirds": a name with nothing done
         if slot.name == "event":
             happened = event_value(value, f.clause)
@@ -315,9 +316,22 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
 # slots whose value is a phrase ("a week in tenerife from the 3rd of june"), which the tagger sometimes
 # marks in pieces ("booked a", "tenerife"): pieces a few words apart within one clause are one value
 # a plan or a routine says what is done: 238 of the 241 labelled plans and 156 of the 162 labelled routines
-# have three words or more, and the few of one word are routines given up ("quit smoking")
+# have three words or more; a single word is a name ("ogallala", "blackbirds") unless it is the doing itself
+# ("I smoke", "going to propose", "I plan to retire next year")
 _DOINGS = frozenset({"plan", "habit"})
 DOING_MIN_WORDS = 2
+_DOER = r"(?:i|we|to|still|gonna|will|'ll|i'll|i'm|im|also|never|always|usually)"
+
+
+def says_what_is_done(slot: str, value: str, negated: bool, clause: str = "") -> bool:
+    """A plan or a routine names what is done ("fuel up in ogallala on tuesdays"), not only where or who; a
+    routine given up may be one word ("quit smoking"), and so may a verb ("I smoke", "going to propose")."""
+    if slot not in _DOINGS or negated or len(value.split()) >= DOING_MIN_WORDS:
+        return True
+    word = re.escape(value.strip())
+    return value.strip().lower().endswith("ing") or bool(re.search(rf"\b{_DOER}\s+{word}\b", clause, re.IGNORECASE))
+
+
 # how people say an allergy or an intolerance: every one of the 127 labelled allergies' messages (and the
 # dev set's 8) says one of these, typos included ("peanut alergy", "sesame allegy", "hay fever")
 _ALLERGY_TALK = re.compile(
@@ -330,12 +344,6 @@ def speaks_of_an_allergy(message: str) -> bool:
     """An allergy is only read where the message talks of one: a name the tagger took for an allergen
     ("Mercury is in retrograde", "in from the milking") is none."""
     return bool(_ALLERGY_TALK.search(message))
-
-
-def says_what_is_done(slot: str, value: str, negated: bool) -> bool:
-    """A plan or a routine names what is done ("fuel up in ogallala on tuesdays"), not only where or who; a
-    routine given up may be one word ("quit smoking")."""
-    return slot not in _DOINGS or negated or len(value.split()) >= DOING_MIN_WORDS
 
 
 PHRASE_SLOTS = frozenset({"plan", "event", "habit", "instruction", "project_detail", "current_project"})
@@ -367,22 +375,23 @@ def _without_overlaps(spans: list[Span]) -> list[Span]:
     return sorted(kept, key=lambda s: s.start)
 
 
-# a later value of a single-valued slot replaces an earlier one in the same message unless the tagger was
-# this much less sure of it ("i'm in berlin, rust meetups?": "rust" was a doubtful second place)
-LATER_VALUE_DOUBT = 0.2
+# what takes a value back inside one message: "google, i mean alphabet", "lyon, wait no, grenoble"
+_TAKES_BACK = re.compile(r"\b(?:wait|i mean|i meant|actually|scratch that|or rather|correction|no,)",
+                         re.IGNORECASE)
 
 
-def last_value_wins(candidates: list[Candidate]) -> list[Candidate]:
-    """One message, one value per subject: a single-valued slot stated twice ("lyon, wait no, grenoble")
-    keeps the last value, unless the tagger was far less sure of it; a multi-valued key found twice keeps
-    the first, fuller mention."""
+def last_value_wins(candidates: list[Candidate], doubt: float = 0.2) -> list[Candidate]:
+    """One message, one value per subject: a single-valued slot stated twice keeps the later value when the
+    user takes the first back ("google, i mean alphabet"), and otherwise unless the tagger was ``doubt``
+    less sure of it (confidences as stored: "i'm in berlin, rust meetups?" keeps berlin); a multi-valued
+    key found twice keeps the first, fuller mention."""
     keep: dict[str, int] = {}
     for i, c in enumerate(candidates):
         slot = SLOTS.get(c.tags[0]) if c.tags else None
         if slot is None or not c.should_store or not c.polarity:
             continue
-        if c.subject not in keep or (
-                not slot.multi and c.confidence >= candidates[keep[c.subject]].confidence - LATER_VALUE_DOUBT):
+        if c.subject not in keep or (not slot.multi and (
+                _TAKES_BACK.search(c.evidence) or c.confidence >= candidates[keep[c.subject]].confidence - doubt)):
             keep[c.subject] = i
     return [c for i, c in enumerate(candidates)
             if not (c.should_store and c.polarity and c.subject in keep and keep[c.subject] != i)]

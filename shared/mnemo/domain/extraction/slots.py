@@ -120,20 +120,24 @@ def retracts(subject: str, polarity: bool) -> bool:
 
 
 # an answer instruction that only lifts an earlier one: "you don't need to add the translation anymore"
-_LIFTS = re.compile(r"\b(?:(?:don'?t|do not|doesn'?t|does not|no longer|not) needs? to|no need (?:to|for)|needn'?t|"
-                    r"(?:can|may) (?:stop|drop|skip|forget)|(?:is|are) (?:not|no longer) (?:necessary|needed))\b",
-                    re.IGNORECASE)
+_LIFTS = re.compile(r"\b(?:(?:don'?t|do not|doesn'?t|does not|no longer|not) (?:needs? to|have to)|"
+                    r"no need (?:to|for)|needn'?t|(?:can|may) (?:stop|drop|skip|forget)|"
+                    r"(?:is|are) (?:not|no longer) (?:necessary|needed))\b", re.IGNORECASE)
 
 
 def only_lifts(subject: str, content: str) -> bool:
     """An answer instruction that says an earlier one no longer holds and asks nothing new: once it has
     replaced that one, injecting it would only name what the user dropped."""
     lifted = _LIFTS.search(content) if subject.partition(":")[0] in ANSWER_SLOTS else None
-    # "..., only correct them": what follows asks for something in its place
-    return lifted is not None and not _ASKS_MORE.search(content[lifted.end():])
+    # "..., only correct them", "... and get straight to the code": what follows asks for something in its
+    # place; a courtesy or an emoticon at the end ("anymore, thanks!", "anymore :)") asks nothing
+    rest = _COURTESY.sub("", content[lifted.end():]) if lifted is not None else ""
+    return lifted is not None and not _ASKS_MORE.search(rest)
 
 
-_ASKS_MORE = re.compile(r"[,;:]|\b(?:but|only|just|instead|rather|though)\b", re.IGNORECASE)
+_COURTESY = re.compile(r"(?:[,;]?\s*(?:thanks?(?: you)?|thx|ty|cheers|please|pls)\b|\s*[:;]-?[)D(P]+)?[\s.!]*$",
+                       re.IGNORECASE)
+_ASKS_MORE = re.compile(r"[,;:]\s*\w+\s+\w+|\b(?:and|but|only|just|instead|rather|though)\b", re.IGNORECASE)
 
 
 # slots that describe the current project: a new project retires them
