@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mnemo.settings import Settings
 from tests.conftest import ApiClient
 
@@ -224,22 +226,23 @@ def test_a_changed_answer_instruction_replaces_the_old_one(api: ApiClient, clock
     assert "always explain the errors" not in text
 
 
-def test_an_instruction_lifted_without_a_new_one_leaves_the_block(api: ApiClient, clock) -> None:
-    api.say(USER, "c1", "When you use a difficult word, please always add the Japanese translation in brackets.")
+@pytest.mark.parametrize(("first", "later", "asked", "named"), [
+    # an answer rule lifted with nothing asked in its place
+    ("When you use a difficult word, please always add the Japanese translation in brackets.",
+     "You do not need to add the Japanese translation anymore.", "Can you explain the word 'reluctant'?",
+     "translation"),
+    # a hobby given up
+    ("I play volleyball every Thursday with my team.", "I quit volleyball, my knee can't take it anymore.",
+     "Any ideas for my free evenings this week?", "volleyball"),
+])
+def test_what_no_longer_holds_is_not_named_in_the_block(api: ApiClient, clock, first: str, later: str,
+                                                         asked: str, named: str) -> None:
+    api.say(USER, "c1", first)
+    assert named in injected(api.retrieve(USER, asked))  # it held, and the request used it
     clock.advance(days=14)
-    api.say(USER, "c2", "You do not need to add the Japanese translation anymore.")
-    text = injected(api.retrieve(USER, "Can you explain the word 'reluctant'?"))
-    assert "translation" not in text
-    assert any("anymore" in m["content"] for m in api.memories(USER))  # kept and listed for the user
-
-
-def test_a_value_that_no_longer_holds_is_not_named_in_the_block(api: ApiClient, clock) -> None:
-    api.say(USER, "c1", "I play volleyball every Thursday with my team.")
-    clock.advance(days=30)
-    api.say(USER, "c2", "I quit volleyball, my knee can't take it anymore.")
-    text = injected(api.retrieve(USER, "Any ideas for my free evenings this week?"))
-    assert "volleyball" not in text
-    assert any("volleyball" in m["content"] for m in api.memories(USER))  # still listed for the user
+    api.say(USER, "c2", later)
+    assert named not in injected(api.retrieve(USER, asked))
+    assert any(named in m["content"] for m in api.memories(USER))  # still listed for the user
 
 
 def test_a_personal_request_gets_the_fact_it_needs_without_sharing_its_words(api: ApiClient) -> None:
