@@ -1094,6 +1094,11 @@ export interface components {
             confirmed_facts?: string[];
             /** Expires At */
             expires_at?: string | null;
+            /**
+             * Fold Due
+             * @default 0
+             */
+            fold_due?: number;
             /** Open Questions */
             open_questions?: string[];
             /** Recent Turns */
