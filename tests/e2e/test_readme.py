@@ -54,7 +54,8 @@ def test_the_curl_walkthrough_runs_as_written(readme_server: None) -> None:
     out = result.stdout
     assert '"accepted": 2' in out.replace('"accepted":2', '"accepted": 2')
     assert "User's diet: vegetarian." in out
-    assert "4111" not in out
+    # the card's digits as a number, not inside a random hex id ("...0e4111bd..." failed a CI run)
+    assert not re.search(r"(?<![0-9a-f])4111[\s-]?1111", out)
     assert "## What you know about this user" in out
     assert '"outcome": "superseded"' in out
     assert '"adjusted"' in out
