@@ -86,3 +86,18 @@ class _FixedNet:
 
     def probabilities(self, _x: np.ndarray) -> np.ndarray:
         return self.probs
+
+
+def test_a_tagger_file_missing_a_member_is_refused(embedder: Embedder, tmp_path: Path) -> None:
+    import pytest
+
+    encoder = cast("TokenEncoder", embedder)
+    tagger = training.train(small_set()[:20], encoder, epochs=1, seed=2, members=3)
+    out = tmp_path / "tagger.npz"
+    tagger.save(out)
+    with np.load(out) as data:
+        arrays = {k: data[k] for k in data.files if not k.startswith("tag2_")}
+    damaged = tmp_path / "damaged.npz"
+    np.savez_compressed(damaged, **arrays)
+    with pytest.raises(ValueError, match="tag2"):
+        SlotTagger.load(damaged)

@@ -229,7 +229,7 @@ def train(examples: list[Example], encoder: TokenEncoder, epochs: int, seed: int
     fold proposed for that fold (so from mistakes like the ones it makes on new text)."""
     encoded = encode(examples, encoder)
     tagger = fit_tagger(encoded, epochs, seed)
-    tagger.more_tag_nets = [fit_tagger(encoded, epochs, seed + n).tag_net for n in range(1, members)]
+    tagger.more_tag_nets = [fit_tag_net(encoded, epochs, seed + n) for n in range(1, members)]
     if folds > 1:
         rows: list[Array] = []
         labels: list[int] = []
@@ -267,18 +267,18 @@ def verifier_rows(tagger: SlotTagger, items: list[Encoded]) -> tuple[Array, list
 
 
 def fit_tagger(encoded: list[Encoded], epochs: int, seed: int) -> SlotTagger:
+    return SlotTagger(tag_names(), fit_tag_net(encoded, epochs, seed), fit_polarity(encoded, epochs, seed), VERSION)
+
+
+def fit_tag_net(encoded: list[Encoded], epochs: int, seed: int) -> Mlp:
+    """The token tagger alone (an ensemble's further members need nothing else)."""
     names = tag_names()
     index = {name: i for i, name in enumerate(names)}
-    tok_x, tok_y, pol_x, pol_y = [], [], [], []
+    tok_x, tok_y = [], []
     for item in encoded:
-        example, tokens = item.example, item.tokens
-        if not tokens.offsets:
-            continue
-        tok_x.append(token_features(tokens.states))
-        tok_y.extend(token_tags(tokens.offsets, example.spans, index))
-        for first, last, neg in span_rows(tokens.offsets, example.spans):
-            pol_x.append(span_features(tokens.states, first, last))
-            pol_y.append(int(neg))
+        if item.tokens.offsets:
+            tok_x.append(token_features(item.tokens.states))
+            tok_y.extend(token_tags(item.tokens.offsets, item.example.spans, index))
     x = np.vstack(tok_x)
     y = np.array(tok_y, dtype=np.int64)
     # most pieces are O: a random share of them is enough to learn from, weighted back up
@@ -288,13 +288,23 @@ def fit_tagger(encoded: list[Encoded], epochs: int, seed: int) -> SlotTagger:
     # rare tags weigh more, by the square root of their rarity (full balancing floods texts with tags)
     weights = np.where(counts > 0, np.sqrt(counts.max() / np.maximum(counts, 1)), 1.0).astype(np.float32)
     weights[0] = 1.0 / KEEP_OUTSIDE
-    tag_net = fit(x, y, len(names), hidden=256, epochs=epochs, seed=seed, weights=weights)
-    px = np.vstack(pol_x) if pol_x else np.zeros((1, x.shape[1]), np.float32)
+    return fit(x, y, len(names), hidden=256, epochs=epochs, seed=seed, weights=weights)
+
+
+def fit_polarity(encoded: list[Encoded], epochs: int, seed: int) -> Mlp:
+    """The polarity head: a labelled value -> stated or negated."""
+    pol_x, pol_y = [], []
+    for item in encoded:
+        if item.tokens.offsets:
+            for first, last, neg in span_rows(item.tokens.offsets, item.example.spans):
+                pol_x.append(span_features(item.tokens.states, first, last))
+                pol_y.append(int(neg))
+    width = 4 * encoded[0].tokens.states.shape[1] if encoded else 4 * 384
+    px = np.vstack(pol_x) if pol_x else np.zeros((1, width), np.float32)
     py = np.array(pol_y or [0], dtype=np.int64)
     pcounts = np.bincount(py, minlength=2).astype(np.float32)
     pweights = (pcounts.sum() / (2 * np.maximum(pcounts, 1))).astype(np.float32)
-    polarity_net = fit(px, py, 2, hidden=64, epochs=2 * epochs, seed=seed, weights=pweights)
-    return SlotTagger(names, tag_net, polarity_net, VERSION)
+    return fit(px, py, 2, hidden=64, epochs=2 * epochs, seed=seed, weights=pweights)
 
 
 def span_scores(tagger: SlotTagger, examples: list[Example], encoder: TokenEncoder) -> dict[str, float]:

@@ -160,11 +160,11 @@ class LearnedExtractor:
             return None  # "User plans: next" lost what is planned
         if slot.name == "project_deadline" and not says_when(f.value):
             return None
-        if slot.name == "instruction" and _instruction(f.clause) is None:
-            return None  # a word out of a long clause ("allotment") is no instruction
         value, negated = f.value, f.span.negated and said_no_longer(slot.name, f.clause)
-        if negated and slot.name in ANSWER_SLOTS and _instruction(f.clause) is None:
-            return None  # "No longer: allotment": an answer rule is undone in words that say how to answer
+        if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
+                and _instruction(f.clause) is None):
+            # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
+            return None
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
         if slot.name == "allergy" and not speaks_of_an_allergy(f.message.content):
@@ -313,8 +313,6 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
     return (slot.negate if negated else slot.affirm).format(v=value)
 
 
-# slots whose value is a phrase ("a week in tenerife from the 3rd of june"), which the tagger sometimes
-# marks in pieces ("booked a", "tenerife"): pieces a few words apart within one clause are one value
 # a plan or a routine says what is done: 238 of the 241 labelled plans and 156 of the 162 labelled routines
 # have three words or more; a single word is a name ("ogallala", "blackbirds") unless it is the doing itself
 # ("I smoke", "going to propose", "I plan to retire next year")
@@ -346,6 +344,8 @@ def speaks_of_an_allergy(message: str) -> bool:
     return bool(_ALLERGY_TALK.search(message))
 
 
+# slots whose value is a phrase ("a week in tenerife from the 3rd of june"), which the tagger sometimes
+# marks in pieces ("booked a", "tenerife"): pieces a few words apart within one clause are one value
 PHRASE_SLOTS = frozenset({"plan", "event", "habit", "instruction", "project_detail", "current_project"})
 _FRAGMENT_GAP = re.compile(r"^\s*(?:(?!(?:and|or|but|so|because|then)\b)[\w'-]+\s+){0,3}$", re.IGNORECASE)
 
@@ -375,11 +375,6 @@ def _without_overlaps(spans: list[Span]) -> list[Span]:
     return sorted(kept, key=lambda s: s.start)
 
 
-# what takes a value back inside one message: "google, i mean alphabet", "lyon, wait no, grenoble"
-_TAKES_BACK = re.compile(r"\b(?:wait|i mean|i meant|actually|scratch that|or rather|correction|no,)",
-                         re.IGNORECASE)
-
-
 def last_value_wins(candidates: list[Candidate], doubt: float = 0.2) -> list[Candidate]:
     """One message, one value per subject: a single-valued slot stated twice keeps the later value when the
     user takes the first back ("google, i mean alphabet"), and otherwise unless the tagger was ``doubt``
@@ -390,8 +385,9 @@ def last_value_wins(candidates: list[Candidate], doubt: float = 0.2) -> list[Can
         slot = SLOTS.get(c.tags[0]) if c.tags else None
         if slot is None or not c.should_store or not c.polarity:
             continue
+        taken_back = bool(CORRECTION_OPENING.match(c.evidence))  # its clause opens "i mean", "wait no", ...
         if c.subject not in keep or (not slot.multi and (
-                _TAKES_BACK.search(c.evidence) or c.confidence >= candidates[keep[c.subject]].confidence - doubt)):
+                taken_back or c.confidence >= candidates[keep[c.subject]].confidence - doubt)):
             keep[c.subject] = i
     return [c for i, c in enumerate(candidates)
             if not (c.should_store and c.polarity and c.subject in keep and keep[c.subject] != i)]

@@ -11,6 +11,7 @@ committed training data; this module only runs them (numpy, no framework).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,7 +137,7 @@ class SlotTagger:
         tags = [str(t) for t in arrays.pop("tags")]
         version = str(arrays.pop("version"))
         verifier = Mlp.from_arrays(arrays, "verify") if "verify_w1" in arrays else None
-        more = [Mlp.from_arrays(arrays, f"tag{n}") for n in range(2, 100) if f"tag{n}_w1" in arrays]
+        more = [Mlp.from_arrays(arrays, f"tag{n}") for n in range(2, 2 + _members(arrays))]
         return cls(tags, Mlp.from_arrays(arrays, "tag"), Mlp.from_arrays(arrays, "polarity"), version, verifier,
                    more)
 
@@ -203,6 +204,15 @@ class SlotTagger:
                 found.append((Span(start, end, slot, confidence, negated), i, j))
             i = j + 1
         return found
+
+
+def _members(arrays: dict[str, Array]) -> int:
+    """How many further taggers a file holds: tag2_, tag3_, ... with none missing between them (a file
+    that skips one is damaged, and averaging the rest would tag otherwise than it was measured)."""
+    found = sum(1 for key in arrays if re.fullmatch(r"tag\d+_w1", key))
+    if any(f"tag{n}_w1" not in arrays for n in range(2, 2 + found)):
+        raise ValueError(f"tagger file holds {found} further taggers but not tag2..tag{found + 1}")
+    return found
 
 
 def _same_word(text: str, left: tuple[int, int], right: tuple[int, int]) -> bool:
