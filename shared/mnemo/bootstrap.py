@@ -156,7 +156,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     clock = clock or SystemClock()
     root = (data_dir or settings.data_dir).expanduser()
     root.mkdir(parents=True, exist_ok=True)
-    db = Database(root / "mnemo.db", settings.sqlite_busy_timeout_ms)
+    db = Database(root / "mnemo.db", settings.sqlite_busy_timeout_ms, settings.sqlite_autocheckpoint_pages)
     vault = KeyFileVault(db, root / "master.key", clock)
     cipher = UserCipher(vault)
     if settings.embedder != "onnx" and embedder is None:

@@ -62,7 +62,7 @@ def configure_logging(level: str) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from mnemo.serving import ServeOptions, default_workers, serve
+    from mnemo.serving import SERVE_AUTOCHECKPOINT_PAGES, ServeOptions, default_workers, serve
 
     workers = args.workers or default_workers()
     overrides: dict[str, object] = {}
@@ -72,6 +72,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # one process per core already: more model threads per worker would only fight over the cores
         overrides["embedding_threads"] = max(1, default_workers() // workers)
     settings = Settings.from_env(os.environ, **overrides)
+    if "MNEMO_SQLITE_AUTOCHECKPOINT_PAGES" not in os.environ and settings.wal_checkpoint_seconds > 0:
+        # the jobs process checkpoints off the write lock: a commit's own checkpoint is only the backstop
+        settings = settings.model_copy(update={"sqlite_autocheckpoint_pages": SERVE_AUTOCHECKPOINT_PAGES})
     configure_logging(settings.log_level)
     threads = args.threads or settings.serve_threads
     return serve(settings, ServeOptions(args.host, args.port, workers, threads), lambda line: print(line, flush=True))

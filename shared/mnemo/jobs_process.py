@@ -4,9 +4,11 @@ process of their own, beside the request workers, at a lower CPU priority.
 Why a process of its own: extraction is the heaviest steady work the server does (a model pass per
 message). Run inside a request worker, it shared that worker's interpreter lock with the requests,
 so a retrieve could wait behind a whole extraction step; and it took its share of the cores from
-requests that a client is waiting for. As a separate process with a higher nice value, the kernel
-gives the cores to request workers first and extraction uses what is left: under load its lag
-grows a little (it is asynchronous by contract), the answers a client waits for do not.
+requests that a client is waiting for. As a separate process with a higher nice value and, on
+Linux, under SCHED_IDLE (mnemo.adapters.local.priority), the kernel gives the cores to request
+workers first and extraction uses what is left: under load its lag grows (it is asynchronous by
+contract), the answers a client waits for do not. It also checkpoints the database's WAL, off the
+write lock the request workers wait for (mnemo.adapters.local.sqlite_db.WalCheckpointer).
 
 Exactly one runs per data directory: the holder of ``run/jobs.lock`` (a kernel lock, so kill -9
 releases it). The arbiter's `JobsSupervisor` starts it, starts another if it dies, and stops it on
@@ -25,12 +27,17 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from mnemo.adapters.local import priority
 from mnemo.adapters.local.file_locks import ExclusiveFile
-from mnemo.adapters.local.sqlite_db import write_at_nice
+from mnemo.adapters.local.sqlite_db import WalCheckpointer
 from mnemo.ports import ExtractionJob
 from mnemo.services.extraction import ExtractionReport
 from mnemo.settings import Settings
+
+if TYPE_CHECKING:
+    from mnemo.bootstrap import Mnemo
 
 log = logging.getLogger("mnemo.jobs")
 SETTINGS_ENV = "MNEMO_JOBS_SETTINGS"  # the server's settings as JSON: the same ones as its workers
@@ -48,11 +55,7 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
     # Ctrl-C reaches the whole process group: the arbiter stops this process itself, once its
     # workers are done, so that the supervisor does not see an early exit and start another
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError):
-        os.nice(settings.jobs_nice)
-    # but not while it holds the write lock the request workers wait for (see write_at_nice)
-    with contextlib.suppress(OSError):
-        write_at_nice(os.getpriority(os.PRIO_PROCESS, parent))
+    lower_priority(settings, parent)
     lock = ExclusiveFile(run_dir / "jobs.lock")
     # a previous jobs process that lost its arbiter may still finish its job: wait for its lock
     while not lock.try_acquire():
@@ -60,6 +63,7 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
             return 0
     lock.write_owner(f"{os.getpid()}\n")
     service = build_local(settings)
+    warm_up(service)
     logging.getLogger("mnemo").addHandler(metrics.FallbackCounter())
     clock = service.ports.clock
     process = service.extraction.process
@@ -90,6 +94,11 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
             queue.wakeup.set()  # type: ignore[attr-defined]
 
     threading.Thread(target=listen, name="mnemo-wake", daemon=True).start()
+    checkpointer = None
+    if settings.wal_checkpoint_seconds > 0:
+        checkpointer = WalCheckpointer(settings.data_dir.expanduser() / "mnemo.db", settings.wal_checkpoint_seconds,
+                                       settings.sqlite_busy_timeout_ms)
+        checkpointer.start()
     start_worker(service)
     start_scheduler(service)
     log.info("the background jobs run", extra={"worker": os.getpid()})
@@ -100,8 +109,41 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
     finally:
         listener.close()
         service.close()  # the debounce worker finishes the job in progress
+        if checkpointer is not None:
+            checkpointer.stop()
         lock.release()
     return 0
+
+
+def warm_up(service: Mnemo) -> None:
+    """The models' first inference (~0.4 s: sessions, allocations) here, before the first job: paid in
+    a job, it fell under the user's lock (a fact is embedded there), and a turns request of that user
+    waited for it in a request worker, measured at 390 ms, with the requests queued behind it."""
+    from mnemo.bootstrap import learned_extractor
+    from mnemo.domain.models import Message
+
+    service.ports.embedder.embed(["Warm up the model for memories. It embeds sentence by sentence."])
+    service.ports.embedder.embed_queries(["warm up the query model"])
+    if service.settings.extractor != "rules":  # the learned one, or an LLM's fallback: never a network call here
+        said = Message(role="user", content="I live in Lisbon and I work as a nurse.", message_id="warm-up",
+                       created_at=service.ports.clock.now())
+        learned_extractor(service.settings).extract([said])
+
+
+def lower_priority(settings: Settings, parent: int) -> bool:
+    """This process at settings.jobs_nice and, where it can come back out of it, SCHED_IDLE; its lock
+    holders at their raised priority (mnemo.adapters.local.priority). From the main thread, before
+    any other starts (they inherit its policy). Returns whether it runs under SCHED_IDLE."""
+    with contextlib.suppress(OSError):
+        os.nice(settings.jobs_nice)
+    try:
+        workers = os.getpriority(os.PRIO_PROCESS, parent)
+    except OSError:  # the arbiter is already gone: this process exits at its first check
+        workers = None
+    idle = priority.configure(idle=settings.jobs_idle_priority, own_nice=os.getpriority(os.PRIO_PROCESS, 0),
+                              write_nice=workers)
+    log.info("the background jobs' priority", extra={"idle": idle, "nice": os.getpriority(os.PRIO_PROCESS, 0)})
+    return idle
 
 
 class JobsSupervisor:

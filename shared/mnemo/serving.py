@@ -46,6 +46,9 @@ from mnemo.server import Authenticator, McpHandler, ResolverPool, WsgiApp, is_lo
 from mnemo.settings import Settings
 
 log = logging.getLogger("mnemo.serving")
+# the commits' own WAL checkpoint when the jobs process checkpoints (settings.sqlite_autocheckpoint_pages):
+# 40 MB of WAL at 4 KB pages, reached only if its checkpointer falls behind or is down
+SERVE_AUTOCHECKPOINT_PAGES = 10_000
 SWITCH_INTERVAL_SECONDS = 0.0005  # how long another thread may hold the interpreter lock a request waits for
 
 

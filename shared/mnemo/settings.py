@@ -42,6 +42,12 @@ class Settings(BaseModel):
     data_dir: Path = Path(".mnemo")
     # how long a write waits for another process's lock before answering 503
     sqlite_busy_timeout_ms: int = Field(10_000, ge=1, le=600_000)
+    # a commit that leaves the WAL this many pages long checkpoints it, under the write lock (SQLite's
+    # default: 1,000). `mnemo serve` checkpoints from its jobs process instead, every wal_checkpoint_seconds
+    # and off the write lock (mnemo.adapters.local.sqlite_db.WalCheckpointer), and keeps the commits'
+    # own checkpoint as a backstop at SERVE_AUTOCHECKPOINT_PAGES unless this is set
+    sqlite_autocheckpoint_pages: int = Field(1000, ge=0, le=1_000_000)
+    wal_checkpoint_seconds: float = Field(0.25, ge=0, le=60)  # 0: no checkpointer, the commits checkpoint
     api_keys: str = ""  # "tenant_a=key_a,tenant_b=key_b"
     log_level: str = "INFO"
 
@@ -302,6 +308,10 @@ class Settings(BaseModel):
     # the background jobs (extraction, consolidation) run in a process of their own at this nice
     # value: request workers get the cores first. The server waits this long at start for it.
     jobs_nice: int = Field(10, ge=0, le=19)
+    # and, on Linux where the process may leave it again, under SCHED_IDLE: it runs only on a core no
+    # request worker wants (its threads run as ordinary ones while they hold a lock a request may wait
+    # for: mnemo.adapters.local.priority)
+    jobs_idle_priority: bool = True
     jobs_start_timeout_seconds: float = Field(15.0, ge=0, le=600)
     # a bearer key for /metrics from a non-loopback address (loopback scrapes need none)
     metrics_key: str = ""

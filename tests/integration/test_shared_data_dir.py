@@ -195,32 +195,52 @@ def test_a_logged_fallback_is_counted() -> None:
         logger.removeHandler(handler)
 
 
-def _nice_inside_a_write(path: str, out: Any) -> None:
+def _priority_inside_the_locks(path: str, out: Any) -> None:
     import threading
 
-    from mnemo.adapters.local.sqlite_db import Database, write_at_nice
+    from mnemo.adapters.local import priority
+    from mnemo.adapters.local.sqlite_db import Database
 
-    db = Database(Path(path))
+    db = Database(Path(path) / "mnemo.db")
+    locks = FileUserLocks(Path(path) / "users.lock")
     tid = threading.get_native_id()
-    out[3] = base = os.getpriority(os.PRIO_PROCESS, tid)
-    os.nice(10)  # the jobs process's priority
-    write_at_nice(base)  # the request workers'
-    with db.write():
-        out[0] = os.getpriority(os.PRIO_PROCESS, tid)
-    out[1] = os.getpriority(os.PRIO_PROCESS, tid)
-    try:  # whether this system lets a process raise its priority back at all
-        os.setpriority(os.PRIO_PROCESS, tid, base)
-        out[2] = 1
-    except OSError:
-        out[2] = 0
+    base = os.getpriority(os.PRIO_PROCESS, tid)
+    os.nice(10)  # as the jobs process does
+    out[0] = int(priority.configure(idle=True, own_nice=os.getpriority(os.PRIO_PROCESS, tid), write_nice=base))
+    out[1], out[2] = priority.thread_policy()  # outside any lock
+    with locks.hold("t", "u"):
+        out[3], out[4] = priority.thread_policy()  # holding a user's lock
+        with db.write():
+            out[5], out[6] = priority.thread_policy()  # and the write lock inside it
+        out[7], out[8] = priority.thread_policy()
+    out[9], out[10] = priority.thread_policy()
+    out[11] = base
+    started: list[tuple[int, int]] = []  # a thread started afterwards inherits the base policy
+    thread = threading.Thread(target=lambda: started.append(priority.thread_policy()))
+    thread.start()
+    thread.join()
+    out[12], out[13] = started[0]
 
 
-def test_a_low_priority_process_holds_the_write_lock_at_the_workers_priority(tmp_path: Path) -> None:
+def test_the_jobs_process_runs_idle_but_holds_each_lock_at_a_priority_a_request_can_wait_for(
+        tmp_path: Path) -> None:
+    from mnemo.adapters.local import priority
+
     context = multiprocessing.get_context("fork")
-    out = context.Array("i", [-1, -1, -1, -1])
-    child = context.Process(target=_nice_inside_a_write, args=(str(tmp_path / "mnemo.db"), out))
+    out = context.Array("i", [-99] * 14)
+    child = context.Process(target=_priority_inside_the_locks, args=(str(tmp_path), out))
     child.start()
     child.join(30)
-    inside, after, permitted, base = out[:]
-    assert after == min(base + 10, 19)  # back to its own priority once the write is over
-    assert inside == (base if permitted else after)
+    assert child.exitcode == 0
+    idle, outside, user_lock, write_lock, after_write, after, base, started = (
+        out[0], tuple(out[1:3]), tuple(out[3:5]), tuple(out[5:7]), tuple(out[7:9]), tuple(out[9:11]), out[11],
+        tuple(out[12:14]))
+    own = min(base + 10, 19)
+    if not priority.idle_supported(base):  # no privilege to come back out of SCHED_IDLE: nice values only
+        assert idle == 0
+        assert outside == after == (os.SCHED_OTHER, own)
+        return
+    assert idle == 1
+    assert outside == after == started == (os.SCHED_IDLE, own)
+    assert user_lock == after_write == (os.SCHED_OTHER, own)  # an ordinary thread at its own nice
+    assert write_lock == (os.SCHED_OTHER, base)  # at the request workers' priority

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mnemo.adapters.local import priority
 from mnemo.errors import BackendUnavailable, ConfigurationError
 
 
@@ -63,7 +64,10 @@ class FileUserLocks:
                     raise BackendUnavailable("the user lock could not be taken") from exc
             self._depth[index] += 1
             try:
-                yield
+                # a background thread running at idle priority holds it as an ordinary one (a request of
+                # this user may be waiting for it: mnemo.adapters.local.priority)
+                with priority.raised(priority.USER_LOCK):
+                    yield
             finally:
                 self._depth[index] -= 1
                 if outermost:

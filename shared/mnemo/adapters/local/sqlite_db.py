@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mnemo.adapters.local import priority
 from mnemo.errors import BackendUnavailable
 
 SCHEMA = """
@@ -121,47 +122,16 @@ ADDED_COLUMNS = (
 )
 
 
-# The priority a thread of this process writes at, when it otherwise runs lower (the jobs process, at
-# nice 10): see ``write_at_nice``.
-_WRITE_NICE: list[int | None] = [None]
-
-
-def write_at_nice(nice: int | None) -> None:
-    """Hold the write lock at this priority (None: the thread's own).
-
-    The jobs process runs at a lower CPU priority so that requests get the cores first. But while
-    it holds the write lock, every request worker that writes waits for it, and a low-priority
-    holder that the kernel puts aside on a busy machine held it for up to ~90 ms (p99 of its holds
-    at load 5; the request workers' own holds: 47 ms). So its threads are raised to the request
-    workers' priority for the length of a write, where the system permits it (raising a priority
-    back needs CAP_SYS_NICE or RLIMIT_NICE: without, they write at their own).
-    """
-    _WRITE_NICE[0] = nice
-
-
-def _raise_priority() -> int | None:
-    """This thread's nice before it was raised for a write, or None when it was not."""
-    wanted = _WRITE_NICE[0]
-    if wanted is None:
-        return None
-    tid = threading.get_native_id()
-    try:
-        before = os.getpriority(os.PRIO_PROCESS, tid)
-        if before <= wanted:
-            return None
-        os.setpriority(os.PRIO_PROCESS, tid, wanted)
-    except OSError:  # not permitted here: stop asking
-        _WRITE_NICE[0] = None
-        return None
-    return before
-
-
 class Database:
     """Thread-safe access to the SQLite file: readers run concurrently, writers one at a time."""
 
-    def __init__(self, path: Path, busy_timeout_ms: int = 10_000) -> None:
+    def __init__(self, path: Path, busy_timeout_ms: int = 10_000, autocheckpoint_pages: int | None = None) -> None:
+        """``autocheckpoint_pages``: a commit that leaves the WAL this long checkpoints it (None: SQLite's
+        default, 1,000 pages). That checkpoint runs inside the commit, so under the write lock (see
+        ``WalCheckpointer`` for `mnemo serve`, where another process checkpoints off the lock)."""
         self.path = path
         self._busy_ms = busy_timeout_ms
+        self._autocheckpoint = autocheckpoint_pages
         path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._write_lock = threading.RLock()
@@ -190,6 +160,8 @@ class Database:
         conn.execute(f"PRAGMA busy_timeout={int(self._busy_ms)}")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA secure_delete=ON")  # erased rows do not linger in free pages
+        if self._autocheckpoint is not None:
+            conn.execute(f"PRAGMA wal_autocheckpoint={int(self._autocheckpoint)}")
         return conn
 
     def connection(self) -> sqlite3.Connection:
@@ -263,13 +235,12 @@ class Database:
                     raise BackendUnavailable("the local database is busy") from None
                 time.sleep(pause)
                 pause = min(pause * 2, 0.001)
-        raised_from = _raise_priority()
         try:
-            yield
+            # a background thread of lower priority holds it at the request workers' (mnemo.adapters.local.priority)
+            with priority.raised(priority.WRITE_LOCK):
+                yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
-            if raised_from is not None:
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), raised_from)
 
     def _writer_file(self) -> int:
         # a descriptor of this process: one inherited across fork would share its lock with the parent
@@ -293,3 +264,48 @@ class Database:
     def checkpoint(self) -> None:
         with self.read() as conn:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+class WalCheckpointer:
+    """Checkpoints the WAL from a thread of its own, outside the write lock (`mnemo serve`'s jobs process).
+
+    SQLite's automatic checkpoint runs in whichever commit finds the WAL past 1,000 pages, while that
+    connection still holds the write lock: measured under load (tests/bench/serve_load.py, chat mix at
+    70% of saturation), one commit every ~0.7 s took 25-35 ms instead of ~1 ms, and every request
+    worker that wrote meanwhile (a turn, a remember) waited for it, and the requests queued behind
+    that worker with it. A PASSIVE checkpoint needs neither the write lock nor the readers to finish,
+    so run here it delays nobody; the request workers' connections keep an automatic checkpoint only
+    as a backstop at a much longer WAL (``autocheckpoint_pages``), should this thread fall behind.
+    """
+
+    def __init__(self, path: Path, interval_seconds: float, busy_timeout_ms: int = 10_000) -> None:
+        self._path = path
+        self._interval = interval_seconds
+        self._busy_ms = busy_timeout_ms
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mnemo-wal-checkpoint", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def checkpoint(self, conn: sqlite3.Connection) -> tuple[int, int, int]:
+        """One PASSIVE checkpoint: (busy, frames in the WAL, frames checkpointed)."""
+        row = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()[0]  # all: the statement is reset
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def _run(self) -> None:
+        conn = sqlite3.connect(self._path, timeout=self._busy_ms / 1000, isolation_level=None,
+                               check_same_thread=False)
+        try:
+            while not self._stop.wait(self._interval):
+                try:
+                    self.checkpoint(conn)
+                except sqlite3.Error:  # the file busy or gone for a moment: the next round tries again
+                    continue
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
