@@ -154,10 +154,12 @@ class SqliteTraceStore:
         self._writer: BackgroundWriter[RetrievalTrace] = BackgroundWriter(self._write, name="mnemo-traces")
 
     def _write(self, traces: Sequence[RetrievalTrace]) -> None:
+        # the rows before the write lock: under load this thread gets the interpreter lock only between the
+        # request thread's switches, and every process that writes meanwhile waits for the lock it holds
+        rows = [(t.tenant_id, t.trace_id, t.user_id, t.model_dump_json(), iso(t.expires_at), t.conversation_id,
+                 iso(t.created_at)) for t in traces]
         with self._db.write() as conn:
-            conn.executemany("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?,?,?)",
-                             [(t.tenant_id, t.trace_id, t.user_id, t.model_dump_json(), iso(t.expires_at),
-                               t.conversation_id, iso(t.created_at)) for t in traces])
+            conn.executemany("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?,?,?)", rows)
 
     def put(self, trace: RetrievalTrace) -> None:
         self._writer.put(trace)
@@ -224,12 +226,12 @@ class SqliteAuditLog:
         self._writer.flush()
 
     def _write(self, events: Sequence[AuditEvent]) -> None:
+        rows = [(e.tenant_id, e.user_id, e.action, e.actor, json.dumps(e.memory_ids), iso(e.at), json.dumps(e.detail))
+                for e in events]  # before the write lock, as the traces' (SqliteTraceStore._write)
         with self._db.write() as conn:
             conn.executemany(
                 "INSERT INTO audit_events (tenant_id, user_id, action, actor, memory_ids, at, detail) "
-                "VALUES (?,?,?,?,?,?,?)",
-                [(e.tenant_id, e.user_id, e.action, e.actor, json.dumps(e.memory_ids), iso(e.at),
-                  json.dumps(e.detail)) for e in events])
+                "VALUES (?,?,?,?,?,?,?)", rows)
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         self._writer.flush()
