@@ -344,3 +344,20 @@ def test_an_allergy_is_read_only_where_the_message_talks_of_one(message: str, al
     from mnemo.domain.extraction.pipeline import speaks_of_an_allergy
 
     assert speaks_of_an_allergy(message) is allergy
+
+
+@pytest.mark.parametrize(("value", "clause", "subject", "content"), [
+    ("quit volleyball", "I quit volleyball", "hobby:volleyball", "User no longer does volleyball."),
+    ("stopped climbing", "i stopped climbing", "hobby:climb", "User no longer does climbing."),
+    ("volleyball", "I quit volleyball", "hobby:volleyball", "User no longer does volleyball."),
+])
+def test_the_word_that_ends_a_fact_is_no_part_of_its_value(value: str, clause: str, subject: str,
+                                                            content: str) -> None:
+    # "quit volleyball" as the value kept the key "quit_volleyball", which no longer retired "User's hobby:
+    # volleyball" (every word of the key must be in the old fact)
+    from mnemo.domain.extraction.pipeline import slot_candidate
+    from mnemo.domain.models import Message
+
+    message = Message(role="user", content=clause, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
+    candidate = slot_candidate(SLOTS["hobby"], value, clause, True, message, 0.9)
+    assert (candidate.subject, candidate.content) == (subject, content)

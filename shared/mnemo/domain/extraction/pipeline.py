@@ -191,6 +191,8 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
     shares (the learned one here, the LLM ones through domain/extraction/llm.py)."""
     instruction = _instruction(clause) if slot.category is Category.PROCEDURAL and slot.name != "habit" else None
     value = _clean_value(instruction or value)
+    if negated and instruction is None:
+        value = _CEASING.sub("", value) or value
     value = value + _qualifier(clause, value) if slot.name in _QUALIFIED else value
     correction = bool(_CHANGE.search(clause))
     return Candidate(
@@ -262,6 +264,11 @@ def event_value(value: str, clause: str) -> str | None:
         if len(words) < EVENT_MIN_WORDS_WITHOUT_VERB:
             return None
     return value
+
+
+# the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball"
+_CEASING = re.compile(r"^(?:quit|quitting|stopped|stopping|gave up|given up|give up|dropped|ditched|no longer|"
+                      r"not|never|don'?t|do not)\s+", re.IGNORECASE)
 
 
 def _clean_value(value: str) -> str:
