@@ -196,6 +196,7 @@ def test_a_logged_fallback_is_counted() -> None:
 
 
 def _priority_inside_the_locks(path: str, out: Any) -> None:
+    import fcntl
     import threading
 
     from mnemo.adapters.local import priority
@@ -204,6 +205,20 @@ def _priority_inside_the_locks(path: str, out: Any) -> None:
     db = Database(Path(path) / "mnemo.db")
     locks = FileUserLocks(Path(path) / "users.lock")
     tid = threading.get_native_id()
+    released: dict[str, tuple[int, int]] = {}  # the thread's policy as each lock is given back
+    lockf, flock = fcntl.lockf, fcntl.flock
+
+    def lockf_seen(fd: int, cmd: int, *args: int) -> None:
+        if cmd == fcntl.LOCK_UN:
+            released["user"] = priority.thread_policy()
+        lockf(fd, cmd, *args)
+
+    def flock_seen(fd: int, cmd: int) -> None:
+        if cmd == fcntl.LOCK_UN:
+            released["write"] = priority.thread_policy()
+        flock(fd, cmd)
+
+    fcntl.lockf, fcntl.flock = lockf_seen, flock_seen  # this child process only
     base = os.getpriority(os.PRIO_PROCESS, tid)
     os.nice(10)  # as the jobs process does
     out[0] = int(priority.configure(idle=True, own_nice=os.getpriority(os.PRIO_PROCESS, tid), write_nice=base))
@@ -220,6 +235,8 @@ def _priority_inside_the_locks(path: str, out: Any) -> None:
     thread.start()
     thread.join()
     out[12], out[13] = started[0]
+    out[14], out[15] = released["user"]
+    out[16], out[17] = released["write"]
 
 
 def test_the_jobs_process_runs_idle_but_holds_each_lock_at_a_priority_a_request_can_wait_for(
@@ -227,7 +244,7 @@ def test_the_jobs_process_runs_idle_but_holds_each_lock_at_a_priority_a_request_
     from mnemo.adapters.local import priority
 
     context = multiprocessing.get_context("fork")
-    out = context.Array("i", [-99] * 14)
+    out = context.Array("i", [-99] * 18)
     child = context.Process(target=_priority_inside_the_locks, args=(str(tmp_path), out))
     child.start()
     child.join(30)
@@ -235,6 +252,7 @@ def test_the_jobs_process_runs_idle_but_holds_each_lock_at_a_priority_a_request_
     idle, outside, user_lock, write_lock, after_write, after, base, started = (
         out[0], tuple(out[1:3]), tuple(out[3:5]), tuple(out[5:7]), tuple(out[7:9]), tuple(out[9:11]), out[11],
         tuple(out[12:14]))
+    user_release, write_release = tuple(out[14:16]), tuple(out[16:18])
     own = min(base + 10, 19)
     if not priority.idle_supported(base):  # no privilege to come back out of SCHED_IDLE: nice values only
         assert idle == 0
@@ -244,3 +262,7 @@ def test_the_jobs_process_runs_idle_but_holds_each_lock_at_a_priority_a_request_
     assert outside == after == started == (os.SCHED_IDLE, own)
     assert user_lock == after_write == (os.SCHED_OTHER, own)  # an ordinary thread at its own nice
     assert write_lock == (os.SCHED_OTHER, base)  # at the request workers' priority
+    # and each lock is given back before the thread drops to idle: preempted just before its unlock, an idle
+    # holder would keep every waiting worker waiting
+    assert user_release == user_lock
+    assert write_release == write_lock

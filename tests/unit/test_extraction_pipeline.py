@@ -361,3 +361,13 @@ def test_the_word_that_ends_a_fact_is_no_part_of_its_value(value: str, clause: s
     message = Message(role="user", content=clause, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
     candidate = slot_candidate(SLOTS["hobby"], value, clause, True, message, 0.9)
     assert (candidate.subject, candidate.content) == (subject, content)
+
+
+def test_a_title_that_begins_with_a_word_of_ceasing_keeps_it() -> None:
+    from mnemo.domain.extraction.pipeline import slot_candidate
+    from mnemo.domain.models import Message
+
+    clause = "i don't play Don't Starve anymore"
+    message = Message(role="user", content=clause, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
+    candidate = slot_candidate(SLOTS["hobby"], "Don't Starve", clause, True, message, 0.9)
+    assert "Don't Starve" in candidate.content

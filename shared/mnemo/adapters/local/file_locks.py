@@ -54,7 +54,9 @@ class FileUserLocks:
     @contextmanager
     def hold(self, tenant_id: str, user_id: str) -> Iterator[None]:
         index = self.stripe(tenant_id, user_id)
-        with self._threads[index]:
+        # a background thread running at idle priority takes, holds and gives back the lock as an ordinary
+        # one, release included (a request of this user may be waiting for it: mnemo.adapters.local.priority)
+        with self._threads[index], priority.raised(priority.USER_LOCK):
             outermost = self._depth[index] == 0
             if outermost:
                 fd = self._file()
@@ -64,10 +66,7 @@ class FileUserLocks:
                     raise BackendUnavailable("the user lock could not be taken") from exc
             self._depth[index] += 1
             try:
-                # a background thread running at idle priority holds it as an ordinary one (a request of
-                # this user may be waiting for it: mnemo.adapters.local.priority)
-                with priority.raised(priority.USER_LOCK):
-                    yield
+                yield
             finally:
                 self._depth[index] -= 1
                 if outermost:

@@ -20,10 +20,13 @@ the process lacks them it stays at its nice value only, as before.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+log = logging.getLogger("mnemo.priority")
 
 USER_LOCK = 1  # holding the per-user lock: runs as an ordinary thread at the process's own nice value
 WRITE_LOCK = 2  # holding the database's write lock: runs at the request workers' nice value
@@ -109,8 +112,16 @@ def raised(level: int) -> Iterator[None]:
         return
     try:
         _apply(level)
-    except OSError:  # not permitted here after all: stop trying, run at the base priority
-        _policy.idle, _policy.write_nice = False, None
+        refused = False
+    except OSError:
+        # refused after the start-up probe allowed it: this hold runs as the thread is, half-applied changes
+        # undone; the policy stays, so the next hold tries again (giving up for good would leave every later
+        # holder running idle)
+        with contextlib.suppress(OSError):
+            _apply(before)
+        log.warning("could not raise a lock holder's priority", extra={"level": level})
+        refused = True
+    if refused:  # outside the except: the caller's own errors must not carry this one as their context
         yield
         return
     _held.level = level

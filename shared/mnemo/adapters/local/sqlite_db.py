@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import sqlite3
 import threading
@@ -13,6 +14,8 @@ from pathlib import Path
 
 from mnemo.adapters.local import priority
 from mnemo.errors import BackendUnavailable
+
+log = logging.getLogger("mnemo.sqlite")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -226,21 +229,23 @@ class Database:
         fd = self._writer_file()
         deadline = time.monotonic() + self._busy_ms / 1000
         pause = 0.0001
-        while True:
+        # a background thread of lower priority takes, holds and releases it at the request workers'
+        # priority: preempted just before its unlock, it would keep every waiting worker waiting
+        # (mnemo.adapters.local.priority)
+        with priority.raised(priority.WRITE_LOCK):
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise BackendUnavailable("the local database is busy") from None
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.001)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise BackendUnavailable("the local database is busy") from None
-                time.sleep(pause)
-                pause = min(pause * 2, 0.001)
-        try:
-            # a background thread of lower priority holds it at the request workers' (mnemo.adapters.local.priority)
-            with priority.raised(priority.WRITE_LOCK):
                 yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
 
     def _writer_file(self) -> int:
         # a descriptor of this process: one inherited across fork would share its lock with the parent
@@ -294,14 +299,24 @@ class WalCheckpointer:
         return int(row[0]), int(row[1]), int(row[2])
 
     def _run(self) -> None:
-        conn = sqlite3.connect(self._path, timeout=self._busy_ms / 1000, isolation_level=None,
-                               check_same_thread=False)
+        try:
+            conn = sqlite3.connect(self._path, timeout=self._busy_ms / 1000, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.Error as exc:
+            log.warning("the WAL checkpointer could not open the database; commits checkpoint past the "
+                        "fallback size instead", extra={"error": type(exc).__name__})
+            return
+        failing = False
         try:
             while not self._stop.wait(self._interval):
                 try:
                     self.checkpoint(conn)
-                except sqlite3.Error:  # the file busy or gone for a moment: the next round tries again
-                    continue
+                    failing = False
+                except sqlite3.Error as exc:  # the file busy or gone for a moment: the next round tries again
+                    if not failing:  # said once a spell of failures, by type only: a lasting one is seen
+                        log.warning("a WAL checkpoint failed; commits checkpoint past the fallback size "
+                                    "meanwhile", extra={"error": type(exc).__name__})
+                    failing = True
         finally:
             conn.close()
 

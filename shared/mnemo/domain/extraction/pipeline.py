@@ -267,8 +267,9 @@ def event_value(value: str, clause: str) -> str | None:
 
 
 # the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball"
+# Lowercase only: a capitalised "Never Let Me Go" or "Not Like Us" is a title, not a word of ceasing
 _CEASING = re.compile(r"^(?:quit|quitting|stopped|stopping|gave up|given up|give up|dropped|ditched|no longer|"
-                      r"not|never|don'?t|do not)\s+", re.IGNORECASE)
+                      r"not|never|don['’]?t|do not)\s+")
 
 
 def _clean_value(value: str) -> str:
