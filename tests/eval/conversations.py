@@ -43,13 +43,15 @@ def timeline(data: dict[str, Any]) -> list[tuple[datetime, dict[str, Any], int, 
     return sorted(sessions, key=lambda s: s[0])
 
 
-def run(data: dict[str, Any], extractor: str, model: Path | None = None) -> dict[str, Any]:
+def run(data: dict[str, Any], extractor: str, model: Path | None = None,
+        min_confidence: float | None = None) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         sessions = timeline(data)
         clock = ManualClock(sessions[0][0])
-        service = build_local(Settings(data_dir=Path(tmp), extractor=extractor, extractor_model_path=model),
-                              clock=clock)
+        knobs = {} if min_confidence is None else {"extractor_min_confidence": min_confidence}
+        service = build_local(Settings(data_dir=Path(tmp), extractor=extractor, extractor_model_path=model,
+                                       **knobs), clock=clock)
         try:
             # every user's sessions on one timeline, in the order they happened: one clock serves them all,
             # so a user replayed after another must not have their sessions pushed past that one's last
@@ -91,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA,
                         help="default: the frozen set; tests/eval/data/dev/conversations_dev.json to work on")
     parser.add_argument("--model", type=Path, default=None, help="a tagger's weights (default: the shipped one)")
+    parser.add_argument("--min-confidence", type=float, default=None,
+                        help="MNEMO_EXTRACTOR_MIN_CONFIDENCE (default: the setting's)")
     args = parser.parse_args(argv)
-    report = run(json.loads(args.data.read_text()), args.extractor, args.model)
+    report = run(json.loads(args.data.read_text()), args.extractor, args.model, args.min_confidence)
     share = report["later_right"] / max(report["later_probes"], 1)
     print(f"conversation benchmark ({args.data.name}, {args.extractor} extractor): "
           f"{report['right']}/{report['probes']} probes right; later sessions {report['later_right']}/"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import cast
 
 import numpy as np
+import pytest
 
 from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder
 from mnemo.ports import Embedder
@@ -89,8 +90,6 @@ class _FixedNet:
 
 
 def test_a_tagger_file_missing_a_member_is_refused(embedder: Embedder, tmp_path: Path) -> None:
-    import pytest
-
     encoder = cast("TokenEncoder", embedder)
     tagger = training.train(small_set()[:20], encoder, epochs=1, seed=2, members=3)
     out = tmp_path / "tagger.npz"

@@ -299,8 +299,7 @@ def fit_polarity(encoded: list[Encoded], epochs: int, seed: int) -> Mlp:
             for first, last, neg in span_rows(item.tokens.offsets, item.example.spans):
                 pol_x.append(span_features(item.tokens.states, first, last))
                 pol_y.append(int(neg))
-    width = 4 * encoded[0].tokens.states.shape[1] if encoded else 4 * 384
-    px = np.vstack(pol_x) if pol_x else np.zeros((1, width), np.float32)
+    px = np.vstack(pol_x) if pol_x else np.zeros((1, 4 * encoded[0].tokens.states.shape[1]), np.float32)
     py = np.array(pol_y or [0], dtype=np.int64)
     pcounts = np.bincount(py, minlength=2).astype(np.float32)
     pweights = (pcounts.sum() / (2 * np.maximum(pcounts, 1))).astype(np.float32)

@@ -112,22 +112,19 @@ def raised(level: int) -> Iterator[None]:
         return
     try:
         _apply(level)
-        refused = False
     except OSError:
-        # refused after the start-up probe allowed it: this hold runs as the thread is, half-applied changes
+        # refused after the start-up probe allowed it: this hold runs as the thread was, half-applied changes
         # undone; the policy stays, so the next hold tries again (giving up for good would leave every later
         # holder running idle)
         with contextlib.suppress(OSError):
             _apply(before)
         log.warning("could not raise a lock holder's priority", extra={"level": level})
-        refused = True
-    if refused:  # outside the except: the caller's own errors must not carry this one as their context
-        yield
-        return
+        level = before
     _held.level = level
     try:
         yield
     finally:
         _held.level = before
-        with contextlib.suppress(OSError):
-            _apply(before)
+        if level != before:
+            with contextlib.suppress(OSError):
+                _apply(before)

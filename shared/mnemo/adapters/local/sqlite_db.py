@@ -293,10 +293,6 @@ class WalCheckpointer:
     def start(self) -> None:
         self._thread.start()
 
-    def checkpoint(self, conn: sqlite3.Connection) -> tuple[int, int, int]:
-        """One PASSIVE checkpoint: (busy, frames in the WAL, frames checkpointed)."""
-        row = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()[0]  # all: the statement is reset
-        return int(row[0]), int(row[1]), int(row[2])
 
     def _run(self) -> None:
         try:
@@ -310,7 +306,7 @@ class WalCheckpointer:
         try:
             while not self._stop.wait(self._interval):
                 try:
-                    self.checkpoint(conn)
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # all: the statement is reset
                     failing = False
                 except sqlite3.Error as exc:  # the file busy or gone for a moment: the next round tries again
                     if not failing:  # said once a spell of failures, by type only: a lasting one is seen

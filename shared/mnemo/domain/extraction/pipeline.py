@@ -229,11 +229,13 @@ def completed_phrase(value: str, clause: str) -> str:
     return longer if len(longer.split()) <= PHRASE_MAX_WORDS else value
 
 
+# the words that end a fact, said before what ended ("quit volleyball", "gave up meat", "not vegan")
+_CEASING_WORDS = (r"not|never|no longer|quit|quitting|stopped|stopping|gave up|given up|give up|giving up|dropped|"
+                  r"ditched")
 _NEGATION = re.compile(
-    r"(?:\b(?:not|no|never|none|nothing|no longer|anymore|any more|quit|quitting|stopped|stop|gave up|give up|"
-    r"giving up|sold|left|lost|ex|former|used to|without|cancel\w*|off|done with|over|ditch\w*|dump\w*|drop\w*|"
-    r"got rid of|replac\w*|swap\w*|switch\w*|moved (?:on|away)|retired|broke up|divorced|instead)\b|n't\b)",
-    re.IGNORECASE)
+    r"(?:\b(?:" + _CEASING_WORDS + r"|no|none|nothing|anymore|any more|stop|sold|left|lost|ex|former|used to|"
+    r"without|cancel\w*|off|done with|over|ditch\w*|dump\w*|drop\w*|got rid of|replac\w*|swap\w*|switch\w*|"
+    r"moved (?:on|away)|retired|broke up|divorced|instead)\b|n't\b)", re.IGNORECASE)
 # "avoids" and "dislikes" carry their own "not" ("I don't drink anymore", "not a fan of small talk"): only
 # the avoiding itself undone negates them ("I don't avoid gluten anymore", "I eat meat again")
 _CHANGED = re.compile(r"\b(?:(?:no longer|don't|do not|not|stopped|quit) (?:avoid|avoiding|mind|minding|dislike|hate|"
@@ -266,10 +268,9 @@ def event_value(value: str, clause: str) -> str | None:
     return value
 
 
-# the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball"
+# the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball".
 # Lowercase only: a capitalised "Never Let Me Go" or "Not Like Us" is a title, not a word of ceasing
-_CEASING = re.compile(r"^(?:quit|quitting|stopped|stopping|gave up|given up|give up|dropped|ditched|no longer|"
-                      r"not|never|don['’]?t|do not)\s+")
+_CEASING = re.compile(r"^(?:" + _CEASING_WORDS + r"|don['’]?t|do not)\s+")
 
 
 def _clean_value(value: str) -> str:
