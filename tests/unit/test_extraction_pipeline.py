@@ -364,3 +364,21 @@ def test_the_word_that_ends_a_fact_is_no_part_of_its_value(value: str, clause: s
     candidate = slot_candidate(SLOTS["hobby"], value, clause, True, message, 0.9)
     assert (candidate.subject, candidate.content) == (subject, content)
 
+
+
+@pytest.mark.parametrize(("value", "content"), [
+    # a title keeps its pronouns; the user's own words are rewritten about them
+    ("Never Let Me Go", "User likes Never Let Me Go."),
+    ("Call Me By Your Name", "User likes Call Me By Your Name."),
+    ("I Am Legend", "User likes I Am Legend."),
+    ("cooking for my kids", "User likes cooking for their kids."),
+    ("My Little Pony with my niece", "User likes My Little Pony with their niece."),
+    ("films my sister and I watch", "User likes films their sister and they watch."),
+])
+def test_pronouns_in_a_title_are_the_titles_own(value: str, content: str) -> None:
+    from mnemo.domain.extraction.pipeline import slot_candidate
+    from mnemo.domain.models import Message
+
+    message = Message(role="user", content=f"I love {value}", message_id="m1",
+                      created_at=datetime(2026, 3, 2, tzinfo=UTC))
+    assert slot_candidate(SLOTS["likes"], value, f"I love {value}", False, message, 0.9).content == content

@@ -275,7 +275,21 @@ _CEASING = re.compile(r"^(?:" + _CEASING_WORDS + r"|don['’]?t|do not)\s+")
 
 def _clean_value(value: str) -> str:
     value = re.sub(r"\s+", " ", value).strip(" .,;:!?-\"'")
-    return _PRONOUN_RE.sub(lambda m: _PRONOUN[m.group(0).lower()], value)
+    return _PRONOUN_RE.sub(lambda m: m.group(0) if _in_title(value, m) else _PRONOUN[m.group(0).lower()], value)
+
+
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def _in_title(text: str, pronoun: re.Match[str]) -> bool:
+    """A capitalised pronoun beside a capitalised word is part of a title or a name ("Never Let Me Go",
+    "Call Me By Your Name", "I Am Legend"), which names a thing and is not the user's to rewrite."""
+    if not pronoun.group(0)[:1].isupper():
+        return False
+    before = _WORD.findall(text[:pronoun.start()])
+    after = _WORD.findall(text[pronoun.end():])
+    neighbours = [w for w in (before[-1] if before else "", after[0] if after else "") if w and w != "I"]
+    return any(w[0].isupper() for w in neighbours)
 
 
 def _key_source(slot: Slot, value: str, clause: str) -> str:
