@@ -8,7 +8,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
+from mnemo.clock import to_utc
 from mnemo.domain.models import PROFILE_KEY_PATTERN, Category, Memory, MemoryVersion, Profile, Scope, Status
+from mnemo.domain.text import visible
 
 ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 _ID = re.compile(ID_PATTERN)
@@ -22,6 +24,31 @@ def _app_id(value: str) -> str:
 
 # the pattern is in the OpenAPI document too, so a client (or a fuzzer) knows the rule before sending
 AppId = Annotated[str, Field(pattern=ID_PATTERN), AfterValidator(_app_id)]
+
+
+def _visible(value: str) -> str:
+    """Invisible characters dropped before anything reads the text (mnemo.domain.text.visible): a
+    secret or an injection marker cannot hide from the screens behind them."""
+    seen = visible(value)
+    if value and not seen:
+        raise ValueError("has no visible characters")
+    return seen
+
+
+# every free text a client sends: content, queries, profile and session values, comments, metadata
+Text = Annotated[str, AfterValidator(_visible)]
+
+
+def _utc(value: datetime) -> datetime:
+    """In UTC (naive: taken as UTC). An offset that carries the moment past year 1 or 9999 is a
+    validation error naming the field, not an OverflowError (a 500) further in."""
+    try:
+        return to_utc(value)
+    except OverflowError:
+        raise ValueError("is out of range once converted to UTC") from None
+
+
+Moment = Annotated[datetime, AfterValidator(_utc)]
 
 
 class Strict(BaseModel):
@@ -41,8 +68,8 @@ def _metadata(value: dict[str, str] | None) -> dict[str, str] | None:
     return value
 
 
-MetaKey = Annotated[str, Field(min_length=1, max_length=64)]
-MetaValue = Annotated[str, Field(max_length=256)]
+MetaKey = Annotated[Text, Field(min_length=1, max_length=64)]
+MetaValue = Annotated[Text, Field(max_length=256)]
 Metadata = Annotated[dict[MetaKey, MetaValue] | None, Field(max_length=16), AfterValidator(_metadata)]
 CustomKey = Annotated[str, Field(pattern=PROFILE_KEY_PATTERN)]
 # documented with propertyNames: pydantic's patternProperties alone would let other keys through the schema
@@ -53,7 +80,7 @@ CustomFields = Annotated[CustomDict | None, Field(max_length=16), AfterValidator
 
 
 class RetrieveRequest(Strict):
-    query: str = Field(min_length=1, max_length=4000)
+    query: Text = Field(min_length=1, max_length=4000)
     session_id: AppId | None = None
     project_id: AppId | None = None
     conversation_id: AppId | None = None
@@ -63,7 +90,7 @@ class RetrieveRequest(Strict):
 
 
 class SearchRequestBody(Strict):
-    query: str = Field(min_length=1, max_length=4000)
+    query: Text = Field(min_length=1, max_length=4000)
     top_k: int = Field(10, ge=1, le=100)
     rank_by: Literal["relevance", "score"] = Field(
         "relevance", description="relevance: what matches the query; score: the re-rank retrieve uses")
@@ -74,9 +101,9 @@ class SearchRequestBody(Strict):
 
 class MessageIn(Strict):
     role: Literal["user", "assistant"]
-    content: str = Field(min_length=1, max_length=20000)
+    content: Text = Field(min_length=1, max_length=20000)
     message_id: AppId | None = None
-    created_at: datetime | None = None
+    created_at: Moment | None = None
 
 
 class TurnsRequest(Strict):
@@ -106,14 +133,14 @@ class CloseAccepted(TurnsAccepted):
 
 
 class MemoryIn(Strict):
-    content: str = Field(min_length=1, description="at most MNEMO_MAX_CONTENT_CHARS (2,000) characters")
+    content: Text = Field(min_length=1, description="at most MNEMO_MAX_CONTENT_CHARS (2,000) characters")
     category: Category | None = None
     subject: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[a-z0-9_.:-]+$")
     scope: Literal["user", "project", "session"] | None = None
     project_id: AppId | None = None
     session_id: AppId | None = None
-    expires_at: datetime | None = None
-    created_at: datetime | None = None
+    expires_at: Moment | None = None
+    created_at: Moment | None = None
     confidence: float | None = Field(None, ge=0.0, le=1.0)
     metadata: Metadata = None
 
@@ -231,7 +258,7 @@ class MemoryWithHistory(MemoryOut):
 class FeedbackRequest(Strict):
     trace_id: str = Field(pattern=r"^[a-f0-9]{32}$")
     rating: Literal["up", "down"]
-    comment: str | None = Field(None, max_length=2000)
+    comment: Text | None = Field(None, max_length=2000)
 
 
 class Adjustment(BaseModel):
@@ -245,14 +272,14 @@ class FeedbackResponse(BaseModel):
 
 
 class MemoryPatch(Strict):
-    content: str | None = Field(None, min_length=1, max_length=2000)
+    content: Text | None = Field(None, min_length=1, max_length=2000)
     category: Category | None = None
     status: Literal["active", "disabled"] | None = None
     version: int | None = Field(None, ge=1, description="the version you last saw; 409 if it moved on")
 
 
 class ForgetRequest(Strict):
-    query: str = Field(min_length=1, max_length=2000)
+    query: Text = Field(min_length=1, max_length=2000)
 
 
 class ForgetResponse(BaseModel):
@@ -260,11 +287,11 @@ class ForgetResponse(BaseModel):
 
 
 class ProfilePatch(Strict):
-    name: str | None = Field(None, min_length=1, max_length=200)
-    location: str | None = Field(None, min_length=1, max_length=200)
-    occupation: str | None = Field(None, min_length=1, max_length=200)
-    preferences: list[str] | None = Field(None, max_length=20)
-    constraints: list[str] | None = Field(None, max_length=20)
+    name: Text | None = Field(None, min_length=1, max_length=200)
+    location: Text | None = Field(None, min_length=1, max_length=200)
+    occupation: Text | None = Field(None, min_length=1, max_length=200)
+    preferences: list[Text] | None = Field(None, max_length=20)
+    constraints: list[Text] | None = Field(None, max_length=20)
     custom: CustomFields = Field(None, description="the app's own fields; keys: a letter, then letters, "
                                  "digits, '_', '.' or '-' (64 at most)")
 
@@ -279,10 +306,10 @@ class SettingsOut(BaseModel):
 
 
 class SessionPut(Strict):
-    confirmed_facts: list[str] | None = Field(None, max_length=100)
-    task_progress: dict[str, str | int | float | bool | None] | None = None
-    open_questions: list[str] | None = Field(None, max_length=50)
-    rolling_summary: str | None = Field(None, max_length=4000)
+    confirmed_facts: list[Text] | None = Field(None, max_length=100)
+    task_progress: dict[Text, Text | int | float | bool | None] | None = None
+    open_questions: list[Text] | None = Field(None, max_length=50)
+    rolling_summary: Text | None = Field(None, max_length=4000)
 
 
 class ConsolidateRequest(Strict):

@@ -97,3 +97,44 @@ def normalise_content(text: str) -> str:
 def estimate_tokens(text: str) -> int:
     """A tokenizer-free estimate (about 4 characters a token for English, at least one a word)."""
     return max(len(text) // 4, len(text.split()), 1) if text else 0
+
+
+_ZWJ = "\u200d"
+_KEPT_CONTROLS = frozenset("\t\n\r")
+
+
+def _invisible(text: str, at: int) -> bool:
+    ch = text[at]
+    if ch in _KEPT_CONTROLS:
+        return False
+    category = unicodedata.category(ch)
+    if category == "Cc":
+        return True
+    if category != "Cf":
+        return False
+    if ch != _ZWJ:
+        return True
+    # a joiner inside an emoji sequence draws one picture; between two letters or digits it only hides
+    # a word from the screens ("pass<U+200D>word")
+    before, after = text[at - 1:at], text[at + 1:at + 2]
+    return before.isalnum() or after.isalnum() or not before or not after
+
+
+def visible(text: str) -> str:
+    """What a client sends, as a reader sees it: without the invisible characters (zero-width spaces,
+    soft hyphens, bidirectional controls, control characters other than tab and newlines) and with
+    fullwidth Latin letters, digits and signs as their ASCII selves.
+
+    Invisible characters carry nothing a reader of a memory sees, but they hide a word from the
+    secret and injection screens ("pass<U+200B>word is hunter2", "SYS<U+200B>TEM:"); fullwidth forms
+    do the same for markers (fullwidth "SYSTEM:"). Emoji sequences keep their joiners; accents and
+    other scripts are untouched (no NFKC: it would rewrite what the user wrote, one-half into 1/2)."""
+    if text.isascii() and text.isprintable():
+        return text
+    out: list[str] = []
+    for at, ch in enumerate(text):
+        if "\uff01" <= ch <= "\uff5e":
+            out.append(chr(ord(ch) - 0xFEE0))
+        elif not _invisible(text, at):
+            out.append(ch)
+    return "".join(out)
