@@ -382,3 +382,18 @@ def test_pronouns_in_a_title_are_the_titles_own(value: str, content: str) -> Non
     message = Message(role="user", content=f"I love {value}", message_id="m1",
                       created_at=datetime(2026, 3, 2, tzinfo=UTC))
     assert slot_candidate(SLOTS["likes"], value, f"I love {value}", False, message, 0.9).content == content
+
+
+@pytest.mark.parametrize(("slot", "value", "clause", "content"), [
+    ("event", "accepted a postdoc", "And I accepted a postdoc in Montréal",
+     "User accepted a postdoc in Montréal (said on 2026-03-02)."),
+    ("plan", "moving to Lisbon", "we're moving to Lisbon in May", "User plans: moving to Lisbon in May (for 2026-05)."),
+    ("event", "passed my driving test", "I passed my driving test, so happy",
+     "User passed their driving test (said on 2026-03-02)."),
+])
+def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, clause: str, content: str) -> None:
+    from mnemo.domain.extraction.pipeline import slot_candidate
+    from mnemo.domain.models import Message
+
+    message = Message(role="user", content=clause, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
+    assert slot_candidate(SLOTS[slot], value, clause, False, message, 0.9).content == content

@@ -42,7 +42,10 @@ _PRONOUN = {"my": "their", "me": "them", "i": "they", "mine": "theirs", "myself"
             "us": "them", "we": "they", "im": "they're", "i'm": "they're", "ours": "theirs"}
 _PRONOUN_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _PRONOUN) + r")\b", re.IGNORECASE)
 _MARKED = re.compile(re.escape(MARKER) + r"[^\]]*\]")
-_QUALIFIED = frozenset({"likes", "dislikes", "prefers", "hobby", "uses", "avoids", "habit", "learning"})
+# slots whose value runs on with the few words after it that say where, when or for what ("python for code
+# examples"; "accepted a postdoc in Montréal": the event without its place loses what a later question asks)
+_QUALIFIED = frozenset({"likes", "dislikes", "prefers", "hobby", "uses", "avoids", "habit", "learning", "event",
+                        "plan"})
 _QUALIFIER = re.compile(
     r"^\s+((?:for|in|at|on|with|when|during|before|after|while|over|instead of)\s+(?:(?!and\b|but\b|so\b|because\b|"
     r"lol\b|btw\b|please\b|pls\b|though\b)[\w'-]+\s*){1,4})", re.IGNORECASE)
