@@ -136,6 +136,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
                 data_dir: Path | None = None) -> Mnemo:
     """The embedded home: SQLite + in-process search + key file + bundled model."""
     keep_bodies_out_of_logs()
+    from mnemo.adapters.local.erase_fence import EraseFence
     from mnemo.adapters.local.file_locks import FileUserLocks
     from mnemo.adapters.local.key_file_vault import KeyFileVault
     from mnemo.adapters.local.sqlite_db import Database
@@ -151,7 +152,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         SqliteTurnBuffer,
         SqliteWeightsStore,
     )
-    from mnemo.crypto import UserCipher
+    from mnemo.crypto import UserCipher, tenant_hash
 
     clock = clock or SystemClock()
     root = (data_dir or settings.data_dir).expanduser()
@@ -159,6 +160,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     db = Database(root / "mnemo.db", settings.sqlite_busy_timeout_ms, settings.sqlite_autocheckpoint_pages)
     vault = KeyFileVault(db, root / "master.key", clock)
     cipher = UserCipher(vault)
+    fence = EraseFence(lambda tenant_id, user_id: tenant_hash(cipher, tenant_id, "erase-fence", user_id), clock)
     if settings.embedder != "onnx" and embedder is None:
         raise ConfigurationError("the embedded home runs the bundled model only (MNEMO_EMBEDDER=onnx): "
                                  "it makes no network calls")
@@ -168,7 +170,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         memories=SqliteMemoryStore(db, cipher, embedder.dimension, settings.bm25_k1, settings.bm25_b),
         profiles=SqliteProfileStore(db, cipher), user_settings=SqliteSettingsStore(db),
         buffer=SqliteTurnBuffer(db, cipher, timedelta(days=settings.buffer_ttl_days)),
-        queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db), audit=SqliteAuditLog(db),
+        queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db, fence), audit=SqliteAuditLog(db, fence),
         vault=cipher, locks=FileUserLocks(root / "users.lock"), extractor=_extractor(settings),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
         sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),

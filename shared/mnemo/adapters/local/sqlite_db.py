@@ -105,6 +105,11 @@ CREATE TABLE IF NOT EXISTS data_keys (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, wrapped BLOB NOT NULL, created_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id)
 ) WITHOUT ROWID;
+-- when each erased user was erased, under a keyed pseudonym (mnemo.adapters.local.erase_fence)
+CREATE TABLE IF NOT EXISTS erase_fences (
+    tenant_id TEXT NOT NULL, pseudonym TEXT NOT NULL, erased_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, pseudonym)
+) WITHOUT ROWID;
 -- users whose erase has begun and not finished: no data key is created for them meanwhile
 CREATE TABLE IF NOT EXISTS erasing (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, since TEXT NOT NULL,

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from mnemo.adapters.local.background_writer import BackgroundWriter
+from mnemo.adapters.local.erase_fence import EraseFence
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.clock import iso
 from mnemo.crypto import SealError, UserCipher
@@ -149,17 +150,22 @@ class SqliteTraceStore:
     Written in batches off the request path (see BackgroundWriter); readable at once.
     """
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, fence: EraseFence | None = None) -> None:
         self._db = db
+        # another worker's erase: a trace made before it is not written after it (see EraseFence)
+        self._fence = fence
         self._writer: BackgroundWriter[RetrievalTrace] = BackgroundWriter(self._write, name="mnemo-traces")
 
     def _write(self, traces: Sequence[RetrievalTrace]) -> None:
         # the rows before the write lock: under load this thread gets the interpreter lock only between the
         # request thread's switches, and every process that writes meanwhile waits for the lock it holds
-        rows = [(t.tenant_id, t.trace_id, t.user_id, t.model_dump_json(), iso(t.expires_at), t.conversation_id,
-                 iso(t.created_at)) for t in traces]
+        rows = {t.trace_id: (t.tenant_id, t.trace_id, t.user_id, t.model_dump_json(), iso(t.expires_at),
+                             t.conversation_id, iso(t.created_at)) for t in traces}
         with self._db.write() as conn:
-            conn.executemany("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?,?,?)", rows)
+            if self._fence is not None:
+                traces = self._fence.kept(conn, traces, lambda t: (t.tenant_id, t.user_id, t.created_at))
+            conn.executemany("INSERT OR REPLACE INTO traces VALUES (?,?,?,?,?,?,?)",
+                             [rows[t.trace_id] for t in traces])
 
     def put(self, trace: RetrievalTrace) -> None:
         self._writer.put(trace)
@@ -201,14 +207,18 @@ class SqliteTraceStore:
         self._writer.flush()
         with self._db.write() as conn:
             conn.execute("DELETE FROM traces WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+            if self._fence is not None:
+                self._fence.mark(conn, tenant_id, user_id)
 
 
 class SqliteAuditLog:
     """Events of a write go into the write's own transaction; the rest (retrievals) are batched off
     the request path (see BackgroundWriter) and flushed on close."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, fence: EraseFence | None = None) -> None:
         self._db = db
+        # another worker's erase: an event made before it is not written after it (see EraseFence)
+        self._fence = fence
         self._writer: BackgroundWriter[AuditEvent] = BackgroundWriter(self._write, name="mnemo-audit")
 
     def record(self, events: Sequence[AuditEvent]) -> None:
@@ -226,17 +236,22 @@ class SqliteAuditLog:
         self._writer.flush()
 
     def _write(self, events: Sequence[AuditEvent]) -> None:
-        rows = [(e.tenant_id, e.user_id, e.action, e.actor, json.dumps(e.memory_ids), iso(e.at), json.dumps(e.detail))
-                for e in events]  # before the write lock, as the traces' (SqliteTraceStore._write)
+        rows = {id(e): (e.tenant_id, e.user_id, e.action, e.actor, json.dumps(e.memory_ids), iso(e.at),
+                        json.dumps(e.detail))
+                for e in events}  # before the write lock, as the traces' (SqliteTraceStore._write)
         with self._db.write() as conn:
+            if self._fence is not None:
+                events = self._fence.kept(conn, events, lambda e: (e.tenant_id, e.user_id, e.at))
             conn.executemany(
                 "INSERT INTO audit_events (tenant_id, user_id, action, actor, memory_ids, at, detail) "
-                "VALUES (?,?,?,?,?,?,?)", rows)
+                "VALUES (?,?,?,?,?,?,?)", [rows[id(e)] for e in events])
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         self._writer.flush()
         with self._db.write() as conn:
             conn.execute("DELETE FROM audit_events WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+            if self._fence is not None:
+                self._fence.mark(conn, tenant_id, user_id)
 
     def for_user(self, tenant_id: str, user_id: str, limit: int) -> list[AuditEvent]:
         self._writer.flush()
