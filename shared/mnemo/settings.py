@@ -173,6 +173,12 @@ class Settings(BaseModel):
     # Chosen on LoCoMo's tuning half (issue 15; figures in the README)
     context_weight: float = Field(0.4, ge=0, le=1)
     context_window_seconds: float = Field(1800.0, gt=0, le=86400)
+    # a search's first sitting_penalty_depth candidates are re-ordered so that each loses sitting_penalty of
+    # relevance (of score, in retrieve) for every memory above it made within context_window_seconds of it:
+    # questions needing several sittings ("what activities does she do?") get more than one. Not kept (0,
+    # off): on LoCoMo's tuning half R@10 fell at every penalty, single-hop most (issue 15; README)
+    sitting_penalty: float = Field(0.0, ge=0, le=1)
+    sitting_penalty_depth: int = Field(60, ge=2, le=1000)
     min_relevance: float = Field(0.3, ge=0, le=1)
     # a personal request seldom shares words with the fact it needs ("my lil furball" -> "pet: Mochi"): up to
     # this many memories under min_relevance still go in when they are the best there is, at least

@@ -51,6 +51,10 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "without months named without their year": {"date_month_without_year": False},
     # the tuning grid's best fusion weights (locomo_tune.py), not kept: they lost on the checking half
     "lexical 0.15, sentence 0.5 (tuning grid's best, not kept)": {"lexical_weight": 0.15, "sentence_weight": 0.5},
+    # issue 15, diversity across sittings (not kept: lost on the tuning half, single-hop most)
+    "with a penalty of 0.04 for each memory of its sitting above (not kept)": {"sitting_penalty": 0.04},
+    # issue 15, a wider candidate pool (not kept: the evidence missed is mostly among the candidates already)
+    "with 10 candidates per result asked, not 4 (not kept)": {"candidate_multiplier": 10},
 }
 # settings read when a memory is written: a variant changing one imports the conversations again
 WRITE_SETTINGS = frozenset({"memory_keys", "memory_keys_min_words", "memory_key_kind", "max_sentence_parts"})

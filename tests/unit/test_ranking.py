@@ -1,7 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 from mnemo.domain.models import Category, Memory
-from mnemo.domain.ranking import Hit, RankingParams, rank, recency, semantic
+from mnemo.domain.ranking import Hit, RankingParams, Scored, rank, recency, semantic
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 PARAMS = RankingParams(a=0.6, b=0.25, c=0.15, importance=0.0, access=0.0, lexical_weight=0.3,
@@ -135,3 +135,53 @@ def test_a_needed_slot_gains_relevance_of_its_own_that_lends_nothing_to_the_sitt
     # the city's share of its sitting comes from the editor's own evidence, not from what it gained
     assert abs(boosted["city"].relevance - plain["city"].relevance) < 1e-9
     assert boosted["city"].needed == 0.0
+
+
+def _scored(mid: str, relevance: float, minutes: float) -> Scored:
+    m = memory(mid).model_copy(update={"created_at": NOW + timedelta(minutes=minutes)})
+    return Scored(m, relevance, 0.0, relevance, 1.0, relevance)
+
+
+def test_diversify_makes_the_nth_memory_of_one_sitting_pay_for_those_above_it() -> None:
+    from mnemo.domain.ranking import diversify
+
+    # three memories of one sitting, then one of another day a little less relevant than the second
+    ranked = [_scored("a1", 0.9, 0), _scored("a2", 0.8, 1), _scored("a3", 0.79, 2), _scored("b", 0.75, 60 * 24)]
+    order = [s.memory.memory_id for s in diversify(ranked, 0.1, 1800.0, 60, lambda s: s.relevance)]
+    assert order == ["a1", "b", "a2", "a3"]  # a2 pays 0.1 (0.7 < 0.75), a3 pays 0.2 after a2
+    # a small penalty orders as relevance does; 0 leaves the order untouched
+    assert [s.memory.memory_id for s in diversify(ranked, 0.01, 1800.0, 60, lambda s: s.relevance)] == [
+        "a1", "a2", "a3", "b"]
+    assert diversify(ranked, 0.0, 1800.0, 60, lambda s: s.relevance) == ranked
+    # memories an hour apart are not one sitting under a 30-minute window
+    apart = [_scored("x", 0.9, 0), _scored("y", 0.8, 60), _scored("z", 0.7, 24 * 60)]
+    assert diversify(apart, 0.5, 1800.0, 60, lambda s: s.relevance) == apart
+
+
+def test_diversify_reorders_only_the_first_depth_candidates_and_agrees_with_the_plain_greedy() -> None:
+    import random
+
+    from mnemo.domain.ranking import diversify
+
+    ranked = [_scored("a1", 0.9, 0), _scored("a2", 0.8, 1), _scored("b", 0.7, 60 * 24), _scored("c", 0.6, 0)]
+    # with depth 2 the day-apart memory stays third, and c (of a1's sitting) stays last
+    assert [s.memory.memory_id for s in diversify(ranked, 0.5, 1800.0, 2, lambda s: s.relevance)] == [
+        "a1", "a2", "b", "c"]
+
+    def greedy(items: list[Scored], penalty: float, window: float) -> list[str]:
+        left, placed = list(range(len(items))), []
+        t = [s.memory.created_at.timestamp() for s in items]
+        while left:
+            best = max(left, key=lambda i: (items[i].relevance - penalty * sum(
+                1 for j in placed if abs(t[i] - t[j]) <= window), -i))
+            placed.append(best)
+            left.remove(best)
+        return [items[i].memory.memory_id for i in placed]
+
+    rng = random.Random(7)
+    for _ in range(200):
+        items = sorted((_scored(f"m{i}", round(rng.random(), 2), rng.choice([0, 5, 40, 90, 600]) + rng.random())
+                        for i in range(rng.randint(2, 12))), key=lambda s: -s.relevance)
+        penalty = rng.choice([0.05, 0.1, 0.3])
+        assert [s.memory.memory_id for s in diversify(items, penalty, 1800.0, 60, lambda s: s.relevance)] == greedy(
+            items, penalty, 1800.0)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -136,3 +137,30 @@ def rank(hits: list[Hit], now: datetime, params: RankingParams, dates: Sequence[
         scored.append(Scored(h.memory, cosine, lex, relevance, rec, score, context, gain))
     scored.sort(key=lambda s: (-s.score, s.memory.memory_id))
     return scored
+
+
+def diversify(ranked: Sequence[Scored], penalty: float, window: float, depth: int,
+              key: Callable[[Scored], float]) -> list[Scored]:
+    """Re-order the first ``depth`` of ``ranked`` (best first) so that a memory loses ``penalty`` of
+    ``key`` for each memory already placed above it that was made within ``window`` seconds of it
+    (the same sitting); the rest keep their order after them. 0 leaves the order as it is.
+
+    Meant for questions that need memories of several sittings ("What activities does she do?"), whose
+    first sitting's neighbours, lifted by ``context_weight``, can fill the top k (issue 15). Greedy and
+    lazy: a memory's count of sitting-mates above it only grows, so a stale score is an upper bound and
+    it is recounted only when it reaches the top of the heap."""
+    if penalty <= 0 or len(ranked) < 2:
+        return list(ranked)
+    head, tail = list(ranked[:depth]), list(ranked[depth:])
+    moments = [s.memory.created_at.timestamp() for s in head]
+    heap = [(-key(s), i, 0) for i, s in enumerate(head)]  # i breaks ties in the given order
+    heapq.heapify(heap)
+    placed: list[int] = []
+    while heap:
+        _, i, counted = heapq.heappop(heap)
+        mates = sum(1 for j in placed if abs(moments[i] - moments[j]) <= window)
+        if mates != counted:
+            heapq.heappush(heap, (-(key(head[i]) - penalty * mates), i, mates))
+            continue
+        placed.append(i)
+    return [head[i] for i in placed] + tail

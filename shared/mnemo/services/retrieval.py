@@ -28,7 +28,7 @@ from mnemo.domain.models import (
     Status,
     TraceCandidate,
 )
-from mnemo.domain.ranking import Hit, RankingParams, Scored, rank
+from mnemo.domain.ranking import Hit, RankingParams, Scored, diversify, rank
 from mnemo.domain.scope import visible_in_scope
 from mnemo.domain.slot_affinity import SlotAffinity, query_space
 from mnemo.domain.text import terms
@@ -163,7 +163,14 @@ class Retriever:
         ranked = rank(hits, self.p.clock.now(), self._params(), self._dates(query))
         if rank_by == "relevance":
             ranked.sort(key=lambda s: (-s.relevance, -s.score, s.memory.memory_id))
-        return ranked[:top_k]
+        return self._diversified(ranked, (lambda s: s.relevance) if rank_by == "relevance" else (lambda s: s.score))[
+            :top_k]
+
+    def _diversified(self, ranked: list[Scored], key: Callable[[Scored], float]) -> list[Scored]:
+        """The n-th memory of one sitting pays for the ones above it (settings.sitting_penalty; off by default)."""
+        settings = self.p.settings
+        return diversify(ranked, settings.sitting_penalty, settings.context_window_seconds,
+                         settings.sitting_penalty_depth, key)
 
     def retrieve(self, tenant_id: str, user_id: str, query: str, *, top_k: int, token_budget: int,
                  project_id: str | None = None, session_id: str | None = None,
@@ -210,7 +217,7 @@ class Retriever:
             timings["search"] = _ms(t)
             t = time.perf_counter()
             dates = self._dates(query)
-            ranked = rank(hits, now, params, dates, self._needed(vector))
+            ranked = self._diversified(rank(hits, now, params, dates, self._needed(vector)), lambda s: s.score)
             # the best evidence the user's memories hold on their own, without what their slot gained
             best = max((s.relevance - s.context - s.needed for s in ranked if RETRACTION_TAG not in s.memory.tags),
                        default=0.0)
