@@ -20,7 +20,7 @@ from mnemo.domain.models import (
 )
 from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
 from mnemo.domain.sensitive import sensitive_field
-from mnemo.errors import InvalidInput, NotFound, VersionConflict
+from mnemo.errors import InvalidField, InvalidInput, NotFound, VersionConflict
 from mnemo.services.context import Ports
 from mnemo.services.writing import MemoryWriter, NewFact, embed_memories
 
@@ -141,6 +141,7 @@ class UserControl:
                                    details={"field": "custom"})
         now = self.p.clock.now()
         facts: list[NewFact] = []
+        fields: list[str] = []  # the request field each fact comes from, for an error that names it
         templates = {"name": ("User's name is {}.", "name", Category.BIOGRAPHICAL),
                      "location": ("User lives in {}.", "home_location", Category.BIOGRAPHICAL),
                      "occupation": ("User works as {}.", "job", Category.BIOGRAPHICAL)}
@@ -148,16 +149,24 @@ class UserControl:
             if changes.get(key):
                 facts.append(NewFact(content=template.format(changes[key]), category=category, subject=subject,
                                      confidence=1.0, source=SourceKind.USER_EXPLICIT, occurred_at=now))
+                fields.append(key)
+        limit = self.p.settings.max_content_chars
         for key, category in (("preferences", Category.PREFERENCE), ("constraints", Category.CONSTRAINT)):
-            for text in changes.get(key) or []:
+            for i, given in enumerate(changes.get(key) or []):
+                # each becomes a memory: the limits of a remembered one apply (a 42,000-character
+                # preference was stored when only the body limit held it)
+                text = given.strip()
+                if not text or len(text) > limit:
+                    reason = "must not be empty" if not text else f"is longer than {limit} characters"
+                    raise InvalidField(f"{key}.{i} {reason}", details={"field": f"{key}.{i}", "reason": reason})
                 facts.append(NewFact(content=text, category=category, subject=f"profile:{text.lower()[:60]}",
                                      confidence=1.0, source=SourceKind.USER_EXPLICIT, occurred_at=now))
+                fields.append(f"{key}.{i}")
         results = self.writer.write(tenant_id, user_id, facts, actor="api") if facts else []
-        rejected = [(fact, r.reason) for fact, r in zip(facts, results, strict=True) if r.outcome == "rejected"]
+        rejected = [(where, r.reason) for where, r in zip(fields, results, strict=True) if r.outcome == "rejected"]
         if rejected:
-            fact, reason = rejected[0]
-            field = next((k for k, (_t, subject, _c) in templates.items() if subject == fact.subject), "profile")
-            raise InvalidInput(f"profile field was not stored: {reason}", details={"field": field, "reason": reason})
+            where, why = rejected[0]
+            raise InvalidInput(f"profile field was not stored: {why}", details={"field": where, "reason": why})
         with self.p.locks.hold(tenant_id, user_id):
             if "custom" in changes and changes["custom"] is not None:
                 self.writer.profiles.set_custom(tenant_id, user_id, changes["custom"])
