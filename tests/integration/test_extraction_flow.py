@@ -163,3 +163,43 @@ def test_the_users_requests_do_not_wait_for_the_extractor(service: Mnemo, clock)
     clock.advance(seconds=31)
     run_due_jobs(service)  # the turn that came during the extraction has its own job
     assert contents(service) == ["User likes jazz.", "User lives in Lisbon."]
+
+
+class TurnDuringEmbedding:
+    """The real embedder, with the user's next turn sent from another thread when the extracted facts
+    are embedded (as a request in another worker would); records whether that request could finish."""
+
+    def __init__(self, service: Mnemo) -> None:
+        self.service, self.real, self.finished = service, service.ports.embedder, False
+        self.request: threading.Thread | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def embed(self, texts: Any) -> Any:
+        if self.request is None:
+            self.request = threading.Thread(target=say, args=(self.service, "I love jazz.", "c1", "late"))
+            self.request.start()
+            self.request.join(timeout=5)  # with the user's lock held meanwhile, it waits for this embedding
+            self.finished = not self.request.is_alive()
+        return self.real.embed(texts)
+
+
+def test_the_users_requests_do_not_wait_for_the_facts_embedding(service: Mnemo, clock) -> None:
+    say(service, "I live in Lisbon.", message_id="a")
+    embedder = TurnDuringEmbedding(service)
+    service.ports.embedder = embedder  # type: ignore[assignment]
+    clock.advance(seconds=31)
+    run_due_jobs(service)
+    assert embedder.request is not None
+    embedder.request.join()
+    assert embedder.finished
+    assert contents(service) == ["User lives in Lisbon."]
+    stored = service.ports.profiles.get("t", "u")  # the job rebuilt the profile its write made stale
+    assert stored.profile is not None
+    assert stored.is_current(clock.now())
+    assert stored.profile.location is not None
+    assert "Lisbon" in stored.profile.location
+    clock.advance(seconds=31)
+    run_due_jobs(service)
+    assert contents(service) == ["User likes jazz.", "User lives in Lisbon."]

@@ -125,3 +125,65 @@ def test_profile_follows_the_facts(service: Mnemo) -> None:
     profile = service.profiles.current("t", "u")
     assert profile.name == "Ana"
     assert profile.constraints == ["User is allergic to shellfish."]
+
+
+ALLERGY = fact("User is allergic to shellfish.", "allergy:shellfish", category=Category.CONSTRAINT)
+
+
+class WriteDuringRebuild:
+    """The profile store, with another user's write sent from another thread when a rebuild of the
+    profile begins (as a request in another worker would); records whether that write could finish
+    meanwhile. With the rebuild inside the write transaction, it waits for the whole rebuild."""
+
+    def __init__(self, service: Mnemo) -> None:
+        self.service, self.real, self.finished = service, service.ports.profiles, False
+        self.request: threading.Thread | None = None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+    def get(self, tenant_id: str, user_id: str) -> object:
+        if self.request is None and user_id == "u":
+            self.request = threading.Thread(target=self.service.writer.write,
+                                            args=("t", "other", [fact("User likes jazz.", "likes:jazz")]))
+            self.request.start()
+            self.request.join(timeout=5)
+            self.finished = not self.request.is_alive()
+        return self.real.get(tenant_id, user_id)
+
+
+def test_the_profile_is_rebuilt_outside_the_write_transaction(service: Mnemo) -> None:
+    rebuild = WriteDuringRebuild(service)
+    service.ports.profiles = rebuild  # type: ignore[assignment]
+    service.writer.write("t", "u", [ALLERGY])
+    assert rebuild.request is not None
+    rebuild.request.join()
+    assert rebuild.finished  # the other user's write did not wait for this user's rebuild
+    assert [m.content for m in active(service, "other")] == ["User likes jazz."]
+    stored = rebuild.real.get("t", "u")  # built by the write, not left to the next read
+    assert stored.profile is not None
+    assert stored.is_current(service.ports.clock.now())
+    assert stored.profile.constraints == ["User is allergic to shellfish."]
+
+
+class FailingPut:
+    """The profile store refusing to store a build (a busy store, an erase begun meanwhile)."""
+
+    def __init__(self, real: object) -> None:
+        self.real = real
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+    def put(self, *_args: object) -> None:
+        raise RuntimeError("the store refused the build")
+
+
+def test_a_failed_profile_rebuild_leaves_the_committed_write_and_the_next_read_builds_it(service: Mnemo) -> None:
+    real = service.ports.profiles
+    service.ports.profiles = FailingPut(real)  # type: ignore[assignment]
+    result = service.writer.write("t", "u", [ALLERGY])[0]
+    assert result.outcome == "created"
+    assert [m.content for m in active(service)] == ["User is allergic to shellfish."]
+    service.ports.profiles = real
+    assert service.profiles.current("t", "u").constraints == ["User is allergic to shellfish."]

@@ -15,7 +15,7 @@ from mnemo.services.counters import Counters
 from mnemo.services.forgetting import Forgetter
 from mnemo.services.sessions import SessionService
 from mnemo.services.signals import ImplicitSignals
-from mnemo.services.writing import MemoryWriter, NewFact, WriteResult, stable_id
+from mnemo.services.writing import Embedded, MemoryWriter, NewFact, WriteResult, stable_id
 
 log = logging.getLogger("mnemo.extraction")
 
@@ -44,6 +44,16 @@ class ExtractionReport:
     forgotten: list[str] = field(default_factory=list)
     decayed: list[str] = field(default_factory=list)
     checkpointed: bool = False  # the session's rolling summary folded what a checkpoint marked
+
+
+@dataclass
+class Prepared:
+    """An extraction's result ready to write: its facts with their vectors (computed ahead of the lock)."""
+
+    extraction: Extraction
+    facts: list[NewFact]
+    rejected: dict[str, int]
+    embedded: Embedded
 
 
 class ExtractionService:
@@ -75,10 +85,11 @@ class ExtractionService:
             self.counters.add("jobs_deferred_busy")
             return report
         try:
-            # the extractor (the slow part) first reads the turns without the user's lock, so the user's own
-            # requests (turns, remember) do not wait for it; what it found is used only if the turns are
-            # still the same under the lock, else they are read again there
-            early, found = self._read_early(job)
+            # the extractor and the embedding of what it found (the slow parts) first work on the turns read
+            # without the user's lock, so the user's own requests (turns, remember) do not wait for them, and
+            # the lock's holder (raised out of the jobs process's idle priority) does little; what they found
+            # is used only if the turns are still the same under the lock, else they are read again there
+            early, prepared = self._prepare_early(job)
             # the user's lock from the buffer read to the last write: an erase comes before (nothing left
             # to read) or after (it removes what was written), never in between (issue 11, item 1)
             with self.p.locks.hold(job.tenant_id, job.user_id):
@@ -87,8 +98,8 @@ class ExtractionService:
                 # memory turned off after these were buffered: they are let go of unread, by the user's choice
                 seen = bool(turns) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
                 if seen:
-                    same = found is not None and _same_turns(early, turns)
-                    self._extract(job, turns, report, found if same else None)
+                    same = prepared is not None and _same_turns(early, turns)
+                    self._extract(job, turns, report, prepared if same else None)
                 # exactly the turns read, never a range: one with a lower seq may have landed since
                 report.acknowledged = self.p.buffer.acknowledge(job.tenant_id, job.user_id, job.conversation_id,
                                                                 [t.seq for t in turns])
@@ -96,6 +107,9 @@ class ExtractionService:
             self.counters.add("jobs_failed")
             self.p.queue.release(job, self.p.clock.now() + timedelta(seconds=settings.extraction_retry_seconds))
             raise
+        if any(r.memory is not None and r.outcome != "rejected" for r in report.results):
+            # the profile the write made stale, built once the user's lock is let go (the write committed)
+            self.writer.refresh_profile_after_write(job.tenant_id, job.user_id)
         # the rolling summary's checkpoint a turns request marked (after the user's lock: it takes it only to
         # write); a failure leaves the mark for the conversation's next job
         try:
@@ -112,35 +126,45 @@ class ExtractionService:
                                            "rejected": sum(report.rejected.values())})
         return report
 
-    def _read_early(self, job: ExtractionJob) -> tuple[list[BufferedTurn], Extraction | None]:
-        """The pending turns and what the extractor finds in them, read without the user's lock. Only
-        a head start: a store that refuses the read (an erase under way) leaves it to the read under the
-        lock, which decides as it always did; an extractor's error fails the job as it always did."""
+    def _prepare_early(self, job: ExtractionJob) -> tuple[list[BufferedTurn], Prepared | None]:
+        """The pending turns and what the extractor finds in them, embedded, all without the user's lock.
+        Only a head start: a store that refuses the read (an erase under way) leaves it to the read under
+        the lock, which decides as it always did; an extractor's or embedder's error fails the job as it
+        always did."""
         try:
             early = self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq)
             enabled = bool(early) and self.p.user_settings.get(job.tenant_id, job.user_id).memory_enabled
         except Exception as exc:
             log.info("extraction read ahead of the lock failed: reading under it", extra={"error": type(exc).__name__})
             return [], None
-        return early, self._read(early) if enabled else None
+        return early, self._prepare(job, early) if enabled else None
 
     def _read(self, turns: list[BufferedTurn]) -> Extraction:
         return self.p.extractor.extract([defuse_message(t.message) for t in turns])
 
-    def _extract(self, job: ExtractionJob, turns: list[BufferedTurn], report: ExtractionReport,
-                 extraction: Extraction | None = None) -> None:
-        extraction = extraction if extraction is not None else self._read(turns)
+    def _prepare(self, job: ExtractionJob, turns: list[BufferedTurn]) -> Prepared:
+        """What the extractor finds in ``turns``: the facts to store, embedded, and what it rejected."""
+        extraction = self._read(turns)
         project_id = next((t.project_id for t in turns if t.project_id), None)
-        facts = []
+        facts: list[NewFact] = []
+        rejected: dict[str, int] = {}
         for c in extraction.candidates:
             if not c.should_store:
                 key = c.rejection_reason or "rejected"
-                report.rejected[key] = report.rejected.get(key, 0) + 1
+                rejected[key] = rejected.get(key, 0) + 1
                 continue
             if c.confidence < self.p.settings.min_store_confidence:
-                report.rejected["low_confidence"] = report.rejected.get("low_confidence", 0) + 1
+                rejected["low_confidence"] = rejected.get("low_confidence", 0) + 1
                 continue
             facts.append(self._fact(job, c, project_id))
+        return Prepared(extraction, facts, rejected, self.writer.embed(facts) if facts else ([], []))
+
+    def _extract(self, job: ExtractionJob, turns: list[BufferedTurn], report: ExtractionReport,
+                 prepared: Prepared | None = None) -> None:
+        prepared = prepared if prepared is not None else self._prepare(job, turns)
+        extraction = prepared.extraction
+        for key, count in prepared.rejected.items():
+            report.rejected[key] = report.rejected.get(key, 0) + count
         if not self.p.buffer.pending(job.tenant_id, job.user_id, job.conversation_id, job.up_to_seq):
             # the turns are gone (an erase the lock did not fence: another process, a lapsed lease): the
             # facts learnt from them must not come back under a new key
@@ -149,7 +173,8 @@ class ExtractionService:
         for request in extraction.forget:
             report.forgotten.extend(self.forgetter.forget(job.tenant_id, job.user_id, request.query,
                                                           actor="extraction"))
-        report.results = self.writer.write(job.tenant_id, job.user_id, facts, actor="extraction")
+        report.results = self.writer.write(job.tenant_id, job.user_id, prepared.facts, actor="extraction",
+                                           embedded=prepared.embedded, refresh=False)
         corrections = [c for c in extraction.accepted if c.correction]
         if corrections:
             report.decayed = self.signals.corrected(

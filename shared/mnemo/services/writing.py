@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,9 @@ from mnemo.ports import Embedder, Extractor
 from mnemo.services.context import Ports
 from mnemo.services.profile import ProfileView
 
+log = logging.getLogger("mnemo.writing")
+# each fact's whole vector and, for a long one, its sentences' (and keys') vectors
+Embedded = tuple[list[np.ndarray], list[np.ndarray | None]]
 ID_NAMESPACE = uuid.UUID("6f1c1f4e-8a43-4c8e-9a7e-6d4b1f0d2a11")
 LIVE_OR_PENDING = frozenset({*RETRIEVABLE, Status.PENDING})
 # Facts the service learned by itself pass every screen; facts an app hands over explicitly
@@ -95,7 +99,13 @@ class MemoryWriter:
         self.profiles = profiles or ProfileView(ports)
 
     def write(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], *, resolve_conflicts: bool = True,
-              actor: str = "api") -> list[WriteResult]:
+              actor: str = "api", embedded: Embedded | None = None, refresh: bool = True) -> list[WriteResult]:
+        """Write ``facts`` (embedded here unless ``embedded``, from ``embed``, gives their vectors).
+
+        Only the resolution against the stored facts and the rows themselves run inside the write
+        transaction, which every writer of every user waits for; the embedding comes before the user's
+        lock and the profile's rebuild after it. ``refresh=False`` leaves the rebuild to the caller (a
+        caller that holds the user's lock around this write rebuilds it once it has let go)."""
         if not facts:
             return []
         latest = self.p.clock.now() + timedelta(seconds=self.p.settings.max_clock_skew_seconds)
@@ -104,11 +114,12 @@ class MemoryWriter:
             if fact.source in CLIENT_DATED and to_utc(fact.occurred_at) > latest:
                 # a fact dated in the future would outrank every later correction (and overflow expiries)
                 raise InvalidInput("created_at must not be in the future", details={"field": "created_at"})
-        vectors, part_vectors = self._embed(facts)
+        vectors, part_vectors = embedded if embedded is not None else self.embed(facts)
+        if len(vectors) != len(facts) or len(part_vectors) != len(facts):
+            raise ValueError("one embedding per fact")
         results: list[WriteResult] = []
         events: list[AuditEvent] = []
-        wrote = False
-        # the data, the profile it changes and the audit events describing it commit together
+        # the data and the audit events describing it commit together
         with self.p.locks.hold(tenant_id, user_id), self.p.memories.atomic():
             if resolve_conflicts:
                 for fact, vector, part_vector in zip(facts, vectors, part_vectors, strict=True):
@@ -117,18 +128,19 @@ class MemoryWriter:
                 results = self._write_plain(tenant_id, user_id, facts, vectors, part_vectors)
             for result in results:
                 if result.memory is not None and result.outcome != "rejected":
-                    wrote = True
                     events.append(AuditEvent(
                         tenant_id=tenant_id, user_id=user_id, action=f"memory.{result.outcome}", actor=actor,
                         memory_ids=[result.memory.memory_id, *result.superseded], at=self.p.clock.now(),
                         detail={"category": result.memory.category.value, "status": result.memory.status.value}))
-            if wrote:
-                # any write made the cached profile stale; build it now, off the read path
-                self.refresh_profile(tenant_id, user_id)
             self.p.audit.record(events)
+        if events and refresh:
+            # any write made the cached profile stale (its generation moved inside the transaction): build it
+            # now, off the read path but outside the write lock, which every other writer waits for
+            self.refresh_profile_after_write(tenant_id, user_id)
         return results
 
-    def _embed(self, facts: Sequence[NewFact]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    def embed(self, facts: Sequence[NewFact]) -> Embedded:
+        """The vectors ``write`` needs, computed with no lock held (a caller may do this ahead of its lock)."""
         return embed_memories(self.p, [f.content for f in facts], [f.occurred_at for f in facts],
                               [f.source for f in facts], budget=self.p.settings.max_request_embeddings)
 
@@ -313,6 +325,16 @@ class MemoryWriter:
     def refresh_profile(self, tenant_id: str, user_id: str) -> None:
         """Warm the profile cache after a write (the write already made the old build stale)."""
         self.profiles.refresh(tenant_id, user_id)
+
+    def refresh_profile_after_write(self, tenant_id: str, user_id: str) -> None:
+        """``refresh_profile`` once a write has committed. The write is done whatever happens here: a
+        build that fails (an erase began meanwhile, a busy store) leaves the cache stale, and the next
+        read builds it, so the caller is not told its committed write failed."""
+        try:
+            self.refresh_profile(tenant_id, user_id)
+        except Exception as exc:
+            log.warning("profile rebuild after a write failed: the next read builds it",
+                        extra={"error": type(exc).__name__})
 
 
 def capped_parts(content: str, max_parts: int) -> list[str]:

@@ -43,13 +43,17 @@ class UserIndex:
         self._dirty = False
 
     def put(self, memory: Memory, vector: Vector, parts: Vector | None = None) -> None:
+        before = self.memories.get(memory.memory_id)
         self.memories[memory.memory_id] = memory
         self._vectors[memory.memory_id] = vector
         if parts is not None and len(parts):
             self._parts[memory.memory_id] = parts
         else:
             self._parts.pop(memory.memory_id, None)
-        self._bm25.add(memory.memory_id, terms(memory.content))
+        if before is None or before.content != memory.content:
+            # a confirmation or a status change keeps the words: their terms (stemming is the dear part of
+            # a save inside the write transaction) stay as they are
+            self._bm25.add(memory.memory_id, terms(memory.content))
         self._dirty = True
 
     def vector(self, memory_id: str) -> Vector:

@@ -1,0 +1,41 @@
+"""The in-memory index of one user: a memory saved again keeps or replaces its lexical terms."""
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+
+from mnemo.adapters.local.user_index import UserIndex
+from mnemo.domain.models import Category, Memory, Status
+from mnemo.domain.text import terms
+from mnemo.ports import SearchRequest
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def memory(content: str, status: Status = Status.ACTIVE) -> Memory:
+    when = NOW - timedelta(days=3)
+    return Memory(memory_id="m1", tenant_id="t", user_id="u", category=Category.PREFERENCE, subject="drink",
+                  content=content, confidence=0.8, created_at=when, updated_at=when, last_confirmed_at=when,
+                  status=status)
+
+
+def lexical(index: UserIndex, query: str) -> float:
+    # a vector orthogonal to the memory's: only the words can bring it in
+    request = SearchRequest(vector=np.array([0.0, 1.0], dtype=np.float32), terms=terms(query), limit=1, now=NOW)
+    return max((hit.lexical for hit in index.search(request)), default=0.0)
+
+
+def test_a_memory_saved_again_is_found_by_its_current_words_only() -> None:
+    index = UserIndex(2, 1, 1.2, 0.75)
+    vector = np.array([1.0, 0.0], dtype=np.float32)
+    index.put(memory("User drinks green tea."), vector)
+    tea = lexical(index, "green tea")
+    assert tea > 0
+    index.put(memory("User drinks green tea.", Status.PROBATIONARY), vector)  # same words: the same terms
+    assert lexical(index, "green tea") == tea
+    index.put(memory("User drinks black coffee."), vector)  # new words replace the old ones
+    assert lexical(index, "green tea") == 0
+    assert lexical(index, "coffee") > 0
+    index.remove("m1")
+    index.put(memory("User drinks green tea."), vector)
+    assert lexical(index, "green tea") == tea
