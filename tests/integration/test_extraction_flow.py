@@ -203,3 +203,41 @@ def test_the_users_requests_do_not_wait_for_the_facts_embedding(service: Mnemo, 
     clock.advance(seconds=31)
     run_due_jobs(service)
     assert contents(service) == ["User likes jazz.", "User lives in Lisbon."]
+
+
+class WriteDuringResolution:
+    """The memory store, with another user's write sent from another thread each time a fact of user
+    "u" is resolved against the stored ones (as a request in another worker would); records whether
+    every such write could finish meanwhile, i.e. whether the resolution held the write lock."""
+
+    def __init__(self, service: Mnemo) -> None:
+        self.service, self.real = service, service.ports.memories
+        self.requests: list[threading.Thread] = []
+        self.finished: list[bool] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def by_fingerprint(self, tenant_id: str, user_id: str, content: str) -> Any:
+        if user_id == "u":
+            other = threading.Thread(target=say, args=(self.service, f"I like tea {len(self.requests)}.", "c9",
+                                                       f"o{len(self.requests)}", "other"))
+            self.requests.append(other)
+            other.start()
+            other.join(timeout=5)
+            self.finished.append(not other.is_alive())
+        return self.real.by_fingerprint(tenant_id, user_id, content)
+
+
+def test_an_extraction_holds_the_write_lock_only_for_each_facts_rows(service: Mnemo, clock) -> None:
+    say(service, "I live in Lisbon.", message_id="a")
+    say(service, "I work as a nurse.", message_id="b")
+    store = WriteDuringResolution(service)
+    service.ports.memories = store  # type: ignore[assignment]
+    clock.advance(seconds=31)
+    run_due_jobs(service)
+    for request in store.requests:
+        request.join()
+    assert len(store.finished) == 2
+    assert all(store.finished)  # neither fact's resolution kept the other user's turns waiting
+    assert len(contents(service)) == 2

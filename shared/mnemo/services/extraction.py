@@ -173,8 +173,10 @@ class ExtractionService:
         for request in extraction.forget:
             report.forgotten.extend(self.forgetter.forget(job.tenant_id, job.user_id, request.query,
                                                           actor="extraction"))
+        # each fact commits on its own (the write lock is held for one fact's rows at a time): a crash between
+        # two is redone by the job's next copy, whose stable ids find the facts already written
         report.results = self.writer.write(job.tenant_id, job.user_id, prepared.facts, actor="extraction",
-                                           embedded=prepared.embedded, refresh=False)
+                                           embedded=prepared.embedded, refresh=False, each_alone=True)
         corrections = [c for c in extraction.accepted if c.correction]
         if corrections:
             report.decayed = self.signals.corrected(

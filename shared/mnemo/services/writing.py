@@ -99,13 +99,16 @@ class MemoryWriter:
         self.profiles = profiles or ProfileView(ports)
 
     def write(self, tenant_id: str, user_id: str, facts: Sequence[NewFact], *, resolve_conflicts: bool = True,
-              actor: str = "api", embedded: Embedded | None = None, refresh: bool = True) -> list[WriteResult]:
+              actor: str = "api", embedded: Embedded | None = None, refresh: bool = True,
+              each_alone: bool = False) -> list[WriteResult]:
         """Write ``facts`` (embedded here unless ``embedded``, from ``embed``, gives their vectors).
 
         Only the resolution against the stored facts and the rows themselves run inside the write
         transaction, which every writer of every user waits for; the embedding comes before the user's
         lock and the profile's rebuild after it. ``refresh=False`` leaves the rebuild to the caller (a
-        caller that holds the user's lock around this write rebuilds it once it has let go)."""
+        caller that holds the user's lock around this write rebuilds it once it has let go).
+        ``each_alone``: each fact commits on its own with its audit events (for a caller whose redo
+        finds what was written, as an extraction job's stable ids do); else all commit together."""
         if not facts:
             return []
         latest = self.p.clock.now() + timedelta(seconds=self.p.settings.max_clock_skew_seconds)
@@ -118,22 +121,30 @@ class MemoryWriter:
         if len(vectors) != len(facts) or len(part_vectors) != len(facts):
             raise ValueError("one embedding per fact")
         results: list[WriteResult] = []
-        events: list[AuditEvent] = []
-        # the data and the audit events describing it commit together
-        with self.p.locks.hold(tenant_id, user_id), self.p.memories.atomic():
-            if resolve_conflicts:
-                for fact, vector, part_vector in zip(facts, vectors, part_vectors, strict=True):
-                    results.append(self._write_one(tenant_id, user_id, fact, vector, part_vector, True))
-            else:
-                results = self._write_plain(tenant_id, user_id, facts, vectors, part_vectors)
-            for result in results:
-                if result.memory is not None and result.outcome != "rejected":
-                    events.append(AuditEvent(
+        wrote = False
+        items = list(zip(facts, vectors, part_vectors, strict=True))
+        # one transaction for all, or (``each_alone``, a caller that can redo what a crash cut short) one per
+        # fact, so that every other writer waits for one fact's rows at a time, not for the whole batch
+        batches = [[item] for item in items] if each_alone and resolve_conflicts else [items]
+        with self.p.locks.hold(tenant_id, user_id):
+            for batch in batches:
+                # the data and the audit events describing it commit together
+                with self.p.memories.atomic():
+                    if resolve_conflicts:
+                        done = [self._write_one(tenant_id, user_id, fact, vector, part_vector, True)
+                                for fact, vector, part_vector in batch]
+                    else:
+                        done = self._write_plain(tenant_id, user_id, [f for f, _, _ in batch],
+                                                 [v for _, v, _ in batch], [p for _, _, p in batch])
+                    events = [AuditEvent(
                         tenant_id=tenant_id, user_id=user_id, action=f"memory.{result.outcome}", actor=actor,
                         memory_ids=[result.memory.memory_id, *result.superseded], at=self.p.clock.now(),
-                        detail={"category": result.memory.category.value, "status": result.memory.status.value}))
-            self.p.audit.record(events)
-        if events and refresh:
+                        detail={"category": result.memory.category.value, "status": result.memory.status.value})
+                        for result in done if result.memory is not None and result.outcome != "rejected"]
+                    self.p.audit.record(events)
+                results.extend(done)
+                wrote = wrote or bool(events)
+        if wrote and refresh:
             # any write made the cached profile stale (its generation moved inside the transaction): build it
             # now, off the read path but outside the write lock, which every other writer waits for
             self.refresh_profile_after_write(tenant_id, user_id)

@@ -330,7 +330,9 @@ class SqliteMemoryStore:
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
-        with self._db.write():
+        # begun at the first write: the reads before it (a write's resolution against the stored facts) hold
+        # no write lock; every caller holds the user's lock, which every writer of a user's memories takes
+        with self._db.deferred():
             try:
                 yield
             except BaseException:
