@@ -148,6 +148,20 @@ def test_ids_are_one_path_segment(client: Client) -> None:
         client.list_memories("a/memories/../b")
 
 
+def test_a_dot_segment_id_reaches_no_other_route(client: Client) -> None:
+    """'..' as an id was sent as a dot segment, which the URL parser removes: delete_memory(u, "..")
+    became DELETE /v1/users/<u>, the user's erase (round-3 hostile review)."""
+    u = user()
+    client.remember(u, "I like tea.")
+    for memory_id in ("..", "."):
+        with pytest.raises(InvalidRequestError):
+            client.delete_memory(u, memory_id)
+        with pytest.raises(InvalidRequestError):
+            client.get_memory(u, memory_id)
+    assert [m.content for m in client.list_memories(u).items] == ["I like tea."]
+    assert client.get_session(u, "..").session_id == ".."  # the session "..", not a route above it
+
+
 def test_no_retry_on_a_client_error(server: Server) -> None:
     counting = Counting()
     with server.client(retry=FAST, transport=counting) as c, pytest.raises(InvalidRequestError):

@@ -42,8 +42,11 @@ class Call(Generic[T]):
 
 
 def segment(value: str) -> str:
-    """An id as one path segment: nothing in it can reach another route."""
-    return quote(value, safe="")
+    """An id as one path segment: nothing in it can reach another route. A whole "." or ".." is
+    encoded too: as it is, the URL parser removes it as a dot segment (RFC 3986, 5.2.4), and
+    delete_memory(u, "..") became DELETE /v1/users/<u>, the user's erase."""
+    quoted = quote(value, safe="")
+    return quoted.replace(".", "%2E") if quoted in {".", ".."} else quoted
 
 
 def user(user_id: str) -> str:
