@@ -17,6 +17,9 @@ re-ordered by each idea:
   Melanie's): the candidates' cosine to it added with ``UNNAMED_WEIGHT``; it costs a second embedding;
 - the question's head noun phrase ("What martial arts has John done?" -> "martial arts"), a second vector:
   the candidates' cosine to it added with ``HEAD_WEIGHT`` (item 3's "memories of the kind the question asks");
+- generic memories pay (hubness): each candidate's cosines lowered by ``CENTRAL_WEIGHT`` x its cosine to
+  the user's mean memory vector, so "Wow, that's great!" stops matching every question about its speaker;
+  ranked again by ``rank`` (the sitting's context recomputed);
 - a learned fusion (item 3): a pairwise logistic model (RankNet's loss, numpy, no new dependency) over
   the signals ``rank`` computes (semantic cosine, BM25 normalised, the date match, the sitting's context),
   trained on two conversations of the tuning half and measured on the third, for each third in turn.
@@ -58,6 +61,7 @@ SECOND_TERMS = 5
 SECOND_WEIGHT = 0.1
 UNNAMED_WEIGHT = 0.3
 HEAD_WEIGHT = 0.2
+CENTRAL_WEIGHT = 0.3
 AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "is", "are", "was", "were", "would", "might",
                          "could", "can", "should", "will"})
 FEATURES = ("semantic", "lexical", "date", "context")
@@ -77,6 +81,7 @@ class Question:
     features: Array  # one row per candidate: FEATURES
     unnamed: Array  # semantic cosine to the question without its names, per candidate
     head: Array  # semantic cosine to the question's head noun phrase (0 where it has none), per candidate
+    central: Array  # minus the rank of each candidate once generic memories pay (hubness)
 
 
 def recall(ranked: list[str], relevant: set[str], k: int) -> float:
@@ -127,6 +132,8 @@ def gather(service: Any, data: list[dict[str, Any]], id_to_dia: dict[str, str], 
         user = sample["sample_id"]
         clock.set(max(t[2] for t in turns_of(sample)) + timedelta(days=1))
         index = service.ports.memories._index("bench", user)  # the embedded home's vectors (semantic round)
+        mean = np.mean([index.vector(mid) for mid in index.memories], axis=0)
+        mean = mean / np.linalg.norm(mean)
         for qa in sample["qa"]:
             if qa.get("category") == 5 or not qa.get("evidence"):
                 continue
@@ -161,7 +168,8 @@ def gather(service: Any, data: list[dict[str, Any]], id_to_dia: dict[str, str], 
                             for text in (unnamed(qa["question"]), head_phrase(qa["question"]))]
             questions.append(Question(user, qa["question"], CATEGORY[qa["category"]], set(qa["evidence"]), ranked,
                                       [id_to_dia[s.memory.memory_id] for s in ranked], second_lexical,
-                                      second_semantic, features, *alternatives))
+                                      second_semantic, features, *alternatives,
+                                      hubness(ranked, hits, index, mean, clock.now(), params, dates)))
     return questions
 
 
@@ -197,6 +205,20 @@ def second_vector(retriever: Any, index: Any, text: str, user: str, ranked: list
         part = float(best[i]) if np.isfinite(best[i]) else None
         out.append(semantic(Hit(s.memory, float(whole[i]), 0.0, part), sentence_weight))
     return np.array(out)
+
+
+def hubness(ranked: list[Scored], hits: list[Hit], index: Any, mean: Array, now: Any, params: Any,
+            dates: Any) -> Array:
+    """Minus each candidate's place once its cosines (whole and best sentence) lose CENTRAL_WEIGHT x its
+    whole vector's cosine to the user's mean memory vector, ranked again by ``rank``."""
+    def lowered(h: Hit) -> Hit:
+        central = CENTRAL_WEIGHT * float(index.vector(h.memory.memory_id) @ mean)
+        return Hit(h.memory, h.cosine - central, h.lexical,
+                   None if h.part_cosine is None else h.part_cosine - central)
+    again = rank([lowered(h) for h in hits], now, params, dates)
+    again.sort(key=lambda s: (-s.relevance, -s.score, s.memory.memory_id))
+    place = {s.memory.memory_id: i for i, s in enumerate(again)}
+    return np.array([-float(place[s.memory.memory_id]) for s in ranked])
 
 
 def entity_match(q: Question) -> Array:
@@ -243,6 +265,7 @@ def main() -> int:
                                 lambda q: relevance(q) + UNNAMED_WEIGHT * q.unnamed)
     results["head"] = report(f"+ question's head noun phrase {HEAD_WEIGHT}", questions,
                              lambda q: relevance(q) + HEAD_WEIGHT * q.head)
+    results["hubness"] = report(f"generic memories pay (hubness {CENTRAL_WEIGHT})", questions, lambda q: q.central)
     # learned fusion, leave one conversation out
     users = sorted({q.user for q in questions})
     models: dict[str, Array] = {}
