@@ -7,7 +7,7 @@
  * This file only names the operations the way a chat app thinks of them and turns error
  * answers into a `MnemoError` carrying the API's error code.
  */
-import createClient, { type Client as FetchClient } from "openapi-fetch";
+import createClient, { type Client as FetchClient, defaultPathSerializer } from "openapi-fetch";
 
 import type { components, paths } from "./schema.js";
 
@@ -88,6 +88,21 @@ function retrying(inner: typeof globalThis.fetch, retries: number, backoffMs: nu
   };
 }
 
+/**
+ * Each id is one path segment (openapi-fetch encodes it), but a whole "." or ".." is a dot segment
+ * that URL parsing removes, even percent-encoded (WHATWG URL): `deleteMemory(u, "..")` would send
+ * DELETE /v1/users/<u>, the user's erase. Such an id is refused before anything is sent.
+ */
+function idsAsSegments(pathname: string, params: Record<string, unknown>): string {
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (value === "." || value === "..") {
+      throw new MnemoError(400, "invalid_input", `${name}: "${value}" cannot be sent as a path segment`,
+        [{ field: name, reason: "a dot segment" }]);
+    }
+  }
+  return defaultPathSerializer(pathname, params);
+}
+
 export class MnemoClient {
   /** the underlying openapi-fetch client, for anything this class does not name */
   readonly http: FetchClient<paths>;
@@ -98,6 +113,7 @@ export class MnemoClient {
     this.http = createClient<paths>({
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
       headers,
+      pathSerializer: idsAsSegments,
       fetch: retrying(options.fetch ?? globalThis.fetch, options.retries ?? 2, options.backoffMs ?? 200),
     });
   }

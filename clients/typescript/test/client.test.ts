@@ -89,6 +89,18 @@ describe("MnemoClient against mnemo serve", () => {
     });
   });
 
+  test("an id '.' or '..' reaches no other route (deleteMemory(u, '..') erased the user)", async () => {
+    await mnemo.remember("dot", { content: "I like green tea." });
+    for (const id of ["..", "."]) {
+      await assert.rejects(mnemo.deleteMemory("dot", id),
+        (error: unknown) => error instanceof MnemoError && error.code === "invalid_input");
+      await assert.rejects(mnemo.getMemory("dot", id),
+        (error: unknown) => error instanceof MnemoError && error.code === "invalid_input");
+    }
+    const left = await mnemo.listMemories("dot");
+    assert.deepEqual(left.items.map((m) => m.content), ["I like green tea."]);
+  });
+
   test("a wrong key is refused with the API's code", async () => {
     const stranger = new MnemoClient({ baseUrl: server.url, apiKey: "mk_wrong" });
     await assert.rejects(stranger.listMemories("ana"),
