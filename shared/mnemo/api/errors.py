@@ -49,11 +49,20 @@ def error_response(status: int, code: str, message: str, details: Any = None,
                     headers=headers)
 
 
+# the member tags pydantic puts in the location of a union's errors ("task_progress.k.int"): a type,
+# not a field the client sent ("function-after[_visible(), str]" is an annotated str)
+_UNION_TAGS = frozenset({"str", "int", "float", "bool", "none"})
+
+
+def _is_union_tag(part: object) -> bool:
+    return isinstance(part, str) and (part in _UNION_TAGS or part.startswith(("function-", "constrained-")))
+
+
 def validation_details(raw_errors: Any) -> list[dict[str, str]]:
     """Pydantic's error list reduced to field + reason (never echoing the input value)."""
     details = []
     for err in raw_errors:
-        loc = [str(p) for p in err.get("loc", ()) if p not in ("body",)] or ["body"]
+        loc = [str(p) for p in err.get("loc", ()) if p not in ("body",) and not _is_union_tag(p)] or ["body"]
         field = ".".join(loc)
         reason = str(err.get("msg", "invalid"))
         if err.get("type") == "json_invalid":
