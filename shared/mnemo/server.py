@@ -128,6 +128,9 @@ def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes
 # no tenant data behind these: they answer without a key, as in the AWS stack
 PUBLIC_PATHS = frozenset({"/health", "/ready", "/openapi.json", "/docs"})
 SERVED_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
+# the methods named in metrics and logs; any other is "other": a method is the client's text, and each
+# distinct one was a new label value in /metrics (unbounded, and without a key)
+LABELLED_METHODS = SERVED_METHODS | {"HEAD", "OPTIONS"}
 
 
 class Reply:
@@ -243,11 +246,12 @@ class WsgiApp:
         if self.server_timing:
             headers.append(("Server-Timing", f"app;dur={elapsed * 1000:.2f}"))
         start_response(f"{reply.status} {HTTPStatus(reply.status).phrase}", headers)
+        label = method if method in LABELLED_METHODS else "other"
         if self._observe is not None:
-            self._observe(method, route, reply.status, elapsed)
+            self._observe(label, route, reply.status, elapsed)
         if self.access_log:
             access.info("request", extra={
-                "method": method, "route": route, "status": reply.status, "ms": round(elapsed * 1000, 2),
+                "method": label, "route": route, "status": reply.status, "ms": round(elapsed * 1000, 2),
                 "tenant": tenant, "bytes_in": int(environ.get("CONTENT_LENGTH") or 0),
                 "bytes_out": len(reply.body), "worker": os.getpid()})
         return [reply.body]

@@ -26,6 +26,7 @@ import json
 import logging
 import math
 import os
+import re
 import shutil
 import socket
 import sys
@@ -203,6 +204,27 @@ def write_json_error(sock: socket.socket, status_int: int, reason: str, _message
     gunicorn_util.write_nonblock(sock, head + body)
 
 
+class RequestTextOut(logging.Filter):
+    """gunicorn logs its refusals with the request as sent ("Invalid request from ip=...: Invalid HTTP
+    header name: '<the header line>'") and an application error with the URI: a key in a malformed
+    Authorization line, a user id or a query reached the log. The refusal keeps its kind, not the text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.msg)
+        if message.startswith("Invalid request from ip="):
+            head, _, error = message.partition(": ")
+            # gunicorn's words before the quoted input ("Invalid HTTP header name"); anything else may be
+            # the client's own text (an invalid method is only itself)
+            kind = re.split(r"[:']", error, maxsplit=1)[0].strip() if re.search(r"[:']", error) else ""
+            if not re.fullmatch(r"[A-Za-z][A-Za-z ]{0,60}", kind):
+                kind = "malformed request"
+            record.msg = f"{head}: {kind} (the request's text is not logged)"
+            record.args = ()
+        elif message.startswith("Error handling request") and record.args:
+            record.msg, record.args = "Error handling request (its URI is not logged)", ()
+        return True
+
+
 class MnemoApplication(BaseApplication):  # type: ignore[misc]
     def __init__(self, settings: Settings, options: ServeOptions, announce: Callable[[str], None]) -> None:
         self.settings = settings
@@ -222,6 +244,7 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
 
         def post_fork(_server: Any, worker: Any) -> None:
             gunicorn_util.write_error = write_json_error
+            logging.getLogger("gunicorn.error").addFilter(RequestTextOut())
             # loading the model is not a request: keep the arbiter's timeout (meant for stuck requests)
             # from killing a worker that is still booting on a busy machine
             def heartbeat() -> None:
