@@ -113,6 +113,15 @@ def test_a_negated_fact_retires_the_value_it_names_in_another_slot() -> None:
     assert resolve(new, other, 0.62) is Relation.INDEPENDENT
 
 
+def test_old_or_former_in_a_retraction_is_no_word_the_old_fact_must_have() -> None:
+    # "traded in the old F-150": the key old_150 retires "User owns 2015 F-150."
+    old = fact("a", "owns:2015_150", "User owns 2015 F-150.")
+    new = fact("b", "owns:old_150", "User no longer owns old F-150.", polarity=False, days=30)
+    assert resolve(new, old, 0.8) is Relation.CONTRADICTS
+    # the other words of the key still must be there
+    assert resolve(new, fact("c", "owns:2022_silverado", "User owns 2022 Silverado."), 0.8) is Relation.INDEPENDENT
+
+
 def test_instructions_filed_under_different_answer_slots_still_replace_each_other() -> None:
     old = fact("a", "answer_tone", "How to answer the user: add the Japanese translation in brackets.")
     new = instruction("b", "How to answer the user: you do not need to add Japanese translation anymore.", 9)

@@ -397,3 +397,35 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
 
     message = Message(role="user", content=clause, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
     assert slot_candidate(SLOTS[slot], value, clause, False, message, 0.9).content == content
+
+
+@pytest.mark.parametrize(("slot", "value", "clause", "ended"), [
+    ("diet", "keto", "so I quit the keto thing and I'm doing a Mediterranean diet now", True),
+    ("hobby", "watercolours", "I have rather given up on the watercolours", True),
+    ("owns", "old F-150", "I traded in the old F-150 for a 2022 Silverado", True),
+    ("owns", "2022 Silverado", "I traded in the old F-150 for a 2022 Silverado", False),
+    ("home_location", "the Delft dorm", "I moved out of the Delft dorm", True),
+    ("diet", "Mediterranean diet", "so I quit the keto thing and I'm doing a Mediterranean diet now", False),
+    # family, names and ages never end this way ("dropped the kids at school")
+    ("family", "kids", "I quit the kids' football club", False),
+    ("hobby", "climbing", "I took up climbing", False),
+])
+def test_a_verb_of_ending_right_before_a_value_says_it_no_longer_holds(slot: str, value: str, clause: str,
+                                                                       ended: bool) -> None:
+    from mnemo.domain.extraction.pipeline import CEASABLE_SLOTS, ended_just_before
+
+    assert (slot in CEASABLE_SLOTS and ended_just_before(value, clause)) is ended
+
+
+@pytest.mark.parametrize(("statement", "uncertain"), [
+    ("I'm doing a Mediterranean kind of diet now", False),
+    ("I bought some sort of standing desk", False),
+    ("I kind of like jazz", True),
+    ("it's sort of vegan", True),
+    ("kind of into bouldering these days", True),
+    ("maybe I'll move to Porto", True),
+])
+def test_kind_of_hedges_only_outside_a_noun_phrase(statement: str, uncertain: bool) -> None:
+    from mnemo.domain.screening import rejection_reason
+
+    assert (rejection_reason(statement) == "uncertain") is uncertain

@@ -90,11 +90,15 @@ def lifts_instruction(new: Memory, old: Memory) -> bool:
     return old.subject.partition(":")[0] in ANSWER_SLOTS and only_lifts(new.subject, new.content) and bool(shared)
 
 
+_ENDED_QUALIFIERS = frozenset(terms("old former previous ex"))
+
+
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
     ("User's hobby: volleyball"): every word of its key is in the old fact, and the two are close."""
     key = new.subject.partition(":")[2]
-    words = [w for w in key.split("_") if w]
+    # "no longer owns the old F-150" retires "owns 2015 F-150": old / former / previous say it ended, no more
+    words = [w for w in key.split("_") if w and w not in _ENDED_QUALIFIERS]
     return (not new.polarity and old.memory.polarity and bool(words) and old.cosine >= at_least
             and set(words) <= set(terms(old.memory.content)))
 

@@ -25,8 +25,11 @@ _ONE_OFF = re.compile(
 )
 _GUESS = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|i guess|i suppose|not sure|i might|might be|i may|"
-    r"i'm thinking about|i am thinking about|i think i(?:'m| am| might| may)?|i wonder|kind of|sort of|"
-    r"i could be|if i|what if|suppose|imagine|hypothetically|pretend|let's say|as if)\b",
+    r"i'm thinking about|i am thinking about|i think i(?:'m| am| might| may)?|i wonder|"
+    r"i could be|if i|what if|suppose|imagine|hypothetically|pretend|let's say|as if)\b"
+    # "kind of" hedges after its speaker or a verb ("I kind of like jazz", "it's sort of vegan"), not inside
+    # a noun phrase ("a Mediterranean kind of diet", "some sort of standing desk")
+    r"|(?:^|\b(?:i|i'm|im|i am|it's|its|it is|that's|thats|was|is|am|are|just|really|also)\s+)(?:kind|sort) of\b",
     re.IGNORECASE,
 )
 _PASSING = re.compile(

@@ -164,6 +164,7 @@ class LearnedExtractor:
         if slot.name == "project_deadline" and not says_when(f.value):
             return None
         value, negated = f.value, f.span.negated and said_no_longer(slot.name, f.clause)
+        negated = negated or (slot.name in CEASABLE_SLOTS and ended_just_before(f.value, f.clause))
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -269,6 +270,27 @@ def event_value(value: str, clause: str) -> str | None:
         if len(words) < EVENT_MIN_WORDS_WITHOUT_VERB:
             return None
     return value
+
+
+# slots whose value a user stops having, doing or using ("gave up the watercolours", "traded in the old F-150");
+# never family, names or ages ("dropped the kids at school" ends nothing)
+CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", "habit", "likes", "learning",
+                            "project_stack", "current_project", "prefers", "favorite", "home_location"})
+# a verb of ending right before the value, with at most a few function words between ("quit the keto thing",
+# "given up on the watercolours", "taken me off warfarin", "moved out of the Delft dorm")
+_ENDED_BEFORE = re.compile(
+    r"\b(?:quit|quitting|stopped|stopping|gave up|given up|giving up|give up|ditched|ditching|sold|selling|"
+    r"got rid of|traded in|trading in|(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|"
+    r"moved (?:out of|away from)|no longer|not anymore)"
+    r"(?:\s+(?:on|the|my|our|a|an|with|using|doing|eating|playing|taking|at|of|from|that|this|whole|old|all))*\s+$",
+    re.IGNORECASE)
+
+
+def ended_just_before(value: str, clause: str) -> bool:
+    """The clause says, right before the value, that it ended: "I quit the keto thing", "gave up on the
+    watercolours". The tagger's polarity head reads such clauses as stating the value."""
+    at = clause.find(value)
+    return at > 0 and bool(_ENDED_BEFORE.search(clause[:at]))
 
 
 # the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball".
