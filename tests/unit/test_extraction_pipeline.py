@@ -429,3 +429,16 @@ def test_kind_of_hedges_only_outside_a_noun_phrase(statement: str, uncertain: bo
     from mnemo.domain.screening import rejection_reason
 
     assert (rejection_reason(statement) == "uncertain") is uncertain
+
+
+@pytest.mark.parametrize(("value", "clause", "whole"), [
+    ("30", "and the deadline moved to 30 June", "30 June"),
+    ("30th", "due on the 30th of June, then holidays", "30th of June"),
+    ("june", "ship by june 30.", "june 30"),
+    ("end of May", "deadline is end of May", "end of May"),
+    ("Friday", "due Friday 12 people", "Friday"),
+])
+def test_a_date_the_tagger_marked_in_part_is_read_whole(value: str, clause: str, whole: str) -> None:
+    from mnemo.domain.extraction.pipeline import whole_date
+
+    assert whole_date(value, clause) == whole

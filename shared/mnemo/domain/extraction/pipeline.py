@@ -161,10 +161,11 @@ class LearnedExtractor:
             return None  # a stray function word ("from", "it") or a topic word ("project") is no value
         if slot.name in TIME_ONLY_SLOTS and only_when(f.value):
             return None  # "User plans: next" lost what is planned
-        if slot.name == "project_deadline" and not says_when(f.value):
+        found = whole_date(f.value, f.clause) if slot.name in DATED_SLOTS else f.value
+        if slot.name == "project_deadline" and not says_when(found):
             return None
-        value, negated = f.value, f.span.negated and said_no_longer(slot.name, f.clause)
-        negated = negated or (slot.name in CEASABLE_SLOTS and ended_just_before(f.value, f.clause))
+        value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause)
+        negated = negated or (slot.name in CEASABLE_SLOTS and ended_just_before(value, f.clause))
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -270,6 +271,29 @@ def event_value(value: str, clause: str) -> str | None:
         if len(words) < EVENT_MIN_WORDS_WITHOUT_VERB:
             return None
     return value
+
+
+# slots whose value is or holds a date the tagger may mark in part ("30" of "30 June", "june" of "june 30")
+DATED_SLOTS = frozenset({"project_deadline", "birthday"})
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DAY = r"(?:[0-3]?\d(?:st|nd|rd|th)?)"
+_MONTH_AFTER = re.compile(r"^(?:\s+of)?\s+" + _MONTH + r"\b", re.IGNORECASE)
+_DAY_AFTER = re.compile(r"^\s+" + _DAY + r"\b", re.IGNORECASE)
+_ENDS_IN_DAY = re.compile(r"\b" + _DAY + r"$", re.IGNORECASE)
+_ENDS_IN_MONTH = re.compile(r"\b" + _MONTH + r"$", re.IGNORECASE)
+
+
+def whole_date(value: str, clause: str) -> str:
+    """A value that ends in a day runs on to the month after it ("30" -> "30 June"), one that ends in a month
+    to the day after it ("june" -> "june 30"): a deadline of "30" says nothing a later question can use."""
+    at = clause.find(value)
+    if at < 0:
+        return value
+    rest = clause[at + len(value):]
+    more = (_MONTH_AFTER.match(rest) if _ENDS_IN_DAY.search(value) else
+            _DAY_AFTER.match(rest) if _ENDS_IN_MONTH.search(value) else None)
+    return value + more.group(0) if more else value
 
 
 # slots whose value a user stops having, doing or using ("gave up the watercolours", "traded in the old F-150");
