@@ -442,3 +442,20 @@ def test_a_date_the_tagger_marked_in_part_is_read_whole(value: str, clause: str,
     from mnemo.domain.extraction.pipeline import whole_date
 
     assert whole_date(value, clause) == whole
+
+
+@pytest.mark.parametrize(("slot", "value", "clause", "no_longer"), [
+    ("home_location", "Porto", "I said Porto not Lisbon", False),
+    ("home_location", "Lisbon", "I said Porto not Lisbon", True),
+    ("diet", "vegan", "I'm not vegan", True),
+    ("diet", "vegan", "vegan, not anymore", True),
+    ("owns", "the Fiat", "the Fiat is gone", True),
+    ("job", "Target", "I work at Target and I don't like it", False),
+    # a negative slot's own "not" and "anymore" are the avoiding's: only a change undoes it
+    ("avoids", "drink", "I don't drink anymore", False),
+    ("avoids", "gluten", "I don't avoid gluten anymore", True),
+])
+def test_a_negation_after_the_value_is_the_next_values(slot: str, value: str, clause: str, no_longer: bool) -> None:
+    from mnemo.domain.extraction.pipeline import said_no_longer
+
+    assert said_no_longer(slot, clause, value) is no_longer

@@ -164,7 +164,7 @@ class LearnedExtractor:
         found = whole_date(f.value, f.clause) if slot.name in DATED_SLOTS else f.value
         if slot.name == "project_deadline" and not says_when(found):
             return None
-        value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause)
+        value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause, found)
         negated = negated or (slot.name in CEASABLE_SLOTS and ended_just_before(value, f.clause))
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
@@ -248,10 +248,21 @@ _CHANGED = re.compile(r"\b(?:(?:no longer|don't|do not|not|stopped|quit) (?:avoi
 _NEGATIVE_SLOTS = frozenset({"avoids", "dislikes"})
 
 
-def said_no_longer(slot: str, clause: str) -> bool:
+def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
     """The tagger's "negated" holds only where the clause says so: a negation word for most slots, a
-    change for the slots that are negative already."""
-    return bool((_CHANGED if slot in _NEGATIVE_SLOTS else _NEGATION).search(clause))
+    change for the slots that are negative already. After the value only a word that ends what came before
+    counts: in "I said Porto, not Lisbon" the "not" is Lisbon's, not Porto's."""
+    if slot in _NEGATIVE_SLOTS:  # "I don't drink anymore": "anymore" is the avoiding's, which holds
+        return bool(_CHANGED.search(clause))
+    at = clause.find(value) if value else -1
+    if at < 0:
+        return bool(_NEGATION.search(clause))
+    return bool(_NEGATION.search(clause[:at]) or _ENDED_AFTER.search(clause[at + len(value):]))
+
+
+# what, said after a value, ends it ("vegan, not anymore", "the Fiat is gone")
+_ENDED_AFTER = re.compile(r"\b(?:any ?more|no more|no longer|for good|is gone|are gone|is over|is history)\b",
+                          re.IGNORECASE)
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z']+)\s+$")
