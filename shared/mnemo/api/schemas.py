@@ -30,9 +30,9 @@ def _visible(value: str) -> str:
     """Invisible characters dropped before anything reads the text (mnemo.domain.text.visible): a
     secret or an injection marker cannot hide from the screens behind them."""
     seen = visible(value)
-    if value and not seen:
-        raise ValueError("has no visible characters")
-    return seen
+    # nothing visible at all: nothing to hide from a screen either, and the text is left as sent (the
+    # route's own rules, "must not be empty" or a skip, apply to it as before)
+    return seen if seen.strip() else value
 
 
 # every free text a client sends: content, queries, profile and session values, comments, metadata
@@ -290,8 +290,9 @@ class ProfilePatch(Strict):
     name: Text | None = Field(None, min_length=1, max_length=200)
     location: Text | None = Field(None, min_length=1, max_length=200)
     occupation: Text | None = Field(None, min_length=1, max_length=200)
-    preferences: list[Text] | None = Field(None, max_length=20)
-    constraints: list[Text] | None = Field(None, max_length=20)
+    # each becomes a memory: at most MNEMO_MAX_CONTENT_CHARS (2,000) characters, as a remembered one
+    preferences: list[Annotated[Text, Field(max_length=2000)]] | None = Field(None, max_length=20)
+    constraints: list[Annotated[Text, Field(max_length=2000)]] | None = Field(None, max_length=20)
     custom: CustomFields = Field(None, description="the app's own fields; keys: a letter, then letters, "
                                  "digits, '_', '.' or '-' (64 at most)")
 

@@ -156,8 +156,10 @@ class UserControl:
                 # each becomes a memory: the limits of a remembered one apply (a 42,000-character
                 # preference was stored when only the body limit held it)
                 text = given.strip()
-                if not text or len(text) > limit:
-                    reason = "must not be empty" if not text else f"is longer than {limit} characters"
+                if not text:
+                    continue  # a blank item says nothing: skipped, as the profile's list would drop it
+                if len(text) > limit:
+                    reason = f"is longer than {limit} characters"
                     raise InvalidField(f"{key}.{i} {reason}", details={"field": f"{key}.{i}", "reason": reason})
                 facts.append(NewFact(content=text, category=category, subject=f"profile:{text.lower()[:60]}",
                                      confidence=1.0, source=SourceKind.USER_EXPLICIT, occurred_at=now))
