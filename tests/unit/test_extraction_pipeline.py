@@ -216,6 +216,9 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("Galway", "Our lad Cian is off to Galway for college in September", True),
     ("wedding in Flagstaff", "my grandson's wedding is in Flagstaff in June", True),
     ("penicillin", "my patient is allergic to penicillin", True),
+    ("keto", "and husband Dan doing keto now, cooking 2 meals every night", True),
+    ("type 2 diabetic", "my doctor just told me I'm type 2 diabetic", False),
+    ("nurse", "my mum is vegan and I'm a nurse", False),
 ])
 def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: bool) -> None:
     assert (screen(value, clause, "diet") == "about_someone_else") is theirs

@@ -35,12 +35,13 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
 # "my coworker is allergic to X", "our neighbour just moved to Y", "my brother's a vegan"
 _OTHER_PERSON = re.compile(
     rf"(?:^\W*|\b(?:and|but|while|whereas|though)\s+)(?:and |but |also |so |oh |btw |lol )*"
-    rf"(?:my|our|his|her|their|a|the|mi|mis|ma|mon|mes|meine?|minha|meu|mia|mio)\s+(?:\w+\s+)?{_PEOPLE}"
+    # the "my" may be dropped where a clause opens with the person ("and husband Dan doing keto now")
+    rf"(?:(?:my|our|his|her|their|a|the|mi|mis|ma|mon|mes|meine?|minha|meu|mia|mio)\s+(?:\w+\s+)?)?{_PEOPLE}"
     rf"(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?"
     # "my wife Ananya and daughter Diya are going to Mysuru": several of them, still not the user
     rf"(?:(?:and|&)\s+(?:my\s+|our\s+)?(?:\w+\s+)?{_PEOPLE}(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?)*"
     rf"(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
-    rf"lives?|works?|moved|eats?|can't|cannot|doesn't|does|don't|got|gets|wants?|says|said|started|"
+    rf"lives?|works?|moved|eats?|can't|cannot|doesn't|does|don't|got|gets|wants?|says|said|started|doing|"
     rf"'s|'re|keeps?|never|always|es|está|tiene|come|est|a|mange|ist|hat|isst|é|tem|come|è|ha|mangia)\b",
     re.IGNORECASE)
 # the value, at most two more words ("AWS" "key"), then "is", ":" or "=" and the marker
@@ -66,7 +67,13 @@ def _about_someone_else(value: str, clause: str) -> bool:
     """The value sits where the clause talks of someone else: "I'm a nurse and my mum is vegan" (vegan is
     the mum's, nurse the user's); "I'm vegan and my mum is too" (the user's)."""
     at = clause.lower().find(value.lower())
-    return any(at < 0 or at >= m.start() for m in _OTHER_PERSON.finditer(clause))
+    # the user speaking of themselves again between the person and the value takes it back ("my doctor
+    # told me I'm type 2 diabetic", "my mum is vegan and I'm a nurse")
+    return any(at < 0 or (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at]))
+               for m in _OTHER_PERSON.finditer(clause))
+
+
+_USER_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd)\b", re.IGNORECASE)
 
 
 def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
