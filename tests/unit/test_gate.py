@@ -19,6 +19,8 @@ def test_general_knowledge_skips_retrieval(query: str) -> None:
 @pytest.mark.parametrize("query", [
     "What should I cook for dinner?", "Remind me what we discussed last time", "Where do I live?",
     "Can you recommend a restaurant?", "Write a function that parses a date",
+    # counting down to a date the user never names ("how many weeks left" till their deadline)
+    "how many weeks left", "How long until the exam?", "when is the deadline",
 ])
 def test_personal_or_personalisable_queries_retrieve(query: str) -> None:
     assert decide(query).decision is GateDecision.RETRIEVE

@@ -46,6 +46,10 @@ _GENERAL = re.compile(
     r"^\s*(?:what|who|whom|when|where|which|why|how|is|are|was|were|does|do|did|can|could|define|explain|"
     r"describe|calculate|compute|convert|translate|list|name|tell me about)\b", re.IGNORECASE,
 )
+# "how many weeks left", "how long until the exam": the date counted to is the user's, unnamed
+_COUNTDOWN = re.compile(
+    r"\bhow (?:many|much|long)\b.*\b(?:left|remaining|to go|until|till|til|before)\b|\b(?:deadline|due date)\b",
+    re.IGNORECASE)
 _YOU_ONLY = re.compile(r"^\s*(?:who|what) are you\b|\byour (?:name|model|version)\b", re.IGNORECASE)
 
 
@@ -69,6 +73,8 @@ def decide(query: str) -> Gate:
         return Gate(GateDecision.RETRIEVE, "refers to the past")
     if PERSONAL.search(text):
         return Gate(GateDecision.RETRIEVE, "personal reference")
+    if _COUNTDOWN.search(text):
+        return Gate(GateDecision.RETRIEVE, "counts down to a date the user may have")
     if _YOU_ONLY.search(text):
         return Gate(GateDecision.SKIP, "about the assistant")
     if _PERSONALISABLE.search(text):
