@@ -7,15 +7,29 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
+from mnemo.domain.extraction.candidates import Candidate
 from mnemo.domain.extraction.dates import anchor
-from mnemo.domain.extraction.pipeline import joined_fragments
+from mnemo.domain.extraction.pipeline import (
+    CEASABLE_SLOTS,
+    ended_just_before,
+    joined_fragments,
+    said_no_longer,
+    slot_candidate,
+    whole_date,
+)
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
 from mnemo.domain.extraction.slots import SLOTS, slot_identity, subject_for, value_key
 from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates
-from mnemo.domain.models import Category
+from mnemo.domain.models import Category, Message
 
 MONDAY = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # a Monday
+
+
+def said(slot: str, value: str, clause: str, negated: bool = False) -> Candidate:
+    """The fact ``slot_candidate`` makes of a value found in a clause the user said on 2 March 2026."""
+    message = Message(role="user", content=clause, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
+    return slot_candidate(SLOTS[slot], value, clause, negated, message, 0.9)
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -276,8 +290,6 @@ def test_a_former_job_is_not_the_current_one(clause: str, former: bool) -> None:
     ("avoids", "I avoid gluten too btw", False),
 ])
 def test_a_value_is_negated_only_where_the_clause_says_so(slot: str, clause: str, negated: bool) -> None:
-    from mnemo.domain.extraction.pipeline import said_no_longer
-
     assert said_no_longer(slot, clause) is negated
 
 
@@ -360,11 +372,7 @@ def test_the_word_that_ends_a_fact_is_no_part_of_its_value(value: str, clause: s
                                                             content: str) -> None:
     # "quit volleyball" as the value kept the key "quit_volleyball", which no longer retired "User's hobby:
     # volleyball" (every word of the key must be in the old fact)
-    from mnemo.domain.extraction.pipeline import slot_candidate
-    from mnemo.domain.models import Message
-
-    message = Message(role="user", content=clause, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
-    candidate = slot_candidate(SLOTS["hobby"], value, clause, True, message, 0.9)
+    candidate = said("hobby", value, clause, negated=True)
     assert (candidate.subject, candidate.content) == (subject, content)
 
 
@@ -379,12 +387,7 @@ def test_the_word_that_ends_a_fact_is_no_part_of_its_value(value: str, clause: s
     ("films my sister and I watch", "User likes films their sister and they watch."),
 ])
 def test_pronouns_in_a_title_are_the_titles_own(value: str, content: str) -> None:
-    from mnemo.domain.extraction.pipeline import slot_candidate
-    from mnemo.domain.models import Message
-
-    message = Message(role="user", content=f"I love {value}", message_id="m1",
-                      created_at=datetime(2026, 3, 2, tzinfo=UTC))
-    assert slot_candidate(SLOTS["likes"], value, f"I love {value}", False, message, 0.9).content == content
+    assert said("likes", value, f"I love {value}").content == content
 
 
 @pytest.mark.parametrize(("slot", "value", "clause", "content"), [
@@ -395,11 +398,7 @@ def test_pronouns_in_a_title_are_the_titles_own(value: str, content: str) -> Non
      "User passed their driving test (said on 2026-03-02)."),
 ])
 def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, clause: str, content: str) -> None:
-    from mnemo.domain.extraction.pipeline import slot_candidate
-    from mnemo.domain.models import Message
-
-    message = Message(role="user", content=clause, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
-    assert slot_candidate(SLOTS[slot], value, clause, False, message, 0.9).content == content
+    assert said(slot, value, clause).content == content
 
 
 @pytest.mark.parametrize(("slot", "value", "clause", "ended"), [
@@ -415,8 +414,6 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
 ])
 def test_a_verb_of_ending_right_before_a_value_says_it_no_longer_holds(slot: str, value: str, clause: str,
                                                                        ended: bool) -> None:
-    from mnemo.domain.extraction.pipeline import CEASABLE_SLOTS, ended_just_before
-
     assert (slot in CEASABLE_SLOTS and ended_just_before(value, clause)) is ended
 
 
@@ -442,8 +439,6 @@ def test_kind_of_hedges_only_outside_a_noun_phrase(statement: str, uncertain: bo
     ("Friday", "due Friday 12 people", "Friday"),
 ])
 def test_a_date_the_tagger_marked_in_part_is_read_whole(value: str, clause: str, whole: str) -> None:
-    from mnemo.domain.extraction.pipeline import whole_date
-
     assert whole_date(value, clause) == whole
 
 
@@ -459,6 +454,4 @@ def test_a_date_the_tagger_marked_in_part_is_read_whole(value: str, clause: str,
     ("avoids", "gluten", "I don't avoid gluten anymore", True),
 ])
 def test_a_negation_after_the_value_is_the_next_values(slot: str, value: str, clause: str, no_longer: bool) -> None:
-    from mnemo.domain.extraction.pipeline import said_no_longer
-
     assert said_no_longer(slot, clause, value) is no_longer
