@@ -241,3 +241,18 @@ def test_an_extraction_holds_the_write_lock_only_for_each_facts_rows(service: Mn
     assert len(store.finished) == 2
     assert all(store.finished)  # neither fact's resolution kept the other user's turns waiting
     assert len(contents(service)) == 2
+
+
+def test_a_value_that_ends_and_its_replacement_in_one_message_are_both_written(service: Mnemo) -> None:
+    # both are the job: the retraction and the new job had one stable id, so the second was taken for a
+    # redelivery of the first and never written
+    say(service, "I work at Chipotle.", message_id="a")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    say(service, "ugh i quit chipotle, my manager was so mid. im at target now doing stocking", conversation="c2",
+        message_id="b")
+    service.ingestor.close("t", "u", "c2")
+    run_due_jobs(service)
+    jobs = [m for m in service.ports.memories.all_for_user("t", "u") if m.subject == "job"]
+    assert len({m.memory_id for m in jobs}) == 3
+    assert [m.content for m in jobs if m.status is Status.ACTIVE] == ["User's job: target."]

@@ -193,7 +193,11 @@ class ExtractionService:
             provenance=Provenance(source=c.source, conversation_id=job.conversation_id,
                                   message_ids=[c.message_id], extractor=self.p.extractor.name,
                                   extractor_version=self.p.extractor.version, evidence=c.evidence[:500]),
-            memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, c.message_id, c.subject),
+            # the same message read again gives the same ids (a redelivered job writes nothing twice); a value
+            # that ends and the one that replaces it in one message ("i quit chipotle, im at target now") share
+            # a subject, so a retraction's id says it is one (a positive fact's id is as it always was)
+            memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, c.message_id,
+                                *([c.subject] if c.polarity else [c.subject, "no longer"])),
         )
 
 
