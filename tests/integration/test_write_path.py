@@ -187,3 +187,16 @@ def test_a_failed_profile_rebuild_leaves_the_committed_write_and_the_next_read_b
     assert [m.content for m in active(service)] == ["User is allergic to shellfish."]
     service.ports.profiles = real
     assert service.profiles.current("t", "u").constraints == ["User is allergic to shellfish."]
+
+
+def test_a_retraction_retires_every_live_fact_that_names_its_value(service: Mnemo, clock) -> None:
+    service.writer.write("t", "u", [fact("User likes watercolours.", "likes:watercolour"),
+                                    fact("User's hobby: painting in watercolours as a girl.",
+                                         "hobby:paint_watercolour_girl"),
+                                    fact("User's hobby: community choir.", "hobby:community_choir")])
+    clock.advance(days=30)
+    service.writer.write("t", "u", [fact("User no longer does watercolours.", "hobby:watercolour",
+                                         polarity=False, when=clock.now())])
+    # the closest one was retired before; the other fact that names watercolours stayed active
+    assert sorted(m.content for m in active(service)) == ["User no longer does watercolours.",
+                                                          "User's hobby: community choir."]

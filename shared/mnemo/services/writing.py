@@ -18,6 +18,7 @@ from mnemo.domain.conflicts import (
     classify,
     lifts_instruction,
     outranks,
+    retires_value,
     same_partition,
 )
 from mnemo.domain.extraction import Candidate
@@ -241,6 +242,7 @@ class MemoryWriter:
             if resolution.new_wins:
                 result = self._supersede(other, new)
                 self._retire_project_facts(new)
+                self._retire_named_values(new, [e for e in nearby.values() if e.memory.memory_id != other.memory_id])
                 return result
             # an older or less authoritative statement: kept for the record, never active
             new.status = Status.SUPERSEDED
@@ -273,6 +275,17 @@ class MemoryWriter:
                   and same_partition(m, project) and m not in stale]
         for old in stale:
             self._retire(old, project.memory_id)
+
+    def _retire_named_values(self, retraction: Memory, others: list[Existing]) -> None:
+        """A retraction retires every live fact that names its value, not only the closest: "given up on the
+        watercolours" ends "likes watercolours" and "hobby: painting in watercolours" alike."""
+        if not retracts(retraction.subject, retraction.polarity):
+            return
+        for e in others:
+            if (e.memory.status is Status.ACTIVE and same_partition(e.memory, retraction)
+                    and e.memory.created_at <= retraction.created_at
+                    and retires_value(retraction, e, self.p.settings.retraction_similarity)):
+                self._retire(e.memory, retraction.memory_id)
 
     def _retire(self, old: Memory, by: str) -> None:
         retired = old.model_copy(update={"status": Status.SUPERSEDED, "superseded_by": by, "confidence": 0.0,
