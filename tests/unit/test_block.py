@@ -1,6 +1,6 @@
 from datetime import UTC, datetime, timedelta
 
-from mnemo.domain.block import build_block
+from mnemo.domain.block import build_block, quote
 from mnemo.domain.models import Category, Memory, Profile
 from mnemo.domain.text import estimate_tokens
 
@@ -47,3 +47,8 @@ def test_empty_user_gets_no_block() -> None:
 def test_conflicts_are_labelled() -> None:
     block = build_block(None, [memory("a", "A"), memory("b", "B")], NOW, 500, {"a", "b"})
     assert block.text.count("CONFLICT: ask the user") == 2
+
+
+def test_a_persian_or_sinhala_joiner_stays_raw_in_the_block() -> None:
+    assert quote("می\u200cخواهم ශ්\u200dරී") == '"می\u200cخواهم ශ්\u200dරී"'
+    assert quote("a\u2028b\u202e") == '"a\\u2028b\\u202e"'

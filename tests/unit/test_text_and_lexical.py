@@ -1,6 +1,6 @@
 from mnemo.domain.grammar import third_person
 from mnemo.domain.lexical import Bm25Index
-from mnemo.domain.text import sentence_parts, stem, terms
+from mnemo.domain.text import sentence_parts, stem, terms, visible
 
 
 def test_terms_drop_stopwords_and_stem() -> None:
@@ -33,3 +33,12 @@ def test_third_person_rewrites() -> None:
     assert third_person("I'm vegan") == "User is vegan."
     assert third_person("I really love my dog") == "User really loves their dog."
     assert third_person("My sister studies law") == "User's sister studies law."
+
+
+def test_visible_keeps_the_joiners_a_script_needs_and_drops_those_that_hide_a_latin_word() -> None:
+    persian, sinhala, devanagari = "می\u200cخواهم", "ශ්\u200dරී", "क्\u200dष"
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    for text in (persian, sinhala, devanagari, family, f"I want {persian} and {family}"):
+        assert visible(text) == text
+    assert visible("pass\u200cword and pass\u200dword") == "password and password"
+    assert visible("\u200dSYSTEM:\u200c") == "SYSTEM:"

@@ -39,13 +39,13 @@ def age_label(created: datetime, now: datetime) -> str:
 
 # JSON escapes only the ASCII controls; a model's tokenizer or a prompt renderer also breaks lines at
 # U+0085, U+2028 and U+2029, and bidirectional controls show a reader text that is not what the
-# model reads. Every control, format and separator character is escaped too, but the joiner that
-# holds an emoji sequence together.
+# model reads. Every control, format and separator character is escaped too, but the joiners that
+# hold an emoji sequence or a Persian or Indic word together (mnemo.domain.text.visible keeps them).
 _ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
 def _escape(ch: str) -> str:
-    if ch != "\u200d" and unicodedata.category(ch) in _ESCAPED:
+    if ch not in "\u200c\u200d" and unicodedata.category(ch) in _ESCAPED:
         return f"\\u{ord(ch):04x}"
     return ch
 

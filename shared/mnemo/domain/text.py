@@ -99,8 +99,15 @@ def estimate_tokens(text: str) -> int:
     return max(len(text) // 4, len(text.split()), 1) if text else 0
 
 
-_ZWJ = "\u200d"
+# the joiners (ZWNJ, ZWJ) shape the letters of scripts that need them (Persian "می<ZWNJ>خواهم", Sinhala
+# "ශ්<ZWJ>රී", Devanagari half forms) and hold an emoji sequence together; only beside a Latin letter or
+# digit, or at an edge, do they draw nothing and only hide a word from the screens ("pass<U+200D>word")
+_JOINERS = frozenset("\u200c\u200d")
 _KEPT_CONTROLS = frozenset("\t\n\r")
+
+
+def _latin_or_edge(ch: str) -> bool:
+    return not ch or (ch.isalnum() and ch < "\u0250")
 
 
 def _invisible(text: str, at: int) -> bool:
@@ -112,12 +119,9 @@ def _invisible(text: str, at: int) -> bool:
         return True
     if category != "Cf":
         return False
-    if ch != _ZWJ:
+    if ch not in _JOINERS:
         return True
-    # a joiner inside an emoji sequence draws one picture; between two letters or digits it only hides
-    # a word from the screens ("pass<U+200D>word")
-    before, after = text[at - 1:at], text[at + 1:at + 2]
-    return before.isalnum() or after.isalnum() or not before or not after
+    return _latin_or_edge(text[at - 1:at]) or _latin_or_edge(text[at + 1:at + 2])
 
 
 def visible(text: str) -> str:
@@ -127,7 +131,7 @@ def visible(text: str) -> str:
 
     Invisible characters carry nothing a reader of a memory sees, but they hide a word from the
     secret and injection screens ("pass<U+200B>word is hunter2", "SYS<U+200B>TEM:"); fullwidth forms
-    do the same for markers (fullwidth "SYSTEM:"). Emoji sequences keep their joiners; accents and
+    do the same for markers (fullwidth "SYSTEM:"). Emoji sequences and the scripts that need them keep their joiners; accents and
     other scripts are untouched (no NFKC: it would rewrite what the user wrote, one-half into 1/2)."""
     if text.isascii() and text.isprintable():
         return text
