@@ -132,7 +132,8 @@ def visible(text: str) -> str:
     Invisible characters carry nothing a reader of a memory sees, but they hide a word from the
     secret and injection screens ("pass<U+200B>word is hunter2", "SYS<U+200B>TEM:"); fullwidth forms
     do the same for markers (fullwidth "SYSTEM:"). Emoji sequences and the scripts that need them keep
-    their joiners; accents and other scripts are untouched (no NFKC: it would rewrite what the user wrote, one-half into 1/2)."""
+    their joiners; accents and other scripts are untouched (no NFKC: it would rewrite what the user
+    wrote, one-half into 1/2)."""
     if text.isascii() and text.isprintable():
         return text
     out: list[str] = []
