@@ -157,6 +157,16 @@ TENANT_KEY_OWNER = "#tenant"
 def tenant_hash(vault: KeyVault, tenant_id: str, purpose: str, value: str) -> str:
     """A keyed hash under the tenant's secret (HMAC): a pseudonym or a query hash that someone holding
     the stored data cannot confirm by hashing a guess, and that never matches across tenants."""
-    key = hmac.new(vault.data_key(tenant_id, TENANT_KEY_OWNER), b"mnemo/tenant-hash/v1/" + purpose.encode(),
-                   hashlib.sha256).digest()
+    return keyed_hash(tenant_hash_key(vault, tenant_id, purpose), value)
+
+
+def tenant_hash_key(vault: KeyVault, tenant_id: str, purpose: str) -> bytes:
+    """The key ``tenant_hash`` hashes with for one purpose. The tenant's secret is never destroyed (no
+    user id is its owner, so no erase reaches it) and never changes (a master key rotation wraps the
+    same secret again), so a process may keep this key for its whole life."""
+    return hmac.new(vault.data_key(tenant_id, TENANT_KEY_OWNER), b"mnemo/tenant-hash/v1/" + purpose.encode(),
+                    hashlib.sha256).digest()
+
+
+def keyed_hash(key: bytes, value: str) -> str:
     return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:16]

@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from mnemo.crypto import tenant_hash
+from mnemo.crypto import keyed_hash, tenant_hash_key
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
@@ -55,6 +55,7 @@ class RetrieveResult:
 
 
 TRACE_TIMING_GRAIN_MS = 50
+QUERY_KEYS_KEPT = 1024  # tenants whose query-hash key a process keeps
 
 
 def _near_miss(s: Scored, best: float, floor: float, ratio: float) -> bool:
@@ -116,8 +117,20 @@ class Retriever:
         self.affinity = affinity if affinity is not None and affinity.fits(space, ports.embedder.dimension) else None
         self._pool = (ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
                       if profile_in_parallel else None)
+        self._query_keys: dict[str, bytes] = {}
         # told of every retrieval (the Lambda records its per-stage metrics); never given the query text
         self.observers: list[Callable[[RetrieveResult], None]] = []
+
+    def _query_hash_key(self, tenant_id: str) -> bytes:
+        """The tenant's query-hash key, derived once per process (the tenant's secret never changes:
+        ``tenant_hash_key``); reading it from the vault was a database read on every retrieve."""
+        key = self._query_keys.get(tenant_id)
+        if key is None:
+            key = tenant_hash_key(self.p.vault, tenant_id, "query")
+            if len(self._query_keys) >= QUERY_KEYS_KEPT:
+                self._query_keys.clear()  # bounded; tenants are few, and a miss costs one read
+            self._query_keys[tenant_id] = key
+        return key
 
     def close(self) -> None:
         if self._pool is not None:
@@ -386,7 +399,7 @@ class Retriever:
         trace = RetrievalTrace(
             trace_id=trace_id, tenant_id=tenant_id, user_id=user_id, conversation_id=conversation_id,
             decision=decision, reason=reason,
-            query_hash=tenant_hash(self.p.vault, tenant_id, "query", query),
+            query_hash=keyed_hash(self._query_hash_key(tenant_id), query),
             # built without re-validation: every value comes from our own ranked objects (hot path)
             candidates=[TraceCandidate.model_construct(
                 memory_id=s.memory.memory_id, cosine=round(s.cosine, 4), lexical=round(s.lexical, 4),

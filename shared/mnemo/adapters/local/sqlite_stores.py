@@ -16,7 +16,7 @@ from mnemo.adapters.local.background_writer import BackgroundWriter
 from mnemo.adapters.local.erase_fence import EraseFence
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.clock import iso
-from mnemo.crypto import SealError, UserCipher
+from mnemo.crypto import NoDataKey, SealError, UserCipher
 from mnemo.domain.models import (
     AuditEvent,
     BufferedTurn,
@@ -40,18 +40,24 @@ class SqliteProfileStore:
         self._db = db
         self._cipher = cipher
 
+    # without a key (an erase not finished) nothing sealed is readable; the generation still is. Opening
+    # reads the user's key once, and says when there is none (it was looked up first, a second read of it
+    # on every retrieve)
     def _open(self, tenant_id: str, user_id: str, sealed: bytes | None) -> Profile | None:
-        # without a key (an erase not finished) nothing sealed is readable; the generation still is
-        if not sealed or self._cipher.existing_key(tenant_id, user_id) is None:
+        if not sealed:
             return None
-        return Profile.model_validate_json(self._cipher.open(tenant_id, user_id, "profile", "profile", sealed))
+        try:
+            return Profile.model_validate_json(self._cipher.open(tenant_id, user_id, "profile", "profile", sealed))
+        except NoDataKey:
+            return None
 
     def _custom(self, tenant_id: str, user_id: str, sealed: bytes | None, legacy: Profile | None) -> dict[str, str]:
         if sealed is None:  # a row written before the app's fields were kept apart
             return dict(legacy.custom) if legacy else {}
-        if self._cipher.existing_key(tenant_id, user_id) is None:
+        try:
+            return dict(json.loads(self._cipher.open(tenant_id, user_id, "profile", "custom", sealed)))
+        except NoDataKey:
             return {}
-        return dict(json.loads(self._cipher.open(tenant_id, user_id, "profile", "custom", sealed)))
 
     def get(self, tenant_id: str, user_id: str) -> StoredProfile:
         with self._db.read() as conn:
