@@ -411,6 +411,14 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
     # family, names and ages never end this way ("dropped the kids at school")
     ("family", "kids", "I quit the kids' football club", False),
     ("hobby", "climbing", "I took up climbing", False),
+    # an ending denied, wished for or planned has not happened
+    ("habit", "coffee", "I can't quit coffee", False),
+    ("hobby", "guitar", "I've never stopped playing guitar", False),
+    ("habit", "smoking", "I'm trying to quit smoking", False),
+    ("hobby", "watercolours", "I haven't given up on the watercolours", False),
+    ("owns", "Tesla", "I'm thinking of selling my Tesla", False),
+    ("owns", "Tesla", "I don't want to give up my Tesla", False),
+    ("owns", "Tesla", "I had to give up my Tesla", True),
 ])
 def test_a_verb_of_ending_right_before_a_value_says_it_no_longer_holds(slot: str, value: str, clause: str,
                                                                        ended: bool) -> None:
@@ -424,6 +432,12 @@ def test_a_verb_of_ending_right_before_a_value_says_it_no_longer_holds(slot: str
     ("it's sort of vegan", True),
     ("kind of into bouldering these days", True),
     ("maybe I'll move to Porto", True),
+    ("I'm vegan, kind of", True),
+    ("we sort of moved to Lisbon", True),
+    ("I have kind of given up on it", True),
+    ("this is kind of my diet now", True),
+    ("what kind of music do I like", False),
+    ("it was that kind of day", False),
 ])
 def test_kind_of_hedges_only_outside_a_noun_phrase(statement: str, uncertain: bool) -> None:
     from mnemo.domain.screening import rejection_reason

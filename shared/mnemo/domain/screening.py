@@ -26,12 +26,21 @@ _ONE_OFF = re.compile(
 _GUESS = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|i guess|i suppose|not sure|i might|might be|i may|"
     r"i'm thinking about|i am thinking about|i think i(?:'m| am| might| may)?|i wonder|"
-    r"i could be|if i|what if|suppose|imagine|hypothetically|pretend|let's say|as if)\b"
-    # "kind of" hedges after its speaker or a verb ("I kind of like jazz", "it's sort of vegan"), not inside
-    # a noun phrase ("a Mediterranean kind of diet", "some sort of standing desk")
-    r"|(?:^|\b(?:i|i'm|im|i am|it's|its|it is|that's|thats|was|is|am|are|just|really|also)\s+)(?:kind|sort) of\b",
+    r"i could be|if i|what if|suppose|imagine|hypothetically|pretend|let's say|as if)\b",
     re.IGNORECASE,
 )
+# "kind of" hedges ("I kind of like jazz", "we sort of moved", "vegan, kind of") but inside a noun phrase
+# ("a Mediterranean kind of diet", "some sort of standing desk", "what kind of music")
+_KIND_OF = re.compile(r"\b(?:kind|sort) of\b", re.IGNORECASE)
+_IN_NOUN_PHRASE = re.compile(
+    r"\b(?:a|an|the|some|any|what|which|this|that|these|those|every|each|one|same|other|another|different|no|"
+    r"my|your|our|their|his|her|its|whatever)\s+(?:(?!(?:is|am|are|was|were|be|been|just|really|also|i)\b)"
+    r"[\w-]+\s+)?$", re.IGNORECASE)
+
+
+def _hedged(statement: str) -> bool:
+    return any(not _IN_NOUN_PHRASE.search(statement, 0, m.start()) for m in _KIND_OF.finditer(statement))
+
 _PASSING = re.compile(
     r"\b(?:i'm|i am|i feel|feeling|i felt)\s+(?:so |very |really |a bit |kind of |pretty |super |quite )?"
     r"(?:tired|sleepy|hungry|thirsty|angry|mad|sad|upset|happy|glad|bored|stressed|annoyed|frustrated|"
@@ -161,7 +170,7 @@ def rejection_reason(statement: str) -> str | None:
         return "identity_or_permission_claim"
     if _ONE_OFF.search(statement):
         return "one_off_request"
-    if _GUESS.search(statement):
+    if _GUESS.search(statement) or _hedged(statement):
         return "uncertain"
     if _PASSING.search(statement):
         return "passing_state"

@@ -321,11 +321,19 @@ _ENDED_BEFORE = re.compile(
     re.IGNORECASE)
 
 
+# an ending denied, wished for or only planned has not happened ("I can't quit coffee", "never stopped playing
+# guitar", "trying to quit smoking", "thinking of selling my Tesla"); "had to give it up" has
+_NOT_ENDED = re.compile(
+    r"(?:n['’]t|\b(?:never|not|no|cannot|wanna|gonna|might|may|will|would|should|could|(?<!\bhad )to|of|about))"
+    r"(?:\s+(?:really|even|ever|yet|just|totally|fully|completely))*\s+$", re.IGNORECASE)
+
+
 def ended_just_before(value: str, clause: str) -> bool:
     """The clause says, right before the value, that it ended: "I quit the keto thing", "gave up on the
     watercolours". The tagger's polarity head reads such clauses as stating the value."""
     at = clause.find(value)
-    return at > 0 and bool(_ENDED_BEFORE.search(clause[:at]))
+    ended = _ENDED_BEFORE.search(clause[:at]) if at > 0 else None
+    return ended is not None and not _NOT_ENDED.search(clause[:ended.start()])
 
 
 # the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball".
