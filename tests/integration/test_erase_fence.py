@@ -1,0 +1,46 @@
+"""The erase fence of the embedded home (mnemo.adapters.local.erase_fence): what predates an erase is
+dropped, what follows it is kept, and a fence is not kept past its day."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from mnemo.adapters.local.erase_fence import EraseFence
+from mnemo.adapters.local.sqlite_db import Database
+from mnemo.clock import ManualClock
+
+START = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def owner(record: tuple[str, datetime]) -> tuple[str, str, datetime]:
+    return "t", record[0], record[1]
+
+
+def fences(db: Database) -> int:
+    with db.read() as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM erase_fences").fetchone()[0])
+
+
+def test_a_record_made_before_its_users_erase_is_dropped_and_one_made_after_is_kept(tmp_path: Path) -> None:
+    db, clock = Database(tmp_path / "m.db"), ManualClock(START)
+    fence = EraseFence(lambda tenant_id, user_id: f"{tenant_id}/{user_id}", clock)
+    before = clock.now()
+    clock.advance(seconds=1)
+    with db.write() as conn:
+        fence.mark(conn, "t", "u")
+    after = clock.now()
+    records = [("u", before), ("u", after), ("v", before)]
+    with db.write() as conn:
+        assert fence.kept(conn, records, owner) == [("u", after), ("v", before)]
+
+
+def test_a_fence_is_dropped_after_its_day_though_no_other_erase_follows(tmp_path: Path) -> None:
+    db, clock = Database(tmp_path / "m.db"), ManualClock(START)
+    fence = EraseFence(lambda tenant_id, user_id: f"{tenant_id}/{user_id}", clock)
+    with db.write() as conn:
+        fence.mark(conn, "t", "u")
+    clock.advance(seconds=(EraseFence.KEPT + timedelta(seconds=1)).total_seconds())
+    with db.write() as conn:
+        fence.kept(conn, [("v", clock.now())], owner)
+    assert fences(db) == 0
