@@ -233,6 +233,10 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("keto", "and husband Dan doing keto now, cooking 2 meals every night", True),
     ("type 2 diabetic", "my doctor just told me I'm type 2 diabetic", False),
     ("nurse", "my mum is vegan and I'm a nurse", False),
+    # a person word that opens the clause with no "my" can be the value itself
+    ("Friends", "Friends is my favourite show", False),
+    ("Doctor Who", "Doctor Who is my comfort watch", False),
+    ("husband", "my husband is vegan", True),
 ])
 def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: bool) -> None:
     assert (screen(value, clause, "diet") == "about_someone_else") is theirs

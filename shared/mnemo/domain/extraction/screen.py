@@ -69,11 +69,20 @@ def _about_someone_else(value: str, clause: str) -> bool:
     at = clause.lower().find(value.lower())
     # the user speaking of themselves again between the person and the value takes it back ("my doctor
     # told me I'm type 2 diabetic", "my mum is vegan and I'm a nurse")
-    return any(at < 0 or (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at]))
+    return any(at < 0 or (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
+                          and not _names_the_value(value, clause[m.start():at]))
                for m in _OTHER_PERSON.finditer(clause))
 
 
 _USER_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd)\b", re.IGNORECASE)
+_OPENER_ONLY = re.compile(r"^\W*(?:(?:and|but|while|whereas|though|also|so|oh|btw|lol)\s+)*$", re.IGNORECASE)
+_STARTS_WITH_PERSON = re.compile(rf"{_PEOPLE}\b", re.IGNORECASE)
+
+
+def _names_the_value(value: str, before: str) -> bool:
+    """A person word that opens the clause with no "my" is the value itself, a title or a thing ("Friends
+    is my favourite show", "Doctor Who is my comfort watch"), not someone the clause talks of."""
+    return bool(_OPENER_ONLY.match(before) and _STARTS_WITH_PERSON.match(value))
 
 
 def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
