@@ -24,7 +24,7 @@ def fences(db: Database) -> int:
 
 def test_a_record_made_before_its_users_erase_is_dropped_and_one_made_after_is_kept(tmp_path: Path) -> None:
     db, clock = Database(tmp_path / "m.db"), ManualClock(START)
-    fence = EraseFence(lambda tenant_id, user_id: f"{tenant_id}/{user_id}", clock)
+    fence = EraseFence(lambda tenant_id: tenant_id.encode(), clock)
     before = clock.now()
     clock.advance(seconds=1)
     with db.write() as conn:
@@ -37,10 +37,27 @@ def test_a_record_made_before_its_users_erase_is_dropped_and_one_made_after_is_k
 
 def test_a_fence_is_dropped_after_its_day_though_no_other_erase_follows(tmp_path: Path) -> None:
     db, clock = Database(tmp_path / "m.db"), ManualClock(START)
-    fence = EraseFence(lambda tenant_id, user_id: f"{tenant_id}/{user_id}", clock)
+    fence = EraseFence(lambda tenant_id: tenant_id.encode(), clock)
     with db.write() as conn:
         fence.mark(conn, "t", "u")
     clock.advance(seconds=(EraseFence.KEPT + timedelta(seconds=1)).total_seconds())
     with db.write() as conn:
         fence.kept(conn, [("v", clock.now())], owner)
     assert fences(db) == 0
+
+
+def test_the_fence_derives_a_tenants_key_once_not_in_every_batch(tmp_path: Path) -> None:
+    db, clock = Database(tmp_path / "m.db"), ManualClock(START)
+    derived: list[str] = []
+
+    def tenant_key(tenant_id: str) -> bytes:
+        derived.append(tenant_id)  # each is a vault read inside the batch's write transaction
+        return tenant_id.encode()
+
+    fence = EraseFence(tenant_key, clock)
+    with db.write() as conn:
+        fence.mark(conn, "t", "u")
+    for _ in range(5):
+        with db.write() as conn:
+            fence.kept(conn, [("u", clock.now()), ("v", clock.now())], owner)
+    assert derived == ["t"]

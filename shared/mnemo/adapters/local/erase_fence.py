@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from mnemo.clock import Clock, iso
+from mnemo.crypto import keyed_hash
 
 T = TypeVar("T")
 
@@ -31,9 +32,23 @@ class EraseFence:
     # is far beyond any batch still held, and bounds the table
     KEPT = timedelta(days=1)
 
-    def __init__(self, pseudonym: Callable[[str, str], str], clock: Clock) -> None:
-        self._pseudonym = pseudonym
+    KEYS_KEPT = 1024  # tenants whose fence key a process keeps
+
+    def __init__(self, tenant_key: Callable[[str], bytes], clock: Clock) -> None:
+        """``tenant_key``: the tenant's key for the fence's pseudonyms (mnemo.crypto.tenant_hash_key)."""
+        self._tenant_key = tenant_key
+        self._keys: dict[str, bytes] = {}
         self._clock = clock
+
+    def _pseudonym(self, tenant_id: str, user_id: str) -> str:
+        # the key is derived once per process (the tenant's secret never changes): deriving it reads the
+        # vault, and a batch looks its users up inside the write transaction every writer waits for
+        key = self._keys.get(tenant_id)
+        if key is None:
+            if len(self._keys) >= self.KEYS_KEPT:
+                self._keys.clear()
+            key = self._keys[tenant_id] = self._tenant_key(tenant_id)
+        return keyed_hash(key, user_id)
 
     def mark(self, conn: sqlite3.Connection, tenant_id: str, user_id: str) -> None:
         """In the erase's own write transaction (with its deletion of the user's rows)."""
