@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.bootstrap import Mnemo, run_due_jobs
-from mnemo.domain.models import Status, UserSettings
+from mnemo.domain.extraction import Candidate, Extraction
+from mnemo.domain.models import Category, SourceKind, Status, UserSettings
 from mnemo.services.ingest import IncomingMessage
 
 
@@ -255,4 +256,36 @@ def test_a_value_that_ends_and_its_replacement_in_one_message_are_both_written(s
     run_due_jobs(service)
     jobs = [m for m in service.ports.memories.all_for_user("t", "u") if m.subject == "job"]
     assert len({m.memory_id for m in jobs}) == 3
-    assert [m.content for m in jobs if m.status is Status.ACTIVE] == ["User's job: target."]
+    # the retraction stays beside it, listed and never injected
+    assert sorted(m.content for m in jobs if m.status is Status.ACTIVE) == [
+        "User no longer works as/at chipotle.", "User's job: target."]
+
+
+class Stated:
+    """An extractor that finds, in each message, the facts a test lists for it (content, polarity, source)."""
+
+    name, version = "stated", "1"
+
+    def __init__(self, facts: dict[str, list[tuple[str, bool, SourceKind]]]) -> None:
+        self.facts = facts
+
+    def extract(self, messages: Any) -> Extraction:
+        return Extraction([Candidate(Category.CONSTRAINT, "diet", content, 0.9, content, m.message_id,
+                                     m.created_at, polarity=polarity, source=source, tags=["diet"])
+                           for m in messages for content, polarity, source in self.facts.get(m.message_id, [])])
+
+
+def test_what_ended_is_written_before_what_holds_now(service: Mnemo) -> None:
+    # the new diet, found before the old one's end in the message, lost to the stored keto (said as a change,
+    # so explicit) and was kept superseded; the retraction then retired keto, and no diet was left
+    service.ports.extractor = Stated({  # type: ignore[assignment]
+        "a": [("User's diet: keto.", True, SourceKind.USER_EXPLICIT)],
+        "b": [("User's diet: lower carb.", True, SourceKind.EXTRACTED),
+              ("User no longer follows this diet: keto.", False, SourceKind.USER_EXPLICIT)]})
+    say(service, "I've started doing keto", message_id="a")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    say(service, "the doc says lower carb is enough, so I quit the keto thing", conversation="c2", message_id="b")
+    service.ingestor.close("t", "u", "c2")
+    run_due_jobs(service)
+    assert contents(service) == ["User no longer follows this diet: keto.", "User's diet: lower carb."]

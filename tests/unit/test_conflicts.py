@@ -122,6 +122,15 @@ def test_old_or_former_in_a_retraction_is_no_word_the_old_fact_must_have() -> No
     assert resolve(new, fact("c", "owns:2022_silverado", "User owns 2022 Silverado."), 0.8) is Relation.INDEPENDENT
 
 
+def test_a_retraction_of_one_value_and_a_fact_of_another_leave_each_other_be() -> None:
+    lower_carb = fact("a", "diet", "User's diet: lower carb.")
+    no_keto = fact("b", "diet", "User no longer follows this diet: keto.", polarity=False)
+    assert resolve(no_keto, lower_carb, 0.6) is Relation.INDEPENDENT
+    assert resolve(lower_carb, no_keto, 0.6) is Relation.INDEPENDENT
+    # the value it names is retired as before
+    assert resolve(no_keto, fact("c", "diet", "User's diet: keto."), 0.7) is Relation.CONTRADICTS
+
+
 def test_instructions_filed_under_different_answer_slots_still_replace_each_other() -> None:
     old = fact("a", "answer_tone", "How to answer the user: add the Japanese translation in brackets.")
     new = instruction("b", "How to answer the user: you do not need to add Japanese translation anymore.", 9)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mnemo.domain.extraction.slots import ANSWER_SLOTS, only_lifts, slot_identity
+from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS, only_lifts, retracts, slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope, SourceKind
 from mnemo.domain.text import normalise_content, terms
 
@@ -93,6 +93,20 @@ def lifts_instruction(new: Memory, old: Memory) -> bool:
 _ENDED_QUALIFIERS = frozenset(terms("old former previous ex"))
 
 
+# the words every slot's statements are made of ("User's diet:", "no longer follows this diet:")
+_STATEMENT_WORDS = frozenset(w for slot in SLOTS.values()
+                             for w in terms(f"{slot.affirm} {slot.negate}".replace("{v}", " ")))
+
+
+def retracts_another_value(new: Memory, old: Memory) -> bool:
+    """``new`` retracts one value and ``old`` states another in the same single-valued slot: "User no longer
+    follows this diet: keto." is no word on "User's diet: lower carb." (none of its value's words is in that
+    fact), so neither retires the other."""
+    own = set(terms(new.content)) - _STATEMENT_WORDS
+    return (retracts(new.subject, new.polarity) and old.polarity and bool(own)
+            and not own & set(terms(old.content)))
+
+
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
     ("User's hobby: volleyball"): every word of its key is in the old fact, and the two are close."""
@@ -131,6 +145,8 @@ def classify(
             return Resolution(Relation.SAME, e.memory)
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if slot_identity(e.memory.subject) == slot_identity(new.subject):
+            if retracts_another_value(new, e.memory) or retracts_another_value(e.memory, new):
+                continue  # "no longer keto" says nothing of the "lower carb" said beside it
             # one active fact per slot: a different value or polarity is a contradiction
             return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory)
                               and not doubtful_change(new, e.memory, doubt_margin))

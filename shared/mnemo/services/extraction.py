@@ -157,6 +157,9 @@ class ExtractionService:
                 rejected["low_confidence"] = rejected.get("low_confidence", 0) + 1
                 continue
             facts.append(self._fact(job, c, project_id))
+        # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
+        # first, so the new value meets no stale one to lose to
+        facts.sort(key=lambda f: f.polarity)
         return Prepared(extraction, facts, rejected, self.writer.embed(facts) if facts else ([], []))
 
     def _extract(self, job: ExtractionJob, turns: list[BufferedTurn], report: ExtractionReport,
