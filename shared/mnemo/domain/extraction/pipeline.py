@@ -322,9 +322,11 @@ _ENDED_BEFORE = re.compile(
 
 
 # an ending denied, wished for or only planned has not happened ("I can't quit coffee", "never stopped playing
-# guitar", "trying to quit smoking", "thinking of selling my Tesla"); "had to give it up" has
+# guitar", "trying to quit smoking", "thinking of selling my Tesla"); "had to give it up" and "proud of quitting
+# smoking" have
 _NOT_ENDED = re.compile(
-    r"(?:n['’]t|\b(?:never|not|no|cannot|wanna|gonna|might|may|will|would|should|could|(?<!\bhad )to|of|about))"
+    r"(?:n['’]t|\b(?:never|not|no|cannot|wanna|gonna|might|may|will|would|should|could|(?<!\bhad )to|considering|"
+    r"(?:think|thinking|thought|talk|talking|talked|dream|dreaming) (?:of|about)))"
     r"(?:\s+(?:really|even|ever|yet|just|totally|fully|completely))*\s+$", re.IGNORECASE)
 
 
