@@ -133,27 +133,32 @@ def test_a_fact_forgotten_then_told_again_is_learned_again(service: Mnemo) -> No
     assert contents(service) == ["User likes jazz music."]
 
 
-class TurnDuringExtraction:
-    """The real extractor, with the user's next turn sent from another thread while it reads (as a
-    request in another worker would); records whether that request could finish meanwhile."""
+class TurnDuring:
+    """A real port (the extractor or the embedder) whose ``method``, the first time it is called, sends the
+    user's next turn from another thread (as a request in another worker would) and records whether that
+    request could finish meanwhile."""
 
-    def __init__(self, service: Mnemo) -> None:
-        self.service, self.real, self.finished = service, service.ports.extractor, False
+    def __init__(self, service: Mnemo, real: Any, method: str) -> None:
+        self.service, self.real, self.method, self.finished = service, real, method, False
         self.request: threading.Thread | None = None
-        self.name, self.version = self.real.name, self.real.version
 
-    def extract(self, messages: Any) -> Any:
+    def __getattr__(self, name: str) -> Any:
+        if name != self.method:
+            return getattr(self.real, name)
+        return self._during
+
+    def _during(self, *args: Any) -> Any:
         if self.request is None:
             self.request = threading.Thread(target=say, args=(self.service, "I love jazz.", "c1", "late"))
             self.request.start()
-            self.request.join(timeout=5)  # with the user's lock held meanwhile, it waits for this extraction
+            self.request.join(timeout=5)  # with the user's lock held meanwhile, it waits for this call
             self.finished = not self.request.is_alive()
-        return self.real.extract(messages)
+        return getattr(self.real, self.method)(*args)
 
 
 def test_the_users_requests_do_not_wait_for_the_extractor(service: Mnemo, clock) -> None:
     say(service, "I live in Lisbon.", message_id="a")
-    extractor = TurnDuringExtraction(service)
+    extractor = TurnDuring(service, service.ports.extractor, "extract")
     service.ports.extractor = extractor  # type: ignore[assignment]
     clock.advance(seconds=31)
     run_due_jobs(service)
@@ -166,29 +171,9 @@ def test_the_users_requests_do_not_wait_for_the_extractor(service: Mnemo, clock)
     assert contents(service) == ["User likes jazz.", "User lives in Lisbon."]
 
 
-class TurnDuringEmbedding:
-    """The real embedder, with the user's next turn sent from another thread when the extracted facts
-    are embedded (as a request in another worker would); records whether that request could finish."""
-
-    def __init__(self, service: Mnemo) -> None:
-        self.service, self.real, self.finished = service, service.ports.embedder, False
-        self.request: threading.Thread | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
-
-    def embed(self, texts: Any) -> Any:
-        if self.request is None:
-            self.request = threading.Thread(target=say, args=(self.service, "I love jazz.", "c1", "late"))
-            self.request.start()
-            self.request.join(timeout=5)  # with the user's lock held meanwhile, it waits for this embedding
-            self.finished = not self.request.is_alive()
-        return self.real.embed(texts)
-
-
 def test_the_users_requests_do_not_wait_for_the_facts_embedding(service: Mnemo, clock) -> None:
     say(service, "I live in Lisbon.", message_id="a")
-    embedder = TurnDuringEmbedding(service)
+    embedder = TurnDuring(service, service.ports.embedder, "embed")
     service.ports.embedder = embedder  # type: ignore[assignment]
     clock.advance(seconds=31)
     run_due_jobs(service)
