@@ -8,15 +8,11 @@ injection marker from the screens. Each test fails on the code before its fix.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mnemo.bootstrap import build_local
 from mnemo.domain.block import CAUTION, FOOTER, HEADER
-from mnemo.ports import Embedder
-from mnemo.settings import Settings
 from tests.conftest import ApiClient
 
 U = "round3"
@@ -197,14 +193,3 @@ def test_a_wrong_type_in_a_union_field_names_the_field_not_a_type(api: ApiClient
     status, body = api.call("PUT", f"/v1/users/{U}/sessions/s1", {"task_progress": {"step": {"nested": 1}}})
     assert status == 422, body
     assert {d["field"] for d in body["error"]["details"]} == {"task_progress.step"}, body
-
-
-def test_a_preference_as_long_as_the_deployments_limit_allows_is_stored(tmp_path: Path, embedder: Embedder) -> None:
-    # the limit is the setting, as for POST /memories, not a fixed 2,000 in the schema
-    service = build_local(Settings(data_dir=tmp_path / "data", max_content_chars=3000), embedder=embedder)
-    try:
-        preference = "I like " + "very " * 500 + "strong tea."
-        status, body = ApiClient(service).call("PATCH", f"/v1/users/{U}/profile", {"preferences": [preference]})
-        assert status == 200, body
-    finally:
-        service.close()

@@ -286,17 +286,13 @@ class ForgetResponse(BaseModel):
     forgotten: list[str]
 
 
-_EACH_A_MEMORY = "each item at most MNEMO_MAX_CONTENT_CHARS (2,000) characters"
-
-
 class ProfilePatch(Strict):
     name: Text | None = Field(None, min_length=1, max_length=200)
     location: Text | None = Field(None, min_length=1, max_length=200)
     occupation: Text | None = Field(None, min_length=1, max_length=200)
-    # each becomes a memory, held to MNEMO_MAX_CONTENT_CHARS by the service as a remembered one's content is
-    # (a fixed 2,000 here refused what a deployment with a higher setting accepts from POST /memories)
-    preferences: list[Text] | None = Field(None, max_length=20, description=_EACH_A_MEMORY)
-    constraints: list[Text] | None = Field(None, max_length=20, description=_EACH_A_MEMORY)
+    # each becomes a memory: at most MNEMO_MAX_CONTENT_CHARS (2,000) characters, as a remembered one
+    preferences: list[Annotated[Text, Field(max_length=2000)]] | None = Field(None, max_length=20)
+    constraints: list[Annotated[Text, Field(max_length=2000)]] | None = Field(None, max_length=20)
     custom: CustomFields = Field(None, description="the app's own fields; keys: a letter, then letters, "
                                  "digits, '_', '.' or '-' (64 at most)")
 
