@@ -8,14 +8,13 @@ import numpy as np
 import pytest
 
 from mnemo.domain.extraction.candidates import Candidate
-from mnemo.domain.extraction.dates import anchor
+from mnemo.domain.extraction.dates import anchor, whole_date
 from mnemo.domain.extraction.pipeline import (
     CEASABLE_SLOTS,
     ended_just_before,
     joined_fragments,
     said_no_longer,
     slot_candidate,
-    whole_date,
 )
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question

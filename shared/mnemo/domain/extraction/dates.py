@@ -156,3 +156,20 @@ def _closest(options: list[date], today: date, tense: str) -> str | None:
     if not options:
         return None
     return min(options, key=lambda d: abs((d - today).days)).isoformat()
+
+
+_DAY_MONTH = [pattern for pattern, kind in _PATTERNS if kind == "day_month"]
+
+
+def whole_date(value: str, clause: str) -> str:
+    """A value the tagger cut inside a date runs on to the date's end: "30" of "30 June" -> "30 June", "june"
+    of "june 30" -> "june 30" (a deadline of "30" says nothing a later question can use)."""
+    at = clause.find(value)
+    if at < 0:
+        return value
+    end = at + len(value)
+    for pattern in _DAY_MONTH:
+        for m in pattern.finditer(clause):
+            if at <= m.start() < end < m.end():
+                return clause[at:m.end()]
+    return value

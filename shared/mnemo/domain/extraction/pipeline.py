@@ -9,7 +9,7 @@ from datetime import datetime
 
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
-from mnemo.domain.extraction.dates import anchor
+from mnemo.domain.extraction.dates import anchor, whole_date
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around, sentence_around
@@ -235,8 +235,9 @@ def completed_phrase(value: str, clause: str) -> str:
 
 
 # the words that end a fact, said before what ended ("quit volleyball", "gave up meat", "not vegan")
-_CEASING_WORDS = (r"not|never|no longer|quit|quitting|stopped|stopping|gave up|given up|give up|giving up|dropped|"
-                  r"ditched")
+# verbs that end a fact ("quit volleyball", "gave up meat")
+_ENDING_VERBS = r"quit|quitting|stopped|stopping|gave up|given up|give up|giving up|ditched"
+_CEASING_WORDS = r"not|never|no longer|dropped|" + _ENDING_VERBS
 _NEGATION = re.compile(
     r"(?:\b(?:" + _CEASING_WORDS + r"|no|none|nothing|anymore|any more|stop|sold|left|lost|ex|former|used to|"
     r"without|cancel\w*|off|done with|over|ditch\w*|dump\w*|drop\w*|got rid of|replac\w*|swap\w*|switch\w*|"
@@ -254,7 +255,7 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
     counts: in "I said Porto, not Lisbon" the "not" is Lisbon's, not Porto's."""
     if slot in _NEGATIVE_SLOTS:  # "I don't drink anymore": "anymore" is the avoiding's, which holds
         return bool(_CHANGED.search(clause))
-    at = clause.find(value) if value else -1
+    at = clause.find(value) if value else -1  # no value: the whole clause is read
     if at < 0:
         return bool(_NEGATION.search(clause))
     return bool(_NEGATION.search(clause[:at]) or _ENDED_AFTER.search(clause[at + len(value):]))
@@ -286,27 +287,6 @@ def event_value(value: str, clause: str) -> str | None:
 
 # slots whose value is or holds a date the tagger may mark in part ("30" of "30 June", "june" of "june 30")
 DATED_SLOTS = frozenset({"project_deadline", "birthday"})
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-_DAY = r"(?:[0-3]?\d(?:st|nd|rd|th)?)"
-_MONTH_AFTER = re.compile(r"^(?:\s+of)?\s+" + _MONTH + r"\b", re.IGNORECASE)
-_DAY_AFTER = re.compile(r"^\s+" + _DAY + r"\b", re.IGNORECASE)
-_ENDS_IN_DAY = re.compile(r"\b" + _DAY + r"$", re.IGNORECASE)
-_ENDS_IN_MONTH = re.compile(r"\b" + _MONTH + r"$", re.IGNORECASE)
-
-
-def whole_date(value: str, clause: str) -> str:
-    """A value that ends in a day runs on to the month after it ("30" -> "30 June"), one that ends in a month
-    to the day after it ("june" -> "june 30"): a deadline of "30" says nothing a later question can use."""
-    at = clause.find(value)
-    if at < 0:
-        return value
-    rest = clause[at + len(value):]
-    more = (_MONTH_AFTER.match(rest) if _ENDS_IN_DAY.search(value) else
-            _DAY_AFTER.match(rest) if _ENDS_IN_MONTH.search(value) else None)
-    return value + more.group(0) if more else value
-
-
 # slots whose value a user stops having, doing or using ("gave up the watercolours", "traded in the old F-150");
 # never family, names or ages ("dropped the kids at school" ends nothing)
 CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", "habit", "likes", "learning",
@@ -314,8 +294,8 @@ CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", 
 # a verb of ending right before the value, with at most a few function words between ("quit the keto thing",
 # "given up on the watercolours", "taken me off warfarin", "moved out of the Delft dorm")
 _ENDED_BEFORE = re.compile(
-    r"\b(?:quit|quitting|stopped|stopping|gave up|given up|giving up|give up|ditched|ditching|sold|selling|"
-    r"got rid of|traded in|trading in|(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|"
+    r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|"
+    r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|"
     r"moved (?:out of|away from)|no longer|not anymore)"
     r"(?:\s+(?:on|the|my|our|a|an|with|using|doing|eating|playing|taking|at|of|from|that|this|whole|old|all))*\s+$",
     re.IGNORECASE)
