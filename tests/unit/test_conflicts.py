@@ -183,3 +183,30 @@ def test_a_lift_retires_only_an_instruction_about_the_same_thing() -> None:
                                         "How to answer the user: please always add the Japanese translation."))
     assert not lifts_instruction(lift, fact("c", "answer_format", "How to answer the user: use bullet points."))
     assert not lifts_instruction(lift, fact("d", "likes:japanes", "User likes Japanese translation."))
+
+
+def plan(mid: str, content: str, evidence: str, days: int = 0) -> Memory:
+    return fact(mid, f"plan:{mid}", content, days=days).model_copy(
+        update={"category": Category.EPISODIC, "provenance": Provenance(evidence=evidence)})
+
+
+@pytest.mark.parametrize(("old", "new", "evidence", "moved"), [
+    # the same doing on another day, said as a change: the earlier day no longer holds
+    ("User plans: go back to Busan on July 3 (for 2026-07-03).", "User plans: go back on July 10 (for 2026-07-10).",
+     "my flight home is changed, now I go back on July 10 not July 3", True),
+    ("User plans: wedding in June (for 2026-06).", "User plans: wedding in September (for 2026-09).",
+     "the wedding got postponed to September", True),
+    # another doing, or the same doing said again with no word of change, is another plan
+    ("User plans: trip to Paris (for 2026-05).", "User plans: trip to Rome (for 2026-06).",
+     "now planning a trip to Rome in June too", False),
+    ("User plans: dentist on Monday (for 2026-01-05).", "User plans: dentist on Friday (for 2026-01-09).",
+     "dentist on friday for the kids", False),
+    # the same day is a restatement, not a change
+    ("User plans: go back to Busan on July 3 (for 2026-07-03).", "User plans: go back on July 3 (for 2026-07-03).",
+     "now I go back on July 3", False),
+])
+def test_a_plan_said_again_for_another_day_in_words_of_change_moves_it(old: str, new: str, evidence: str,
+                                                                        moved: bool) -> None:
+    result = classify(plan("b", new, evidence, days=20), [Existing(plan("a", old, old), 0.6)],
+                      conflict_similarity=0.85, duplicate_similarity=0.95)
+    assert (result.relation is Relation.CONTRADICTS and result.new_wins) is moved

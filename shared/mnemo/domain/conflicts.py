@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from mnemo.domain.agenda import plan_day
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS, only_lifts, retracts, slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope, SourceKind
 from mnemo.domain.text import normalise_content, terms
@@ -117,6 +118,36 @@ def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
             and set(words) <= set(terms(old.memory.content)))
 
 
+# words that say a plan's day changed ("the wedding got moved to June", "now I go back on July 10 not July 3")
+_RESCHEDULED = re.compile(r"\b(?:now|instead|not|changed?|moved|postponed|delayed|pushed|rescheduled|brought forward|"
+                          r"bumped|shifted|no longer|anymore|actually)\b", re.IGNORECASE)
+# a plan's day in its words: months, weekdays, numbers and the words around them are no part of what it is
+_DAY_WORDS = re.compile(r"\(for [^)]*\)|"
+                        r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+                        r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|"
+                        r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d+(?:st|nd|rd|th)?\b|"
+                        r"\b(?:on|in|at|by|for|until|till|next|this|week|weekend|month|year|tomorrow|today)\b",
+                        re.IGNORECASE)
+
+
+def _doing(plan: Memory) -> set[str]:
+    """What a plan is, without its day: "User plans: go back to Busan on July 3 (for 2026-07-03)" -> go back busan."""
+    return set(terms(_DAY_WORDS.sub(" ", plan.content))) - _STATEMENT_WORDS
+
+
+def reschedules(new: Memory, old: Memory) -> bool:
+    """``new`` is ``old`` with another day, said as a change: a plan is one of many (trips, exams, visits),
+    but "now I go back on July 10 not July 3" moves "go back to Busan on July 3"; it adds no second trip
+    home. Both must name the same doing (one's words hold all of the other's: a trip to Rome does not move
+    a trip to Paris), for different days, and the new one's clause must say it changed."""
+    new_day, old_day = plan_day(new), plan_day(old)
+    if not (new.polarity and old.polarity and new_day and old_day) or new_day == old_day:
+        return False
+    doing, was = _doing(new), _doing(old)
+    evidence = new.provenance.evidence or new.content
+    return bool(doing and was) and (doing <= was or was <= doing) and bool(_RESCHEDULED.search(evidence))
+
+
 def doubtful_change(new: Memory, old: Memory, margin: float | None) -> bool:
     """A value the extractor was far less sure of than of the one it would replace, said without any word
     of change: "I joined a climbing gym near Sendlinger Tor" is no new job over "engineer at BMW". A
@@ -154,6 +185,9 @@ def classify(
         for e in sorted(candidates, key=lambda e: -e.cosine):
             if replaces_instruction(new, e, *instruction_similarity):
                 return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
+    for e in sorted(candidates, key=lambda e: -e.cosine):
+        if e.memory.created_at <= new.created_at and reschedules(new, e.memory):
+            return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     if retraction_similarity is not None:
         for e in sorted(candidates, key=lambda e: -e.cosine):
             if retires_value(new, e, retraction_similarity):
