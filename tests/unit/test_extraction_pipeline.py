@@ -241,6 +241,27 @@ def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: 
     assert (screen(value, clause, "diet") == "about_someone_else") is theirs
 
 
+@pytest.mark.parametrize(("value", "clause", "slot", "theirs"), [
+    # a relative is the value of the user's family slots, unless it is another person's relative
+    ("fiancé", "so Kayla and her fiancé moved the wedding up to September 26th", "relationship_status", True),
+    ("husband", "my sister and her husband live in Leeds", "relationship_status", True),
+    ("wife", "my brother's wife is expecting", "family", True),
+    ("husband", "me and my husband just moved", "relationship_status", False),
+    ("sister", "my sister and her husband live in Leeds", "family", False),
+    ("hamster", "my son's hamster Nibbles died", "pet", False),  # the household's
+    ("dog", "her dog barks all night", "pet", True),
+    # a name the clause then says something of is someone the user speaks of, not the user
+    ("Linda", "and Linda got a new job she's the vice principal now", "name", True),
+    ("Linda", "my wife Linda she's a teacher", "name", True),
+    ("Jun", "hi, Jun here, 26, I'm a game artist", "name", False),
+    ("Ray", "I'm Ray and I work as an electrician", "name", False),
+    ("Priyanka", "hey, Priyanka here, I'm 41 and live in Nagpur", "name", False),
+])
+def test_other_peoples_relatives_and_names_are_not_the_users(value: str, clause: str, slot: str,
+                                                             theirs: bool) -> None:
+    assert (screen(value, clause, slot) == "about_someone_else") is theirs
+
+
 
 @pytest.mark.parametrize(("value", "clause", "expected"), [
     ("the Gesellenprüfung", "I passed the Gesellenprüfung", "passed the Gesellenprüfung"),

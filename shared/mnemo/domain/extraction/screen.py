@@ -54,6 +54,14 @@ _FORMER_JOB = re.compile(
     r"(?:my|in my) (?:old|previous|last) job|i worked (?:as|at|in|for)\b(?!.*\bnow\b))", re.IGNORECASE)
 # slots where a relative is the value itself ("my sister" -> family), not someone else's fact
 _ABOUT_THE_USER_ANYWAY = frozenset({"family", "relationship_status", "pet"})
+# ... unless the relative is someone else's: "Kayla and her fiancé", "his wife", "my sister's husband"
+_THEIR_RELATIVE = re.compile(r"(?:\b(?:her|his|their)|\w's|\ws')\s+(?:\w+\s+)?$", re.IGNORECASE)
+# a name the clause goes on to say something of in the third person is someone the user talks about ("and
+# Linda got a new job", "Linda found a book on it"), not the user introducing themselves ("Ray here", "I'm Ray")
+_THIRD_PERSON_AFTER_NAME = re.compile(
+    r"^\s+(?:is|was|has|had|got|gets|found|finds|says|said|thinks|thought|wants|wanted|works|worked|lives|lived|"
+    r"moved|started|loves|loved|likes|hates|does|did|doesn't|didn't|isn't|wasn't|can't|won't|will|just|also|"
+    r"and (?:her|his)|'s (?:been|got|gonna|going)|she|he)\b", re.IGNORECASE)
 
 
 def _names_a_secret(value: str, clause: str) -> bool:
@@ -72,6 +80,21 @@ def _about_someone_else(value: str, clause: str) -> bool:
     return any(at < 0 or (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
                           and not _names_the_value(value, clause[m.start():at]))
                for m in _OTHER_PERSON.finditer(clause))
+
+
+def _someone_elses_relative(value: str, clause: str, slot: str) -> bool:
+    """The relative is another person's ("her fiancé", "my sister's husband"); a pet in "my son's hamster" is
+    the household's, so only her / his / their take a pet away."""
+    at = clause.lower().find(value.lower())
+    before = clause[:at] if at >= 0 else ""
+    m = _THEIR_RELATIVE.search(before)
+    return m is not None and (slot != "pet" or "'" not in m.group(0))
+
+
+def _spoken_of(value: str, clause: str) -> bool:
+    """A name followed by what that person did or is: someone the user speaks of."""
+    at = clause.lower().find(value.lower())
+    return at >= 0 and bool(_THIRD_PERSON_AFTER_NAME.match(clause[at + len(value):]))
 
 
 _USER_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd)\b", re.IGNORECASE)
@@ -101,6 +124,10 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
     if slot == "job" and _FORMER_JOB.search(clause):
         return "not_current"
     if slot not in _ABOUT_THE_USER_ANYWAY and _about_someone_else(value, clause):
+        return "about_someone_else"
+    if slot in _ABOUT_THE_USER_ANYWAY and _someone_elses_relative(value, clause, slot):
+        return "about_someone_else"
+    if slot == "name" and _spoken_of(value, clause):
         return "about_someone_else"
     # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")
     reason = rejection_reason(_MARKED.sub(" ", clause))
