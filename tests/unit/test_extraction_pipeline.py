@@ -11,6 +11,7 @@ from mnemo.domain.extraction.candidates import Candidate
 from mnemo.domain.extraction.dates import anchor, whole_date
 from mnemo.domain.extraction.pipeline import (
     CEASABLE_SLOTS,
+    ended_just_after,
     ended_just_before,
     joined_fragments,
     said_no_longer,
@@ -449,6 +450,21 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
 def test_a_verb_of_ending_right_before_a_value_says_it_no_longer_holds(slot: str, value: str, clause: str,
                                                                        ended: bool) -> None:
     assert (slot in CEASABLE_SLOTS and ended_just_before(value, clause)) is ended
+
+
+@pytest.mark.parametrize(("value", "clause", "ended"), [
+    ("gluten free", "gluten free experiment is over, made zero difference, back to eating bread", True),
+    ("Fiat", "my Fiat is gone, sold it last week", True),
+    ("vegan", "I'm vegan no more", True),
+    ("vegetarian", "vegetarian, not anymore.", True),
+    ("keto", "the keto phase is officially over", True),
+    # what only sounds like it
+    ("vegan", "I'm vegan, any more questions?", False),
+    ("job", "my job is done for today", False),
+    ("Lisbon", "Lisbon is gorgeous in the spring", False),
+])
+def test_an_ending_right_after_a_value_says_it_no_longer_holds(value: str, clause: str, ended: bool) -> None:
+    assert ended_just_after(value, clause) is ended
 
 
 @pytest.mark.parametrize(("statement", "uncertain"), [

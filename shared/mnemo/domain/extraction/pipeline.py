@@ -165,7 +165,8 @@ class LearnedExtractor:
         if slot.name == "project_deadline" and not says_when(found):
             return None
         value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause, found)
-        negated = negated or (slot.name in CEASABLE_SLOTS and ended_just_before(value, f.clause))
+        negated = negated or (slot.name in CEASABLE_SLOTS and (ended_just_before(value, f.clause)
+                                                              or ended_just_after(value, f.clause)))
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -316,6 +317,22 @@ def ended_just_before(value: str, clause: str) -> bool:
     at = clause.find(value)
     ended = _ENDED_BEFORE.search(clause[:at]) if at > 0 else None
     return ended is not None and not _NOT_ENDED.search(clause[:ended.start()])
+
+
+# right after a value, a word or two of what it was, then that it ended ("the gluten free experiment is over",
+# "the Fiat is gone", "vegan no more"); "done" is left out ("my job is done for today" ends no job)
+_ENDED_AFTER_VALUE = re.compile(
+    r"^\W*(?:(?:[\w'-]+\s+){0,2}(?:is|are|was|were|'s)\s+(?:(?:now|finally|officially|totally|well and truly)\s+)?"
+    r"(?:over|gone|history|finished|a thing of the past)\b|"
+    r"(?:not\s+)?(?:any ?more|no more|no longer)(?=\W*$|\s*[,.!;)]))",
+    re.IGNORECASE)
+
+
+def ended_just_after(value: str, clause: str) -> bool:
+    """The clause says, right after the value, that it ended: "gluten free experiment is over". The
+    tagger's polarity head reads such clauses as stating the value."""
+    at = clause.find(value)
+    return at >= 0 and bool(_ENDED_AFTER_VALUE.match(clause[at + len(value):]))
 
 
 # the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball".
