@@ -11,6 +11,7 @@ from mnemo.domain.extraction.candidates import Candidate
 from mnemo.domain.extraction.dates import anchor, whole_date
 from mnemo.domain.extraction.pipeline import (
     CEASABLE_SLOTS,
+    called_off,
     ended_just_after,
     ended_just_before,
     joined_fragments,
@@ -251,12 +252,17 @@ def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: 
     ("sister", "my sister and her husband live in Leeds", "family", False),
     ("hamster", "my son's hamster Nibbles died", "pet", False),  # the household's
     ("dog", "her dog barks all night", "pet", True),
+    # a contraction is no possessive
+    ("wife", "so it's wife now, not girlfriend", "relationship_status", False),
+    ("girlfriend", "so she's my girlfriend again, not single anymore", "relationship_status", False),
     # a name the clause then says something of is someone the user speaks of, not the user
     ("Linda", "and Linda got a new job she's the vice principal now", "name", True),
     ("Linda", "my wife Linda she's a teacher", "name", True),
     ("Jun", "hi, Jun here, 26, I'm a game artist", "name", False),
     ("Ray", "I'm Ray and I work as an electrician", "name", False),
     ("Priyanka", "hey, Priyanka here, I'm 41 and live in Nagpur", "name", False),
+    ("Kudi", "Left Kudi", "name", True),
+    ("Linda", "me and Linda are off to Rome", "name", True),
 ])
 def test_other_peoples_relatives_and_names_are_not_the_users(value: str, clause: str, slot: str,
                                                              theirs: bool) -> None:
@@ -465,6 +471,21 @@ def test_a_verb_of_ending_right_before_a_value_says_it_no_longer_holds(slot: str
 ])
 def test_an_ending_right_after_a_value_says_it_no_longer_holds(value: str, clause: str, ended: bool) -> None:
     assert ended_just_after(value, clause) is ended
+
+
+@pytest.mark.parametrize(("value", "clause", "off"), [
+    ("Sardinia trip", "Sadly the Sardinia trip we have cancelled", True),
+    ("trip to Rome", "we cancelled the trip to Rome", True),
+    ("party", "the surprise party is off", True),
+    ("wedding", "the wedding got called off", True),
+    ("camping weekend", "the camping weekend fell through", True),
+    # what only sounds like it
+    ("taking time", "I'm taking time off work in June", False),
+    ("trip to Rome", "we might cancel the trip to Rome", False),
+    ("trip to Rome", "booked the trip to Rome, can't wait", False),
+])
+def test_a_plan_called_off_no_longer_holds(value: str, clause: str, off: bool) -> None:
+    assert called_off(value, clause) is off
 
 
 @pytest.mark.parametrize(("statement", "uncertain"), [

@@ -167,6 +167,7 @@ class LearnedExtractor:
         value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause, found)
         negated = negated or (slot.name in CEASABLE_SLOTS and (ended_just_before(value, f.clause)
                                                               or ended_just_after(value, f.clause)))
+        negated = negated or (slot.name == "plan" and called_off(value, f.clause))
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -333,6 +334,28 @@ def ended_just_after(value: str, clause: str) -> bool:
     tagger's polarity head reads such clauses as stating the value."""
     at = clause.find(value)
     return at >= 0 and bool(_ENDED_AFTER_VALUE.match(clause[at + len(value):]))
+
+
+# a plan called off, said before it ("we cancelled the Sardinia trip") or after it ("the Sardinia trip we have
+# cancelled", "the party is off", "the trip fell through"); "take time off" calls nothing off
+_CALLED_OFF_BEFORE = re.compile(
+    r"\b(?:cancel+(?:ed|ing)?|call(?:ed|ing)? off|scrap(?:ped|ping)?)(?:\s+(?:the|my|our|a|that|this|whole))*\s+$",
+    re.IGNORECASE)
+_CALLED_OFF_AFTER = re.compile(
+    r"^\W*(?:[\w'-]+\s+){0,3}?(?:(?:(?:is|are|was|were|'s|got|has been|have been|had to be)\s+)?"
+    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off|fell through|(?:isn't|is not|won't be|not) happening)\b",
+    re.IGNORECASE)
+
+
+def called_off(value: str, clause: str) -> bool:
+    """The clause says the plan is off: "we cancelled the Sardinia trip", "the Sardinia trip we have cancelled".
+    The tagger's polarity head reads such clauses as stating the plan."""
+    at = clause.find(value)
+    if at < 0:
+        return False
+    ended = _CALLED_OFF_BEFORE.search(clause[:at])
+    return (ended is not None and not _NOT_ENDED.search(clause[:ended.start()])) or bool(
+        _CALLED_OFF_AFTER.match(clause[at + len(value):]))
 
 
 # the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball".

@@ -55,13 +55,18 @@ _FORMER_JOB = re.compile(
 # slots where a relative is the value itself ("my sister" -> family), not someone else's fact
 _ABOUT_THE_USER_ANYWAY = frozenset({"family", "relationship_status", "pet"})
 # ... unless the relative is someone else's: "Kayla and her fiancé", "his wife", "my sister's husband"
-_THEIR_RELATIVE = re.compile(r"(?:\b(?:her|his|their)|\w's|\ws')\s+(?:\w+\s+)?$", re.IGNORECASE)
+_THEIR_RELATIVE = re.compile(
+    r"(?:\b(?:her|his|their)|\b(?!(?:it|she|he|that|there|what|who|here|let|where|how|one)'s\b)\w+'s|\ws')"
+    r"\s+(?:(?!my\b|our\b)\w+\s+)?$", re.IGNORECASE)
 # a name the clause goes on to say something of in the third person is someone the user talks about ("and
 # Linda got a new job", "Linda found a book on it"), not the user introducing themselves ("Ray here", "I'm Ray")
 _THIRD_PERSON_AFTER_NAME = re.compile(
     r"^\s+(?:is|was|has|had|got|gets|found|finds|says|said|thinks|thought|wants|wanted|works|worked|lives|lived|"
     r"moved|started|loves|loved|likes|hates|does|did|doesn't|didn't|isn't|wasn't|can't|won't|will|just|also|"
     r"and (?:her|his)|'s (?:been|got|gonna|going)|she|he)\b", re.IGNORECASE)
+_OTHER_THAN_SELF_BEFORE_NAME = re.compile(
+    r"\b(?:left|leaving|joined|joining|quit|quitting|at|for|with|from|to|by|about|met|meet|meeting|visited|"
+    r"visiting|told|tell|asked|ask|and|&)\s+$", re.IGNORECASE)
 
 
 def _names_a_secret(value: str, clause: str) -> bool:
@@ -92,9 +97,11 @@ def _someone_elses_relative(value: str, clause: str, slot: str) -> bool:
 
 
 def _spoken_of(value: str, clause: str) -> bool:
-    """A name followed by what that person did or is: someone the user speaks of."""
+    """A name followed by what that person did or is ("Linda got a new job"), or after a word that makes it
+    someone or something else ("left Kudi", "joined Tessera", "me and Linda"): not the user's own name."""
     at = clause.lower().find(value.lower())
-    return at >= 0 and bool(_THIRD_PERSON_AFTER_NAME.match(clause[at + len(value):]))
+    return at >= 0 and bool(_THIRD_PERSON_AFTER_NAME.match(clause[at + len(value):])
+                            or _OTHER_THAN_SELF_BEFORE_NAME.search(clause[:at]))
 
 
 _USER_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd)\b", re.IGNORECASE)
