@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 
 from mnemo.adapters.local.user_index import UserIndex
-from mnemo.domain.models import Category, Memory, Status
+from mnemo.domain.models import Category, Memory, Scope, Status
 from mnemo.domain.text import terms
 from mnemo.ports import SearchRequest
 
@@ -39,3 +39,34 @@ def test_a_memory_saved_again_is_found_by_its_current_words_only() -> None:
     index.remove("m1")
     index.put(memory("User drinks green tea."), vector)
     assert lexical(index, "green tea") == tea
+
+
+def found(index: UserIndex, statuses: frozenset[Status] = frozenset({Status.ACTIVE}),
+          project_id: str | None = None) -> list[tuple[str, float | None]]:
+    request = SearchRequest(vector=np.array([1.0, 0.0], dtype=np.float32), terms=[], limit=10, now=NOW,
+                            project_id=project_id, statuses=statuses)
+    return [(hit.memory.memory_id, hit.part_cosine) for hit in index.search(request)]
+
+
+def test_the_filters_kept_between_searches_follow_every_change_of_the_index() -> None:
+    index = UserIndex(2, 1, 1.2, 0.75)
+    vector = np.array([1.0, 0.0], dtype=np.float32)
+    index.put(memory("User drinks green tea."), vector)
+    assert found(index) == [("m1", None)]
+    assert found(index, frozenset({Status.PENDING})) == []
+    # a status change is seen by the next search of either status
+    index.put(memory("User drinks green tea.", Status.PENDING), vector)
+    assert found(index) == []
+    assert found(index, frozenset({Status.PENDING})) == [("m1", None)]
+    # a project's memory: only in that project's searches, before and after one of them
+    scoped = memory("User drinks mate at work.").model_copy(update={"memory_id": "m2", "scope": Scope.PROJECT,
+                                                                     "project_id": "p1"})
+    index.put(scoped, vector, np.array([[0.6, 0.8]], dtype=np.float32))
+    assert found(index, frozenset({Status.ACTIVE}), "p2") == []
+    assert found(index, frozenset({Status.ACTIVE}), "p1") == [("m2", 0.6000000238418579)]
+    assert found(index, frozenset({Status.ACTIVE})) == []
+    # expiry is the request's time, not the index's
+    index.put(memory("User drinks green tea.").model_copy(update={"expires_at": NOW + timedelta(hours=1)}), vector)
+    assert found(index) == [("m1", None)]
+    later = SearchRequest(vector=vector, terms=[], limit=10, now=NOW + timedelta(hours=2))
+    assert index.search(later) == []

@@ -8,12 +8,13 @@ also carry one vector per sentence; a search reports the best sentence of each m
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 import numpy.typing as npt
 
 from mnemo.domain.lexical import Bm25Index
-from mnemo.domain.models import Memory, Scope
+from mnemo.domain.models import Memory, Scope, Status
 from mnemo.domain.ranking import Hit
 from mnemo.domain.text import terms
 from mnemo.ports import SearchRequest, Vector
@@ -40,6 +41,10 @@ class UserIndex:
         self._project = np.zeros(0, dtype=object)
         self._session = np.zeros(0, dtype=object)
         self._expires = np.zeros(0, dtype=np.float64)
+        # what depends only on the memories, not on the request: made once per change of the index (a
+        # retrieve always asks the same statuses)
+        self._user_scope = np.zeros(0, dtype=np.bool_)
+        self._status_masks: dict[frozenset[Status], npt.NDArray[np.bool_]] = {}
         self._dirty = False
 
     def put(self, memory: Memory, vector: Vector, parts: Vector | None = None) -> None:
@@ -91,19 +96,29 @@ class UserIndex:
         self._project = np.array([m.project_id for m in ms], dtype=object)
         self._session = np.array([m.session_id for m in ms], dtype=object)
         self._expires = np.array([m.expires_at.timestamp() if m.expires_at else np.inf for m in ms])
+        self._user_scope = self._scope == Scope.USER.value
+        self._status_masks = {}
         self._dirty = False
+
+    def _with_status(self, statuses: frozenset[Status]) -> npt.NDArray[np.bool_]:
+        """Which memories have one of ``statuses`` (never written to: callers combine it into new arrays)."""
+        found = self._status_masks.get(statuses)
+        if found is None:
+            found = np.isin(self._status, [s.value for s in statuses])
+            self._status_masks[statuses] = found
+        return found
 
     def _mask(self, request: SearchRequest) -> npt.NDArray[np.bool_]:
         """Filters first (R5): status, expiry, category and scope, for every memory at once."""
-        mask = np.isin(self._status, [s.value for s in request.statuses])
-        mask &= self._expires > request.now.timestamp()
+        self._refresh()
+        mask = self._with_status(request.statuses) & (self._expires > request.now.timestamp())
         if request.categories is not None:
             mask &= np.isin(self._category, [c.value for c in request.categories])
-        in_scope = self._scope == Scope.USER.value
+        in_scope = self._user_scope
         if request.project_id is not None:
-            in_scope |= (self._scope == Scope.PROJECT.value) & (self._project == request.project_id)
+            in_scope = in_scope | ((self._scope == Scope.PROJECT.value) & (self._project == request.project_id))
         if request.session_id is not None:
-            in_scope |= (self._scope == Scope.SESSION.value) & (self._session == request.session_id)
+            in_scope = in_scope | ((self._scope == Scope.SESSION.value) & (self._session == request.session_id))
         mask &= in_scope
         return mask
 
@@ -136,10 +151,13 @@ class UserIndex:
         pool = np.where(mask, np.maximum(sims, best), -np.inf)
         k = min(request.limit, int(mask.sum()))
         top = np.argpartition(-pool, k - 1)[:k] if k < len(ids) else np.flatnonzero(mask)
-        chosen = {int(i) for i in top if mask[i]}
+        chosen = set(top[mask[top]].tolist())
         lexical = self._bm25.score(request.terms)
         position = self._position
-        allowed_lex = heapq.nlargest(request.limit, ((s, mid) for mid, s in lexical.items() if mask[position[mid]]))
+        allowed = mask.tolist()
+        allowed_lex = heapq.nlargest(request.limit, ((s, mid) for mid, s in lexical.items() if allowed[position[mid]]))
         chosen.update(position[mid] for _, mid in allowed_lex)
-        return [Hit(self.memories[ids[i]], float(sims[i]), lexical.get(ids[i], 0.0),
-                    float(best[i]) if np.isfinite(best[i]) else None) for i in sorted(chosen)]
+        # Python floats once for the whole array: indexing numpy element by element is the dear part here
+        whole, sentence = sims.tolist(), best.tolist()
+        return [Hit(self.memories[ids[i]], whole[i], lexical.get(ids[i], 0.0),
+                    sentence[i] if math.isfinite(sentence[i]) else None) for i in sorted(chosen)]
