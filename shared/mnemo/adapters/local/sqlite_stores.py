@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import sqlite3
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -36,9 +38,16 @@ class SqliteProfileStore:
     profile (``sealed``, empty before the first build), the generation it was built from, the
     current generation, and the app's ``custom`` fields sealed on their own."""
 
-    def __init__(self, db: Database, cipher: UserCipher) -> None:
+    def __init__(self, db: Database, cipher: UserCipher, cache_size: int = 4096) -> None:
         self._db = db
         self._cipher = cipher
+        # the last row opened per user, with the key that opened it: a retrieve reads the row and the key
+        # every time (another process may have rebuilt the profile, or erased the user), and opens it again
+        # only when either changed (decrypting and parsing the JSON was most of a warm profile read)
+        self._opened: OrderedDict[tuple[str, str], tuple[bytes, bytes, bytes | None, Profile | None,
+                                                          dict[str, str]]] = OrderedDict()
+        self._opened_lock = threading.Lock()
+        self._cache_size = cache_size
 
     # without a key (an erase not finished) nothing sealed is readable; the generation still is. Opening
     # reads the user's key once, and says when there is none (it was looked up first, a second read of it
@@ -65,12 +74,35 @@ class SqliteProfileStore:
                                "WHERE tenant_id=? AND user_id=?", (tenant_id, user_id)).fetchone()
         if row is None:
             return StoredProfile()
-        profile = self._open(tenant_id, user_id, row[0])
-        custom = self._custom(tenant_id, user_id, row[4], profile)
+        profile, custom = self._opened_row(tenant_id, user_id, bytes(row[0] or b""),
+                                           None if row[4] is None else bytes(row[4]))
+        return StoredProfile(profile=profile, built_at=int(row[2]), generation=int(row[1]),
+                             valid_until=datetime.fromisoformat(row[3]) if row[3] else None, custom=dict(custom))
+
+    def _opened_row(self, tenant_id: str, user_id: str, sealed: bytes,
+                    sealed_custom: bytes | None) -> tuple[Profile | None, dict[str, str]]:
+        """The profile and the app's fields of a row, opened once per row and key. Each seal draws a new
+        nonce, so equal bytes are the same write; and equal bytes under the same key open to the same text.
+        The key is still read every time: an erase by another process is seen at once."""
+        owner = (tenant_id, user_id)
+        key = self._cipher.existing_key(tenant_id, user_id)
+        if key is None:
+            return None, {}  # no key (never written, or erased): nothing sealed is readable
+        with self._opened_lock:
+            found = self._opened.get(owner)
+            if (found is not None and found[1] == sealed and found[2] == sealed_custom
+                    and hmac.compare_digest(found[0], key)):
+                self._opened.move_to_end(owner)
+                return found[3], found[4]
+        profile = self._open(tenant_id, user_id, sealed)
+        custom = self._custom(tenant_id, user_id, sealed_custom, profile)
         if profile is not None and profile.custom:
             profile = profile.model_copy(update={"custom": {}})
-        return StoredProfile(profile=profile, built_at=int(row[2]), generation=int(row[1]),
-                             valid_until=datetime.fromisoformat(row[3]) if row[3] else None, custom=custom)
+        with self._opened_lock:
+            self._opened[owner] = (key, sealed, sealed_custom, profile, custom)
+            while len(self._opened) > self._cache_size:
+                self._opened.popitem(last=False)
+        return profile, custom
 
     def put(self, tenant_id: str, user_id: str, profile: Profile, built_at: int, valid_until: datetime | None) -> None:
         derived = profile.model_copy(update={"custom": {}})
@@ -107,6 +139,8 @@ class SqliteProfileStore:
                          (tenant_id, user_id))
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
+        with self._opened_lock:
+            self._opened.pop((tenant_id, user_id), None)
         with self._db.write() as conn:
             conn.execute("DELETE FROM profiles WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
 
