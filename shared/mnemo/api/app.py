@@ -79,10 +79,10 @@ def reply(model: BaseModel, status: int = 200) -> Response[str]:
 
 
 def scored_out(s: Scored) -> ScoredMemoryOut:
-    """A ranked memory for the response, built without re-validating what our own models hold."""
-    return ScoredMemoryOut.model_construct(
-        **MemoryOut.fields_of(s.memory), score=round(s.score, 4), relevance=round(s.relevance, 4),
-        similarity=round(s.cosine, 4), lexical=round(s.lexical, 4), recency=round(s.recency, 4))
+    """A ranked memory for the response, from plain values (see ``MemoryOut.fields_of``)."""
+    return ScoredMemoryOut.model_validate({
+        **MemoryOut.fields_of(s.memory), "score": round(s.score, 4), "relevance": round(s.relevance, 4),
+        "similarity": round(s.cosine, 4), "lexical": round(s.lexical, 4), "recency": round(s.recency, 4)})
 
 
 def openapi_document(app: APIGatewayHttpResolver, settings: Settings) -> dict[str, Any]:
