@@ -40,7 +40,8 @@ class SlotAffinity:
         """Each slot's probability of being needed by the request whose query vector this is."""
         logits = self.weights @ np.asarray(vector, dtype=np.float32) + self.bias
         probs = 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
-        return {slot: float(p) for slot, p in zip(self.slots, probs, strict=True)}
+        # Python floats for the whole array at once: one numpy scalar per slot was most of this call
+        return dict(zip(self.slots, probs.tolist(), strict=True))
 
     def gains(self, vector: Array, boost: float, at_least: float) -> dict[str, float]:
         """The relevance each slot's memories gain for this request: ``boost`` x p where p >= ``at_least``."""
