@@ -201,6 +201,10 @@ def test_a_day_of_the_month_alone_is_the_nearest_such_day_in_the_tense_of_the_sl
     ("Translate any of these phrases into German", "Translate any of these phrases into German, keep it casual.",
      False),
     ("Plain text only, no formatting", "Plain text only, no formatting, it's going to SMS.", True),
+    # a new format, or the user's reason for it, says it stands
+    ("Short prose, max 5 sentences.", "Switch format: no bullets. Short prose, max 5 sentences.", True),
+    ("Please explain with Chinese together with English for difficult words, it help me understand better.",
+     "Please explain with Chinese together with English for difficult words, it help me understand better.", True),
 ])
 def test_an_answer_instruction_must_address_the_assistant_and_stand(clause: str, message: str, kept: bool) -> None:
     refused = screen("x", clause, "instruction", sentence=clause, message=message)

@@ -156,6 +156,9 @@ _STANDING = re.compile(
     r"\b(?:from now on|from now|from here on|from today on|going forward|moving forward|in (?:the )?future|always|"
     r"allways|never|every ?time|each time|whenever|by default|anymore|any more|no more|again|permanently|"
     r"for (?:every|all|any)|in (?:every|all|any)thing|in general|new rule|siempre|immer|toujours|sempre|ab jetzt|"
+    # a new way of answering ("switch format: no bullets"), or why the user needs it ("it helps me understand")
+    r"(?:switch|change)(?:e?d|ing)? (?:the |your )?format|new format|"
+    r"(?:it |that |this )?helps? me (?:to )?(?:understand|learn|follow|read|remember)|"
     r"desde ahora|d[ée]sormais|house style|(?:no|never)\b.{0,40}\bever|(?<![\w\s])\s*(?:[\w-]+\s+){1,3}only|"
     # "every answer", "all your replies", "any code": a quantifier counts only over answers, not over a task's
     # things ("summarize every chapter of this book")
