@@ -266,6 +266,12 @@ def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: 
     ("Ray", "I'm Ray and I work as an electrician", "name", False),
     ("Priyanka", "hey, Priyanka here, I'm 41 and live in Nagpur", "name", False),
     ("Kudi", "Left Kudi", "name", True),
+    ("Margaret", "My late wife, Margaret, used to attend to such correspondence", "name", True),
+    # a clause about she or he is about someone else, unless the user speaks of themselves again
+    ("passed away in 2023", "she passed away in 2023", "event", True),
+    ("teacher", "and he's a teacher in Leeds", "job", True),
+    ("nurse", "she's a teacher and I'm a nurse", "job", False),
+    ("nurse", "I'm a nurse", "job", False),
     ("Linda", "me and Linda are off to Rome", "name", True),
 ])
 def test_other_peoples_relatives_and_names_are_not_the_users(value: str, clause: str, slot: str,

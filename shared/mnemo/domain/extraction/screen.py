@@ -65,8 +65,9 @@ _THIRD_PERSON_AFTER_NAME = re.compile(
     r"moved|started|loves|loved|likes|hates|does|did|doesn't|didn't|isn't|wasn't|can't|won't|will|just|also|"
     r"and (?:her|his)|'s (?:been|got|gonna|going)|she|he)\b", re.IGNORECASE)
 _OTHER_THAN_SELF_BEFORE_NAME = re.compile(
-    r"\b(?:left|leaving|joined|joining|quit|quitting|at|for|with|from|to|by|about|met|meet|meeting|visited|"
-    r"visiting|told|tell|asked|ask|and|&)\s+$", re.IGNORECASE)
+    r"(?:\b(?:left|leaving|joined|joining|quit|quitting|at|for|with|from|to|by|about|met|meet|meeting|visited|"
+    # "my late wife, Margaret": a name right after a person word is that person's
+    rf"visiting|told|tell|asked|ask|and|&)|\b{_PEOPLE}\b,?)\s+$", re.IGNORECASE)
 
 
 def _names_a_secret(value: str, clause: str) -> bool:
@@ -74,6 +75,12 @@ def _names_a_secret(value: str, clause: str) -> bool:
     label of a secret says nothing durable about the user and points at what was taken out."""
     at = clause.lower().find(value.lower())
     return at >= 0 and bool(_LABELS_A_SECRET.match(clause[at + len(value):]))
+
+
+# a clause about "she" or "he" ("she passed away in 2023", "and he's a chef now"); "they" is often nobody in
+# particular ("they moved me to nights")
+_SHE_OR_HE = re.compile(r"(?:^\W*|\b(?:and|but|so|while|though|because|since)\s+)(?:she|he)(?:'s|'d|\b)",
+                        re.IGNORECASE)
 
 
 def _about_someone_else(value: str, clause: str) -> bool:
@@ -84,7 +91,8 @@ def _about_someone_else(value: str, clause: str) -> bool:
     # told me I'm type 2 diabetic", "my mum is vegan and I'm a nurse")
     return any(at < 0 or (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
                           and not _names_the_value(value, clause[m.start():at]))
-               for m in _OTHER_PERSON.finditer(clause))
+               for m in _OTHER_PERSON.finditer(clause)) or any(
+        at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]) for m in _SHE_OR_HE.finditer(clause))
 
 
 def _someone_elses_relative(value: str, clause: str, slot: str) -> bool:
