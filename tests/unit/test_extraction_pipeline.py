@@ -469,6 +469,9 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
     ("owns", "Tesla", "I had to give up my Tesla", True),
     ("habit", "smoking", "I'm so proud of quitting smoking", True),
     ("owns", "Tesla", "I'm considering selling my Tesla", False),
+    ("hobby", "book club", "And I'm done with the book club, Maureen and I had words", True),
+    ("current_project", "thesis", "im finally done with my thesis!!", True),
+    ("learning", "course", "when I'm done with the course I'll travel", False),
 ])
 def test_a_verb_of_ending_right_before_a_value_says_it_no_longer_holds(slot: str, value: str, clause: str,
                                                                        ended: bool) -> None:

@@ -298,7 +298,10 @@ CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", 
 _ENDED_BEFORE = re.compile(
     r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|"
     r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|"
-    r"moved (?:out of|away from)|no longer|not anymore)"
+    r"moved (?:out of|away from)|no longer|not anymore|"
+    # "I'm done with the book club"; not "when I'm done with the course"
+    r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?:i'm|im|i am|we're|we are) (?:so |totally |officially |"
+    r"finally |really )?done with)"
     r"(?:\s+(?:on|the|my|our|a|an|with|using|doing|eating|playing|taking|at|of|from|that|this|whole|old|all))*\s+$",
     re.IGNORECASE)
 
