@@ -186,6 +186,10 @@ class Settings(BaseModel):
     near_miss_limit: int = Field(4, ge=0, le=20)
     near_miss_floor: float = Field(0.08, ge=0, le=1)
     near_miss_ratio: float = Field(0.5, ge=0, le=1)
+    # the extractor may split one clause into several facts ("joined the cathedral choir, Thursday evenings,
+    # alto" -> "routine: Thursday evenings, alto" and "routine: cathedral choir"): up to this many facts from
+    # the clause of a memory that goes in go in beside it, whatever their own relevance; 0 switches it off
+    said_together_limit: int = Field(2, ge=0, le=10)
     # which kinds of fact a request needs, learned from labelled requests (domain/slot_affinity.py): a memory
     # in a slot the request needs with probability p >= slot_affinity_at_least gains slot_boost * p of
     # relevance ("my buddy" -> the user's pets); 0 switches it off, the gate's second look below with it.

@@ -63,6 +63,29 @@ def _near_miss(s: Scored, best: float, floor: float, ratio: float) -> bool:
     return own >= floor and own >= ratio * best
 
 
+def said_together(kept: list[Scored], ranked: list[Scored], limit: int, now: datetime) -> list[Scored]:
+    """Each kept memory followed by up to ``limit`` live facts extracted from the same clause (its evidence):
+    what the extractor split apart was said as one ("I've joined the cathedral choir instead, Thursday
+    evenings, alto" gave "routine: Thursday evenings, alto" and "routine: cathedral choir"; a request about
+    Thursday evenings needs both)."""
+    if not limit:
+        return kept
+    chosen = {s.memory.memory_id for s in kept}
+    by_clause: dict[str, list[Scored]] = {}
+    for s in ranked:
+        evidence = s.memory.provenance.evidence
+        if (evidence and s.memory.memory_id not in chosen and RETRACTION_TAG not in s.memory.tags
+                and not is_past_plan(s.memory, now)):
+            by_clause.setdefault(evidence, []).append(s)
+    out: list[Scored] = []
+    for s in kept:
+        out.append(s)
+        evidence = s.memory.provenance.evidence
+        if evidence:
+            out.extend(by_clause.pop(evidence, [])[:limit])
+    return out
+
+
 class QueryEmbeddings:
     """LRU cache of query embeddings (R13), per tenant and user: a hit (and the time it saves) never
     tells one tenant or user what another asked."""
@@ -255,6 +278,9 @@ class Retriever:
                 kept.append(s)
             else:
                 rejected[s.memory.memory_id] = "below_min_relevance"
+        kept = said_together(kept, ranked, settings.said_together_limit, now)
+        for s in kept:
+            rejected.pop(s.memory.memory_id, None)
         kept, conflicts, lost = self._resolve_conflicts(kept)
         rejected.update(dict.fromkeys(lost, "conflict_lost"))
         for s in kept[top_k:]:
