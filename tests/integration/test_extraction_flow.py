@@ -274,3 +274,19 @@ def test_what_ended_is_written_before_what_holds_now(service: Mnemo) -> None:
     service.ingestor.close("t", "u", "c2")
     run_due_jobs(service)
     assert contents(service) == ["User no longer follows this diet: keto.", "User's diet: lower carb."]
+
+
+def test_a_value_switched_from_is_retired_by_the_one_switched_to(service: Mnemo, clock) -> None:
+    say(service, "I work as QA in a fintech and we use Cypress for the e2e tests.", message_id="a")
+    service.ingestor.close("t", "u", "c1")
+    run_due_jobs(service)
+    assert any("Cypress" in c for c in contents(service))
+    clock.advance(days=20)
+    say(service, "Big news: we are migrating from Cypress to Playwright, my lead decided.", conversation="c2",
+        message_id="b")
+    service.ingestor.close("t", "u", "c2")
+    run_due_jobs(service)
+    now = contents(service)
+    assert any("Playwright" in c for c in now)
+    # what was switched from no longer holds (listed as a retraction, never as a fact)
+    assert not any("Cypress" in c and "no longer" not in c for c in now), now

@@ -17,6 +17,7 @@ from mnemo.domain.extraction.pipeline import (
     joined_fragments,
     said_no_longer,
     slot_candidate,
+    switched_from,
 )
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
@@ -267,6 +268,12 @@ def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: 
     ("Priyanka", "hey, Priyanka here, I'm 41 and live in Nagpur", "name", False),
     ("Kudi", "Left Kudi", "name", True),
     ("Margaret", "My late wife, Margaret, used to attend to such correspondence", "name", True),
+    ("Ava", "hi!! Ava's 10th birthday party is feb 28", "name", True),
+    ("Ray", "Ray's here, quick question", "name", False),
+    # another person's thing named right before the value is theirs, but their events are on the user's calendar
+    ("12 May", "Isla's first birthday is 12 May", "birthday", True),
+    ("piano recital is next friday", "my daughter's piano recital is next friday", "plan", False),
+    ("Marcus", "Name's Marcus", "name", False),
     # a clause about she or he is about someone else, unless the user speaks of themselves again
     ("passed away in 2023", "she passed away in 2023", "event", True),
     ("teacher", "and he's a teacher in Leeds", "job", True),
@@ -506,6 +513,20 @@ def test_an_ending_right_after_a_value_says_it_no_longer_holds(value: str, claus
 ])
 def test_a_plan_called_off_no_longer_holds(value: str, clause: str, off: bool) -> None:
     assert called_off(value, clause) is off
+
+
+@pytest.mark.parametrize(("value", "clause", "old"), [
+    ("Playwright", "we are migrating from Cypress to Playwright, my lead decided", "Cypress"),
+    ("Adobe Illustrator", "Also I switched from Affinity Designer to Adobe Illustrator because", "Affinity Designer"),
+    ("Paris", "we moved from London to Paris last year", "London"),
+    ("Rust", "moving from Go to Rust for the parser", "Go"),
+    # no switch said
+    ("Paris", "flights from London to Paris are cheap", None),
+    ("Rust", "I'm learning Rust", None),
+])
+def test_what_the_user_switched_from_is_read_with_what_they_switched_to(value: str, clause: str,
+                                                                         old: str | None) -> None:
+    assert switched_from(value, clause) == old
 
 
 @pytest.mark.parametrize(("statement", "uncertain"), [

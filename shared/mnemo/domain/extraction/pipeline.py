@@ -116,7 +116,7 @@ class LearnedExtractor:
         found = self._tag(texts)
         for index, (message, text, explicit) in enumerate(texts):
             mine = [f for f in found if f.index == index]
-            candidates = [c for c in (self._candidate(f) for f in mine) if c is not None]
+            candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
             candidates = last_value_wins(candidates, self._later_value_doubt)
             if index in corrected:
                 # the user corrects what the assistant assumed: their word, with the weight of a correction
@@ -154,6 +154,20 @@ class LearnedExtractor:
                 found.append(_Found(index, span, value, clause_around(piece, span.start, span.end),
                                     sentence_around(piece, span.start, span.end), message, explicit))
         return found
+
+    def _with_what_it_replaced(self, f: _Found) -> list[Candidate]:
+        """The found value's fact, and when the clause says the user switched to it from another value
+        ("migrating from Cypress to Playwright"), that the other no longer holds: the tagger seldom marks
+        the value left behind, which then stayed beside the new one."""
+        candidate = self._candidate(f)
+        if candidate is None:
+            return []
+        slot = SLOTS.get(f.span.slot)
+        old = (switched_from(f.value, f.clause) if slot is not None and slot.name in CEASABLE_SLOTS
+               and candidate.should_store and candidate.polarity else None)
+        if slot is None or old is None:
+            return [candidate]
+        return [candidate, slot_candidate(slot, old, f.clause, True, f.message, candidate.confidence)]
 
     def _candidate(self, f: _Found) -> Candidate | None:
         slot = SLOTS.get(f.span.slot)
@@ -359,6 +373,20 @@ def called_off(value: str, clause: str) -> bool:
     ended = _CALLED_OFF_BEFORE.search(clause[:at])
     return (ended is not None and not _NOT_ENDED.search(clause[:ended.start()])) or bool(
         _CALLED_OFF_AFTER.match(clause[at + len(value):]))
+
+
+# "switched from Affinity Designer to Adobe Illustrator", "we are migrating from Cypress to Playwright"
+_SWITCHED_FROM = re.compile(
+    r"\b(?:switch(?:ed|ing)?|migrat(?:e|ed|ing)|mov(?:e|ed|ing)|chang(?:e|ed|ing)|went|going|transition(?:ed|ing)?|"
+    r"upgrad(?:e|ed|ing)|swap(?:ped|ping)?)\s+(?:over\s+|all\s+)?from\s+(?:the\s+|my\s+|our\s+|an?\s+)?"
+    r"(?P<old>[^,.;:!?()]{2,40}?)\s+(?:to|for|onto|into)\s+(?:the\s+|my\s+|our\s+|an?\s+)?$", re.IGNORECASE)
+
+
+def switched_from(value: str, clause: str) -> str | None:
+    """What the user switched from to ``value``, when the clause says so right before it."""
+    at = clause.find(value)
+    m = _SWITCHED_FROM.search(clause[:at]) if at > 0 else None
+    return m.group("old").strip() if m else None
 
 
 # the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball".

@@ -63,7 +63,9 @@ _THEIR_RELATIVE = re.compile(
 _THIRD_PERSON_AFTER_NAME = re.compile(
     r"^\s+(?:is|was|has|had|got|gets|found|finds|says|said|thinks|thought|wants|wanted|works|worked|lives|lived|"
     r"moved|started|loves|loved|likes|hates|does|did|doesn't|didn't|isn't|wasn't|can't|won't|will|just|also|"
-    r"and (?:her|his)|'s (?:been|got|gonna|going)|she|he)\b", re.IGNORECASE)
+    r"and (?:her|his)|'s (?:been|got|gonna|going)|she|he)\b"
+    # "Ava's 10th birthday party": a name owning something is someone else's ("Ray's here" is the user)
+    r"|^['’]s\s+(?!(?:here|the name|me|speaking|talking|writing)\b)\w", re.IGNORECASE)
 _OTHER_THAN_SELF_BEFORE_NAME = re.compile(
     r"(?:\b(?:left|leaving|joined|joining|quit|quitting|at|for|with|from|to|by|about|met|meet|meeting|visited|"
     # "my late wife, Margaret": a name right after a person word is that person's
@@ -102,7 +104,18 @@ _NAMED_SOMEONE = re.compile(
 _ME_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd|me|my)\b", re.IGNORECASE)
 
 
-def _about_someone_else(value: str, clause: str) -> bool:
+# another person's thing named right before the value ("Isla's first birthday is 12 May", "my son's school is
+# in Leeds"): the value is theirs. Not for plans and events: "my daughter's piano recital is next friday" is on
+# the user's calendar too (so the training data labels it)
+_THEIRS_BEFORE = re.compile(
+    rf"(?:\b(?!(?:It|She|He|That|There|What|Who|Here|Let|Where|How|One)'s)[A-Z][a-zà-ÿ]+|\b{_PEOPLE})['’]s\s+"
+    r"(?:[\w-]+\s+){1,3}(?:is|are|was|were|will be|:)\s*$")
+
+
+_ON_THE_USERS_CALENDAR = frozenset({"plan", "event"})
+
+
+def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     """The value sits where the clause talks of someone else: "I'm a nurse and my mum is vegan" (vegan is
     the mum's, nurse the user's); "I'm vegan and my mum is too" (the user's)."""
     at = clause.lower().find(value.lower())
@@ -112,7 +125,8 @@ def _about_someone_else(value: str, clause: str) -> bool:
                           and not _names_the_value(value, clause[m.start():at]))
                for m in _OTHER_PERSON.finditer(clause)) or any(
         at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]) for m in _SHE_OR_HE.finditer(clause)) or any(
-        at >= m.end() and not _ME_AGAIN.search(clause[m.end():at]) for m in _NAMED_SOMEONE.finditer(clause))
+        at >= m.end() and not _ME_AGAIN.search(clause[m.end():at]) for m in _NAMED_SOMEONE.finditer(clause)) or (
+        at > 0 and slot not in _ON_THE_USERS_CALENDAR and _THEIRS_BEFORE.search(clause[:at]) is not None)
 
 
 def _someone_elses_relative(value: str, clause: str, slot: str) -> bool:
@@ -158,7 +172,7 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "hypothetical"
     if slot == "job" and _FORMER_JOB.search(clause):
         return "not_current"
-    if slot not in _ABOUT_THE_USER_ANYWAY and _about_someone_else(value, clause):
+    if slot not in _ABOUT_THE_USER_ANYWAY and _about_someone_else(value, clause, slot):
         return "about_someone_else"
     if slot in _ABOUT_THE_USER_ANYWAY and _someone_elses_relative(value, clause, slot):
         return "about_someone_else"
