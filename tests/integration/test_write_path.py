@@ -6,7 +6,6 @@ import threading
 from datetime import UTC, datetime
 
 from mnemo.bootstrap import Mnemo
-from mnemo.domain.extraction.slots import RETRACTION_TAG
 from mnemo.domain.models import Category, Scope, SourceKind, Status
 from mnemo.services.writing import NewFact
 
@@ -201,19 +200,3 @@ def test_a_retraction_retires_every_live_fact_that_names_its_value(service: Mnem
     # the closest one was retired before; the other fact that names watercolours stayed active
     assert sorted(m.content for m in active(service)) == ["User no longer does watercolours.",
                                                           "User's hobby: community choir."]
-
-
-def test_an_answer_rule_that_only_lifts_one_no_longer_stored_is_never_injected(service: Mnemo, clock) -> None:
-    # the rule it lifts went another way before (here: never stored); the lift asks nothing new
-    lift = service.writer.write("t", "u", [fact("How to answer the user: You don't need to add Chinese anymore.",
-                                                "instruction:need_add_chines", category=Category.PROCEDURAL)])[0]
-    assert lift.memory is not None
-    assert RETRACTION_TAG in lift.memory.tags
-    result = service.retriever.retrieve("t", "u", "explain backpropagation to me", top_k=8, token_budget=500)
-    assert "Chinese" not in result.context
-    # a rule that asks something in its place still goes in
-    clock.advance(days=1)
-    service.writer.write("t", "u", [fact("How to answer the user: no more tables, use short paragraphs instead.",
-                                         "answer_format", category=Category.PROCEDURAL, when=clock.now())])
-    result = service.retriever.retrieve("t", "u", "explain backpropagation to me", top_k=8, token_budget=500)
-    assert "short paragraphs" in result.context
