@@ -279,13 +279,6 @@ def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: 
     ("teacher", "and he's a teacher in Leeds", "job", True),
     ("nurse", "she's a teacher and I'm a nurse", "job", False),
     ("nurse", "I'm a nurse", "job", False),
-    # a clause that opens with someone's name and what they did is theirs
-    ("junior architect", "Eleanor has graduated and is now working in London as a junior architect", "job", True),
-    ("home every night", "Tom left the mines and got a job at the port so he's home every night", "habit", True),
-    # a thing's name, or the user again, is not someone else
-    ("early spring", "Release is planned for early spring", "project_deadline", False),
-    ("Friday", "Deadline moved to Friday", "project_deadline", False),
-    ("PM", "Google offered me a job as a PM", "job", False),
     ("Linda", "me and Linda are off to Rome", "name", True),
 ])
 def test_other_peoples_relatives_and_names_are_not_the_users(value: str, clause: str, slot: str,

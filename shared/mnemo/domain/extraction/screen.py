@@ -85,25 +85,6 @@ _SHE_OR_HE = re.compile(r"(?:^\W*|\b(?:and|but|so|while|though|because|since)\s+
                         re.IGNORECASE)
 
 
-# a clause that opens with someone's name and what they did ("Eleanor has graduated and is now working in London
-# as a junior architect", "Tom left the mines and got a job at the port"); the capitalised words a sentence
-# opens with that are no one's name are left out
-_NAMED_SOMEONE = re.compile(
-    r"(?:^\W*|\b(?:and|but|so|while|though|because|since)\s+)"
-    r"(?!(?:The|This|That|These|Those|It|Its|My|Our|Your|We|She|He|They|There|Here|What|Which|Who|When|Where|Why|How|"
-    r"Also|And|But|So|Just|Now|Then|Well|Yes|No|Ok|Okay|Sorry|Thanks|Please|Hi|Hey|Hello|Anyway|Btw|Today|Tonight|"
-    r"Tomorrow|Yesterday|Work|Life|Everything|Nothing|Something|Everyone|Everybody|Nobody|Somebody|Someone|"
-    r"Dinner|Lunch|Breakfast|Mondays?|Tuesdays?|Wednesdays?|Thursdays?|Fridays?|Saturdays?|Sundays?|January|"
-    r"February|March|April|May|June|July|August|September|October|November|December|Christmas|Easter|Summer|"
-    r"Winter|Spring|Autumn|Fall|Update|Quick|Big|Good|Bad|Great|Sadly|Luckily|Finally|Actually)\b)"
-    r"[A-Z][a-zà-ÿ]+(?:\s+[A-Z][a-zà-ÿ]+)?\s+"
-    # what a person does, not what a thing is ("Release is planned for early spring", "Deadline moved to Friday")
-    r"(?i:(?:has|had) (?:just )?(?:graduated|started|left|got|gotten|been|taken)|had (?:a|the|her|his) baby|got|gets|"
-    r"left|started|works|worked|lives|lived|found|finds|says|said|thinks|wants|loves|likes|hates|can't|cannot|"
-    r"won't|doesn't|didn't|passed away|graduated|won|took|became|married)\b")
-_ME_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd|me|my)\b", re.IGNORECASE)
-
-
 # another person's thing named right before the value ("Isla's first birthday is 12 May", "my son's school is
 # in Leeds"): the value is theirs. Not for plans and events: "my daughter's piano recital is next friday" is on
 # the user's calendar too (so the training data labels it)
@@ -124,8 +105,7 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     return any(at < 0 or (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
                           and not _names_the_value(value, clause[m.start():at]))
                for m in _OTHER_PERSON.finditer(clause)) or any(
-        at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]) for m in _SHE_OR_HE.finditer(clause)) or any(
-        at >= m.end() and not _ME_AGAIN.search(clause[m.end():at]) for m in _NAMED_SOMEONE.finditer(clause)) or (
+        at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]) for m in _SHE_OR_HE.finditer(clause)) or (
         at > 0 and slot not in _ON_THE_USERS_CALENDAR and _THEIRS_BEFORE.search(clause[:at]) is not None)
 
 
