@@ -122,25 +122,6 @@ def test_old_or_former_in_a_retraction_is_no_word_the_old_fact_must_have() -> No
     assert resolve(new, fact("c", "owns:2022_silverado", "User owns 2022 Silverado."), 0.8) is Relation.INDEPENDENT
 
 
-def test_a_retraction_that_names_the_value_more_fully_retires_it_in_the_same_slot() -> None:
-    # "I'm not lactose intolerant after all" after "I'm lactose intolerant" (stored as allergic to lactose)
-    old = fact("a", "allergy:lactos", "User is allergic to lactose.")
-    new = fact("b", "allergy:lactos_intolerant", "User is not allergic to lactose intolerant.", polarity=False,
-               days=30)
-    assert resolve(new, old, 0.8) is Relation.CONTRADICTS
-    # in another slot every word of the retraction must be in the fact, as before
-    assert resolve(new, fact("c", "avoids:lactos", "User avoids lactose."), 0.8) is Relation.INDEPENDENT
-
-
-def test_a_single_valued_retraction_retires_its_value_named_in_another_slot() -> None:
-    # the slot alone is the key ("diet"): the value is the content's own words
-    old = fact("a", "habit:gluten_free_bread", "User's routine: gluten free bread every morning.")
-    new = fact("b", "diet", "User no longer follows this diet: gluten free.", polarity=False, days=30)
-    assert resolve(new, old, 0.7) is Relation.CONTRADICTS
-    assert resolve(new, fact("c", "habit:bread", "User's routine: fresh bread every morning."), 0.7) \
-        is Relation.INDEPENDENT
-
-
 def test_a_retraction_of_one_value_and_a_fact_of_another_leave_each_other_be() -> None:
     lower_carb = fact("a", "diet", "User's diet: lower carb.")
     no_keto = fact("b", "diet", "User no longer follows this diet: keto.", polarity=False)
@@ -220,6 +201,9 @@ def plan(mid: str, content: str, evidence: str, days: int = 0) -> Memory:
      "now planning a trip to Rome in June too", False),
     ("User plans: dentist on Monday (for 2026-01-05).", "User plans: dentist on Friday (for 2026-01-09).",
      "dentist on friday for the kids", False),
+    # "now" alone is no change of day: a second appointment
+    ("User plans: dentist on Monday (for 2026-01-05).", "User plans: dentist on Friday (for 2026-01-09).",
+     "and now the dentist on Friday for a filling", False),
     # the same day is a restatement, not a change
     ("User plans: go back to Busan on July 3 (for 2026-07-03).", "User plans: go back on July 3 (for 2026-07-03).",
      "now I go back on July 3", False),

@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 
 from mnemo.domain.extraction.slots import RETRACTION_TAG
-from mnemo.domain.models import Category, Memory, Provenance
+from mnemo.domain.models import Category, Memory, Provenance, SourceKind
 from mnemo.domain.ranking import Scored
 from mnemo.services.retrieval import said_together
 
@@ -12,10 +12,11 @@ CLAUSE = "I've joined the cathedral choir instead, Thursday evenings, alto."
 
 
 def scored(mid: str, content: str, evidence: str | None, relevance: float, tags: list[str] | None = None,
-           subject: str = "habit:x") -> Scored:
+           subject: str = "habit:x", conversation: str = "c1", source: SourceKind = SourceKind.EXTRACTED) -> Scored:
     memory = Memory(memory_id=mid, tenant_id="t", user_id="u", category=Category.PROCEDURAL, subject=subject,
                     content=content, confidence=0.9, created_at=NOW, updated_at=NOW, last_confirmed_at=NOW,
-                    provenance=Provenance(evidence=evidence), tags=tags or [])
+                    provenance=Provenance(evidence=evidence, conversation_id=conversation, source=source),
+                    tags=tags or [])
     return Scored(memory, cosine=relevance, lexical=0.0, relevance=relevance, recency=1.0, score=relevance)
 
 
@@ -39,3 +40,16 @@ def test_only_live_statements_up_to_the_limit_come_along() -> None:
     # a memory without a clause brings nothing
     bare = scored("x", "User likes tea.", None, 0.8)
     assert said_together([bare], [bare, scored("y", "User likes coffee.", None, 0.1)], 2, NOW) == [bare]
+
+
+def test_only_the_same_conversations_extracted_facts_come_along_and_after_every_kept_one() -> None:
+    evenings = scored("a", "User's routine: Thursday evenings, alto.", CLAUSE, 0.75)
+    allergy = scored("k", "User is allergic to peanuts.", "I'm allergic to peanuts", 0.6)
+    elsewhere = scored("e", "User's routine: choir practice.", CLAUSE, 0.1, conversation="c2")
+    summary_a = scored("s1", "User ran a half marathon.", "2 of 5 episodic memories", 0.7, source=SourceKind.SUMMARY)
+    summary_b = scored("s2", "User got divorced.", "2 of 5 episodic memories", 0.05, source=SourceKind.SUMMARY)
+    choir = scored("b", "User's routine: cathedral choir.", CLAUSE, 0.1)
+    chosen = said_together([evenings, summary_a, allergy], [evenings, summary_a, allergy, elsewhere, summary_b, choir],
+                           2, NOW)
+    # the sibling follows every kept memory (a top-k cut takes it first), and nothing else comes along
+    assert [s.memory.memory_id for s in chosen] == ["a", "s1", "k", "b"]

@@ -111,22 +111,17 @@ def retracts_another_value(new: Memory, old: Memory) -> bool:
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
     ("User's hobby: volleyball"): every word of its key is in the old fact, and the two are close."""
-    slot, _, key = new.subject.partition(":")
+    key = new.subject.partition(":")[2]
     # "no longer owns the old F-150" retires "owns 2015 F-150": old / former / previous say it ended, no more
-    # a single-valued slot's key is the slot alone ("diet"): its value is the content's own words
-    words = {w for w in (key.split("_") if key else set(terms(new.content)) - _STATEMENT_WORDS)
-             if w and w not in _ENDED_QUALIFIERS}
-    old_slot, _, old_key = old.memory.subject.partition(":")
-    # in one slot the retraction may name the value more fully than the fact did: "not lactose intolerant
-    # after all" retires "allergic to lactose" (its key, lactose, is all in the retraction's)
-    fuller = old_slot == slot and bool(old_key) and set(old_key.split("_")) <= words
+    words = [w for w in key.split("_") if w and w not in _ENDED_QUALIFIERS]
     return (not new.polarity and old.memory.polarity and bool(words) and old.cosine >= at_least
-            and (words <= set(terms(old.memory.content)) or fuller))
+            and set(words) <= set(terms(old.memory.content)))
 
 
 # words that say a plan's day changed ("the wedding got moved to June", "now I go back on July 10 not July 3")
-_RESCHEDULED = re.compile(r"\b(?:now|instead|not|changed?|moved|postponed|delayed|pushed|rescheduled|brought forward|"
-                          r"bumped|shifted|no longer|anymore|actually)\b", re.IGNORECASE)
+# ("now" or "not" alone say too little: "now the dentist on Friday" may be a second appointment)
+_RESCHEDULED = re.compile(r"\b(?:changed?|moved|postponed|delayed|pushed (?:back|forward)|rescheduled|"
+                          r"brought forward|bumped|shifted)\b", re.IGNORECASE)
 # a plan's day in its words: months, weekdays, numbers and the words around them are no part of what it is
 _DAY_WORDS = re.compile(r"\(for [^)]*\)|"
                         r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"

@@ -25,6 +25,7 @@ from mnemo.domain.models import (
     Memory,
     Profile,
     RetrievalTrace,
+    SourceKind,
     Status,
 )
 from mnemo.domain.ranking import Hit, RankingParams, Scored, diversify, rank
@@ -64,26 +65,31 @@ def _near_miss(s: Scored, best: float, floor: float, ratio: float) -> bool:
 
 
 def said_together(kept: list[Scored], ranked: list[Scored], limit: int, now: datetime) -> list[Scored]:
-    """Each kept memory followed by up to ``limit`` live facts extracted from the same clause (its evidence):
-    what the extractor split apart was said as one ("I've joined the cathedral choir instead, Thursday
-    evenings, alto" gave "routine: Thursday evenings, alto" and "routine: cathedral choir"; a request about
-    Thursday evenings needs both)."""
+    """The kept memories, then up to ``limit`` live facts extracted from the same clause of the same
+    conversation as each: what the extractor split apart was said as one ("I've joined the cathedral choir
+    instead, Thursday evenings, alto" gave "routine: Thursday evenings, alto" and "routine: cathedral choir"; a
+    request about Thursday evenings needs both). They come after every kept memory, so a top-k cut never drops
+    a kept memory for them; summaries and what an app handed over carry no clause of their own."""
     if not limit:
         return kept
     chosen = {s.memory.memory_id for s in kept}
-    by_clause: dict[str, list[Scored]] = {}
+
+    def said(memory: Memory) -> tuple[str, str] | None:
+        p = memory.provenance
+        return (p.conversation_id or "", p.evidence) if p.evidence and p.source is SourceKind.EXTRACTED else None
+
+    by_clause: dict[tuple[str, str], list[Scored]] = {}
     for s in ranked:
-        evidence = s.memory.provenance.evidence
-        if (evidence and s.memory.memory_id not in chosen and RETRACTION_TAG not in s.memory.tags
+        key = said(s.memory)
+        if (key and s.memory.memory_id not in chosen and RETRACTION_TAG not in s.memory.tags
                 and not is_past_plan(s.memory, now)):
-            by_clause.setdefault(evidence, []).append(s)
-    out: list[Scored] = []
+            by_clause.setdefault(key, []).append(s)
+    siblings: list[Scored] = []
     for s in kept:
-        out.append(s)
-        evidence = s.memory.provenance.evidence
-        if evidence:
-            out.extend(by_clause.pop(evidence, [])[:limit])
-    return out
+        key = said(s.memory)
+        if key:
+            siblings.extend(by_clause.pop(key, [])[:limit])
+    return kept + siblings
 
 
 class QueryEmbeddings:

@@ -314,7 +314,8 @@ _ENDED_BEFORE = re.compile(
     r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|"
     r"moved (?:out of|away from)|no longer|not anymore|"
     # "I'm done with the book club"; not "when I'm done with the course"
-    r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?:i'm|im|i am|we're|we are) (?:so |totally |officially |"
+    r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
+    r"(?:so |totally |officially |"
     r"finally |really )?done with)"
     r"(?:\s+(?:on|the|my|our|a|an|with|using|doing|eating|playing|taking|at|of|from|that|this|whole|old|all))*\s+$",
     re.IGNORECASE)
@@ -341,7 +342,7 @@ def ended_just_before(value: str, clause: str) -> bool:
 # "the Fiat is gone", "vegan no more"); "done" is left out ("my job is done for today" ends no job)
 _ENDED_AFTER_VALUE = re.compile(
     r"^\W*(?:(?:[\w'-]+\s+){0,2}(?:is|are|was|were|'s)\s+(?:(?:now|finally|officially|totally|well and truly)\s+)?"
-    r"(?:over|gone|history|finished|a thing of the past)\b|"
+    r"(?:over|gone|history|finished|a thing of the past)(?=\W*$|\s*[,.!;)])|"
     r"(?:not\s+)?(?:any ?more|no more|no longer)(?=\W*$|\s*[,.!;)]))",
     re.IGNORECASE)
 
@@ -360,7 +361,8 @@ _CALLED_OFF_BEFORE = re.compile(
     re.IGNORECASE)
 _CALLED_OFF_AFTER = re.compile(
     r"^\W*(?:[\w'-]+\s+){0,3}?(?:(?:(?:is|are|was|were|'s|got|has been|have been|had to be)\s+)?"
-    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off|fell through|(?:isn't|is not|won't be|not) happening)\b",
+    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off(?=\W*$|\s*[,.!;)])|fell through|"
+    r"(?:isn't|is not|won't be|not) happening)\b",
     re.IGNORECASE)
 
 
@@ -379,14 +381,16 @@ def called_off(value: str, clause: str) -> bool:
 _SWITCHED_FROM = re.compile(
     r"\b(?:switch(?:ed|ing)?|migrat(?:e|ed|ing)|mov(?:e|ed|ing)|chang(?:e|ed|ing)|went|going|transition(?:ed|ing)?|"
     r"upgrad(?:e|ed|ing)|swap(?:ped|ping)?)\s+(?:over\s+|all\s+)?from\s+(?:the\s+|my\s+|our\s+|an?\s+)?"
-    r"(?P<old>[^,.;:!?()]{2,40}?)\s+(?:to|for|onto|into)\s+(?:the\s+|my\s+|our\s+|an?\s+)?$", re.IGNORECASE)
+    r"(?P<old>(?:(?!\b(?:to|for|onto|into)\b)[^,.;:!?()]){2,40}?)\s+(?:to|for|onto|into)\s+(?:the\s+|my\s+|our\s+|an?\s+)?$",
+    re.IGNORECASE)
 
 
 def switched_from(value: str, clause: str) -> str | None:
     """What the user switched from to ``value``, when the clause says so right before it."""
     at = clause.find(value)
     m = _SWITCHED_FROM.search(clause[:at]) if at > 0 else None
-    return m.group("old").strip() if m else None
+    # a switch only thought of or denied has not happened ("thinking of switching from Cypress to Playwright")
+    return m.group("old").strip() if m and not _NOT_ENDED.search(clause[:m.start()]) else None
 
 
 # the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball".

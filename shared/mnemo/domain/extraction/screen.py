@@ -63,7 +63,7 @@ _THEIR_RELATIVE = re.compile(
 _THIRD_PERSON_AFTER_NAME = re.compile(
     r"^\s+(?:is|was|has|had|got|gets|found|finds|says|said|thinks|thought|wants|wanted|works|worked|lives|lived|"
     r"moved|started|loves|loved|likes|hates|does|did|doesn't|didn't|isn't|wasn't|can't|won't|will|just|also|"
-    r"and (?:her|his)|'s (?:been|got|gonna|going)|she|he)\b"
+    r"and (?:her|his)|'s (?:been|got|gonna|going))\b"
     # "Ava's 10th birthday party": a name owning something is someone else's ("Ray's here" is the user)
     r"|^['’]s\s+(?!(?:here|the name|me|speaking|talking|writing)\b)\w", re.IGNORECASE)
 _OTHER_THAN_SELF_BEFORE_NAME = re.compile(
@@ -93,7 +93,9 @@ _THEIRS_BEFORE = re.compile(
     r"(?:[\w-]+\s+){1,3}(?:is|are|was|were|will be|:)\s*$")
 
 
-_ON_THE_USERS_CALENDAR = frozenset({"plan", "event"})
+# ... nor for a project's facts, whose owner is often named so ("Acme's launch date is March 3")
+_ON_THE_USERS_CALENDAR = frozenset({"plan", "event", "current_project", "project_stack", "project_deadline",
+                                    "project_detail"})
 
 
 def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
@@ -178,9 +180,8 @@ _STANDING = re.compile(
     r"\b(?:from now on|from now|from here on|from today on|going forward|moving forward|in (?:the )?future|always|"
     r"allways|never|every ?time|each time|whenever|by default|anymore|any more|no more|again|permanently|"
     r"for (?:every|all|any)|in (?:every|all|any)thing|in general|new rule|siempre|immer|toujours|sempre|ab jetzt|"
-    # a new way of answering ("switch format: no bullets"), or why the user needs it ("it helps me understand")
-    r"(?:switch|change)(?:e?d|ing)? (?:the |your )?format|new format|"
-    r"(?:it |that |this )?helps? me (?:to )?(?:understand|learn|follow|read|remember)|"
+    # a new way of answering ("switch format: no bullets", "changing the format")
+    r"(?:switch(?:ed|ing)?|chang(?:e|ed|ing)) (?:the |your )?format|new format|"
     r"desde ahora|d[ée]sormais|house style|(?:no|never)\b.{0,40}\bever|(?<![\w\s])\s*(?:[\w-]+\s+){1,3}only|"
     # "every answer", "all your replies", "any code": a quantifier counts only over answers, not over a task's
     # things ("summarize every chapter of this book")
