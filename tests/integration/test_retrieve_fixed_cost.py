@@ -93,4 +93,6 @@ def test_a_profile_is_opened_once_per_write_and_another_workers_changes_show_at_
     other_vault.destroy("t", "u")
     stored = mine.get("t", "u")
     assert (stored.profile, stored.custom) == (None, {})
+    # and what this worker had opened of that user (the profile, the data key) is dropped with it
+    assert ("t", "u") not in mine._opened
     assert mine.get("t2", "u").profile.name == "Bea"

@@ -1,5 +1,6 @@
 """The in-memory index of one user: a memory saved again keeps or replaces its lexical terms."""
 
+import threading
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -70,3 +71,36 @@ def test_the_filters_kept_between_searches_follow_every_change_of_the_index() ->
     assert found(index) == [("m1", None)]
     later = SearchRequest(vector=vector, terms=[], limit=10, now=NOW + timedelta(hours=2))
     assert index.search(later) == []
+
+
+def test_a_write_waits_for_a_search_under_way_in_another_thread() -> None:
+    """A worker with --threads serves a search and a write at once: the write must not rebuild the arrays
+    the search is reading (it raised IndexError, or cached a filter of the old arrays that broke every later
+    search of the user)."""
+    index = UserIndex(2, 1, 1.2, 0.75)
+    vector = np.array([1.0, 0.0], dtype=np.float32)
+    index.put(memory("User drinks green tea."), vector)
+    inside, release = threading.Event(), threading.Event()
+    score = index._bm25.score
+
+    def slow_score(query_terms: list[str]) -> dict[str, float]:
+        inside.set()
+        release.wait(5)
+        return score(query_terms)
+
+    index._bm25.score = slow_score  # type: ignore[method-assign]
+    results: list[list[tuple[str, float | None]]] = []
+    searching = threading.Thread(target=lambda: results.append(found(index)))
+    searching.start()
+    assert inside.wait(5)
+    other = memory("User drinks black coffee.").model_copy(update={"memory_id": "m2"})
+    writing = threading.Thread(target=index.put, args=(other, vector))
+    writing.start()
+    writing.join(0.2)
+    assert writing.is_alive()  # the write waits for the search under way
+    release.set()
+    searching.join(5)
+    writing.join(5)
+    assert results == [[("m1", None)]]
+    index._bm25.score = score  # type: ignore[method-assign]
+    assert sorted(found(index)) == [("m1", None), ("m2", None)]

@@ -73,6 +73,7 @@ class SqliteProfileStore:
             row = conn.execute("SELECT sealed, generation, built_at, valid_until, custom FROM profiles "
                                "WHERE tenant_id=? AND user_id=?", (tenant_id, user_id)).fetchone()
         if row is None:
+            self._forget_opened(tenant_id, user_id)  # erased, maybe by another process: drop what was opened
             return StoredProfile()
         profile, custom = self._opened_row(tenant_id, user_id, bytes(row[0] or b""),
                                            None if row[4] is None else bytes(row[4]))
@@ -87,7 +88,9 @@ class SqliteProfileStore:
         owner = (tenant_id, user_id)
         key = self._cipher.existing_key(tenant_id, user_id)
         if key is None:
-            return None, {}  # no key (never written, or erased): nothing sealed is readable
+            # no key (never written, or erased): nothing sealed is readable, and nothing opened is kept
+            self._forget_opened(tenant_id, user_id)
+            return None, {}
         with self._opened_lock:
             found = self._opened.get(owner)
             if (found is not None and found[1] == sealed and found[2] == sealed_custom
@@ -138,9 +141,12 @@ class SqliteProfileStore:
                          "VALUES (?,?,'','',1) ON CONFLICT(tenant_id, user_id) DO UPDATE SET generation=generation+1",
                          (tenant_id, user_id))
 
-    def delete_user(self, tenant_id: str, user_id: str) -> None:
+    def _forget_opened(self, tenant_id: str, user_id: str) -> None:
         with self._opened_lock:
             self._opened.pop((tenant_id, user_id), None)
+
+    def delete_user(self, tenant_id: str, user_id: str) -> None:
+        self._forget_opened(tenant_id, user_id)
         with self._db.write() as conn:
             conn.execute("DELETE FROM profiles WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
 

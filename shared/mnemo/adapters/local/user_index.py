@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import threading
 
 import numpy as np
 import numpy.typing as npt
@@ -46,30 +47,35 @@ class UserIndex:
         self._user_scope = np.zeros(0, dtype=np.bool_)
         self._status_masks: dict[frozenset[Status], npt.NDArray[np.bool_]] = {}
         self._dirty = False
+        # a search reads the arrays a write rebuilds (a worker with --threads serves both at once): one at a time,
+        # so a search never sees half a refresh nor caches a filter of the arrays before it
+        self._lock = threading.RLock()
 
     def put(self, memory: Memory, vector: Vector, parts: Vector | None = None) -> None:
-        before = self.memories.get(memory.memory_id)
-        self.memories[memory.memory_id] = memory
-        self._vectors[memory.memory_id] = vector
-        if parts is not None and len(parts):
-            self._parts[memory.memory_id] = parts
-        else:
-            self._parts.pop(memory.memory_id, None)
-        if before is None or before.content != memory.content:
-            # a confirmation or a status change keeps the words: their terms (stemming is the dear part of
-            # a save inside the write transaction) stay as they are
-            self._bm25.add(memory.memory_id, terms(memory.content))
-        self._dirty = True
+        with self._lock:
+            before = self.memories.get(memory.memory_id)
+            self.memories[memory.memory_id] = memory
+            self._vectors[memory.memory_id] = vector
+            if parts is not None and len(parts):
+                self._parts[memory.memory_id] = parts
+            else:
+                self._parts.pop(memory.memory_id, None)
+            if before is None or before.content != memory.content:
+                # a confirmation or a status change keeps the words: their terms (stemming is the dear part of
+                # a save inside the write transaction) stay as they are
+                self._bm25.add(memory.memory_id, terms(memory.content))
+            self._dirty = True
 
     def vector(self, memory_id: str) -> Vector:
         return self._vectors[memory_id]
 
     def remove(self, memory_id: str) -> None:
-        if self.memories.pop(memory_id, None) is not None:
-            self._vectors.pop(memory_id, None)
-            self._parts.pop(memory_id, None)
-            self._bm25.remove(memory_id)
-            self._dirty = True
+        with self._lock:
+            if self.memories.pop(memory_id, None) is not None:
+                self._vectors.pop(memory_id, None)
+                self._parts.pop(memory_id, None)
+                self._bm25.remove(memory_id)
+                self._dirty = True
 
     def _refresh(self) -> None:
         if not self._dirty:
@@ -134,30 +140,33 @@ class UserIndex:
         return self._ids, self._matrix @ vector, best
 
     def similar(self, vector: Vector, limit: int) -> list[tuple[Memory, float]]:
-        self._refresh()
-        if not self._ids:
-            return []
-        sims = self._matrix @ vector
-        order = np.argsort(-sims)[:limit]
-        return [(self.memories[self._ids[i]], float(sims[i])) for i in order]
+        with self._lock:
+            self._refresh()
+            if not self._ids:
+                return []
+            sims = self._matrix @ vector
+            order = np.argsort(-sims)[:limit]
+            return [(self.memories[self._ids[i]], float(sims[i])) for i in order]
 
     def search(self, request: SearchRequest) -> list[Hit]:
-        ids, sims, best = self.cosine_all(request.vector)
-        if not ids:
-            return []
-        mask = self._mask(request)
-        if not mask.any():
-            return []
-        pool = np.where(mask, np.maximum(sims, best), -np.inf)
-        k = min(request.limit, int(mask.sum()))
-        top = np.argpartition(-pool, k - 1)[:k] if k < len(ids) else np.flatnonzero(mask)
-        chosen = set(top[mask[top]].tolist())
-        lexical = self._bm25.score(request.terms)
-        position = self._position
-        allowed = mask.tolist()
-        allowed_lex = heapq.nlargest(request.limit, ((s, mid) for mid, s in lexical.items() if allowed[position[mid]]))
-        chosen.update(position[mid] for _, mid in allowed_lex)
-        # Python floats once for the whole array: indexing numpy element by element is the dear part here
-        whole, sentence = sims.tolist(), best.tolist()
-        return [Hit(self.memories[ids[i]], whole[i], lexical.get(ids[i], 0.0),
-                    sentence[i] if math.isfinite(sentence[i]) else None) for i in sorted(chosen)]
+        with self._lock:
+            ids, sims, best = self.cosine_all(request.vector)
+            if not ids:
+                return []
+            mask = self._mask(request)
+            if not mask.any():
+                return []
+            pool = np.where(mask, np.maximum(sims, best), -np.inf)
+            k = min(request.limit, int(mask.sum()))
+            top = np.argpartition(-pool, k - 1)[:k] if k < len(ids) else np.flatnonzero(mask)
+            chosen = set(top[mask[top]].tolist())
+            lexical = self._bm25.score(request.terms)
+            position = self._position
+            allowed = mask.tolist()
+            allowed_lex = heapq.nlargest(request.limit, ((s, mid) for mid, s in lexical.items()
+                                                         if allowed[position[mid]]))
+            chosen.update(position[mid] for _, mid in allowed_lex)
+            # Python floats once for the whole array: indexing numpy element by element is the dear part here
+            whole, sentence = sims.tolist(), best.tolist()
+            return [Hit(self.memories[ids[i]], whole[i], lexical.get(ids[i], 0.0),
+                        sentence[i] if math.isfinite(sentence[i]) else None) for i in sorted(chosen)]
