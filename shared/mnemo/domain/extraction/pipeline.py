@@ -338,12 +338,14 @@ def ended_just_before(value: str, clause: str) -> bool:
     return ended is not None and not _NOT_ENDED.search(clause[:ended.start()])
 
 
+# where a clause ends: "over", "gone" or "off" ends a value only there ("my yoga class is over at 7" ends nothing)
+_AT_CLAUSE_END = r"(?=\W*$|\s*[,.!;)])"
 # right after a value, a word or two of what it was, then that it ended ("the gluten free experiment is over",
 # "the Fiat is gone", "vegan no more"); "done" is left out ("my job is done for today" ends no job)
 _ENDED_AFTER_VALUE = re.compile(
     r"^\W*(?:(?:[\w'-]+\s+){0,2}(?:is|are|was|were|'s)\s+(?:(?:now|finally|officially|totally|well and truly)\s+)?"
-    r"(?:over|gone|history|finished|a thing of the past)(?=\W*$|\s*[,.!;)])|"
-    r"(?:not\s+)?(?:any ?more|no more|no longer)(?=\W*$|\s*[,.!;)]))",
+    r"(?:over|gone|history|finished|a thing of the past)" + _AT_CLAUSE_END + "|"
+    r"(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + ")",
     re.IGNORECASE)
 
 
@@ -361,7 +363,7 @@ _CALLED_OFF_BEFORE = re.compile(
     re.IGNORECASE)
 _CALLED_OFF_AFTER = re.compile(
     r"^\W*(?:[\w'-]+\s+){0,3}?(?:(?:(?:is|are|was|were|'s|got|has been|have been|had to be)\s+)?"
-    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off(?=\W*$|\s*[,.!;)])|fell through|"
+    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off" + _AT_CLAUSE_END + "|fell through|"
     r"(?:isn't|is not|won't be|not) happening)\b",
     re.IGNORECASE)
 
