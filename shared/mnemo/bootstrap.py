@@ -152,7 +152,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         SqliteTurnBuffer,
         SqliteWeightsStore,
     )
-    from mnemo.crypto import UserCipher, tenant_hash_key
+    from mnemo.crypto import TenantHashKeys, UserCipher
 
     clock = clock or SystemClock()
     root = (data_dir or settings.data_dir).expanduser()
@@ -160,7 +160,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     db = Database(root / "mnemo.db", settings.sqlite_busy_timeout_ms, settings.sqlite_autocheckpoint_pages)
     vault = KeyFileVault(db, root / "master.key", clock)
     cipher = UserCipher(vault)
-    fence = EraseFence(lambda tenant_id: tenant_hash_key(cipher, tenant_id, "erase-fence"), clock)
+    fence = EraseFence(TenantHashKeys(cipher, "erase-fence"), clock)
     if settings.embedder != "onnx" and embedder is None:
         raise ConfigurationError("the embedded home runs the bundled model only (MNEMO_EMBEDDER=onnx): "
                                  "it makes no network calls")

@@ -168,5 +168,25 @@ def tenant_hash_key(vault: KeyVault, tenant_id: str, purpose: str) -> bytes:
                     hashlib.sha256).digest()
 
 
+class TenantHashKeys:
+    """``tenant_hash_key`` for one purpose, derived once per tenant and kept for the process's life (the
+    tenant's secret never changes; deriving it reads the vault). Bounded: tenants are few, and a miss after
+    the bound costs one read."""
+
+    KEPT = 1024  # tenants whose key a process keeps
+
+    def __init__(self, vault: KeyVault, purpose: str) -> None:
+        self._vault, self._purpose = vault, purpose
+        self._keys: dict[str, bytes] = {}
+
+    def __call__(self, tenant_id: str) -> bytes:
+        key = self._keys.get(tenant_id)
+        if key is None:
+            if len(self._keys) >= self.KEPT:
+                self._keys.clear()
+            key = self._keys[tenant_id] = tenant_hash_key(self._vault, tenant_id, self._purpose)
+        return key
+
+
 def keyed_hash(key: bytes, value: str) -> str:
     return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:16]

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 from mnemo.adapters.local.erase_fence import EraseFence
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.clock import ManualClock
+from mnemo.crypto import TenantHashKeys
+from mnemo.ports import KeyVault
 
 START = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -50,11 +53,12 @@ def test_the_fence_derives_a_tenants_key_once_not_in_every_batch(tmp_path: Path)
     db, clock = Database(tmp_path / "m.db"), ManualClock(START)
     derived: list[str] = []
 
-    def tenant_key(tenant_id: str) -> bytes:
-        derived.append(tenant_id)  # each is a vault read inside the batch's write transaction
-        return tenant_id.encode()
+    class Vault:
+        def data_key(self, tenant_id: str, owner: str) -> bytes:
+            derived.append(tenant_id)  # each is a vault read inside the batch's write transaction
+            return tenant_id.encode().ljust(32, b"0")
 
-    fence = EraseFence(tenant_key, clock)
+    fence = EraseFence(TenantHashKeys(cast(KeyVault, Vault()), "erase-fence"), clock)
     with db.write() as conn:
         fence.mark(conn, "t", "u")
     for _ in range(5):

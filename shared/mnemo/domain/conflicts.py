@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from mnemo.domain.agenda import plan_day
+from mnemo.domain.extraction.dates import without_dates
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS, only_lifts, retracts, slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope, SourceKind
 from mnemo.domain.text import normalise_content, terms
@@ -122,18 +123,13 @@ def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
 # ("now" or "not" alone say too little: "now the dentist on Friday" may be a second appointment)
 _RESCHEDULED = re.compile(r"\b(?:changed?|moved|postponed|delayed|pushed (?:back|forward)|rescheduled|"
                           r"brought forward|bumped|shifted)\b", re.IGNORECASE)
-# a plan's day in its words: months, weekdays, numbers and the words around them are no part of what it is
-_DAY_WORDS = re.compile(r"\(for [^)]*\)|"
-                        r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-                        r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|"
-                        r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d+(?:st|nd|rd|th)?\b|"
-                        r"\b(?:on|in|at|by|for|until|till|next|this|week|weekend|month|year|tomorrow|today)\b",
-                        re.IGNORECASE)
+# the day a plan is for, as the extractor writes it after the plan ("(for 2026-07-03)")
+_TARGET_NOTE = re.compile(r"\(for [^)]*\)")
 
 
 def _doing(plan: Memory) -> set[str]:
     """What a plan is, without its day: "User plans: go back to Busan on July 3 (for 2026-07-03)" -> go back busan."""
-    return set(terms(_DAY_WORDS.sub(" ", plan.content))) - _STATEMENT_WORDS
+    return set(terms(without_dates(_TARGET_NOTE.sub(" ", plan.content)))) - _STATEMENT_WORDS
 
 
 def reschedules(new: Memory, old: Memory) -> bool:

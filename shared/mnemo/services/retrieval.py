@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from mnemo.crypto import keyed_hash, tenant_hash_key
+from mnemo.crypto import TenantHashKeys, keyed_hash
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
@@ -55,7 +55,6 @@ class RetrieveResult:
 
 
 TRACE_TIMING_GRAIN_MS = 50
-QUERY_KEYS_KEPT = 1024  # tenants whose query-hash key a process keeps
 
 
 def _near_miss(s: Scored, best: float, floor: float, ratio: float) -> bool:
@@ -145,20 +144,11 @@ class Retriever:
         self.affinity = affinity if affinity is not None and affinity.fits(space, ports.embedder.dimension) else None
         self._pool = (ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-profile")
                       if profile_in_parallel else None)
-        self._query_keys: dict[str, bytes] = {}
+        # the tenant's query-hash key, derived once per process: reading it from the vault was a database read
+        # on every retrieve
+        self._query_hash_key = TenantHashKeys(self.p.vault, "query")
         # told of every retrieval (the Lambda records its per-stage metrics); never given the query text
         self.observers: list[Callable[[RetrieveResult], None]] = []
-
-    def _query_hash_key(self, tenant_id: str) -> bytes:
-        """The tenant's query-hash key, derived once per process (the tenant's secret never changes:
-        ``tenant_hash_key``); reading it from the vault was a database read on every retrieve."""
-        key = self._query_keys.get(tenant_id)
-        if key is None:
-            key = tenant_hash_key(self.p.vault, tenant_id, "query")
-            if len(self._query_keys) >= QUERY_KEYS_KEPT:
-                self._query_keys.clear()  # bounded; tenants are few, and a miss costs one read
-            self._query_keys[tenant_id] = key
-        return key
 
     def close(self) -> None:
         if self._pool is not None:

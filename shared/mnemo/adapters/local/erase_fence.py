@@ -32,23 +32,15 @@ class EraseFence:
     # is far beyond any batch still held, and bounds the table
     KEPT = timedelta(days=1)
 
-    KEYS_KEPT = 1024  # tenants whose fence key a process keeps
-
     def __init__(self, tenant_key: Callable[[str], bytes], clock: Clock) -> None:
-        """``tenant_key``: the tenant's key for the fence's pseudonyms (mnemo.crypto.tenant_hash_key)."""
+        """``tenant_key``: the tenant's key for the fence's pseudonyms, kept once derived
+        (mnemo.crypto.TenantHashKeys): a batch looks its users up inside the write transaction every writer
+        waits for, and deriving a key reads the vault."""
         self._tenant_key = tenant_key
-        self._keys: dict[str, bytes] = {}
         self._clock = clock
 
     def _pseudonym(self, tenant_id: str, user_id: str) -> str:
-        # the key is derived once per process (the tenant's secret never changes): deriving it reads the
-        # vault, and a batch looks its users up inside the write transaction every writer waits for
-        key = self._keys.get(tenant_id)
-        if key is None:
-            if len(self._keys) >= self.KEYS_KEPT:
-                self._keys.clear()
-            key = self._keys[tenant_id] = self._tenant_key(tenant_id)
-        return keyed_hash(key, user_id)
+        return keyed_hash(self._tenant_key(tenant_id), user_id)
 
     def mark(self, conn: sqlite3.Connection, tenant_id: str, user_id: str) -> None:
         """In the erase's own write transaction (with its deletion of the user's rows)."""

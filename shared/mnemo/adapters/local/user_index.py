@@ -115,8 +115,8 @@ class UserIndex:
         return found
 
     def _mask(self, request: SearchRequest) -> npt.NDArray[np.bool_]:
-        """Filters first (R5): status, expiry, category and scope, for every memory at once."""
-        self._refresh()
+        """Filters first (R5): status, expiry, category and scope, for every memory at once (the search
+        that calls it has refreshed the arrays, under the lock)."""
         mask = self._with_status(request.statuses) & (self._expires > request.now.timestamp())
         if request.categories is not None:
             mask &= np.isin(self._category, [c.value for c in request.categories])

@@ -173,3 +173,11 @@ def whole_date(value: str, clause: str) -> str:
             if at <= m.start() < end < m.end():
                 return clause[at:m.end()]
     return value
+
+
+def without_dates(text: str) -> str:
+    """The text with every day, month and relative date this grammar reads taken out ("go back to Busan on
+    July 3" -> "go back to Busan on "): what a plan is, whatever its day."""
+    for pattern, _kind in _PATTERNS:
+        text = pattern.sub(" ", text)
+    return text

@@ -162,10 +162,10 @@ class LearnedExtractor:
         candidate = self._candidate(f)
         if candidate is None:
             return []
-        slot = SLOTS.get(f.span.slot)
-        old = (switched_from(f.value, f.clause) if slot is not None and slot.name in CEASABLE_SLOTS
-               and candidate.should_store and candidate.polarity else None)
-        if slot is None or old is None:
+        slot = SLOTS[f.span.slot]  # a candidate was made, so its slot is known
+        old = (switched_from(f.value, f.clause) if slot.name in CEASABLE_SLOTS and candidate.should_store
+               and candidate.polarity else None)
+        if old is None:
             return [candidate]
         return [candidate, slot_candidate(slot, old, f.clause, True, f.message, candidate.confidence)]
 
@@ -330,12 +330,18 @@ _NOT_ENDED = re.compile(
     r"(?:\s+(?:really|even|ever|yet|just|totally|fully|completely))*\s+$", re.IGNORECASE)
 
 
+def _said_before(pattern: re.Pattern[str], value: str, clause: str) -> re.Match[str] | None:
+    """``pattern`` (anchored at its end) right before the value, unless what comes before it denies, wishes or
+    only plans it ("I can't quit", "thinking of switching")."""
+    at = clause.find(value)
+    said = pattern.search(clause[:at]) if at > 0 else None
+    return said if said is not None and not _NOT_ENDED.search(clause[:said.start()]) else None
+
+
 def ended_just_before(value: str, clause: str) -> bool:
     """The clause says, right before the value, that it ended: "I quit the keto thing", "gave up on the
     watercolours". The tagger's polarity head reads such clauses as stating the value."""
-    at = clause.find(value)
-    ended = _ENDED_BEFORE.search(clause[:at]) if at > 0 else None
-    return ended is not None and not _NOT_ENDED.search(clause[:ended.start()])
+    return _said_before(_ENDED_BEFORE, value, clause) is not None
 
 
 # where a clause ends: "over", "gone" or "off" ends a value only there ("my yoga class is over at 7" ends nothing)
@@ -372,11 +378,8 @@ def called_off(value: str, clause: str) -> bool:
     """The clause says the plan is off: "we cancelled the Sardinia trip", "the Sardinia trip we have cancelled".
     The tagger's polarity head reads such clauses as stating the plan."""
     at = clause.find(value)
-    if at < 0:
-        return False
-    ended = _CALLED_OFF_BEFORE.search(clause[:at])
-    return (ended is not None and not _NOT_ENDED.search(clause[:ended.start()])) or bool(
-        _CALLED_OFF_AFTER.match(clause[at + len(value):]))
+    return at >= 0 and (_said_before(_CALLED_OFF_BEFORE, value, clause) is not None
+                        or bool(_CALLED_OFF_AFTER.match(clause[at + len(value):])))
 
 
 # "switched from Affinity Designer to Adobe Illustrator", "we are migrating from Cypress to Playwright"
@@ -389,10 +392,9 @@ _SWITCHED_FROM = re.compile(
 
 def switched_from(value: str, clause: str) -> str | None:
     """What the user switched from to ``value``, when the clause says so right before it."""
-    at = clause.find(value)
-    m = _SWITCHED_FROM.search(clause[:at]) if at > 0 else None
     # a switch only thought of or denied has not happened ("thinking of switching from Cypress to Playwright")
-    return m.group("old").strip() if m and not _NOT_ENDED.search(clause[:m.start()]) else None
+    said = _said_before(_SWITCHED_FROM, value, clause)
+    return said.group("old").strip() if said is not None else None
 
 
 # the word that ends a fact is no part of its value: "I quit volleyball" retires "volleyball", not "quit volleyball".

@@ -86,29 +86,33 @@ _SHE_OR_HE = re.compile(r"(?:^\W*|\b(?:and|but|so|while|though|because|since)\s+
 
 
 # another person's thing named right before the value ("Isla's first birthday is 12 May", "my son's school is
-# in Leeds"): the value is theirs. Not for plans and events: "my daughter's piano recital is next friday" is on
-# the user's calendar too (so the training data labels it)
+# in Leeds"): the value is theirs
 _THEIRS_BEFORE = re.compile(
     rf"(?:\b(?!(?:It|She|He|That|There|What|Who|Here|Let|Where|How|One)'s)[A-Z][a-zà-ÿ]+|\b{_PEOPLE})['’]s\s+"
     r"(?:[\w-]+\s+){1,3}(?:is|are|was|were|will be|:)\s*$")
-
-
-# ... nor for a project's facts, whose owner is often named so ("Acme's launch date is March 3")
-_ON_THE_USERS_CALENDAR = frozenset({"plan", "event", "current_project", "project_stack", "project_deadline",
-                                    "project_detail"})
+# ... except in slots whose value another's thing may be the user's too: "my daughter's piano recital is next
+# friday" is on the user's calendar (so the training data labels it), "Acme's launch date is March 3" is the
+# user's project's
+_OWNED_BY_OTHERS_TOO = frozenset({"plan", "event", "current_project", "project_stack", "project_deadline",
+                                  "project_detail"})
 
 
 def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     """The value sits where the clause talks of someone else: "I'm a nurse and my mum is vegan" (vegan is
     the mum's, nurse the user's); "I'm vegan and my mum is too" (the user's)."""
     at = clause.lower().find(value.lower())
+    if at < 0:
+        return _OTHER_PERSON.search(clause) is not None  # the value is not in it as written: the person decides
     # the user speaking of themselves again between the person and the value takes it back ("my doctor
     # told me I'm type 2 diabetic", "my mum is vegan and I'm a nurse")
-    return any(at < 0 or (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
-                          and not _names_the_value(value, clause[m.start():at]))
-               for m in _OTHER_PERSON.finditer(clause)) or any(
-        at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]) for m in _SHE_OR_HE.finditer(clause)) or (
-        at > 0 and slot not in _ON_THE_USERS_CALENDAR and _THEIRS_BEFORE.search(clause[:at]) is not None)
+    for m in _OTHER_PERSON.finditer(clause):
+        if (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
+                and not _names_the_value(value, clause[m.start():at])):
+            return True
+    for m in _SHE_OR_HE.finditer(clause):
+        if at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]):
+            return True
+    return slot not in _OWNED_BY_OTHERS_TOO and _THEIRS_BEFORE.search(clause[:at]) is not None
 
 
 def _someone_elses_relative(value: str, clause: str, slot: str) -> bool:
