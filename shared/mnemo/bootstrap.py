@@ -323,7 +323,8 @@ def learned_extractor(settings: Settings) -> LearnedExtractor:
         _TAGGERS[settings.extractor_model_path] = tagger
     encoder = shared_token_encoder(settings)
     return LearnedExtractor(encoder, tagger, settings.extractor_min_confidence, settings.extractor_outside_at_least,
-                            settings.extractor_verify_at_least, settings.extractor_later_value_doubt)
+                            settings.extractor_verify_at_least, settings.extractor_later_value_doubt,
+                            settings.extractor_bio_penalty)
 
 
 def _aws_embedder(settings: Settings, bedrock: Any = None) -> Embedder:

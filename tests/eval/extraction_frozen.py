@@ -148,13 +148,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="the blind set to score: frozen (to report), dev or pending (to work on)")
     parser.add_argument("--model", type=Path, default=None, help="a tagger's weights (default: the shipped one)")
     parser.add_argument("--no-training", action="store_true", help="skip scoring the training data")
-    for knob in ("min_confidence", "outside_at_least", "verify_at_least"):
+    for knob in ("min_confidence", "outside_at_least", "verify_at_least", "bio_penalty"):
         parser.add_argument(f"--{knob.replace('_', '-')}", dest=knob, type=float, default=None,
                             help=f"MNEMO_EXTRACTOR_{knob.upper()} (default: the setting's)")
     parser.add_argument("-v", action="store_true", help="print every error of the training data, and of the dev set")
     args = parser.parse_args(argv)
     extractor = build_extractor(args.extractor, args.model, min_confidence=args.min_confidence,
-                                outside_at_least=args.outside_at_least, verify_at_least=args.verify_at_least)
+                                outside_at_least=args.outside_at_least, verify_at_least=args.verify_at_least,
+                                bio_penalty=args.bio_penalty)
     sets = {"frozen": [FROZEN], "dev": [DEV], "pending": sorted(PENDING.glob("extraction_train_*.txt"))}
     reports = {args.which: evaluate(extractor, load(sets[args.which]))}
     if not args.no_training:

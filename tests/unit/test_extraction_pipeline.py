@@ -22,7 +22,7 @@ from mnemo.domain.extraction.pipeline import (
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
 from mnemo.domain.extraction.slots import SLOTS, slot_identity, subject_for, value_key
-from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates
+from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates, bio_costs, bio_path
 from mnemo.domain.models import Category, Message
 
 MONDAY = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # a Monday
@@ -104,6 +104,39 @@ def test_spans_are_decoded_from_bio_tags_and_widened_to_whole_words() -> None:
     states = np.array([[0, 0], [1, 0], [0, 1], [0, 1], [0, 0]], dtype=np.float32)
     spans = _tagger().spans(text, TokenStates(offsets, states))
     assert [(text[s.start:s.end], s.slot, s.negated) for s in spans] == [("gluten free", "diet", False)]
+
+
+_JOB_TAGS = ["O", "B-job", "I-job", "B-education", "I-education"]
+
+
+def _probs(*rows: list[float]) -> np.ndarray:
+    return np.array(rows, dtype=np.float32)
+
+
+def test_the_pieces_are_read_together_so_one_wavering_piece_does_not_cut_a_value_in_two() -> None:
+    # "software" "engineer" "at": each piece's own best tag reads B-job I-education, a job "software" and a
+    # stray education; read together, a value that changes slot halfway costs more than the waver gains
+    probs = _probs([0.1, 0.6, 0.1, 0.1, 0.1], [0.25, 0.0, 0.35, 0.0, 0.4], [0.9, 0.02, 0.04, 0.02, 0.02])
+    assert list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0))) == [1, 2, 0]
+    # without the penalty every piece keeps its own best tag
+    assert list(bio_path(probs, bio_costs(_JOB_TAGS, 0.0))) == [1, 4, 0]
+
+
+def test_a_value_may_start_with_an_inside_tag_when_the_rest_of_it_is_sure() -> None:
+    # the first piece read I-job over B-job: still a job (a soft rule), unless the penalty makes BIO hard
+    probs = _probs([0.3, 0.2, 0.5, 0.0, 0.0], [0.05, 0.0, 0.95, 0.0, 0.0])
+    soft = list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0)))
+    assert soft[0] in (1, 2)
+    assert soft[1] == 2
+    alone = _probs([0.45, 0.0, 0.55, 0.0, 0.0])
+    assert list(bio_path(alone, bio_costs(_JOB_TAGS, 1.0))) == [0]  # nothing after it to pay for the start
+    assert list(bio_path(alone, bio_costs(_JOB_TAGS, 0.0))) == [2]
+
+
+def test_outside_at_least_moves_the_odds_of_outside() -> None:
+    probs = _probs([0.45, 0.30, 0.25, 0.0, 0.0])
+    assert list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0), outside_at_least=0.5)) == [0]
+    assert list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0), outside_at_least=0.7)) == [1]
 
 
 def test_a_tagger_survives_a_round_trip_through_its_file(tmp_path: object) -> None:

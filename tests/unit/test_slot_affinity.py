@@ -26,6 +26,18 @@ def test_only_slots_needed_surely_enough_gain_relevance() -> None:
     assert m.gains(vector, boost=0.2, at_least=0.999) == {}
 
 
+def test_a_slot_needed_lends_its_need_to_its_kindred_slots() -> None:
+    # likes, dislikes and owns over a 3-dimensional space: a request about food needs what the user
+    # dislikes as much as what they like, though its vector points at likes only
+    weights = np.array([[8.0, 0.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 8.0]], dtype=np.float32)
+    m = SlotAffinity(["likes", "dislikes", "owns"], weights, np.full(3, -4.0, dtype=np.float32), "minilm:3")
+    vector = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    needed = m.probabilities(vector)
+    assert needed["dislikes"] < 0.05
+    gains = m.gains(vector, boost=0.2, at_least=0.5)
+    assert gains == pytest.approx({"likes": 0.2 * needed["likes"], "dislikes": 0.2 * needed["likes"]})
+
+
 def test_the_model_survives_a_round_trip_through_its_file(tmp_path: Path) -> None:
     path = tmp_path / "affinity.npz"
     model().save(path)

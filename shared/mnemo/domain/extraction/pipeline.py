@@ -24,7 +24,7 @@ from mnemo.domain.extraction.slots import (
     says_when,
     subject_for,
 )
-from mnemo.domain.extraction.tagger import SlotTagger, Span, TokenEncoder
+from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
 from mnemo.domain.grammar import is_past_verb, third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
 from mnemo.domain.screening import rejection_reason
@@ -76,13 +76,15 @@ class LearnedExtractor:
     name = EXTRACTOR_NAME
 
     def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5,
-                 outside_at_least: float = 0.5, verify_at_least: float = 0.3, later_value_doubt: float = 0.2) -> None:
+                 outside_at_least: float = 0.5, verify_at_least: float = 0.3, later_value_doubt: float = 0.2,
+                 bio_penalty: float = BIO_PENALTY) -> None:
         self._encoder = encoder
         self._tagger = tagger
         self._min_confidence = min_confidence
         self._outside_at_least = outside_at_least
         self._verify_at_least = verify_at_least
         self._later_value_doubt = later_value_doubt
+        self._bio_penalty = bio_penalty
         self.version = tagger.version
 
     def extract(self, messages: Sequence[Message]) -> Extraction:
@@ -148,7 +150,7 @@ class LearnedExtractor:
         for (index, _offset, piece), tokens in zip(pieces, states, strict=True):
             message, _text, explicit = texts[index]
             spans = self._tagger.spans(piece, tokens, self._min_confidence, self._outside_at_least,
-                                       self._verify_at_least)
+                                       self._verify_at_least, self._bio_penalty)
             for span in joined_fragments(piece, _without_overlaps(spans)):
                 value = piece[span.start:span.end]
                 found.append(_Found(index, span, value, clause_around(piece, span.start, span.end),
