@@ -57,6 +57,75 @@ def test_writes_of_one_worker_reach_the_other(two_workers: tuple[ApiClient, ApiC
         assert found(reader, "u2") == [f"I live in {city}."]  # the newer city superseded the old one
 
 
+def _opened_rows(service: Mnemo) -> list[str]:
+    """The memory rows this service's store opens (decrypts and parses) from now on, by id."""
+    store = service.ports.memories._m  # type: ignore[attr-defined]  # the SQLite store under the profile tracking
+    opened: list[str] = []
+    open_row = store._open
+
+    def counted(tenant_id: str, user_id: str, memory_id: str, sealed: bytes, embedding: bytes | None) -> Any:
+        opened.append(memory_id)
+        return open_row(tenant_id, user_id, memory_id, sealed, embedding)
+
+    store._open = counted
+    return opened
+
+
+def test_a_worker_reads_only_what_another_worker_wrote_since_its_cached_index(
+        two_workers: tuple[ApiClient, ApiClient]) -> None:
+    a, b = two_workers
+    facts = ["I live in Lisbon.", "I work as a nurse.", "My dog is called Rex.", "I go climbing on weekends.",
+             "I'm learning the cello.", "I have two kids."]
+    for fact in facts:
+        assert a.call("POST", "/v1/users/u3/memories", {"content": fact})[0] == 201
+    assert found(b, "u3") == sorted(facts)  # b caches u3's index
+    opened = _opened_rows(b.service)
+    status, body = a.call("POST", "/v1/users/u3/memories", {"content": "I'm allergic to peanuts."})
+    assert status == 201
+    assert found(b, "u3") == sorted([*facts, "I'm allergic to peanuts."])
+    # the one row written since, not the user's seven again (each worker paid that after every write elsewhere)
+    assert opened == [body["memory"]["memory_id"]]
+
+
+def test_a_cached_index_follows_every_kind_of_change_another_worker_makes(
+        two_workers: tuple[ApiClient, ApiClient], settings: Settings, clock: ManualClock, embedder: Embedder) -> None:
+    a, b = two_workers
+
+    def memories(api: ApiClient) -> list[tuple[str, str]]:
+        status, body = api.call("POST", "/v1/users/u4/search", {"query": "what do I do", "top_k": 50})
+        assert status == 200
+        return sorted((m["memory_id"], m["content"]) for m in body["items"])
+
+    def as_stored() -> list[tuple[str, str]]:  # what a worker without a cached index reads
+        fresh = build_local(settings, clock=clock, embedder=embedder)
+        try:
+            return memories(ApiClient(fresh))
+        finally:
+            fresh.close()
+
+    ids = []
+    for fact in ["I live in Lisbon.", "I work as a nurse.", "My dog is called Rex.", "I go climbing on weekends."]:
+        status, body = a.call("POST", "/v1/users/u4/memories", {"content": fact})
+        assert status == 201
+        ids.append(body["memory"]["memory_id"])
+    steps = [
+        ("POST", "/v1/users/u4/memories", {"content": "I live in Oslo."}),  # supersedes Lisbon
+        ("PATCH", f"/v1/users/u4/memories/{ids[1]}", {"content": "I work as a pilot."}),  # an edit
+        ("PATCH", f"/v1/users/u4/memories/{ids[2]}", {"status": "disabled"}),  # out of the live set
+        ("DELETE", f"/v1/users/u4/memories/{ids[3]}", None),  # a row removed
+        ("POST", "/v1/users/u4/memories", {"content": "I'm learning the cello."}),
+        ("PATCH", f"/v1/users/u4/memories/{ids[2]}", {"status": "active"}),  # back in
+    ]
+    assert memories(b) == as_stored()  # b caches the index
+    for method, path, payload in steps:
+        status, _ = a.call(method, path, payload)
+        assert status in {200, 201, 204}, (method, path, status)
+        assert memories(b) == as_stored(), (method, path)
+    # and the other way round: a's own index, kept up to date by its own writes, follows b's
+    assert b.call("POST", "/v1/users/u4/memories", {"content": "I have two kids."})[0] == 201
+    assert memories(a) == as_stored()
+
+
 def _hold(path: str, started: Any, release: Any) -> None:
     locks = FileUserLocks(Path(path))
     with locks.hold("t", "u"):

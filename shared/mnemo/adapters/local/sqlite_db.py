@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS memories (
     confidence REAL NOT NULL, version INTEGER NOT NULL,
     created_at TEXT NOT NULL, updated_at TEXT NOT NULL, expires_at TEXT,
     sealed BLOB NOT NULL, embedding BLOB, parts BLOB,
+    -- the user's generation that last wrote the row: another process's cached index reads only what changed
+    written INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (tenant_id, user_id, memory_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS memories_subject ON memories (tenant_id, user_id, subject_hash);
@@ -36,8 +38,12 @@ CREATE TABLE IF NOT EXISTS memory_versions (
     sealed BLOB NOT NULL, updated_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, user_id, memory_id, version)
 ) WITHOUT ROWID;
+-- generation: moved on by every write of the user's memories; reset: the last one that removed rows (a
+-- delete) or began the user anew (a first write, or the first after an erase), which a cached index older
+-- than it cannot follow by reading the rows written since
 CREATE TABLE IF NOT EXISTS user_generations (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, generation INTEGER NOT NULL,
+    reset INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (tenant_id, user_id)
 ) WITHOUT ROWID;
 -- one counter for the whole store: a user's generation is always a value never handed out before, so a
@@ -127,6 +133,12 @@ ADDED_COLUMNS = (
     ("profiles", "built_at", "INTEGER NOT NULL DEFAULT -1"),
     ("profiles", "valid_until", "TEXT"),
     ("profiles", "custom", "BLOB"),
+    ("memories", "written", "INTEGER NOT NULL DEFAULT 0"),
+    ("user_generations", "reset", "INTEGER NOT NULL DEFAULT 0"),
+)
+# indexes over added columns: made once the columns are there
+ADDED_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS memories_written ON memories (tenant_id, user_id, written)",
 )
 
 
@@ -159,6 +171,8 @@ class Database:
                 present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
                 if column not in present:
                     conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            for statement in ADDED_INDEXES:
+                conn.execute(statement)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None,

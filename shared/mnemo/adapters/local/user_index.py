@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import math
 import threading
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -76,6 +77,17 @@ class UserIndex:
                 self._parts.pop(memory_id, None)
                 self._bm25.remove(memory_id)
                 self._dirty = True
+
+    def catch_up(self, changed: Sequence[tuple[Memory, Vector, Vector | None]], gone: Sequence[str],
+                 generation: int) -> None:
+        """Another process's writes since this index's generation: the live memories it wrote and the ids it
+        took out of the live set, all at once (a search in another thread sees the index before or after)."""
+        with self._lock:
+            for memory, vector, parts in changed:
+                self.put(memory, vector, parts)
+            for memory_id in gone:
+                self.remove(memory_id)
+            self.generation = generation
 
     def _refresh(self) -> None:
         if not self._dirty:
