@@ -200,6 +200,46 @@ def test_client_disconnects_leave_no_traceback_in_the_log(server: Server) -> Non
     assert "ConnectionResetError" not in log
 
 
+def _answered(conn: socket.socket) -> bytes:
+    """One whole answer (up to its Content-Length), leaving the connection open."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"content-length: *(\d+)", head, re.I).group(1))  # type: ignore[union-attr]
+    while len(body) < length:
+        body += conn.recv(65536)
+    return head
+
+
+def test_a_worker_takes_the_next_request_once_its_answer_is_sent_not_once_the_client_closes(tmp_path: Path) -> None:
+    server = start_server(tmp_path / "close", workers=1)
+    try:
+        host, port = server.base.removeprefix("http://").split(":")
+        request = b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        slow = socket.create_connection((host, int(port)), timeout=10)  # a client that reads but does not close
+        slow.sendall(request)
+        assert b" 200 " in _answered(slow)
+        started = time.monotonic()
+        with socket.create_connection((host, int(port)), timeout=10) as other:
+            other.sendall(request)
+            assert b" 200 " in _answered(other)
+        waited = time.monotonic() - started
+        assert slow.recv(1) == b""  # the server closed its end, with nothing unread: no reset
+        slow.close()
+        # gunicorn's graceful close kept the only worker reading the first connection until its client closed
+        # it (up to 2 s): every request queued behind the one answered waited for that client's close
+        assert waited < 1.0, f"the next request waited {waited:.2f} s"
+        # a body the server refuses unread still gets its answer, not a reset (the graceful close for it)
+        big = (b"POST /v1/users/u1/memories HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+               b"Authorization: Bearer " + KEYS["tenant_a"].encode() + b"\r\nContent-Length: 20000000\r\n\r\n")
+        with socket.create_connection((host, int(port)), timeout=10) as refused:
+            refused.sendall(big + b"x" * 200_000)
+            assert b" 413 " in _answered(refused)
+    finally:
+        stop_server(server)
+
+
 def test_sigterm_drains_the_request_in_flight(tmp_path: Path) -> None:
     patient = {"MNEMO_SHUTDOWN_GRACE_SECONDS": "300", "MNEMO_REQUEST_TIMEOUT_SECONDS": "300"}  # a busy machine
     server = start_server(tmp_path / "drain", patient)
