@@ -133,6 +133,31 @@ def test_a_value_may_start_with_an_inside_tag_when_the_rest_of_it_is_sure() -> N
     assert list(bio_path(alone, bio_costs(_JOB_TAGS, 0.0))) == [2]
 
 
+def test_the_reading_chosen_is_the_best_of_every_reading() -> None:
+    # brute force over every tag sequence of four pieces: bio_path's reading scores as high as the best one
+    import itertools
+
+    rng = np.random.default_rng(3)
+    for penalty in (0.0, 1.0, 3.0):
+        costs = bio_costs(_JOB_TAGS, penalty)
+
+        def score(path: tuple[int, ...], logp: np.ndarray, pen: float = penalty) -> float:
+            total = 0.0
+            for k, tag in enumerate(path):
+                total += float(logp[k, tag])
+                name = _JOB_TAGS[tag]
+                if name.startswith("I-") and (k == 0 or _JOB_TAGS[path[k - 1]][2:] != name[2:]
+                                              or _JOB_TAGS[path[k - 1]] == "O"):
+                    total -= pen
+            return total
+
+        for _ in range(30):
+            probs = rng.dirichlet(np.ones(5) * 0.5, size=4).astype(np.float32)
+            logp = np.log(np.clip(probs, 1e-9, 1.0))
+            best = max(score(path, logp) for path in itertools.product(range(5), repeat=4))
+            assert score(tuple(int(t) for t in bio_path(probs, costs)), logp) == pytest.approx(best, abs=1e-4)
+
+
 def test_outside_at_least_moves_the_odds_of_outside() -> None:
     probs = _probs([0.45, 0.30, 0.25, 0.0, 0.0])
     assert list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0), outside_at_least=0.5)) == [0]

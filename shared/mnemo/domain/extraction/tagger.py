@@ -133,7 +133,7 @@ class SlotTagger:
         self.polarity_net = polarity_net
         self.verifier = verifier  # classes: none, then self.slots in order
         self.version = version
-        self._break_costs: dict[float, tuple[Array, Array]] = {}
+        self._break_costs: dict[float, BioSteps] = {}
 
     @classmethod
     def load(cls, path: Path) -> SlotTagger:
@@ -156,8 +156,8 @@ class SlotTagger:
             arrays.update(net.arrays(f"tag{n}"))
         np.savez_compressed(path, allow_pickle=False, **arrays)
 
-    def _breaks(self, penalty: float) -> tuple[Array, Array]:
-        """What each step from one tag to the next costs, and each first tag, under ``penalty``."""
+    def _breaks(self, penalty: float) -> BioSteps:
+        """The BIO steps of this tagger's tags at ``penalty`` (made once per penalty)."""
         if penalty not in self._break_costs:
             self._break_costs[penalty] = bio_costs(self.tags, penalty)
         return self._break_costs[penalty]
@@ -220,39 +220,73 @@ class SlotTagger:
         return found
 
 
-def bio_costs(tags: Sequence[str], penalty: float) -> tuple[Array, Array]:
-    """Log-costs of the tag sequences BIO rules out: I-x right after O, after another slot's tag, or
-    first of all. ``penalty`` (log-odds) makes them costly rather than impossible: a value whose first
+@dataclass(frozen=True)
+class BioSteps:
+    """The steps BIO rules out, as costs: an I- tag that follows neither its own slot's B- nor I- (after O,
+    after another slot's tag, or first of all) costs ``penalty`` (log-odds). ``inside`` lists the I- tags,
+    ``its_begin`` the B- tag of each one's slot."""
+
+    penalty: float
+    inside: npt.NDArray[np.int64]
+    its_begin: npt.NDArray[np.int64]
+    begin_of: npt.NDArray[np.int64]  # for every tag: its slot's B- tag for an I- tag, -1 for the rest
+
+    def follows_well(self, path: npt.NDArray[np.int64]) -> bool:
+        """No I- tag in ``path`` comes first or after anything but its own slot's B- or I-."""
+        begins = self.begin_of[path]
+        is_inside = begins >= 0
+        if not is_inside.any():
+            return True
+        if is_inside[0]:
+            return False
+        before = path[:-1]
+        later = path[1:]
+        wrong = is_inside[1:] & (before != later) & (before != begins[1:])
+        return not bool(wrong.any())
+
+
+def bio_costs(tags: Sequence[str], penalty: float) -> BioSteps:
+    """The BIO steps of these tags at ``penalty``: costly rather than impossible, so that a value whose first
     piece the tagger read as inside still counts when the rest of it is sure."""
-    n = len(tags)
-    step = np.zeros((n, n), dtype=np.float32)  # [from, to]
-    first = np.zeros(n, dtype=np.float32)
-    for to, tag in enumerate(tags):
-        if tag.startswith("I-"):
-            first[to] = -penalty
-            for frm, before in enumerate(tags):
-                if before[2:] != tag[2:] or before == "O":
-                    step[frm, to] = -penalty
-    return step, first
+    inside = [k for k, tag in enumerate(tags) if tag.startswith("I-")]
+    begin_of = np.full(len(tags), -1, dtype=np.int64)
+    for k in inside:
+        begin_of[k] = list(tags).index(f"B-{tags[k][2:]}")
+    return BioSteps(penalty, np.array(inside, dtype=np.int64), begin_of[inside], begin_of)
 
 
-def bio_path(probs: Array, costs: tuple[Array, Array], outside_at_least: float = 0.5) -> npt.NDArray[np.int64]:
+def bio_path(probs: Array, steps: BioSteps, outside_at_least: float = 0.5) -> npt.NDArray[np.int64]:
     """The most likely reading of every piece at once (Viterbi over the tags' log-probabilities and the
     BIO step costs), not each piece's own best tag: one piece that wavers no longer cuts a value in two
     or starts a stray one ("software" "engineer" read B-job, I-education is one job or none).
     ``outside_at_least`` moves the odds of O: log((1 - t) / t) is added to its log-probability (0.5: O
-    as the tagger gives it; higher: fewer pieces outside every value)."""
-    step, first = costs
+    as the tagger gives it; higher: fewer pieces outside every value).
+    When each piece's own best tag already follows the rules, that is the reading (no other can score
+    higher). Otherwise only I- tags have costly steps, so each step needs the best tag so far and, for each
+    I- tag, its own slot's B- and I-: linear in the tags, not quadratic."""
     scores = np.log(np.clip(probs, 1e-9, 1.0)).astype(np.float32)
     at = min(max(outside_at_least, 1e-6), 1.0 - 1e-6)
     scores[:, 0] += np.float32(np.log((1.0 - at) / at))
-    n = scores.shape[0]
-    back = np.zeros(scores.shape, dtype=np.int64)
-    total = first + scores[0]
+    n, width = scores.shape
+    own_best: npt.NDArray[np.int64] = scores.argmax(axis=1).astype(np.int64)
+    if steps.follows_well(own_best):
+        # every piece at its own best and no step costs anything: no other reading can score higher
+        return own_best
+    inside, its_begin, penalty = steps.inside, steps.its_begin, np.float32(steps.penalty)
+    back = np.zeros((n, width), dtype=np.int64)
+    total = scores[0].copy()
+    total[inside] -= penalty
     for k in range(1, n):
-        through = total[:, None] + step
-        back[k] = through.argmax(axis=0)
-        total = through[back[k], np.arange(scores.shape[1])] + scores[k]
+        best = int(total.argmax())
+        came = np.full(width, best, dtype=np.int64)
+        through = np.full(width, total[best], dtype=np.float32)
+        own_b, own_i = total[its_begin], total[inside]
+        kept = np.maximum(own_b, own_i)  # an I- tag continuing its own slot's value, at no cost
+        keeps = kept >= total[best] - penalty
+        came[inside] = np.where(keeps, np.where(own_i >= own_b, inside, its_begin), best)
+        through[inside] = np.where(keeps, kept, total[best] - penalty)
+        back[k] = came
+        total = through + scores[k]
     path = np.zeros(n, dtype=np.int64)
     path[-1] = int(total.argmax())
     for k in range(n - 1, 0, -1):
