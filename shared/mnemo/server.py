@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import queue
+import socket
 import threading
 import time
 import uuid
@@ -179,6 +180,39 @@ class ResolverPool:
             self._free.put(resolver)
 
 
+class OneSegment(list[bytes]):
+    """An answer's body that lets its head and body leave together: gunicorn writes the head, then the body,
+    each with its own send, and each woke the client (a reader of the head that then waits for the body) and,
+    on a busy machine, handed it the core the worker was on. The connection is corked while gunicorn writes
+    and uncorked when it closes the body, after the last write, so the whole answer goes out at once."""
+
+    _sock: socket.socket | None = None
+
+    @classmethod
+    def around(cls, sock: object, body: Iterable[bytes]) -> Iterable[bytes]:
+        if not isinstance(sock, socket.socket) or sock.family not in {socket.AF_INET, socket.AF_INET6}:
+            return body  # in-process calls, unix sockets: nothing to cork
+        if not cls._cork(sock, True):
+            return body
+        held = cls(body)
+        held._sock = sock
+        return held
+
+    @staticmethod
+    def _cork(sock: socket.socket, on: bool) -> bool:
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, int(on))
+        except (OSError, AttributeError):  # not Linux, or the client is gone
+            return False
+        return True
+
+    def close(self) -> None:
+        """Called by the server once the answer is written (WSGI): what the cork held goes out now."""
+        if self._sock is not None:
+            self._cork(self._sock, False)
+            self._sock = None
+
+
 class WsgiApp:
     """One worker's application: its resolvers (one per request thread, see ResolverPool) behind the
     edge's own steps."""
@@ -226,7 +260,7 @@ class WsgiApp:
         thread = threading.get_ident()
         self.in_flight[thread] = started
         try:
-            return self._answer(environ, start_response, started)
+            return OneSegment.around(environ.get("gunicorn.socket"), self._answer(environ, start_response, started))
         finally:
             self.in_flight.pop(thread, None)
 

@@ -270,3 +270,33 @@ def test_server_timing_is_sent_only_when_asked(service: Mnemo) -> None:
     header = call(timed, "POST", "/v1/users/u1/retrieve", {"query": "where do I live?"})[1]["Server-Timing"]
     assert header.startswith("app;dur=")
     assert 0 < float(header.removeprefix("app;dur=")) < 10_000
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="TCP_CORK is Linux's")
+def test_an_answer_over_a_socket_leaves_in_one_piece(service: Mnemo) -> None:
+    """gunicorn sends an answer's head and body with a send each; the connection is corked while it writes
+    them and uncorked when it closes the body, so the client gets the answer at once, not a head to read and
+    then a body to wait for (a second wake-up of the client for every answer)."""
+    import io
+    import socket
+
+    app = edge(service)
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    conn, _ = listener.accept()
+    try:
+        environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/health", "PATH_INFO": "/health", "QUERY_STRING": "",
+                   "wsgi.input": io.BytesIO(b""), "REMOTE_ADDR": "127.0.0.1", "HTTP_HOST": "localhost",
+                   "gunicorn.socket": conn}
+        answered: list[str] = []
+        body = app(environ, lambda status, headers: answered.append(status))
+        assert answered == ["200 OK"]
+        assert conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_CORK) == 1  # while gunicorn writes
+        assert b"".join(body).startswith(b"{")
+        body.close()  # type: ignore[attr-defined]  # what gunicorn calls once the answer is written
+        assert conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_CORK) == 0
+        # in process (no socket), the body is the plain list it always was
+        assert call(app, "GET", "/health")[0] == 200
+    finally:
+        for s in (conn, client, listener):
+            s.close()
