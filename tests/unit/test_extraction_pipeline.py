@@ -517,6 +517,10 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
     ("owns", "2022 Silverado", "I traded in the old F-150 for a 2022 Silverado", False),
     ("home_location", "the Delft dorm", "I moved out of the Delft dorm", True),
     ("diet", "Mediterranean diet", "so I quit the keto thing and I'm doing a Mediterranean diet now", False),
+    # a medicine stopped (docs/slots.md: health holds the medicines a user takes)
+    ("health", "warfarin", "my cardiologist has taken me off warfarin and prescribed apixaban instead", True),
+    ("health", "apixaban", "my cardiologist has taken me off warfarin and prescribed apixaban instead", False),
+    ("health", "metformin", "I'm trying to come off metformin", False),
     # family, names and ages never end this way ("dropped the kids at school")
     ("family", "kids", "I quit the kids' football club", False),
     ("hobby", "climbing", "I took up climbing", False),

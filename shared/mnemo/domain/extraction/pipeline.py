@@ -305,9 +305,10 @@ def event_value(value: str, clause: str) -> str | None:
 
 # slots whose value is or holds a date the tagger may mark in part ("30" of "30 June", "june" of "june 30")
 DATED_SLOTS = frozenset({"project_deadline", "birthday"})
-# slots whose value a user stops having, doing or using ("gave up the watercolours", "traded in the old F-150");
-# never family, names or ages ("dropped the kids at school" ends nothing)
-CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", "habit", "likes", "learning",
+# slots whose value a user stops having, doing or using ("gave up the watercolours", "traded in the old F-150",
+# "taken me off warfarin": health holds the medicines a user takes); never family, names or ages ("dropped the
+# kids at school" ends nothing)
+CEASABLE_SLOTS = frozenset({"diet", "health", "hobby", "uses", "owns", "job", "employer", "habit", "likes", "learning",
                             "project_stack", "current_project", "prefers", "favorite", "home_location"})
 # a verb of ending right before the value, with at most a few function words between ("quit the keto thing",
 # "given up on the watercolours", "taken me off warfarin", "moved out of the Delft dorm")
