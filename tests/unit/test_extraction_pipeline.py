@@ -516,6 +516,12 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
     ("owns", "old F-150", "I traded in the old F-150 for a 2022 Silverado", True),
     ("owns", "2022 Silverado", "I traded in the old F-150 for a 2022 Silverado", False),
     ("home_location", "the Delft dorm", "I moved out of the Delft dorm", True),
+    # the place moved from, with or without where to ("I live in Porto since last year, I moved from Curitiba")
+    ("home_location", "Curitiba", "I live in Porto since last year, I moved from Curitiba", True),
+    ("home_location", "Denver", "We relocated from Denver to Boise in the spring", True),
+    ("project_stack", "Angular", "We moved from Angular to Vue", True),
+    # a move still ahead has not ended anything
+    ("home_location", "Lyon", "we are moving from Lyon to Berlin next month", False),
     ("diet", "Mediterranean diet", "so I quit the keto thing and I'm doing a Mediterranean diet now", False),
     # a medicine stopped (docs/slots.md: health holds the medicines a user takes)
     ("health", "warfarin", "my cardiologist has taken me off warfarin and prescribed apixaban instead", True),

@@ -311,11 +311,12 @@ DATED_SLOTS = frozenset({"project_deadline", "birthday"})
 CEASABLE_SLOTS = frozenset({"diet", "health", "hobby", "uses", "owns", "job", "employer", "habit", "likes", "learning",
                             "project_stack", "current_project", "prefers", "favorite", "home_location"})
 # a verb of ending right before the value, with at most a few function words between ("quit the keto thing",
-# "given up on the watercolours", "taken me off warfarin", "moved out of the Delft dorm")
+# "given up on the watercolours", "taken me off warfarin", "moved out of the Delft dorm", "I moved from Curitiba":
+# past tense only, "we are moving from Lyon" has not happened yet)
 _ENDED_BEFORE = re.compile(
     r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|"
     r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|"
-    r"moved (?:out of|away from)|no longer|not anymore|"
+    r"moved (?:out of|away from)|(?:moved|relocated) from|no longer|not anymore|"
     # "I'm done with the book club"; not "when I'm done with the course"
     r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
     r"(?:so |totally |officially |"
