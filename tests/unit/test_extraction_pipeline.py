@@ -588,10 +588,6 @@ def test_a_plan_called_off_no_longer_holds(value: str, clause: str, off: bool) -
     ("Adobe Illustrator", "Also I switched from Affinity Designer to Adobe Illustrator because", "Affinity Designer"),
     ("Paris", "we moved from London to Paris last year", "London"),
     ("Rust", "moving from Go to Rust for the parser", "Go"),
-    # the one who switched the user ("doc moved me from lisinopril to amlodipine")
-    ("amlodipine", "doc moved me from lisinopril to amlodipine bc of the cough", "lisinopril"),
-    ("GitHub Actions", "they switched us over from Jenkins to GitHub Actions", "Jenkins"),
-    ("the ward", "they moved him from ICU to the ward", None),
     # no switch said
     ("Paris", "flights from London to Paris are cheap", None),
     ("Rust", "I'm learning Rust", None),

@@ -386,11 +386,10 @@ def called_off(value: str, clause: str) -> bool:
                         or bool(_CALLED_OFF_AFTER.match(clause[at + len(value):])))
 
 
-# "switched from Affinity Designer to Adobe Illustrator", "we are migrating from Cypress to Playwright", "doc moved
-# me from lisinopril to amlodipine" (someone else switching the user)
+# "switched from Affinity Designer to Adobe Illustrator", "we are migrating from Cypress to Playwright"
 _SWITCHED_FROM = re.compile(
     r"\b(?:switch(?:ed|ing)?|migrat(?:e|ed|ing)|mov(?:e|ed|ing)|chang(?:e|ed|ing)|went|going|transition(?:ed|ing)?|"
-    r"upgrad(?:e|ed|ing)|swap(?:ped|ping)?)\s+(?:(?:me|us)\s+)?(?:over\s+|all\s+)?from\s+(?:the\s+|my\s+|our\s+|an?\s+)?"
+    r"upgrad(?:e|ed|ing)|swap(?:ped|ping)?)\s+(?:over\s+|all\s+)?from\s+(?:the\s+|my\s+|our\s+|an?\s+)?"
     r"(?P<old>(?:(?!\b(?:to|for|onto|into)\b)[^,.;:!?()]){2,40}?)\s+(?:to|for|onto|into)\s+(?:the\s+|my\s+|our\s+|an?\s+)?$",
     re.IGNORECASE)
 
