@@ -87,14 +87,16 @@ class Settings(BaseModel):
     # default: the one shipped in mnemo/models (the Lambda bundle sets its copy's path)
     extractor_encoder_path: Path | None = None
     # the tagger proposes a value when its pieces are this likely to be in one on average; the pieces' tags
-    # are read together (Viterbi), O's odds moved by extractor_outside_at_least (above 0.5: fewer pieces
-    # outside every value), and each value that starts with an inside tag or changes slot halfway costs
-    # extractor_bio_penalty (log-odds; 0: each piece's own best tag). Dev extraction 0.784 / 0.831 with each
-    # piece's own tag and O only at 0.5 or more, 0.816 / 0.828 at 1.0 (tests/eval/extraction_frozen.py --set dev).
+    # are read together (Viterbi), O's log-odds moved by log((1 - t) / t) for t = extractor_outside_at_least
+    # (above 0.5: fewer pieces outside every value), and each value that starts with an inside tag or changes
+    # slot halfway costs extractor_bio_penalty (log-odds; 0: each piece's own best tag, O included). The
+    # decoding before (each piece on its own, outside only when O was at least 0.5 likely, else its best slot
+    # tag) gave dev extraction 0.784 / 0.831; when it was chosen, penalty 0 gave 0.800 / 0.828 and 1.0 0.816 / 0.828
+    # (tests/eval/extraction_frozen.py --set dev --no-training [--bio-penalty P])
     # A tagger with a verifier then keeps a proposal when the verifier finds it at least
     # extractor_verify_at_least likely to state a value (higher: fewer, surer facts)
     extractor_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
-    extractor_outside_at_least: float = Field(default=0.5, gt=0.0, lt=1.0)
+    extractor_outside_at_least: float = Field(default=0.5, ge=0.0, le=1.0)
     extractor_bio_penalty: float = Field(default=1.0, ge=0.0, le=50.0)
     extractor_verify_at_least: float = Field(default=0.3, ge=0.0, le=1.0)
     # a single-valued slot said twice in one message keeps the later value unless the user took nothing back

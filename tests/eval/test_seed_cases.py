@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import ApiClient
 
 U = "seed-user"
@@ -49,6 +51,15 @@ def test_irrelevant_memory_suppression(api: ApiClient) -> None:
     result = api.retrieve(U, "Write a 5-line code snippet that reverses a string.")
     assert "onboarding" not in result["context"]
     assert all("onboarding" not in m["content"] for m in result["memories"])
+
+
+@pytest.mark.parametrize("request_text", ["recommend a movie for tonight", "what should I order for team lunch?",
+                                          "plan a weekend trip to Rome"])
+def test_a_preference_about_work_stays_out_of_a_leisure_request(api: ApiClient, request_text: str) -> None:
+    # the request needs the user's likes; how they want their docs is no like (slot_affinity.KINDRED)
+    remember(api, "I prefer detailed onboarding docs.")
+    result = api.retrieve(U, request_text)
+    assert "onboarding" not in result["context"]
 
 
 def test_preference_update_is_used_at_once_and_the_old_one_retired(api: ApiClient, clock) -> None:

@@ -17,12 +17,13 @@ from mnemo.domain.extraction.pipeline import (
     joined_fragments,
     said_no_longer,
     slot_candidate,
+    stopped_taking,
     switched_from,
 )
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
 from mnemo.domain.extraction.slots import SLOTS, slot_identity, subject_for, value_key
-from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates, bio_costs, bio_path
+from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates, bio_path, bio_steps
 from mnemo.domain.models import Category, Message
 
 MONDAY = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # a Monday
@@ -117,20 +118,20 @@ def test_the_pieces_are_read_together_so_one_wavering_piece_does_not_cut_a_value
     # "software" "engineer" "at": each piece's own best tag reads B-job I-education, a job "software" and a
     # stray education; read together, a value that changes slot halfway costs more than the waver gains
     probs = _probs([0.1, 0.6, 0.1, 0.1, 0.1], [0.25, 0.0, 0.35, 0.0, 0.4], [0.9, 0.02, 0.04, 0.02, 0.02])
-    assert list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0))) == [1, 2, 0]
+    assert list(bio_path(probs, bio_steps(_JOB_TAGS, 1.0))) == [1, 2, 0]
     # without the penalty every piece keeps its own best tag
-    assert list(bio_path(probs, bio_costs(_JOB_TAGS, 0.0))) == [1, 4, 0]
+    assert list(bio_path(probs, bio_steps(_JOB_TAGS, 0.0))) == [1, 4, 0]
 
 
 def test_a_value_may_start_with_an_inside_tag_when_the_rest_of_it_is_sure() -> None:
     # the first piece read I-job over B-job: still a job (a soft rule), unless the penalty makes BIO hard
     probs = _probs([0.3, 0.2, 0.5, 0.0, 0.0], [0.05, 0.0, 0.95, 0.0, 0.0])
-    soft = list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0)))
+    soft = list(bio_path(probs, bio_steps(_JOB_TAGS, 1.0)))
     assert soft[0] in (1, 2)
     assert soft[1] == 2
     alone = _probs([0.45, 0.0, 0.55, 0.0, 0.0])
-    assert list(bio_path(alone, bio_costs(_JOB_TAGS, 1.0))) == [0]  # nothing after it to pay for the start
-    assert list(bio_path(alone, bio_costs(_JOB_TAGS, 0.0))) == [2]
+    assert list(bio_path(alone, bio_steps(_JOB_TAGS, 1.0))) == [0]  # nothing after it to pay for the start
+    assert list(bio_path(alone, bio_steps(_JOB_TAGS, 0.0))) == [2]
 
 
 def test_the_reading_chosen_is_the_best_of_every_reading() -> None:
@@ -139,7 +140,7 @@ def test_the_reading_chosen_is_the_best_of_every_reading() -> None:
 
     rng = np.random.default_rng(3)
     for penalty in (0.0, 1.0, 3.0):
-        costs = bio_costs(_JOB_TAGS, penalty)
+        costs = bio_steps(_JOB_TAGS, penalty)
 
         def score(path: tuple[int, ...], logp: np.ndarray, pen: float = penalty) -> float:
             total = 0.0
@@ -160,8 +161,8 @@ def test_the_reading_chosen_is_the_best_of_every_reading() -> None:
 
 def test_outside_at_least_moves_the_odds_of_outside() -> None:
     probs = _probs([0.45, 0.30, 0.25, 0.0, 0.0])
-    assert list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0), outside_at_least=0.5)) == [0]
-    assert list(bio_path(probs, bio_costs(_JOB_TAGS, 1.0), outside_at_least=0.7)) == [1]
+    assert list(bio_path(probs, bio_steps(_JOB_TAGS, 1.0), outside_at_least=0.5)) == [0]
+    assert list(bio_path(probs, bio_steps(_JOB_TAGS, 1.0), outside_at_least=0.7)) == [1]
 
 
 def test_a_tagger_survives_a_round_trip_through_its_file(tmp_path: object) -> None:
@@ -523,10 +524,6 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
     # a move still ahead has not ended anything
     ("home_location", "Lyon", "we are moving from Lyon to Berlin next month", False),
     ("diet", "Mediterranean diet", "so I quit the keto thing and I'm doing a Mediterranean diet now", False),
-    # a medicine stopped (docs/slots.md: health holds the medicines a user takes)
-    ("health", "warfarin", "my cardiologist has taken me off warfarin and prescribed apixaban instead", True),
-    ("health", "apixaban", "my cardiologist has taken me off warfarin and prescribed apixaban instead", False),
-    ("health", "metformin", "I'm trying to come off metformin", False),
     # family, names and ages never end this way ("dropped the kids at school")
     ("family", "kids", "I quit the kids' football club", False),
     ("hobby", "climbing", "I took up climbing", False),
@@ -548,6 +545,22 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
 def test_a_verb_of_ending_right_before_a_value_says_it_no_longer_holds(slot: str, value: str, clause: str,
                                                                        ended: bool) -> None:
     assert (slot in CEASABLE_SLOTS and ended_just_before(value, clause)) is ended
+
+
+@pytest.mark.parametrize(("value", "clause", "stopped"), [
+    # a medicine stopped (docs/slots.md: health holds the medicines a user takes)
+    ("warfarin", "my cardiologist has taken me off warfarin and prescribed apixaban instead", True),
+    ("apixaban", "my cardiologist has taken me off warfarin and prescribed apixaban instead", False),
+    ("sertraline", "I stopped the sertraline but I still have depression", True),
+    ("depression", "I stopped the sertraline but I still have depression", False),
+    ("metformin", "I'm trying to come off metformin", False),
+    # an episode over, or being done with how a condition runs one's life, does not end the condition
+    ("asthma", "phew, my asthma attack is finally over", False),
+    ("type 2 diabetes", "I'm really done with my type 2 diabetes controlling my life", False),
+])
+def test_a_medicine_stopped_right_before_its_name_is_no_longer_taken(value: str, clause: str, stopped: bool) -> None:
+    assert stopped_taking(value, clause) is stopped
+    assert "health" not in CEASABLE_SLOTS  # the other endings ("is over", "done with") never apply to health
 
 
 @pytest.mark.parametrize(("value", "clause", "ended"), [

@@ -61,7 +61,9 @@ FOLDS = 0  # no verifier by default (see the module's docstring)
 # unlike the training's (dev extraction precision 0.746 and 0.764 for two seeds alone, 0.764 for five averaged;
 # dev conversation probes right: 96 and 95 alone, 85-100 over four single taggers, 96-100 for ensembles)
 MEMBERS = 5
-# the verifier learns from generous proposals, so that the extractor may propose generously too
+# the verifier learns from generous proposals, so that the extractor may propose generously too (only with
+# --folds; PROPOSE_OUTSIDE moves O's log-odds by log(0.3 / 0.7) under the BIO decoding, where it once let a
+# slot tag win whenever O was under 0.7 likely: a verifier trained again would see fewer proposals than before)
 PROPOSE_CONFIDENCE = 0.35
 PROPOSE_OUTSIDE = 0.7
 

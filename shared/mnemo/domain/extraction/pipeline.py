@@ -183,6 +183,7 @@ class LearnedExtractor:
         value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause, found)
         negated = negated or (slot.name in CEASABLE_SLOTS and (ended_just_before(value, f.clause)
                                                               or ended_just_after(value, f.clause)))
+        negated = negated or (slot.name == "health" and stopped_taking(value, f.clause))
         negated = negated or (slot.name == "plan" and called_off(value, f.clause))
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
@@ -305,10 +306,10 @@ def event_value(value: str, clause: str) -> str | None:
 
 # slots whose value is or holds a date the tagger may mark in part ("30" of "30 June", "june" of "june 30")
 DATED_SLOTS = frozenset({"project_deadline", "birthday"})
-# slots whose value a user stops having, doing or using ("gave up the watercolours", "traded in the old F-150",
-# "taken me off warfarin": health holds the medicines a user takes); never family, names or ages ("dropped the
-# kids at school" ends nothing)
-CEASABLE_SLOTS = frozenset({"diet", "health", "hobby", "uses", "owns", "job", "employer", "habit", "likes", "learning",
+# slots whose value a user stops having, doing or using ("gave up the watercolours", "traded in the old F-150");
+# never family, names or ages ("dropped the kids at school" ends nothing), nor health, where an episode ending
+# ("my asthma attack is finally over") is no end of the condition: a medicine stopped is read by stopped_taking
+CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", "habit", "likes", "learning",
                             "project_stack", "current_project", "prefers", "favorite", "home_location"})
 # a verb of ending right before the value, with at most a few function words between ("quit the keto thing",
 # "given up on the watercolours", "taken me off warfarin", "moved out of the Delft dorm", "I moved from Curitiba":
@@ -340,6 +341,18 @@ def _said_before(pattern: re.Pattern[str], value: str, clause: str) -> re.Match[
     at = clause.find(value)
     said = pattern.search(clause[:at]) if at > 0 else None
     return said if said is not None and not _NOT_ENDED.search(clause[:said.start()]) else None
+
+
+# a medicine (health holds the ones a user takes, docs/slots.md) stopped, right before its name: "taken me off
+# warfarin", "I stopped the sertraline", "no longer on metformin"
+_STOPPED_TAKING = re.compile(
+    r"\b(?:(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|stopped(?: taking)?|"
+    r"quit(?: taking)?|no longer(?: taking| on)?)(?:\s+(?:the|my|of|on|all))*\s+$", re.IGNORECASE)
+
+
+def stopped_taking(value: str, clause: str) -> bool:
+    """The clause says, right before a medicine, that the user stopped taking it (health facts end only so)."""
+    return _said_before(_STOPPED_TAKING, value, clause) is not None
 
 
 def ended_just_before(value: str, clause: str) -> bool:
