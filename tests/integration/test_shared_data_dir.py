@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 from mnemo.adapters.local.file_locks import ExclusiveFile, FileUserLocks, lock_data_dir
 from mnemo.bootstrap import Mnemo, build_local
 from mnemo.clock import ManualClock
+from mnemo.domain.models import Status
 from mnemo.errors import ConfigurationError
 from mnemo.ports import Embedder
 from mnemo.settings import Settings
@@ -335,3 +338,42 @@ def test_the_jobs_process_runs_idle_but_holds_each_lock_at_a_priority_a_request_
     # holder would keep every waiting worker waiting
     assert user_release == user_lock
     assert write_release == write_lock
+
+
+def test_a_thread_reading_a_cached_index_while_another_catches_it_up_reads_it_whole(
+        two_workers: tuple[ApiClient, ApiClient]) -> None:
+    """b's cached index of a user catches up in place on a's writes (in whichever of b's threads reads first):
+    another thread of b reading the live memories meanwhile (a page of them, a write's facts by subject) reads
+    them as of one moment, not a dict that changes size under its loop."""
+    a, b = two_workers
+    for i in range(200):
+        assert a.call("POST", "/v1/users/u5/memories", {"content": f"Fact number {i} about thing {i * 7}."})[0] == 201
+    store = b.service.ports.memories
+    tenant = b.tenant
+    store.page(tenant, "u5", statuses=[Status.ACTIVE], category=None, limit=5, cursor=None)  # b caches the index
+    failures: list[BaseException] = []
+    stop = time.monotonic() + 3
+
+    def read() -> None:
+        while time.monotonic() < stop and not failures:
+            try:
+                store.page(tenant, "u5", statuses=[Status.ACTIVE], category=None, limit=5, cursor=None)
+                store.by_subject(tenant, "u5", ["nothing"])
+            except Exception as exc:  # what a request in that thread would answer with a 500
+                failures.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often, as on a loaded machine
+    try:
+        readers = [threading.Thread(target=read) for _ in range(2)]
+        for reader in readers:
+            reader.start()
+        i = 0
+        while time.monotonic() < stop and not failures:
+            assert a.call("POST", "/v1/users/u5/memories", {"content": f"Another fact {i}, words {i * 3}."})[0] == 201
+            i += 1
+        for reader in readers:
+            reader.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []

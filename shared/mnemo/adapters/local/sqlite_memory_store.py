@@ -241,8 +241,8 @@ class SqliteMemoryStore:
     def by_subject(self, tenant_id: str, user_id: str, subjects: Sequence[str]) -> list[Memory]:
         wanted = set(subjects)
         index = self._index(tenant_id, user_id)
-        return [m.model_copy(update={"embedding": index.vector(m.memory_id).tolist()})
-                for m in index.memories.values() if m.subject in wanted]
+        return [m.model_copy(update={"embedding": vector.tolist()})
+                for m, vector in index.live() if m.subject in wanted]
 
     def by_fingerprint(self, tenant_id: str, user_id: str, content: str) -> list[Memory]:
         fingerprint = self._cipher.lookup_fingerprint(tenant_id, user_id, content)
@@ -302,7 +302,7 @@ class SqliteMemoryStore:
     def _page_of_index(self, tenant_id: str, user_id: str, statuses: set[Status], category: Category | None,
                        limit: int) -> Page:
         """``page`` from the index: the same rows in the same order (created_at, then id, newest first)."""
-        found = sorted(((iso(m.created_at), m.memory_id, m) for m in self._index(tenant_id, user_id).memories.values()
+        found = sorted(((iso(m.created_at), m.memory_id, m) for m, _ in self._index(tenant_id, user_id).live()
                         if m.status in statuses and (category is None or m.category is category)),
                        key=lambda row: (row[0], row[1]), reverse=True)
         items = [m.model_copy() for _, _, m in found[:limit]]  # the caller's own objects, never the index's

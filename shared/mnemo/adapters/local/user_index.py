@@ -70,6 +70,12 @@ class UserIndex:
     def vector(self, memory_id: str) -> Vector:
         return self._vectors[memory_id]
 
+    def live(self) -> list[tuple[Memory, Vector]]:
+        """The live memories and their vectors as of one moment: another thread's catch-up (``catch_up``)
+        changes the index in place, and a loop over ``memories`` meanwhile would fail or see half of it."""
+        with self._lock:
+            return [(memory, self._vectors[memory_id]) for memory_id, memory in self.memories.items()]
+
     def remove(self, memory_id: str) -> None:
         with self._lock:
             if self.memories.pop(memory_id, None) is not None:
