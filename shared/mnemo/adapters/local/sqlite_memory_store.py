@@ -23,6 +23,9 @@ from mnemo.ports import Page, SearchRequest, Vector
 
 INDEXED = frozenset({Status.ACTIVE, Status.PROBATIONARY, Status.PENDING})
 _INDEXED_VALUES = frozenset(s.value for s in INDEXED)
+# what a user's index is built from (row[6], the status, tells the live rows from those that left the index)
+_INDEX_ROWS = ("SELECT tenant_id, user_id, memory_id, sealed, embedding, parts, status FROM memories "
+               "WHERE tenant_id=? AND user_id=? ")
 
 
 class SqliteMemoryStore:
@@ -106,15 +109,11 @@ class SqliteMemoryStore:
             try:
                 generation, reset = self._generations(conn, tenant_id, user_id)
                 if base is not None and reset <= base < generation:
-                    rows = conn.execute(
-                        "SELECT tenant_id, user_id, memory_id, sealed, embedding, parts, status FROM memories "
-                        "WHERE tenant_id=? AND user_id=? AND written > ?", (*owner, base)).fetchall()
+                    rows = conn.execute(_INDEX_ROWS + "AND written > ?", (*owner, base)).fetchall()
                 else:
                     base = None
-                    rows = conn.execute(
-                        "SELECT tenant_id, user_id, memory_id, sealed, embedding, parts, status FROM memories "
-                        "WHERE tenant_id=? AND user_id=? AND status IN ('active','probationary','pending')",
-                        owner).fetchall()
+                    rows = conn.execute(_INDEX_ROWS + "AND status IN ('active','probationary','pending')",
+                                        owner).fetchall()
             finally:
                 if own:
                     conn.execute("COMMIT")
@@ -130,8 +129,7 @@ class SqliteMemoryStore:
                 if cached is not None and cached.generation == generation:
                     self._indexes.move_to_end(owner)
                     return cached
-            # moved meanwhile by another thread of this process: read it whole, as if it had not been cached
-            with self._lock:
+                # moved meanwhile by another thread of this process: read it whole, as if it had not been cached
                 self._indexes.pop(owner, None)
             return self._index(tenant_id, user_id)
         index = UserIndex(self._dimension, generation, self._k1, self._b)

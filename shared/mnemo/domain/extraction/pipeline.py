@@ -314,9 +314,10 @@ CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", 
 # a verb of ending right before the value, with at most a few function words between ("quit the keto thing",
 # "given up on the watercolours", "taken me off warfarin", "moved out of the Delft dorm", "I moved from Curitiba":
 # past tense only, "we are moving from Lyon" has not happened yet)
+# "taken me off warfarin", "came off the pill": a medicine's ending, and a diet's or a habit's
+_TAKEN_OFF = r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off"
 _ENDED_BEFORE = re.compile(
-    r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|"
-    r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|"
+    r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|" + _TAKEN_OFF + r"|"
     r"moved (?:out of|away from)|(?:moved|relocated) from|no longer|not anymore|"
     # "I'm done with the book club"; not "when I'm done with the course"
     r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
@@ -346,7 +347,7 @@ def _said_before(pattern: re.Pattern[str], value: str, clause: str) -> re.Match[
 # a medicine (health holds the ones a user takes, docs/slots.md) stopped, right before its name: "taken me off
 # warfarin", "I stopped the sertraline", "no longer on metformin"
 _STOPPED_TAKING = re.compile(
-    r"\b(?:(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off|stopped(?: taking)?|"
+    r"\b(?:" + _TAKEN_OFF + r"|stopped(?: taking)?|"
     r"quit(?: taking)?|no longer(?: taking| on)?)(?:\s+(?:the|my|of|on|all))*\s+$", re.IGNORECASE)
 
 

@@ -224,12 +224,10 @@ class SlotTagger:
 @dataclass(frozen=True)
 class BioSteps:
     """The steps BIO rules out, as costs: an I- tag that follows neither its own slot's B- nor I- (after O,
-    after another slot's tag, or first of all) costs ``penalty`` (log-odds). ``inside`` lists the I- tags,
-    ``its_begin`` the B- tag of each one's slot."""
+    after another slot's tag, or first of all) costs ``penalty`` (log-odds). ``inside`` lists the I- tags."""
 
     penalty: float
     inside: npt.NDArray[np.int64]
-    its_begin: npt.NDArray[np.int64]
     begin_of: npt.NDArray[np.int64]  # for every tag: its slot's B- tag for an I- tag, -1 for the rest
 
     def follows_well(self, path: npt.NDArray[np.int64]) -> bool:
@@ -253,7 +251,7 @@ def bio_steps(tags: Sequence[str], penalty: float) -> BioSteps:
     begin_of = np.full(len(tags), -1, dtype=np.int64)
     for k in inside:
         begin_of[k] = list(tags).index(f"B-{tags[k][2:]}")
-    return BioSteps(penalty, np.array(inside, dtype=np.int64), begin_of[inside], begin_of)
+    return BioSteps(penalty, np.array(inside, dtype=np.int64), begin_of)
 
 
 def bio_path(probs: Array, steps: BioSteps, outside_at_least: float = 0.5) -> npt.NDArray[np.int64]:
@@ -274,7 +272,8 @@ def bio_path(probs: Array, steps: BioSteps, outside_at_least: float = 0.5) -> np
     if steps.follows_well(own_best):
         # every piece at its own best and no step costs anything: no other reading can score higher
         return own_best
-    inside, its_begin, penalty = steps.inside, steps.its_begin, np.float32(steps.penalty)
+    inside, penalty = steps.inside, np.float32(steps.penalty)
+    its_begin = steps.begin_of[inside]
     back = np.zeros((n, width), dtype=np.int64)
     total = scores[0].copy()
     total[inside] -= penalty
