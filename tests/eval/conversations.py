@@ -75,7 +75,7 @@ def run(data: dict[str, Any], extractor: str, model: Path | None = None,
                     leaked = [k for k in probe.get("must_not_contain", []) if has(block, k)]
                     results.append({"user": user["user_id"], "session": number, "query": probe["query"],
                                     "right": not missing and not leaked, "missing": missing,
-                                    "leaked": leaked})
+                                    "leaked": leaked, **({"block": block} if missing or leaked else {})})
         finally:
             service.close()
     later = [r for r in results if r["session"] >= 2]

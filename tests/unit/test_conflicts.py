@@ -122,6 +122,31 @@ def test_old_or_former_in_a_retraction_is_no_word_the_old_fact_must_have() -> No
     assert resolve(new, fact("c", "owns:2022_silverado", "User owns 2022 Silverado."), 0.8) is Relation.INDEPENDENT
 
 
+def test_a_retraction_in_a_slot_without_a_key_retires_the_value_it_names_in_another_slot() -> None:
+    # "I switched from Affinity Designer to Adobe Illustrator", filed under the project's stack
+    old = fact("a", "uses:affinity_designer", "User uses Affinity Designer.")
+    new = fact("b", "project_stack", "User's project no longer uses Affinity Designer.", polarity=False, days=30)
+    assert resolve(new, old, 0.7) is Relation.CONTRADICTS
+    assert resolve(new, fact("c", "uses:ipad", "User uses iPad."), 0.7) is Relation.INDEPENDENT
+
+
+@pytest.mark.parametrize(("old_subject", "old_content", "new_subject", "new_content", "relation"), [
+    # the old value is the larger part of the one retracted
+    ("avoids:gluten", "User avoids gluten.", "diet", "User no longer follows this diet: gluten free.",
+     Relation.CONTRADICTS),
+    ("uses:affinity", "User uses Affinity.", "uses:affinity_designer", "User no longer uses Affinity Designer.",
+     Relation.CONTRADICTS),
+    # a small part of it: the retraction is about something narrower
+    ("likes:coffee", "User likes coffee.", "habit:drink_coffee_after_2pm",
+     "User no longer: drink coffee after 2pm.", Relation.INDEPENDENT),
+])
+def test_a_retraction_retires_a_fact_whose_value_is_at_least_half_of_its_own(
+        old_subject: str, old_content: str, new_subject: str, new_content: str, relation: Relation) -> None:
+    old = fact("a", old_subject, old_content)
+    new = fact("b", new_subject, new_content, polarity=False, days=30)
+    assert resolve(new, old, 0.6) is relation
+
+
 def test_a_retraction_of_one_value_and_a_fact_of_another_leave_each_other_be() -> None:
     lower_carb = fact("a", "diet", "User's diet: lower carb.")
     no_keto = fact("b", "diet", "User no longer follows this diet: keto.", polarity=False)

@@ -109,14 +109,26 @@ def retracts_another_value(new: Memory, old: Memory) -> bool:
             and not own & set(terms(old.content)))
 
 
+def _value_words(memory: Memory) -> set[str]:
+    """The words of a fact's value: its key's, or where its slot has no key ("diet", "project_stack") its
+    statement's without the slot's own words ("no longer follows this diet: gluten free" -> gluten, free)."""
+    key = memory.subject.partition(":")[2]
+    words = {w for w in key.split("_") if w} if key else set(terms(memory.content)) - _STATEMENT_WORDS
+    # "no longer owns the old F-150" retires "owns 2015 F-150": old / former / previous say it ended, no more
+    return words - _ENDED_QUALIFIERS
+
+
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
-    ("User's hobby: volleyball"): every word of its key is in the old fact, and the two are close."""
-    key = new.subject.partition(":")[2]
-    # "no longer owns the old F-150" retires "owns 2015 F-150": old / former / previous say it ended, no more
-    words = [w for w in key.split("_") if w and w not in _ENDED_QUALIFIERS]
-    return (not new.polarity and old.memory.polarity and bool(words) and old.cosine >= at_least
-            and set(words) <= set(terms(old.memory.content)))
+    ("User's hobby: volleyball"), when the two are close and one's value holds the other's: every word of
+    the negated value is in the old fact, or the old fact's value is at least half of the negated one ("no
+    longer uses Affinity Designer" retires "uses Affinity", "not gluten free any more" retires "avoids
+    gluten"; "no longer drinks coffee after 2pm" leaves "likes coffee")."""
+    if new.polarity or not old.memory.polarity or old.cosine < at_least:
+        return False
+    words, theirs = _value_words(new), _value_words(old.memory)
+    return bool(words) and (words <= set(terms(old.memory.content))
+                            or (bool(theirs) and theirs <= words and 2 * len(theirs) >= len(words)))
 
 
 # words that say a plan's day changed ("the wedding got moved to June", "now I go back on July 10 not July 3")
