@@ -200,16 +200,3 @@ def test_a_retraction_retires_every_live_fact_that_names_its_value(service: Mnem
     # the closest one was retired before; the other fact that names watercolours stayed active
     assert sorted(m.content for m in active(service)) == ["User no longer does watercolours.",
                                                           "User's hobby: community choir."]
-
-
-def test_an_instruction_that_only_lifts_one_never_stored_is_never_injected(service: Mnemo) -> None:
-    # the instruction it lifts was never learned: injecting the lift would only name what the user dropped
-    lift = fact("How to answer the user: You don't need to add Chinese anymore.", "instruction:need_add_chines",
-                category=Category.PROCEDURAL)
-    asks = fact("How to answer the user: answer in short bullet points.", "answer_format",
-                category=Category.PROCEDURAL)
-    service.writer.write("t", "u", [lift, asks])
-    assert len(active(service)) == 2  # kept and listed
-    block = service.retriever.retrieve("t", "u", "explain overfitting", top_k=8, token_budget=500).context or ""
-    assert "bullet points" in block
-    assert "Chinese" not in block
