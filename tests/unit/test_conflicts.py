@@ -130,20 +130,24 @@ def test_a_retraction_in_a_slot_without_a_key_retires_the_value_it_names_in_anot
     assert resolve(new, fact("c", "uses:ipad", "User uses iPad."), 0.7) is Relation.INDEPENDENT
 
 
-@pytest.mark.parametrize(("old_subject", "old_content", "new_subject", "new_content", "relation"), [
-    # the old value is the larger part of the one retracted
+@pytest.mark.parametrize(("old_subject", "old_content", "new_subject", "new_content", "category", "relation"), [
+    # a constraint's old value is the larger part of the one retracted
     ("avoids:gluten", "User avoids gluten.", "diet", "User no longer follows this diet: gluten free.",
-     Relation.CONTRADICTS),
-    ("uses:affinity", "User uses Affinity.", "uses:affinity_designer", "User no longer uses Affinity Designer.",
-     Relation.CONTRADICTS),
+     Category.CONSTRAINT, Relation.CONTRADICTS),
+    ("allergy:lactos", "User is allergic to lactose.", "allergy:lactos_intoler",
+     "User is not allergic to lactose intolerant.", Category.CONSTRAINT, Relation.CONTRADICTS),
     # a small part of it: the retraction is about something narrower
-    ("likes:coffee", "User likes coffee.", "habit:drink_coffee_after_2pm",
-     "User no longer: drink coffee after 2pm.", Relation.INDEPENDENT),
+    ("avoids:dairy", "User avoids dairy.", "allergy:dairy_milk_chocol", "User is not allergic to dairy milk chocolate.",
+     Category.CONSTRAINT, Relation.INDEPENDENT),
+    # outside the constraints the longer value is another thing
+    ("likes:coffee", "User likes coffee.", "likes:coffee_cake", "User no longer likes coffee cake.",
+     Category.PREFERENCE, Relation.INDEPENDENT),
 ])
-def test_a_retraction_retires_a_fact_whose_value_is_at_least_half_of_its_own(
-        old_subject: str, old_content: str, new_subject: str, new_content: str, relation: Relation) -> None:
-    old = fact("a", old_subject, old_content)
-    new = fact("b", new_subject, new_content, polarity=False, days=30)
+def test_a_negated_constraint_retires_a_fact_whose_value_is_at_least_half_of_its_own(
+        old_subject: str, old_content: str, new_subject: str, new_content: str, category: Category,
+        relation: Relation) -> None:
+    old = fact("a", old_subject, old_content).model_copy(update={"category": Category.CONSTRAINT})
+    new = fact("b", new_subject, new_content, polarity=False, days=30).model_copy(update={"category": category})
     assert resolve(new, old, 0.6) is relation
 
 

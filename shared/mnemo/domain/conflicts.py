@@ -9,7 +9,7 @@ from enum import StrEnum
 from mnemo.domain.agenda import plan_day
 from mnemo.domain.extraction.dates import without_dates
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS, only_lifts, retracts, slot_identity
-from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Memory, Scope, SourceKind
+from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Category, Memory, Scope, SourceKind
 from mnemo.domain.text import normalise_content, terms
 
 
@@ -120,15 +120,16 @@ def _value_words(memory: Memory) -> set[str]:
 
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
-    ("User's hobby: volleyball"), when the two are close and one's value holds the other's: every word of
-    the negated value is in the old fact, or the old fact's value is at least half of the negated one ("no
-    longer uses Affinity Designer" retires "uses Affinity", "not gluten free any more" retires "avoids
-    gluten"; "no longer drinks coffee after 2pm" leaves "likes coffee")."""
+    ("User's hobby: volleyball"), when the two are close and every word of the negated value is in the old
+    fact. A negated constraint also retires a fact whose value is at least half of its own ("not gluten free
+    any more" retires "avoids gluten", "not lactose intolerant" retires "allergic to lactose"); elsewhere the
+    longer value is often another thing ("no longer likes coffee cake" leaves "likes coffee")."""
     if new.polarity or not old.memory.polarity or old.cosine < at_least:
         return False
     words, theirs = _value_words(new), _value_words(old.memory)
     return bool(words) and (words <= set(terms(old.memory.content))
-                            or (bool(theirs) and theirs <= words and 2 * len(theirs) >= len(words)))
+                            or (new.category is Category.CONSTRAINT and bool(theirs) and theirs <= words
+                                and 2 * len(theirs) >= len(words)))
 
 
 # words that say a plan's day changed ("the wedding got moved to June", "now I go back on July 10 not July 3")
