@@ -77,7 +77,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         settings = settings.model_copy(update={"sqlite_autocheckpoint_pages": SERVE_AUTOCHECKPOINT_PAGES})
     configure_logging(settings.log_level)
     threads = args.threads or settings.serve_threads
-    return serve(settings, ServeOptions(args.host, args.port, workers, threads), lambda line: print(line, flush=True))
+    options = ServeOptions(args.host, args.port, workers, threads, write_reserve=settings.serve_write_reserve)
+    return serve(settings, options, lambda line: print(line, flush=True))
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -126,6 +126,9 @@ def build_event(method: str, raw_path: str, headers: dict[str, str], body: bytes
     }
 
 
+# the POST routes that only read: they keep their worker's place in the accepting (mnemo.write_reserve), as
+# every GET does; an unmatched route is refused at once
+READ_ROUTES = frozenset({"/v1/users/<user_id>/retrieve", "/v1/users/<user_id>/search", "unmatched"})
 # no tenant data behind these: they answer without a key, as in the AWS stack
 PUBLIC_PATHS = frozenset({"/health", "/ready", "/openapi.json", "/docs"})
 SERVED_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
@@ -221,8 +224,10 @@ class WsgiApp:
                  quotas: TenantQuotas | None = None, ready: Callable[[], str | None] | None = None,
                  metrics_db: Path | None = None, metrics_key: str = "", access_log: bool = True,
                  mcp: Callable[[], McpHandler] | None = None, server_timing: bool = False,
-                 resolvers: ResolverPool | None = None) -> None:
+                 resolvers: ResolverPool | None = None, step_aside: Callable[[], None] | None = None) -> None:
         self.app = app
+        # a write hands this worker's accepting to its reserve process (mnemo.write_reserve)
+        self.step_aside = step_aside
         self.resolvers = resolvers or ResolverPool([app])
         # when each request in progress started, by thread: the request timeout's watchdog reads it
         self.in_flight: dict[int, float] = {}
@@ -312,6 +317,8 @@ class WsgiApp:
             return error_reply(401, "unauthorized", "missing or unknown API key",
                                headers={"WWW-Authenticate": "Bearer"}), "", "unmatched"
         route = "/mcp" if path == "/mcp" and self._mcp_factory is not None else self.labels(method, path)
+        if self.step_aside is not None and method != "GET" and route not in READ_ROUTES:
+            self.step_aside()  # before its body is read: an import's body takes a while to arrive
         body = self._body(environ)
         if isinstance(body, Reply):
             return body, tenant or "", route

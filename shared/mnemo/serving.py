@@ -59,6 +59,9 @@ class ServeOptions:
     port: int
     workers: int
     threads: int = 1  # request threads per worker: 1 = gunicorn's sync workers, more = its gthread workers
+    # sync workers only: a reserve process per worker takes over its accepting while it serves a write
+    # (mnemo.write_reserve)
+    write_reserve: bool = True
 
 
 def default_workers() -> int:
@@ -99,7 +102,7 @@ class WorkerRuntime:
     """What one request worker process holds: its service and its WSGI app."""
 
     def __init__(self, settings: Settings, run_dir: Path, auth: Authenticator, quotas: TenantQuotas,
-                 threads: int = 1) -> None:
+                 threads: int = 1, step_aside: Callable[[], None] | None = None) -> None:
         from mnemo import metrics
         from mnemo.api.app import create_app
         from mnemo.bootstrap import build_local
@@ -119,7 +122,8 @@ class WorkerRuntime:
         self.app = WsgiApp(resolvers[0], auth, max_body_bytes=settings.max_body_bytes, quotas=quotas,
                            ready=self.readiness, metrics_db=settings.data_dir.expanduser() / "mnemo.db",
                            metrics_key=settings.metrics_key, access_log=settings.access_log, mcp=self._mcp,
-                           server_timing=settings.server_timing, resolvers=self.resolvers)
+                           server_timing=settings.server_timing, resolvers=self.resolvers,
+                           step_aside=step_aside)
         self._warm_up(resolvers)
         if threads > 1:
             threading.Thread(target=self._watchdog, name="mnemo-request-timeout", daemon=True).start()
@@ -262,6 +266,8 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
         self.run_dir = self.data_dir / "run"
         self.auth = Authenticator(settings.tenant_keys())
         self.runtime: WorkerRuntime | None = None  # set in each worker process, after the fork
+        self.worker: Any = None  # this process's gunicorn worker, after the fork
+        self.reserve = options.write_reserve and options.threads == 1
         self.jobs = JobsSupervisor(settings, self.run_dir)  # in the arbiter
         self.quotas = TenantQuotas(self.run_dir / "quotas", self.auth.tenants, settings.tenant_requests_per_second,
                                    settings.tenant_burst, settings.tenant_concurrent_requests)
@@ -271,6 +277,7 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
         booted = threading.Event()
 
         def post_fork(_server: Any, worker: Any) -> None:
+            self.worker = worker
             gunicorn_util.write_error = write_json_error
             gunicorn_util.close_graceful = close_at_once(gunicorn_util.close_graceful)
             logging.getLogger("gunicorn.error").addFilter(RequestTextOut())
@@ -320,13 +327,20 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             if self.runtime is not None:
                 self.runtime.close()
 
+        worker_class: Any = "sync" if self.options.threads == 1 else "gthread"
+        if self.reserve:
+            from mnemo.write_reserve import ReserveWorker
+
+            ReserveWorker.slots_folder, ReserveWorker.slots = self.run_dir / "slots", self.options.workers
+            worker_class = ReserveWorker
         config = {
             "bind": [f"{self.options.host}:{self.options.port}"],
-            "workers": self.options.workers,
+            # with the reserve, two processes a worker, of which one accepts at a time (mnemo.write_reserve)
+            "workers": self.options.workers * (2 if self.reserve else 1),
             # sync: one request at a time per process; gthread: `threads` at once, each with its resolver.
             # A gthread worker takes a connection only while a thread is free (worker_connections), and
             # closes each after its answer as a sync worker does (no keep-alive connection holds a thread)
-            "worker_class": "sync" if self.options.threads == 1 else "gthread",
+            "worker_class": worker_class,
             "threads": self.options.threads,
             "worker_connections": self.options.threads,
             "keepalive": 0 if self.options.threads > 1 else 2,
@@ -350,7 +364,9 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             self.cfg.set(name, value)
 
     def load(self) -> WsgiApp:
-        self.runtime = WorkerRuntime(self.settings, self.run_dir, self.auth, self.quotas, self.options.threads)
+        step_aside = getattr(self.worker, "step_aside", None) if self.reserve else None
+        self.runtime = WorkerRuntime(self.settings, self.run_dir, self.auth, self.quotas, self.options.threads,
+                                     step_aside)
         return self.runtime.app
 
 

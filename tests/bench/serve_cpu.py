@@ -1,6 +1,6 @@
 """CPU per request of `mnemo serve` at one fixed arrival rate, per process and thread.
 
-    .venv/bin/python tests/bench/serve_cpu.py [--workers 2] [--rate 50] [--seconds 12] [--mix chat]
+    .venv/bin/python tests/bench/serve_cpu.py [--workers 2] [--rate 50] [--seconds 12] [--mix chat] [--no-write-reserve]
 
 The same open-loop generator, mix and users as serve_load.py, at a rate well below saturation; it
 reads the CPU time of every process of the server (the workers, the jobs process, the arbiter) and
@@ -62,9 +62,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=12.0)
     parser.add_argument("--mix", choices=sorted(serve_load.MIX), default="chat")
     parser.add_argument("--threads", type=int, default=1, help="request threads per worker (mnemo serve --threads)")
+    parser.add_argument("--no-write-reserve", action="store_true",
+                        help="serve without the reserve process a worker hands its accepting to during a write")
     args = parser.parse_args()
     serve_load.CHOSEN["retrieve"] = serve_load.MIX[args.mix]
-    env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false", "MNEMO_SERVE_THREADS": str(args.threads)}
+    reserve = "off" if args.no_write_reserve else "on"
+    env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false", "MNEMO_SERVE_THREADS": str(args.threads),
+           "MNEMO_SERVE_WRITE_RESERVE": str(not args.no_write_reserve).lower(), "MNEMO_SERVER_TIMING": "true"}
     with tempfile.TemporaryDirectory() as tmp:
         server = start_server(Path(tmp) / "data", env, workers=args.workers)
         try:
@@ -87,10 +91,15 @@ def main() -> int:
     for key, seconds in after.items():
         per_role[key[1]] += seconds - before.get(key, 0.0)
     total = sum(per_role.values())
-    print(f"{args.workers} workers x {args.threads} thread(s), {args.rate:.0f} requests/s for {args.seconds:.0f} s "
-          f"({args.mix} mix): {result['throughput_rps']} req/s, errors {sum(result['errors'].values())}")
+    print(f"{args.workers} workers x {args.threads} thread(s), write reserve {reserve}, {args.rate:.0f} requests/s for "
+          f"{args.seconds:.0f} s ({args.mix} mix): {result['throughput_rps']} req/s, errors "
+          f"{sum(result['errors'].values())}")
     for kind, p in result["latency_ms"].items():
         print(f"  {kind:<9} n={p['n']:>5}  p50 {p['p50']:>7.2f} ms  p95 {p['p95']:>7.2f} ms  p99 {p['p99']:>7.2f} ms")
+        outside = result["outside_app_ms"].get(kind)
+        if outside:  # waiting for a worker (the listen queue) and HTTP on both sides: the rest is the app's
+            print(f"  {'':<9} outside the app  p50 {outside['p50']:>7.2f} ms  p95 {outside['p95']:>7.2f} ms  "
+                  f"p99 {outside['p99']:>7.2f} ms")
     print("  CPU seconds:", json.dumps({k: round(v, 2) for k, v in sorted(per_role.items())}),
           f"total {total:.2f} s = {1000 * total / sent:.2f} ms a request")
     print(f"  the load generator: {generator:.2f} s = {1000 * generator / sent:.2f} ms a request")

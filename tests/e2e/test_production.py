@@ -240,6 +240,35 @@ def test_a_worker_takes_the_next_request_once_its_answer_is_sent_not_once_the_cl
         stop_server(server)
 
 
+def test_a_retrieve_is_answered_while_the_only_worker_serves_a_long_write(tmp_path: Path) -> None:
+    """One worker: its reserve process takes the connections while it serves a write (mnemo.write_reserve).
+    A lone sync worker answered the retrieve only after the import."""
+    server = start_server(tmp_path / "reserve", workers=1)
+    try:
+        assert server.call("POST", "/v1/users/reader/memories", {"content": "I live in Lisbon."})[0] == 201
+        items = [{"content": f"On day {i} I read chapter {i} of a long novel about sailing ships and the sea."}
+                 for i in range(400)]
+        finished: dict[str, float] = {}
+
+        def run_import() -> None:
+            status, _ = server.call("POST", "/v1/users/importer/memories/import", {"items": items}, timeout=120)
+            assert status == 200
+            finished["import"] = time.monotonic()
+
+        writer = threading.Thread(target=run_import)
+        writer.start()
+        time.sleep(0.3)  # the import is being served
+        for _ in range(3):
+            status, body = server.call("POST", "/v1/users/reader/retrieve", {"query": "where do I live?"})
+            assert status == 200, body
+        finished["retrieve"] = time.monotonic()
+        writer.join()
+        assert "import" in finished, "the import failed"
+        assert finished["retrieve"] < finished["import"], "the retrieves waited for the import"
+    finally:
+        stop_server(server)
+
+
 def test_sigterm_drains_the_request_in_flight(tmp_path: Path) -> None:
     patient = {"MNEMO_SHUTDOWN_GRACE_SECONDS": "300", "MNEMO_REQUEST_TIMEOUT_SECONDS": "300"}  # a busy machine
     server = start_server(tmp_path / "drain", patient)
