@@ -25,6 +25,7 @@ from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is
 from mnemo.domain.extraction.slots import SLOTS, slot_identity, subject_for, value_key
 from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates, bio_path, bio_steps
 from mnemo.domain.models import Category, Message
+from mnemo.settings import Settings
 
 MONDAY = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # a Monday
 
@@ -418,6 +419,8 @@ def test_a_deadline_names_a_time(value: str, when: bool) -> None:
     ((0.95, "berlin", "i'm in berlin"), (0.6, "rust", "rust meetups?"), "berlin"),
     # "i live in paris, i mean lyon": taken back, however unsure the tagger was of the new value
     ((0.95, "paris", "i live in paris"), (0.6, "lyon", "i mean lyon"), "lyon"),
+    # "i moved to liverpool!! got the keys last sat, flat near sefton park": a less sure second place
+    ((0.95, "liverpool", "i moved to liverpool!!"), (0.83, "sefton park", "flat near sefton park"), "liverpool"),
 ])
 def test_a_single_valued_slot_said_twice_keeps_the_later_value_unless_it_is_doubtful(
         first: tuple[float, str, str], second: tuple[float, str, str], kept: str) -> None:
@@ -429,7 +432,8 @@ def test_a_single_valued_slot_said_twice_keeps_the_later_value_unless_it_is_doub
                          confidence=confidence, evidence=clause, message_id="m", occurred_at=MONDAY,
                          tags=["home_location"])
 
-    assert [c.content for c in last_value_wins([found(*first), found(*second)], 0.2)] == [f"User lives in {kept}."]
+    doubt = Settings().extractor_later_value_doubt
+    assert [c.content for c in last_value_wins([found(*first), found(*second)], doubt)] == [f"User lives in {kept}."]
     # a multi-valued slot keeps both values
     hobbies = [Candidate(category=Category.PREFERENCE, subject=f"hobby:{v}", content=f"User's hobby: {v}.",
                          confidence=0.9, evidence="", message_id="m", occurred_at=MONDAY, tags=["hobby"])

@@ -76,7 +76,7 @@ class LearnedExtractor:
     name = EXTRACTOR_NAME
 
     def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5,
-                 outside_at_least: float = 0.5, verify_at_least: float = 0.3, later_value_doubt: float = 0.2,
+                 outside_at_least: float = 0.5, verify_at_least: float = 0.3, later_value_doubt: float = 0.1,
                  bio_penalty: float = BIO_PENALTY) -> None:
         self._encoder = encoder
         self._tagger = tagger
@@ -545,7 +545,7 @@ def _without_overlaps(spans: list[Span]) -> list[Span]:
     return sorted(kept, key=lambda s: s.start)
 
 
-def last_value_wins(candidates: list[Candidate], doubt: float = 0.2) -> list[Candidate]:
+def last_value_wins(candidates: list[Candidate], doubt: float = 0.1) -> list[Candidate]:
     """One message, one value per subject: a single-valued slot stated twice keeps the later value when the
     user takes the first back ("google, i mean alphabet"), and otherwise unless the tagger was ``doubt``
     less sure of it (confidences as stored: "i'm in berlin, rust meetups?" keeps berlin); a multi-valued
