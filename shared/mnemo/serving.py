@@ -61,7 +61,7 @@ class ServeOptions:
     threads: int = 1  # request threads per worker: 1 = gunicorn's sync workers, more = its gthread workers
     # sync workers only: a reserve process per worker takes over its accepting while it serves a write
     # (mnemo.write_reserve)
-    write_reserve: bool = True
+    write_reserve: bool = False
 
 
 def default_workers() -> int:

@@ -320,8 +320,9 @@ class Settings(BaseModel):
     # time, gunicorn's sync workers; more: its gthread workers)
     serve_threads: int = Field(1, ge=1, le=64)
     # with sync workers (serve_threads 1): a reserve process beside each worker takes over its accepting while
-    # it serves a write, so reads do not queue behind writes (mnemo.write_reserve); twice the processes
-    serve_write_reserve: bool = True
+    # it serves a write, so reads do not queue behind writes (mnemo.write_reserve); twice the processes, each with
+    # its own caches (off: in the chat mix it cost CPU a request and did not lower the retrieve p99, README issue 14)
+    serve_write_reserve: bool = False
     # a worker busy this long on one request is replaced (its transaction rolls back)
     request_timeout_seconds: float = Field(60.0, gt=0, le=3600)
     # on SIGTERM: how long in-flight requests and the extraction job in progress get to finish

@@ -1,6 +1,6 @@
 """CPU per request of `mnemo serve` at one fixed arrival rate, per process and thread.
 
-    .venv/bin/python tests/bench/serve_cpu.py [--workers 2] [--rate 50] [--seconds 12] [--mix chat] [--no-write-reserve]
+    .venv/bin/python tests/bench/serve_cpu.py [--workers 2] [--rate 50] [--seconds 12] [--mix chat] [--write-reserve]
 
 The same open-loop generator, mix and users as serve_load.py, at a rate well below saturation; it
 reads the CPU time of every process of the server (the workers, the jobs process, the arbiter) and
@@ -62,13 +62,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=12.0)
     parser.add_argument("--mix", choices=sorted(serve_load.MIX), default="chat")
     parser.add_argument("--threads", type=int, default=1, help="request threads per worker (mnemo serve --threads)")
-    parser.add_argument("--no-write-reserve", action="store_true",
-                        help="serve without the reserve process a worker hands its accepting to during a write")
+    parser.add_argument("--write-reserve", action="store_true",
+                        help="serve with a reserve process a worker hands its accepting to during a write")
     args = parser.parse_args()
     serve_load.CHOSEN["retrieve"] = serve_load.MIX[args.mix]
-    reserve = "off" if args.no_write_reserve else "on"
+    reserve = "on" if args.write_reserve else "off"
     env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false", "MNEMO_SERVE_THREADS": str(args.threads),
-           "MNEMO_SERVE_WRITE_RESERVE": str(not args.no_write_reserve).lower(), "MNEMO_SERVER_TIMING": "true"}
+           "MNEMO_SERVE_WRITE_RESERVE": str(args.write_reserve).lower(), "MNEMO_SERVER_TIMING": "true"}
     with tempfile.TemporaryDirectory() as tmp:
         server = start_server(Path(tmp) / "data", env, workers=args.workers)
         try:

@@ -308,7 +308,7 @@ def single_client(server: Server, count: int = 400) -> dict[str, Any]:
 
 
 def run_for(workers: int, rates: list[float], step_s: float, hold_s: float, full: bool,
-            reference_saturation: float | None, threads: int = 1, write_reserve: bool = True) -> dict[str, Any]:
+            reference_saturation: float | None, threads: int = 1, write_reserve: bool = False) -> dict[str, Any]:
     env = {"MNEMO_DEBOUNCE_QUIET_SECONDS": "2", "MNEMO_ACCESS_LOG": "false", "MNEMO_SERVER_TIMING": "true",
            "MNEMO_SERVE_THREADS": str(threads), "MNEMO_SERVE_WRITE_RESERVE": str(write_reserve).lower()}
     with tempfile.TemporaryDirectory() as tmp:
@@ -396,14 +396,14 @@ def main() -> int:
                                            "1600,1800,2000,2200,2500")
     parser.add_argument("--figures", default=None, help="write SVG figures into this folder")
     parser.add_argument("--threads", type=int, default=1, help="request threads per worker (mnemo serve --threads)")
-    parser.add_argument("--no-write-reserve", action="store_true",
-                        help="serve without the reserve process a worker hands its accepting to during a write")
+    parser.add_argument("--write-reserve", action="store_true",
+                        help="serve with a reserve process a worker hands its accepting to during a write")
     parser.add_argument("--mix", choices=sorted(MIX), default="chat",
                         help="chat: 60%% retrieve, 30%% turns, 5%% remember, 5%% search; retrieve: retrieve only")
     args = parser.parse_args()
     CHOSEN["retrieve"] = MIX[args.mix]
     rates = [float(r) for r in args.rates.split(",")]
-    reserve = not args.no_write_reserve
+    reserve = args.write_reserve
     print(f"mix {args.mix}, threads {args.threads}, write reserve {'on' if reserve else 'off'}", flush=True)
     one = run_for(1, rates, args.step, args.hold, full=False, reference_saturation=None, threads=args.threads,
                   write_reserve=reserve)

@@ -241,9 +241,9 @@ def test_a_worker_takes_the_next_request_once_its_answer_is_sent_not_once_the_cl
 
 
 def test_a_retrieve_is_answered_while_the_only_worker_serves_a_long_write(tmp_path: Path) -> None:
-    """One worker: its reserve process takes the connections while it serves a write (mnemo.write_reserve).
-    A lone sync worker answered the retrieve only after the import."""
-    server = start_server(tmp_path / "reserve", workers=1)
+    """One worker with the write reserve: its reserve process takes the connections while it serves a write
+    (mnemo.write_reserve). A lone sync worker answers the retrieve only after the import."""
+    server = start_server(tmp_path / "reserve", {"MNEMO_SERVE_WRITE_RESERVE": "true"}, workers=1)
     try:
         assert server.call("POST", "/v1/users/reader/memories", {"content": "I live in Lisbon."})[0] == 201
         items = [{"content": f"On day {i} I read chapter {i} of a long novel about sailing ships and the sea."}
