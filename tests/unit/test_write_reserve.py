@@ -50,7 +50,8 @@ def test_a_process_not_holding_the_slot_does_not_step_aside(tmp_path: Path) -> N
 
 def test_a_reserve_gives_the_slot_back_once_its_worker_is_back_from_its_write(tmp_path: Path) -> None:
     worker, reserve = SlotPair(tmp_path, 1), SlotPair(tmp_path, 1)
-    assert not worker.reserve and reserve.reserve
+    assert not worker.reserve
+    assert reserve.reserve
     assert worker.try_take()
     assert worker.step_aside()
     assert reserve.try_take()
