@@ -109,6 +109,9 @@ class SearchRequest:
     session_id: str | None = None
     categories: frozenset[Category] | None = None
     statuses: frozenset[Status] = frozenset({Status.ACTIVE, Status.PROBATIONARY})
+    # another vector of the query (the question without the words common in the user's memories): a store
+    # that can reports each hit's cosines to it too (Hit.second_cosine); it finds no candidates of its own
+    second_vector: Vector | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,11 @@ class MemoryStore(Protocol):
 
     def search(self, tenant_id: str, user_id: str, request: SearchRequest) -> list[Hit]:
         """Up to ``request.limit`` hits, best hybrid first, after all filters."""
+        ...
+
+    def common_terms(self, tenant_id: str, user_id: str, terms: Sequence[str], share: float) -> frozenset[str]:
+        """Those of ``terms`` found in more than ``share`` of the user's memories (their BM25 document
+        frequency); a store that cannot count them cheaply returns none."""
         ...
 
     def page(

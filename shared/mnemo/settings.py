@@ -181,6 +181,18 @@ class Settings(BaseModel):
     # Chosen on LoCoMo's tuning half (issue 15; figures in the README)
     context_weight: float = Field(0.4, ge=0, le=1)
     context_window_seconds: float = Field(1800.0, gt=0, le=86400)
+    # search (not retrieve) also has a second query vector, the question without its words found in more than
+    # common_word_share of the user's memories (an embedding has no IDF: "Melanie" in a question about
+    # Melanie's hobbies pulls every memory of Melanie's), and adds second_query_weight x each candidate's
+    # cosine to it; only orders. second_query_kind "word_vectors": the question's vector minus
+    # common_word_subtract x each such word's own vector (cached per user: the same few words recur);
+    # "text": the question without them embedded (a second run of the encoder, ~1.5x a query's embedding).
+    # 0 switches it off. Chosen on LoCoMo's tuning half (issue 15; README); the AWS home counts no terms, so
+    # it never applies there
+    second_query_weight: float = Field(0.3, ge=0, le=1)
+    second_query_kind: Literal["word_vectors", "text"] = "word_vectors"
+    common_word_share: float = Field(0.2, gt=0, le=1)
+    common_word_subtract: float = Field(0.5, ge=0, le=2)
     # a search's first sitting_penalty_depth candidates are re-ordered so that each loses sitting_penalty of
     # relevance (of score, in retrieve) for every memory above it made within context_window_seconds of it:
     # questions needing several sittings ("what activities does she do?") get more than one. Not kept (0,

@@ -49,6 +49,9 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "without the boost for dates the question names": {"date_boost": 0.0},
     "without the context of the sitting": {"context_weight": 0.0},
     "without months named without their year": {"date_month_without_year": False},
+    "without the second query vector (the question without its common words)": {"second_query_weight": 0.0},
+    "the second query vector embedded from the text (not kept: a second run of the encoder)": {
+        "second_query_kind": "text"},
     # the tuning grid's best fusion weights (locomo_tune.py), not kept: they lost on the checking half
     "lexical 0.15, sentence 0.5 (tuning grid's best, not kept)": {"lexical_weight": 0.15, "sentence_weight": 0.5},
     # issue 15, diversity across sittings (not kept: lost on the tuning half, single-hop most)

@@ -114,3 +114,25 @@ def test_the_first_page_of_live_memories_from_the_index_is_the_page_of_rows(part
     first.items[0].content = "changed by the caller"  # the caller's copy, not the index's
     again = reader.page("t1", "u1", statuses=[Status.ACTIVE], category=None, limit=4, cursor=None)
     assert again.items[0].content == "I like item 6"
+
+
+def test_a_search_with_a_second_vector_reports_each_hits_cosines_to_it(parts, clock) -> None:
+    _, _, store = parts
+    store.save([mem(clock, m, f"Ana: memory {m}", seed=i) for i, m in enumerate("abc", start=1)])
+    plain = {h.memory.memory_id: h for h in store.search("t1", "u1", request(clock, 1))}
+    second = np.asarray(vec(2), dtype=np.float32)
+    both = {h.memory.memory_id: h for h in store.search("t1", "u1", request(clock, 1, second_vector=second))}
+    assert set(both) == set(plain)  # it finds no candidates of its own
+    for mid, hit in both.items():
+        assert hit.cosine == plain[mid].cosine
+        assert plain[mid].second_cosine is None
+        assert abs(hit.second_cosine - float(np.dot(vec("abc".index(mid) + 1), second))) < 1e-5
+
+
+def test_common_terms_are_those_in_more_than_a_share_of_the_users_memories(parts, clock) -> None:
+    _, _, store = parts
+    store.save([mem(clock, "a", "Ana: I paint on Sundays"), mem(clock, "b", "Ana: my cat sleeps all day"),
+                mem(clock, "c", "Ben: Ana paints well"), mem(clock, "d", "Ben: the cat is Ana's")])
+    assert store.common_terms("t1", "u1", ["ana", "cat", "paint", "ben"], 0.5) == {"ana"}
+    assert store.common_terms("t1", "u1", ["ana", "cat", "paint", "ben"], 0.4) == {"ana", "cat", "paint", "ben"}
+    assert store.common_terms("t1", "u2", ["ana"], 0.1) == frozenset()  # another user's memories count for nothing

@@ -185,3 +185,24 @@ def test_diversify_reorders_only_the_first_depth_candidates_and_agrees_with_the_
         penalty = rng.choice([0.05, 0.1, 0.3])
         assert [s.memory.memory_id for s in diversify(items, penalty, 1800.0, 60, lambda s: s.relevance)] == greedy(
             items, penalty, 1800.0)
+
+
+def test_the_second_query_vectors_cosine_orders_without_counting_as_own_evidence() -> None:
+    from dataclasses import replace
+
+    # both share the name the question asks about; only the second says what it asks (its second cosine)
+    chatter = Hit(memory("chatter", 40), 0.6, 0.0, None, 0.1)
+    answer = Hit(memory("answer", 50), 0.55, 0.0, 0.5, 0.5, 0.7)
+    params = replace(PARAMS, second_weight=0.3)
+    by_id = {s.memory.memory_id: s for s in rank([chatter, answer], NOW, params)}
+    second = semantic(Hit(answer.memory, 0.5, 0.0, 0.7), params.sentence_weight)
+    assert abs(by_id["answer"].context - 0.3 * second) < 1e-9
+    assert abs(by_id["answer"].relevance - by_id["answer"].context
+               - 0.7 * semantic(answer, params.sentence_weight)) < 1e-9
+    assert by_id["answer"].relevance > by_id["chatter"].relevance
+    # off (0), or a hit without a second cosine, it changes nothing
+    off = {s.memory.memory_id: s for s in rank([chatter, answer], NOW, PARAMS)}
+    assert off["answer"].context == 0.0
+    assert off["answer"].relevance < off["chatter"].relevance
+    alone = rank([Hit(answer.memory, 0.55, 0.0, 0.5)], NOW, params)[0]
+    assert alone.context == 0.0

@@ -44,6 +44,11 @@ class Bm25Index:
                 if not posting:
                     del self._postings[term]
 
+    def common(self, query_terms: Iterable[str], share: float) -> frozenset[str]:
+        """The terms found in more than ``share`` of the documents."""
+        n = len(self._lengths)
+        return frozenset(t for t in query_terms if len(self._postings.get(t, ())) > share * n)
+
     def score(self, query_terms: Iterable[str]) -> dict[str, float]:
         n = len(self._lengths)
         if n == 0:

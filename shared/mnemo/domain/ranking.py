@@ -21,6 +21,9 @@ class Hit:
     cosine: float  # of the whole memory
     lexical: float  # raw BM25 (or 0 when the term evidence is absent)
     part_cosine: float | None = None  # best single sentence of a long memory
+    # the same two, to the query's second vector (SearchRequest.second_vector), when it had one
+    second_cosine: float | None = None
+    second_part_cosine: float | None = None
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,8 @@ class Scored:
     relevance: float
     recency: float
     score: float
-    # the part of ``relevance`` lent by memories made in the same sitting (0 without context_weight):
+    # the part of ``relevance`` lent by memories made in the same sitting (0 without context_weight), and
+    # the share of the query's second vector (RankingParams.second_weight):
     # it orders, but a memory's own evidence alone decides whether it clears a relevance floor
     context: float = 0.0
     # the part of ``relevance`` a memory gains because the request needs its kind of fact (its slot):
@@ -56,6 +60,9 @@ class RankingParams:
     # context_window_seconds of it (the same sitting): a reply rarely repeats the question's words
     context_weight: float = 0.0
     context_window_seconds: float = 1800.0
+    # a memory gains second_weight x its semantic cosine to the query's second vector (the question without
+    # the words common in the user's memories), where the hit has one; it orders and lends nothing to the sitting
+    second_weight: float = 0.0
     version: int = 0  # of the tuned weights in force (0: the configured defaults)
 
 
@@ -127,8 +134,13 @@ def rank(hits: list[Hit], now: datetime, params: RankingParams, dates: Sequence[
         [h.memory.created_at.timestamp() for h in hits], [o[2] for o in own], params.context_window_seconds)]
         if params.context_weight > 0 and len(hits) > 1 else [0.0] * len(hits))
     scored: list[Scored] = []
-    for h, (cosine, lex, own_relevance), context in zip(hits, own, lent, strict=True):
+    for h, (cosine, lex, own_relevance), by_sitting in zip(hits, own, lent, strict=True):
         gain = needed.get(h.memory.subject.partition(":")[0], 0.0) if needed else 0.0
+        # the second vector's share counts with the sitting's: it orders, a memory's own evidence decides what
+        # clears a floor
+        context = by_sitting + (params.second_weight * semantic(
+            Hit(h.memory, h.second_cosine, 0.0, h.second_part_cosine), params.sentence_weight)
+            if params.second_weight and h.second_cosine is not None else 0.0)
         relevance = own_relevance + context + gain
         rec = recency(h.memory, now, params.recency_lambda, params.recency_exempt)
         use = 1.0 - math.exp(-h.memory.access_count / 10.0)

@@ -122,6 +122,9 @@ class ProfileTrackedMemories:
     def search(self, tenant_id: str, user_id: str, request: SearchRequest) -> list[Hit]:
         return self._m.search(tenant_id, user_id, request)
 
+    def common_terms(self, tenant_id: str, user_id: str, terms: Sequence[str], share: float) -> frozenset[str]:
+        return self._m.common_terms(tenant_id, user_id, terms, share)
+
     def page(self, tenant_id: str, user_id: str, *, statuses: Sequence[Status] | None, category: Category | None,
              limit: int, cursor: str | None) -> Page:
         return self._m.page(tenant_id, user_id, statuses=statuses, category=category, limit=limit, cursor=cursor)

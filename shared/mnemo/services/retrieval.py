@@ -12,6 +12,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from mnemo.crypto import TenantHashKeys, keyed_hash
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
@@ -190,12 +192,37 @@ class Retriever:
         hits = self.p.memories.search(tenant_id, user_id, SearchRequest(
             vector=vector, terms=terms(query), limit=max(top_k * self.p.settings.candidate_multiplier, 20),
             now=self.p.clock.now(), project_id=project_id, session_id=session_id,
-            categories=frozenset({category}) if category else None))
-        ranked = rank(hits, self.p.clock.now(), self._params(), self._dates(query))
+            categories=frozenset({category}) if category else None,
+            second_vector=self._second_vector(query, vector, tenant_id, user_id)))
+        params = replace(self._params(), second_weight=self.p.settings.second_query_weight)
+        ranked = rank(hits, self.p.clock.now(), params, self._dates(query))
         if rank_by == "relevance":
             ranked.sort(key=lambda s: (-s.relevance, -s.score, s.memory.memory_id))
         return self._diversified(ranked, (lambda s: s.relevance) if rank_by == "relevance" else (lambda s: s.score))[
             :top_k]
+
+    def _second_vector(self, query: str, vector: Vector, tenant_id: str, user_id: str) -> Vector | None:
+        """Search's second query vector: the query without its words found in more than
+        settings.common_word_share of the user's memories (settings.second_query_kind says how it is made);
+        None when it has no such word, or nothing else, or the setting is off."""
+        settings = self.p.settings
+        if not settings.second_query_weight:
+            return None
+        common = self.p.memories.common_terms(tenant_id, user_id, terms(query), settings.common_word_share)
+        if not common:
+            return None
+        words = query.split()
+        dropped = [w for w in words if common.intersection(terms(w))]
+        if not dropped or len(dropped) == len(words):
+            return None
+        if settings.second_query_kind == "text":
+            return self.queries.get(" ".join(w for w in words if w not in dropped), tenant_id, user_id)
+        second = np.asarray(vector, dtype=np.float32).copy()
+        for word in dropped:
+            own = self.queries.get(word.strip("?,.!;:\"'").removesuffix("'s"), tenant_id, user_id)
+            second -= settings.common_word_subtract * own
+        norm = float(np.linalg.norm(second))
+        return second / norm if norm > 0 else None
 
     def _diversified(self, ranked: list[Scored], key: Callable[[Scored], float]) -> list[Scored]:
         """The n-th memory of one sitting pays for the ones above it (settings.sitting_penalty; off by default)."""

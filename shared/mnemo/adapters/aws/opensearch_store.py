@@ -435,6 +435,11 @@ class OpenSearchMemoryStore:
             filters.append({"terms": {"category": sorted(c.value for c in request.categories)}})
         return {"bool": {"filter": filters}}
 
+    def common_terms(self, tenant_id: str, user_id: str, terms: Sequence[str], share: float) -> frozenset[str]:
+        """None: counting a user's documents per term is a query per term here, and the second query vector
+        it serves (settings.second_query_weight) was measured on the embedded home only (issue 15)."""
+        return frozenset()
+
     def search(self, tenant_id: str, user_id: str, request: SearchRequest) -> list[Hit]:
         flt = self._live_filter(tenant_id, user_id, request)
         vector = [float(x) for x in request.vector]

@@ -260,6 +260,9 @@ class SqliteMemoryStore:
     def search(self, tenant_id: str, user_id: str, request: SearchRequest) -> list[Hit]:
         return self._index(tenant_id, user_id).search(request)
 
+    def common_terms(self, tenant_id: str, user_id: str, terms: Sequence[str], share: float) -> frozenset[str]:
+        return self._index(tenant_id, user_id).common_terms(terms, share)
+
     def page(self, tenant_id: str, user_id: str, *, statuses: Sequence[Status] | None,
              category: Category | None, limit: int, cursor: str | None) -> Page:
         if statuses and not cursor and INDEXED.issuperset(statuses):

@@ -166,6 +166,11 @@ class UserIndex:
             order = np.argsort(-sims)[:limit]
             return [(self.memories[self._ids[i]], float(sims[i])) for i in order]
 
+    def common_terms(self, query_terms: Sequence[str], share: float) -> frozenset[str]:
+        with self._lock:
+            self._refresh()
+            return self._bm25.common(query_terms, share)
+
     def search(self, request: SearchRequest) -> list[Hit]:
         with self._lock:
             ids, sims, best = self.cosine_all(request.vector)
@@ -186,5 +191,11 @@ class UserIndex:
             chosen.update(position[mid] for _, mid in allowed_lex)
             # Python floats once for the whole array: indexing numpy element by element is the dear part here
             whole, sentence = sims.tolist(), best.tolist()
+            if request.second_vector is None:
+                return [Hit(self.memories[ids[i]], whole[i], lexical.get(ids[i], 0.0),
+                            sentence[i] if math.isfinite(sentence[i]) else None) for i in sorted(chosen)]
+            _, second_sims, second_best = self.cosine_all(request.second_vector)
+            whole2, sentence2 = second_sims.tolist(), second_best.tolist()
             return [Hit(self.memories[ids[i]], whole[i], lexical.get(ids[i], 0.0),
-                        sentence[i] if math.isfinite(sentence[i]) else None) for i in sorted(chosen)]
+                        sentence[i] if math.isfinite(sentence[i]) else None, whole2[i],
+                        sentence2[i] if math.isfinite(sentence2[i]) else None) for i in sorted(chosen)]
