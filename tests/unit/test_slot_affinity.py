@@ -35,7 +35,23 @@ def test_a_slot_needed_lends_its_need_to_its_kindred_slots() -> None:
     needed = m.probabilities(vector)
     assert needed["dislikes"] < 0.05
     gains = m.gains(vector, boost=0.2, at_least=0.5)
-    assert gains == pytest.approx({"likes": 0.2 * needed["likes"], "dislikes": 0.2 * needed["likes"]})
+    either = 1 - (1 - needed["likes"]) * (1 - needed["dislikes"])
+    assert gains == pytest.approx({"likes": 0.2 * either, "dislikes": 0.2 * either})
+
+
+def test_kindred_slots_each_short_of_the_threshold_are_needed_together() -> None:
+    # "how do i add a subcommand": the user's project and its stack each a little under 0.5 likely, so that
+    # neither gained; that one of the project's facts helps is 0.75 likely
+    weights = np.array([[8.0, 0.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 8.0]], dtype=np.float32)
+    m = SlotAffinity(["current_project", "project_stack", "pet"], weights, np.full(3, -4.0, dtype=np.float32),
+                     "minilm:3")
+    vector = np.array([0.49, 0.49, 0.0], dtype=np.float32)
+    needed = m.probabilities(vector)
+    assert needed["current_project"] < 0.5
+    assert needed["project_stack"] < 0.5
+    gains = m.gains(vector, boost=0.2, at_least=0.5)
+    assert set(gains) == {"current_project", "project_stack"}
+    assert gains["project_stack"] == pytest.approx(0.2 * (1 - (1 - needed["current_project"]) ** 2))
 
 
 def test_the_model_survives_a_round_trip_through_its_file(tmp_path: Path) -> None:

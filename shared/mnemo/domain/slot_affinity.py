@@ -8,6 +8,7 @@ computes, trained by ``mnemo.training.query_slots`` on committed labelled reques
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -60,12 +61,14 @@ class SlotAffinity:
 
     def gains(self, vector: Array, boost: float, at_least: float) -> dict[str, float]:
         """The relevance each slot's memories gain for this request: ``boost`` x p where p >= ``at_least``,
-        p being the slot's own probability or its kindred slots' best (``KINDRED``)."""
+        p being the slot's own probability or, when higher, the probability that one of its kindred slots
+        (``KINDRED``) is needed, 1 - prod(1 - p_k): "how do i add a subcommand" needs the user's project 0.49
+        and its stack 0.49, each short of 0.5, and a fact of the project 0.74."""
         probs = self.probabilities(vector)
         needed = dict(probs)
         for kin in KINDRED:
-            best = max(probs.get(slot, 0.0) for slot in kin)
-            needed.update({slot: max(needed[slot], best) for slot in kin if slot in needed})
+            none = math.prod(1.0 - probs.get(slot, 0.0) for slot in kin)
+            needed.update({slot: max(needed[slot], 1.0 - none) for slot in kin if slot in needed})
         return {slot: boost * p for slot, p in needed.items() if p >= at_least}
 
     def save(self, path: Path) -> None:
