@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Iterator
@@ -16,6 +17,32 @@ from mnemo.clock import ManualClock
 from mnemo.ports import Embedder
 from mnemo.server import build_event
 from mnemo.settings import Settings
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _atomic_dynamodb_writes() -> Iterator[None]:
+    """DynamoDB applies each write, its condition included, atomically; moto checks a condition and then
+    writes in two unguarded steps, so two threads can both pass "attribute_not_exists(pk)" (the user-lease
+    contract test saw two holders at once on a loaded machine, as no real table would allow). Here moto's
+    writes go one at a time, as the service's do for an item."""
+    from moto.dynamodb.models import DynamoDBBackend
+
+    lock = threading.RLock()
+    originals = {name: getattr(DynamoDBBackend, name)
+                 for name in ("put_item", "update_item", "delete_item", "transact_write_items")}
+
+    def one_at_a_time(write: Any) -> Any:
+        @functools.wraps(write)
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with lock:
+                return write(self, *args, **kwargs)
+        return call
+
+    for name, write in originals.items():
+        setattr(DynamoDBBackend, name, one_at_a_time(write))
+    yield
+    for name, write in originals.items():
+        setattr(DynamoDBBackend, name, write)
 
 
 @pytest.fixture(scope="session")
