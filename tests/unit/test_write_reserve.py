@@ -26,7 +26,7 @@ def test_a_write_hands_the_slot_to_the_partner_and_a_read_does_not_need_it_back(
     assert not worker.holding
     assert reserve.try_take()
     worker.back()
-    assert not worker.try_take()  # the reserve keeps the slot until a write of its own
+    assert not worker.try_take()  # the reserve holds it until it gives it back (ReserveWorker.run_for_one)
 
 
 def test_a_holder_keeps_the_slot_while_its_partner_is_on_a_write(tmp_path: Path) -> None:

@@ -229,7 +229,8 @@ def in_context(examples: list[Example], seed: int, share: float = 1.0) -> list[E
             continue
         parts = [example, *(examples[rng.randrange(len(examples))] for _ in range(rng.choice((1, 2))))]
         rng.shuffle(parts)
-        text, spans = "", list[tuple[int, int, str, bool]]()
+        text = ""
+        spans: list[tuple[int, int, str, bool]] = []
         for part in parts:
             if text:
                 text += rng.choice((" ", "\n", ". ", ", "))
