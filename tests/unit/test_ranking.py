@@ -206,3 +206,22 @@ def test_the_second_query_vectors_cosine_orders_without_counting_as_own_evidence
     assert off["answer"].relevance < off["chatter"].relevance
     alone = rank([Hit(answer.memory, 0.55, 0.0, 0.5)], NOW, params)[0]
     assert alone.context == 0.0
+
+
+def test_a_hits_creation_moment_from_the_store_ranks_as_its_memorys_own_and_scored_of_is_a_scored() -> None:
+    """The index hands ``rank`` each memory's creation moment as a number (Hit.made), read once per change of
+    the index rather than from the datetime on every search: the ranking is the one the datetimes give."""
+    from dataclasses import replace
+
+    first = memory("first", 10)
+    reply = memory("reply", 10).model_copy(update={"created_at": first.created_at + timedelta(minutes=1)})
+    later = memory("later", 11)
+    hits = [Hit(first, 0.9, 1.0), Hit(reply, 0.4, 0.0, 0.5), Hit(later, 0.45, 0.5)]
+    params = replace(PARAMS, context_weight=0.4, context_window_seconds=1800)
+    timed = [replace(h, made=h.memory.created_at.timestamp()) for h in hits]
+    assert rank(timed, NOW, params) == rank(hits, NOW, params)
+    # a wrong moment is believed: the reply made a day later has no sitting to borrow from
+    apart = [timed[0], replace(timed[1], made=timed[1].made + 86400.0), timed[2]]
+    assert {s.memory.memory_id: s.context for s in rank(apart, NOW, params)}["reply"] == 0.0
+    made = Scored.of(first, 0.9, 1.0, 0.8, 0.5, 0.7, 0.1, 0.0)
+    assert made == Scored(first, 0.9, 1.0, 0.8, 0.5, 0.7, 0.1, 0.0)

@@ -22,6 +22,36 @@ def test_bm25_prefers_rarer_matching_terms_and_forgets_removed_docs() -> None:
     assert len(index) == 2
 
 
+def test_bm25_scores_as_an_array_are_the_same_floats_and_follow_every_change() -> None:
+    """The search's vectorised BM25 (score_array) gives each document the float ``score`` gives it, also
+    after documents are added, replaced and removed between searches (its per-term arrays are kept)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    words = ["tea", "coffee", "melanie", "paint", "sunset", "lake", "dog", "run"]
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.lists(st.tuples(st.integers(0, 6), st.lists(st.sampled_from(words), max_size=12)), max_size=25),
+           st.lists(st.sampled_from(words), min_size=1, max_size=4))
+    def check(changes: list[tuple[int, list[str]]], query: list[str]) -> None:
+        index = Bm25Index()
+        numbering: dict[str, int] = {}  # one object, renumbered in place: the documents' change alone must tell
+        for doc, doc_words in changes:
+            if doc_words:
+                index.add(f"d{doc}", doc_words)
+            else:
+                index.remove(f"d{doc}")
+            numbering.clear()
+            numbering.update({d: i for i, d in enumerate(sorted(index._lengths))})
+            expected = index.score(query)
+            for _ in range(2):  # the second time from the arrays kept
+                scores, found = index.score_array(query, numbering, len(numbering))
+                assert {d: scores[i] for d, i in numbering.items() if found[i]} == expected
+                assert all(scores[i] == 0.0 for d, i in numbering.items() if d not in expected)
+
+    check()
+
+
 def test_sentence_parts_only_for_long_memories() -> None:
     assert sentence_parts("User likes tea.") == []
     assert sentence_parts("Jon: I lost my job today. I will open a dance studio soon.") == [

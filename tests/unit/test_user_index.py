@@ -4,6 +4,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import numpy.typing as npt
 
 from mnemo.adapters.local.user_index import UserIndex
 from mnemo.domain.models import Category, Memory, Scope, Status
@@ -81,14 +82,15 @@ def test_a_write_waits_for_a_search_under_way_in_another_thread() -> None:
     vector = np.array([1.0, 0.0], dtype=np.float32)
     index.put(memory("User drinks green tea."), vector)
     inside, release = threading.Event(), threading.Event()
-    score = index._bm25.score
+    score = index._bm25.score_array
 
-    def slow_score(query_terms: list[str]) -> dict[str, float]:
+    def slow_score(query_terms: list[str], numbering: dict[str, int],
+                   size: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
         inside.set()
         release.wait(5)
-        return score(query_terms)
+        return score(query_terms, numbering, size)
 
-    index._bm25.score = slow_score  # type: ignore[method-assign]
+    index._bm25.score_array = slow_score  # type: ignore[method-assign]
     results: list[list[tuple[str, float | None]]] = []
     searching = threading.Thread(target=lambda: results.append(found(index)))
     searching.start()
@@ -102,5 +104,5 @@ def test_a_write_waits_for_a_search_under_way_in_another_thread() -> None:
     searching.join(5)
     writing.join(5)
     assert results == [[("m1", None)]]
-    index._bm25.score = score  # type: ignore[method-assign]
+    index._bm25.score_array = score  # type: ignore[method-assign]
     assert sorted(found(index)) == [("m1", None), ("m2", None)]

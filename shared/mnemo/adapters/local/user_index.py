@@ -7,7 +7,6 @@ also carry one vector per sentence; a search reports the best sentence of each m
 
 from __future__ import annotations
 
-import heapq
 import math
 import threading
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ class UserIndex:
         self._bm25 = Bm25Index(k1, b)
         self._ids: list[str] = []
         self._position: dict[str, int] = {}
+        self._id_order = np.zeros(0, dtype=np.int64)
         self._matrix: Vector = np.zeros((0, dimension), dtype=np.float32)
         self._part_matrix: Vector = np.zeros((0, dimension), dtype=np.float32)
         self._part_owner = np.zeros(0, dtype=np.int64)
@@ -43,6 +43,7 @@ class UserIndex:
         self._project = np.zeros(0, dtype=object)
         self._session = np.zeros(0, dtype=object)
         self._expires = np.zeros(0, dtype=np.float64)
+        self._made = np.zeros(0, dtype=np.float64)  # created_at, for the ranking's sitting context
         # what depends only on the memories, not on the request: made once per change of the index (a
         # retrieve always asks the same statuses)
         self._user_scope = np.zeros(0, dtype=np.bool_)
@@ -100,6 +101,9 @@ class UserIndex:
             return
         self._ids = list(self._vectors)
         self._position = {mid: i for i, mid in enumerate(self._ids)}
+        # each memory's place among the ids in sorted order: ties of BM25 go to the greater id
+        self._id_order = np.empty(len(self._ids), dtype=np.int64)
+        self._id_order[sorted(range(len(self._ids)), key=self._ids.__getitem__)] = np.arange(len(self._ids))
         self._matrix = (np.stack([self._vectors[i] for i in self._ids]) if self._ids
                         else np.zeros((0, self._dimension), dtype=np.float32))
         blocks = sorted(((self._position[mid], parts) for mid, parts in self._parts.items()),
@@ -120,6 +124,7 @@ class UserIndex:
         self._project = np.array([m.project_id for m in ms], dtype=object)
         self._session = np.array([m.session_id for m in ms], dtype=object)
         self._expires = np.array([m.expires_at.timestamp() if m.expires_at else np.inf for m in ms])
+        self._made = np.array([m.created_at.timestamp() for m in ms], dtype=np.float64)
         self._user_scope = self._scope == Scope.USER.value
         self._status_masks = {}
         self._dirty = False
@@ -182,20 +187,23 @@ class UserIndex:
             pool = np.where(mask, np.maximum(sims, best), -np.inf)
             k = min(request.limit, int(mask.sum()))
             top = np.argpartition(-pool, k - 1)[:k] if k < len(ids) else np.flatnonzero(mask)
-            chosen = set(top[mask[top]].tolist())
-            lexical = self._bm25.score(request.terms)
-            position = self._position
-            allowed = mask.tolist()
-            allowed_lex = heapq.nlargest(request.limit, ((s, mid) for mid, s in lexical.items()
-                                                         if allowed[position[mid]]))
-            chosen.update(position[mid] for _, mid in allowed_lex)
-            # Python floats once for the whole array: indexing numpy element by element is the dear part here
-            whole, sentence = sims.tolist(), best.tolist()
+            lexical, found = self._bm25.score_array(request.terms, self._position, len(ids))
+            # the best ``limit`` by BM25 among those allowed, ties to the greater id (as heapq.nlargest over
+            # (score, id) pairs chose them)
+            allowed_lex = np.flatnonzero(found & mask)
+            if len(allowed_lex) > request.limit:
+                allowed_lex = allowed_lex[np.lexsort((self._id_order[allowed_lex],
+                                                      lexical[allowed_lex]))[-request.limit:]]
+            chosen = np.union1d(top[mask[top]], allowed_lex)
+            # Python floats once for the chosen: indexing numpy element by element is the dear part here
+            whole, sentence, lex = sims[chosen].tolist(), best[chosen].tolist(), lexical[chosen].tolist()
+            memories = [self.memories[ids[i]] for i in chosen.tolist()]
+            made = self._made[chosen].tolist()
             if request.second_vector is None:
-                return [Hit(self.memories[ids[i]], whole[i], lexical.get(ids[i], 0.0),
-                            sentence[i] if math.isfinite(sentence[i]) else None) for i in sorted(chosen)]
+                return [Hit(m, w, x, s if math.isfinite(s) else None, made=t)
+                        for m, w, x, s, t in zip(memories, whole, lex, sentence, made, strict=True)]
             _, second_sims, second_best = self.cosine_all(request.second_vector)
-            whole2, sentence2 = second_sims.tolist(), second_best.tolist()
-            return [Hit(self.memories[ids[i]], whole[i], lexical.get(ids[i], 0.0),
-                        sentence[i] if math.isfinite(sentence[i]) else None, whole2[i],
-                        sentence2[i] if math.isfinite(sentence2[i]) else None) for i in sorted(chosen)]
+            whole2, sentence2 = second_sims[chosen].tolist(), second_best[chosen].tolist()
+            return [Hit(m, w, x, s if math.isfinite(s) else None, w2, s2 if math.isfinite(s2) else None, t)
+                    for m, w, x, s, w2, s2, t in zip(memories, whole, lex, sentence, whole2, sentence2, made,
+                                                     strict=True)]
