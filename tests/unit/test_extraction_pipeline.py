@@ -12,6 +12,7 @@ from mnemo.domain.extraction.dates import anchor, whole_date
 from mnemo.domain.extraction.pipeline import (
     CEASABLE_SLOTS,
     called_off,
+    ended_in_passing,
     ended_just_after,
     ended_just_before,
     joined_fragments,
@@ -659,3 +660,26 @@ def test_a_date_the_tagger_marked_in_part_is_read_whole(value: str, clause: str,
 ])
 def test_a_negation_after_the_value_is_the_next_values(slot: str, value: str, clause: str, no_longer: bool) -> None:
     assert said_no_longer(slot, clause, value) is no_longer
+
+
+@pytest.mark.parametrize(("text", "tagged", "expected"), [
+    ("Also my knee is bad now, so I stopped the futsal, the doctor said maybe forever.", [],
+     [("hobby", "futsal", "so I stopped the futsal")]),
+    ("The doctor has switched me off the warfarin and onto apixaban.", [],
+     [("health", "warfarin", "switched me off the warfarin")]),
+    ("I've given up the painting, I'm afraid", [], [("hobby", "painting", "I've given up the painting")]),
+    ("Quit the gym in May, too expensive", [], [("hobby", "gym", "Quit the gym")]),
+    ("gave up on learning the piano, my hands just won't cooperate", [], [("hobby", "piano",
+                                                                           "gave up on learning the piano")]),
+    # the tagger's own reading of the name stands
+    ("so I stopped the futsal", ["futsal"], []),
+    # someone else's ending, one denied or wished for, a question, a name that is no name
+    ("my brother quit smoking last year", [], []),
+    ("I can't quit coffee", [], []),
+    ("did I stop the pills?", [], []),
+    ("I stopped at the shop on the way home", [], []),
+    ("I quit my job", [], []),
+])
+def test_an_ending_said_of_a_name_in_passing_is_found(text: str, tagged: list[str],
+                                                      expected: list[tuple[str, str, str]]) -> None:
+    assert ended_in_passing(text, tagged) == expected

@@ -192,7 +192,7 @@ class ExtractionService:
             content=c.content, category=c.category, subject=c.subject, confidence=c.confidence, source=c.source,
             occurred_at=c.occurred_at, polarity=c.polarity, importance=c.importance, scope=scope,
             project_id=project_id if scope is Scope.PROJECT else None, sensitivity=c.sensitivity,
-            high_stakes=c.high_stakes, correction=c.correction,
+            high_stakes=c.high_stakes, correction=c.correction, only_to_retire=c.only_to_retire,
             provenance=Provenance(source=c.source, conversation_id=job.conversation_id,
                                   message_ids=[c.message_id], extractor=self.p.extractor.name,
                                   extractor_version=self.p.extractor.version, evidence=c.evidence[:500]),

@@ -22,7 +22,7 @@ from mnemo.domain.conflicts import (
     same_partition,
 )
 from mnemo.domain.extraction import Candidate
-from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETRACTION_TAG, retracts
+from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETIRED_IN_PASSING, RETRACTION_TAG, retracts
 from mnemo.domain.keys import fact_keys, speaker_of
 from mnemo.domain.models import (
     RETRIEVABLE,
@@ -79,6 +79,7 @@ class NewFact:
     metadata: dict[str, str] = field(default_factory=dict)
     provenance: Provenance | None = None
     memory_id: str | None = None  # deterministic for extracted facts: redelivery cannot duplicate
+    only_to_retire: bool = False  # a retraction written only where it retires a stored fact (see Candidate)
 
 
 @dataclass
@@ -227,6 +228,8 @@ class MemoryWriter:
                   if m.embedding is not None}
         for m, cosine in self.p.memories.similar(tenant_id, user_id, vector, 8):
             nearby.setdefault(m.memory_id, Existing(m, cosine))
+        if fact.only_to_retire:
+            nearby = {k: e for k, e in nearby.items() if e.memory.subject.partition(":")[0] in RETIRED_IN_PASSING}
         resolution = classify(new, list(nearby.values()),
                               conflict_similarity=self.p.settings.conflict_similarity,
                               duplicate_similarity=self.p.settings.duplicate_similarity,
@@ -236,6 +239,8 @@ class MemoryWriter:
                               doubt_margin=self.p.settings.supersede_doubt_margin)
         resolution = self._second_opinion(new, resolution)
         other = resolution.other
+        if fact.only_to_retire and not (resolution.relation is Relation.CONTRADICTS and resolution.new_wins):
+            return WriteResult(None, "rejected", reason="retires_nothing")
         if resolution.relation is Relation.SAME and other is not None:
             return WriteResult(self._confirm(other, new), "merged")
         if resolution.relation is Relation.CONTRADICTS and other is not None:

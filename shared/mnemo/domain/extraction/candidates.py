@@ -28,6 +28,9 @@ class Candidate:
     correction: bool = False
     high_stakes: bool = False
     tags: list[str] = field(default_factory=list)
+    # an ending said of a name the user only refers back to ("stopped the futsal"): written only where it retires
+    # a stored fact, since alone it says nothing that holds
+    only_to_retire: bool = False
 
 
 @dataclass

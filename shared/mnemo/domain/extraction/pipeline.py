@@ -12,7 +12,7 @@ from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBE
 from mnemo.domain.extraction.dates import anchor, whole_date
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
-from mnemo.domain.extraction.segment import chunks, clause_around, sentence_around
+from mnemo.domain.extraction.segment import chunks, clause_around, is_question, sentence_around
 from mnemo.domain.extraction.slots import (
     ACTIVITY_VERBS,
     ANSWER_SLOTS,
@@ -120,6 +120,7 @@ class LearnedExtractor:
             mine = [f for f in found if f.index == index]
             candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
             candidates = last_value_wins(candidates, self._later_value_doubt)
+            candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
             if index in corrected:
                 # the user corrects what the assistant assumed: their word, with the weight of a correction
                 for c in candidates:
@@ -138,6 +139,18 @@ class LearnedExtractor:
             if candidate is not None and candidate.should_store:
                 return candidate
         return None
+
+    def _ended_in_passing(self, message: Message, text: str, tagged: list[str]) -> list[Candidate]:
+        """Retractions of names the user only refers back to ("I stopped the futsal"), to be written only where
+        they retire a stored fact (Candidate.only_to_retire)."""
+        out = []
+        for slot_name, name, clause in ended_in_passing(text, tagged):
+            candidate = slot_candidate(SLOTS[slot_name], name, clause, True, message, PASSING_CONFIDENCE)
+            if screen(name, clause, slot_name, False, clause, message.content):
+                continue
+            candidate.only_to_retire = True
+            out.append(candidate)
+        return out
 
     def _tag(self, texts: list[tuple[Message, str, bool]]) -> list[_Found]:
         pieces: list[tuple[int, int, str]] = []  # which text, offset in it, piece
@@ -360,6 +373,67 @@ def ended_just_before(value: str, clause: str) -> bool:
     """The clause says, right before the value, that it ended: "I quit the keto thing", "gave up on the
     watercolours". The tagger's polarity head reads such clauses as stating the value."""
     return _said_before(_ENDED_BEFORE, value, clause) is not None
+
+
+# a verb of ending and what it ended, named in passing ("stopped the futsal", "given up the painting", "switched me
+# off the warfarin"): the tagger, which learned values from messages that introduce them, seldom marks a name
+# the user only refers back to; only the name's first words, up to the first that is no part of a name
+_ENDED_NAME = re.compile(
+    r"\b(?:" + _ENDING_VERBS + r"|ditching|" + _TAKEN_OFF + r"|switched (?:me |him |her )?off)"
+    r"(?:\s+(?:on|the|my|our|with|doing|playing|taking|going to|learning|using|eating|drinking|watching|all|whole|"
+    r"that|this))*\s+"
+    r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2})", re.IGNORECASE)
+_NO_NAME = frozenset({
+    "a", "an", "and", "as", "at", "after", "all", "altogether", "any", "anyway", "because", "before", "but", "by",
+    "completely", "day", "days", "for", "from", "her", "him", "i", "in", "it", "its", "it's", "last", "lol", "me",
+    "month", "months", "now", "of", "on", "once", "one", "since", "so", "something", "that", "them", "then",
+    "there", "these", "they", "this", "those", "though", "to", "today", "too", "totally", "us", "week", "weeks",
+    "when", "while", "year", "years", "yesterday", "you", "recently", "finally", "basically", "entirely",
+    "talking", "working", "work", "job", "trying", "caring", "worrying", "thinking", "everything", "anything",
+    "what", "which", "who", "where", "how", "we", "he", "she", "is", "was", "be", "been", "being", "just",
+    "onto", "into", "with", "without", "instead", "again", "or", "if", "until", "cold",
+})
+# the user as the one who ended it: "I stopped", "we've given up", or a sentence that starts with the verb ("Quit
+# smoking in May"); not "my brother quit smoking" (a verb with "me", "switched me off", is the user's anyway)
+_USER_BEFORE = re.compile(r"(?:^|[,.;:!?(]|\b(?:i|i've|ive|i have|i had|i'd|we|we've|we have|we had))"
+                          r"(?:\s+(?:just|finally|also|already|now|recently|totally|kinda|basically|officially|"
+                          r"actually|sadly|have|had|'ve))*\s*$", re.IGNORECASE)
+# how sure such a retraction is: the user's own verb of ending, said of a name they gave before, is as plain as a
+# value the tagger is sure of (within the doubt margin of one at the 0.95 cap, so it can retire it)
+PASSING_CONFIDENCE = 0.9
+# a medicine's ending says health; anything else a user stops is most often a pastime
+_MEDICAL = re.compile(r"\b(?:doctor|doc|gp|meds?|medications?|medicines?|pills?|tablets?|dose|prescri\w*|"
+                      r"cardiologist|specialist|consultant)\b", re.IGNORECASE)
+
+
+def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, str]]:
+    """Names the user says they stopped where the tagger marked nothing: (slot, name, clause) for each, the
+    name cut at the first word that is no part of one ("stopped the futsal, the doctor said" -> futsal).
+    Endings denied, wished for or asked about are left ("I can't quit coffee", "did you stop the pills?"), and so
+    are names with a word the tagger marked in a value of its own (its reading of them stands)."""
+    marked = {t for value in tagged for t in terms(value)}
+    found: list[tuple[str, str, str]] = []
+    for m in _ENDED_NAME.finditer(text):
+        before = text[:m.start()]
+        if _NOT_ENDED.search(before) or not (_USER_BEFORE.search(before) or " me " in m.group(0).lower()):
+            continue
+        words: list[str] = []
+        for word in m.group("name").split():
+            meant = set(terms(word))
+            if word.lower() in _NO_NAME or not meant or meant <= NO_VALUE:
+                break
+            words.append(word)
+        if not words or set(terms(" ".join(words))) & marked or is_question(clause_around(text, m.start(), m.end())):
+            continue
+        name = " ".join(words)
+        # what was said of it: from the break before the verb (from the verb itself where the verb names the user:
+        # "the doctor switched me off" is no one else's fact) to the name, and nothing after it ("the futsal, the
+        # doctor said maybe forever" is no doubt about the ending)
+        opening = m.start() if " me " in m.group(0).lower() else max(before.rfind(c) for c in ",.;:!?(") + 1
+        said = text[opening:m.start("name") + len(name)].strip()
+        medicine = "off" in m.group(0).lower().split() or _MEDICAL.search(said)
+        found.append(("health" if medicine else "hobby", name, said))
+    return found
 
 
 # where a clause ends: "over", "gone" or "off" ends a value only there ("my yoga class is over at 7" ends nothing)

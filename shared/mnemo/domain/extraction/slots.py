@@ -108,6 +108,10 @@ SLOTS: dict[str, Slot] = {s.name: s for s in (
 
 # a negated fact that retired a value: listed and kept, never injected (it would only name the old value)
 RETRACTION_TAG = "retraction"
+# what an ending said of a name in passing ("stopped the futsal") may retire: pastimes, routines, likes, tools,
+# diets, medicines; never a job, a home or a project, whose changes the tagger reads with their new value
+RETIRED_IN_PASSING = frozenset({"hobby", "habit", "likes", "uses", "learning", "health", "diet", "owns",
+                                "project_stack", "favorite"})
 # the slots of standing instructions about answers; their value is the user's own clause, which carries its
 # own negation ("could you not use bullet lists"), so a negated one is an instruction, not a retraction
 ANSWER_SLOTS = frozenset({"answer_format", "answer_language", "answer_length", "answer_tone", "instruction",

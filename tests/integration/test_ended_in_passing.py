@@ -1,0 +1,76 @@
+"""An ending said of a name the user only refers back to ("so I stopped the futsal") retires the stored fact
+it names, and writes nothing where no stored fact has that name (the learned extractor, the local home)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from mnemo.bootstrap import Mnemo, build_local, run_due_jobs
+from mnemo.clock import ManualClock
+from mnemo.domain.models import Category, SourceKind, Status
+from mnemo.services.ingest import IncomingMessage
+from mnemo.services.writing import NewFact
+from mnemo.settings import Settings
+
+TENANT, USER = "t-passing", "u-passing"
+START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Mnemo]:
+    clock = ManualClock(START)
+    built = build_local(Settings(data_dir=tmp_path, extractor="learned"), clock=clock)
+    yield built
+    built.close()
+
+
+def _said(service: Mnemo, conversation: str, text: str) -> None:
+    clock = service.ports.clock
+    assert isinstance(clock, ManualClock)
+    clock.set(clock.now() + timedelta(days=1))
+    service.ingestor.add_turns(TENANT, USER, conversation,
+                               [IncomingMessage(role="user", content=text, created_at=clock.now())])
+    service.ingestor.close(TENANT, USER, conversation)
+    run_due_jobs(service)
+
+
+def _live(service: Mnemo) -> list[str]:
+    now = service.ports.clock.now()
+    return [m.content for m in service.ports.memories.all_for_user(TENANT, USER) if m.is_live(now)]
+
+
+def _remember(service: Mnemo, content: str, subject: str, category: Category) -> None:
+    service.writer.write(TENANT, USER, [NewFact(content=content, category=category, subject=subject,
+                                                confidence=0.95, source=SourceKind.EXTRACTED, occurred_at=START)])
+
+
+def test_a_pastime_stopped_in_passing_is_retired(service: Mnemo) -> None:
+    _remember(service, "User's hobby: plays futsal with friends from work.", "hobby:futsal", Category.PREFERENCE)
+    _said(service, "c2", "Also my knee is bad now, so I stopped the futsal, the doctor said maybe forever.")
+    assert not [c for c in _live(service) if "futsal" in c.lower() and "no longer" not in c.lower()]
+    retired = [m for m in service.ports.memories.all_for_user(TENANT, USER) if m.subject == "hobby:futsal"
+               and m.polarity]
+    assert [m.status for m in retired] == [Status.SUPERSEDED]
+
+
+def test_a_medicine_the_doctor_switched_the_user_off_is_retired(service: Mnemo) -> None:
+    _remember(service, "User's health: takes warfarin.", "health:warfarin", Category.CONSTRAINT)
+    _said(service, "c2", "The doctor has switched me off the warfarin, which means fewer blood tests, thank heavens.")
+    assert not [c for c in _live(service) if "warfarin" in c.lower() and "no longer" not in c.lower()]
+
+
+def test_an_ending_that_names_nothing_stored_writes_nothing(service: Mnemo) -> None:
+    _remember(service, "User's hobby: plays futsal with friends from work.", "hobby:futsal", Category.PREFERENCE)
+    _said(service, "c2", "so I stopped the car at the lights and called her back")
+    assert not [c for c in _live(service) if "car" in c.lower()]
+    assert [c for c in _live(service) if "futsal" in c.lower()]
+
+
+def test_someone_elses_ending_retires_nothing_of_the_users(service: Mnemo) -> None:
+    _remember(service, "User's routine: smoking after lunch.", "habit:smok", Category.PROCEDURAL)
+    _said(service, "c2", "my brother quit smoking last year, good for him")
+    assert [c for c in _live(service) if "smoking" in c.lower()]
