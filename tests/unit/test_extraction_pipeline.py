@@ -683,3 +683,15 @@ def test_a_negation_after_the_value_is_the_next_values(slot: str, value: str, cl
 def test_an_ending_said_of_a_name_in_passing_is_found(text: str, tagged: list[str],
                                                       expected: list[tuple[str, str, str]]) -> None:
     assert ended_in_passing(text, tagged) == expected
+
+
+@pytest.mark.parametrize(("slot", "value", "clause", "content"), [
+    ("hobby", "play futsal with", "I play futsal with", "User's hobby: play futsal."),
+    # the words after a pastime that say where stop before the word that leads on to the next value
+    ("hobby", "watercolour painting", "I've taken up watercolour painting at the community hall on Wednesday mornings",
+     "User's hobby: watercolour painting at the community hall."),
+    # a title's capitalised last word is part of it
+    ("likes", "Carry On", "I love Carry On", "User likes Carry On."),
+])
+def test_a_value_does_not_end_on_a_word_that_leads_on(slot: str, value: str, clause: str, content: str) -> None:
+    assert said(slot, value, clause).content == content

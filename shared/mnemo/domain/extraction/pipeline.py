@@ -494,8 +494,15 @@ def switched_from(value: str, clause: str) -> str | None:
 _CEASING = re.compile(r"^(?:" + _CEASING_WORDS + r"|don['’]?t|do not)\s+")
 
 
+# a value's last words when they lead on to something it left out ("play futsal with", "at the community hall
+# on"): lowercase only, so a title's "Carry On" or "Plan A" stays whole
+_LEADS_ON = re.compile(r"(?:\s+(?:a|an|the|to|in|on|of|for|into|at|with|from|my|our|his|her|their|some|about|and|"
+                       r"or|but|so|because|like))+$")
+
+
 def _clean_value(value: str) -> str:
     value = re.sub(r"\s+", " ", value).strip(" .,;:!?-\"'")
+    value = _LEADS_ON.sub("", value) or value
     return _PRONOUN_RE.sub(lambda m: m.group(0) if _in_title(value, m) else _PRONOUN[m.group(0).lower()], value)
 
 
