@@ -5,7 +5,8 @@
 Plays tests/eval/data/frozen/conversations_frozen.json (written blind, never tuned on) through the
 embedded home on a manual clock: each session's turns are posted, the conversation is closed and
 extracted; then each probe of that session is asked as a retrieve, and its block must contain every
-`must_contain` keyword (one of the "|"-separated alternatives, case-insensitive) and none of
+`must_contain` keyword (one of the "|"-separated alternatives, case-insensitive, starting a word: "rust"
+is not in "trust", "paint" is in "painting") and none of
 `must_not_contain` (superseded values, other people's facts). Prints probes right overall and for
 later sessions (2 onwards), and blocks that named a value they must not; writes
 tests/eval/results/conversations.json.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from datetime import datetime
@@ -32,8 +34,9 @@ TENANT = "bench"
 
 
 def has(block: str, keyword: str) -> bool:
-    low = block.lower()
-    return any(alt.strip() and alt.strip().lower() in low for alt in keyword.split("|"))
+    # at the start of a word: the block's fixed rules ("trust the conversation") hold no user's "rust"
+    return any(alt.strip() and re.search(r"(?<!\w)" + re.escape(alt.strip()), block, re.IGNORECASE)
+               for alt in keyword.split("|"))
 
 
 def timeline(data: dict[str, Any]) -> list[tuple[datetime, dict[str, Any], int, dict[str, Any]]]:
