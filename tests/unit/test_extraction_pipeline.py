@@ -304,6 +304,14 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("Friends", "Friends is my favourite show", False),
     ("Doctor Who", "Doctor Who is my comfort watch", False),
     ("husband", "my husband is vegan", True),
+    # a relative's thing right before the value; a place's is the user's ("St Wilfrid's community choir")
+    ("hip operation", "December was a blur of deadlines and my mum's hip operation", True),
+    ("community choir", "Instead I have joined the St Wilfrid's community choir", False),
+    # a named person as the clause's subject ("Tom's moved", "Eleanor has graduated"), not a capitalised word
+    ("Leeds", "Tom's moved out to live with his boyfriend in Leeds", True),
+    ("junior architect", "Eleanor has graduated and is now working in London as a junior architect", True),
+    ("Leeds", "Finally moved to Leeds last week", False),
+    ("Leeds", "Tom's moved out, so I live in Leeds on my own now", False),
 ])
 def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: bool) -> None:
     assert (screen(value, clause, "diet") == "about_someone_else") is theirs

@@ -90,6 +90,19 @@ _SHE_OR_HE = re.compile(r"(?:^\W*|\b(?:and|but|so|while|though|because|since)\s+
 _THEIRS_BEFORE = re.compile(
     rf"(?:\b(?!(?:It|She|He|That|There|What|Who|Here|Let|Where|How|One)'s)[A-Z][a-zà-ÿ]+|\b{_PEOPLE})['’]s\s+"
     r"(?:[\w-]+\s+){1,3}(?:is|are|was|were|will be|:)\s*$")
+# a relative's or another person's thing right before the value, with no verb between ("my mum's hip
+# operation"); a capitalised owner is as often a place or a shop ("St Wilfrid's community choir")
+_THEIRS_RIGHT_BEFORE = re.compile(rf"\b{_PEOPLE}['’]s\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
+# a named person as the subject of the clause, said as "Tom's moved", "Tom moved", "and Aisha is": what follows
+# is theirs (words that open a sentence with a capital are no names)
+_NAMED_SUBJECT = re.compile(
+    r"(?:^\W*|\b(?:and|but|while|whereas|though|so|because|since)\s+)"
+    r"(?!(?:I|It|She|He|That|There|What|Who|Here|Let|Where|How|One|This|These|Those|We|You|They|My|Our|The|A|An|"
+    r"Just|Also|So|Then|Now|Finally|Still|Well|Oh|Ok|Okay|Yes|No|Hi|Hey|Anyway|Actually|Today|Yesterday|Tomorrow|"
+    r"Last|Next|Everyone|Everybody|Nobody|Someone|Somebody|Work|Life|Things|Everything|Nothing|Something)\b)"
+    r"[A-Z][a-zà-ÿ]+(?:['’]s\s+(?:been|got|gone|moved|started|just|also|now|finally|decided|left)|"
+    r"\s+(?:is|was|has|had|got|gets|moved|lives|lived|works|worked|started|just|also|and (?:her|his)|"
+    r"went|decided|left|quit|became|loves|likes|hates|eats|wants))\b")
 # ... except in slots whose value another's thing may be the user's too: "my daughter's piano recital is next
 # friday" is on the user's calendar (so the training data labels it), "Acme's launch date is March 3" is the
 # user's project's
@@ -109,10 +122,12 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
         if (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
                 and not _names_the_value(value, clause[m.start():at])):
             return True
-    for m in _SHE_OR_HE.finditer(clause):
+    named = _NAMED_SUBJECT.finditer(clause) if slot not in _OWNED_BY_OTHERS_TOO else iter(())
+    for m in (*_SHE_OR_HE.finditer(clause), *named):
         if at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]):
             return True
-    return slot not in _OWNED_BY_OTHERS_TOO and _THEIRS_BEFORE.search(clause[:at]) is not None
+    return slot not in _OWNED_BY_OTHERS_TOO and (_THEIRS_BEFORE.search(clause[:at]) is not None
+                                                 or _THEIRS_RIGHT_BEFORE.search(clause[:at]) is not None)
 
 
 def _someone_elses_relative(value: str, clause: str, slot: str) -> bool:
