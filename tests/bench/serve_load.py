@@ -12,7 +12,9 @@ non-blocking sockets, a new connection a request; it shares the cores with the s
 For each worker count: a ladder of arrival rates until the server saturates (completions fall
 behind arrivals); the saturation throughput is the highest completion rate seen. Then, with N
 workers, a longer run at 70% of the N-worker saturation rate, the latency of /health while a
-500-item import runs, and a single client calling retrieve one request at a time (idle).
+500-item import runs, and a single client calling retrieve one request at a time (idle: the
+extraction the load queued is drained first; it prints what the jobs process used meanwhile), then
+/health the same way (the floor: the HTTP exchange, gunicorn and the client without the application).
 Mix: 60% retrieve, 30% turns, 5% remember, 5% search, over 60 users with 20 memories each.
 Writes tests/bench/results/serve_load.json and, with --figures DIR, SVG figures.
 """
@@ -285,26 +287,40 @@ def single_client(server: Server, count: int = 400) -> dict[str, Any]:
     host, port = address_of(server)
     payload = json.dumps({"query": "What should I cook for my kids tonight?"})
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {KEYS['tenant_a']}"}
-    samples, served = [], []
-    # first each user's index, profile and this query's embedding in every worker (connections land on
-    # workers at random: a few rounds reach them all, as in warm()); 20 requests used to warm 20 of
-    # the 60 users, so the samples held ~100 first reads of a user after the load's writes
-    warm_up = 4 * USERS
-    for n in range(warm_up + count):
+
+    def one(method: str, path: str, body: str | None) -> tuple[float, float | None]:
         connection = http.client.HTTPConnection(host, port, timeout=TIMEOUT_S)
         started = time.perf_counter()
-        connection.request("POST", f"/v1/users/load-{n % USERS:03d}/retrieve", payload, headers)
+        connection.request(method, path, body, headers)
         response = connection.getresponse()
         response.read()
         elapsed = (time.perf_counter() - started) * 1000
         connection.close()
-        if n >= warm_up:
-            samples.append(elapsed)
-            timing = response.getheader("Server-Timing") or ""
-            if timing.startswith("app;dur="):
-                served.append(float(timing[8:]))
+        timing = response.getheader("Server-Timing") or ""
+        return elapsed, float(timing[8:]) if timing.startswith("app;dur=") else None
+
+    # first each user's index, profile and this query's embedding in every worker (connections land on
+    # workers at random: a few rounds reach them all, as in warm()); 20 requests used to warm 20 of
+    # the 60 users, so the samples held ~100 first reads of a user after the load's writes
+    for n in range(4 * USERS):
+        one("POST", f"/v1/users/load-{n % USERS:03d}/retrieve", payload)
+    # idle means idle: nothing queued for the jobs process when the samples start, and the CPU it used while
+    # they were taken (Linux; the extraction the load queued was drained before the import)
+    from tests.bench.serve_cpu import cpu_seconds
+
+    queued = queue_depth(server)
+    before, started = cpu_seconds(server), time.perf_counter()
+    samples = [one("POST", f"/v1/users/load-{n % USERS:03d}/retrieve", payload) for n in range(count)]
+    after, took = cpu_seconds(server), time.perf_counter() - started
+    jobs_cpu = sum(v - before.get(k, 0.0) for k, v in after.items() if k[1] == "jobs")
+    # the same client and connections on a route with almost nothing behind it: what HTTP, gunicorn and the
+    # client cost on their own, the floor under any route's latency
+    health = [one("GET", "/health", None) for _ in range(count)]
     # the application's own share of each (its Server-Timing), the rest is HTTP on both sides
-    return {**percentiles(samples), "app_ms": percentiles(served)}
+    return {**percentiles([s for s, _ in samples]), "app_ms": percentiles([a for _, a in samples if a is not None]),
+            "queued_before": queued, "jobs_cpu_s": round(jobs_cpu, 2), "seconds": round(took, 2),
+            "health_ms": {**percentiles([s for s, _ in health]),
+                          "app_ms": percentiles([a for _, a in health if a is not None])}}
 
 
 def run_for(workers: int, rates: list[float], step_s: float, hold_s: float, full: bool,
@@ -432,6 +448,10 @@ def main() -> int:
     single = many["single_client_retrieve_ms"]
     print(f"single client, retrieve (idle): p50 {single['p50']} ms, p99 {single['p99']} ms; in the app: "
           f"p50 {single['app_ms']['p50']} ms, p99 {single['app_ms']['p99']} ms")
+    floor = single["health_ms"]
+    print(f"  idle: {single['queued_before']:.0f} extraction jobs queued before it, the jobs process used "
+          f"{single['jobs_cpu_s']} s of CPU in its {single['seconds']} s; the same client on /health: "
+          f"p50 {floor['p50']} ms, in the app p50 {floor['app_ms']['p50']} ms")
     targets = {"speedup>=1.6": many["speedup"] >= 1.6, "retrieve_p99_at_70%<=25ms": retrieve.get("p99", 1e9) <= 25,
                "health_p99_during_import<=50ms": health["health_ms"]["p99"] <= 50}
     report["targets"] = targets
