@@ -68,6 +68,40 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+_PINNED: list[int] = []  # the descriptor of the core's lock file, held for the worker's whole life
+
+
+def pin_to_a_free_core(folder: Path) -> int | None:
+    """Keep this process (and the threads it starts after this) on one core that no other worker holds.
+
+    A worker that sleeps between requests woke up on whichever core the scheduler chose, behind the client
+    and the jobs process, and found its caches cold: a warm retrieve took more CPU served than in a loop in
+    one process. With one worker a core, each keeps to its own. Each core is a lock file; a kernel lock dies
+    with its holder, so a worker started after one was killed takes the core that one left. None (and no
+    pinning) when every core is held (a reload's new workers while the old ones finish) or the system cannot
+    pin."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    import fcntl
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for core in sorted(os.sched_getaffinity(0)):
+        fd = os.open(folder / f"core-{core}", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        try:
+            os.sched_setaffinity(0, {core})
+        except OSError:
+            os.close(fd)
+            return None
+        _PINNED.append(fd)
+        return core
+    return None
+
+
 class WakeSignal:
     """The extraction queue's wakeup event, reaching the jobs worker in another process too.
 
@@ -268,6 +302,10 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
         self.runtime: WorkerRuntime | None = None  # set in each worker process, after the fork
         self.worker: Any = None  # this process's gunicorn worker, after the fork
         self.reserve = options.write_reserve and options.threads == 1
+        # one worker a core, each on its own (pin_to_a_free_core): only where each worker's share is one core
+        # (the model then runs one thread a worker, cli.py), never with the reserve's second process a worker
+        self.pin = (settings.serve_pin_workers and not self.reserve and options.workers == default_workers()
+                    and settings.embedding_threads == 1)
         self.jobs = JobsSupervisor(settings, self.run_dir)  # in the arbiter
         self.quotas = TenantQuotas(self.run_dir / "quotas", self.auth.tenants, settings.tenant_requests_per_second,
                                    settings.tenant_burst, settings.tenant_concurrent_requests)
@@ -278,6 +316,8 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
 
         def post_fork(_server: Any, worker: Any) -> None:
             self.worker = worker
+            if self.pin:  # first, before this process starts a thread: a thread keeps the mask it started with
+                pin_to_a_free_core(self.run_dir / "cores")
             gunicorn_util.write_error = write_json_error
             gunicorn_util.close_graceful = close_at_once(gunicorn_util.close_graceful)
             logging.getLogger("gunicorn.error").addFilter(RequestTextOut())
