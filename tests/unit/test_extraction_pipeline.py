@@ -312,6 +312,13 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("junior architect", "Eleanor has graduated and is now working in London as a junior architect", True),
     ("Leeds", "Finally moved to Leeds last week", False),
     ("Leeds", "Tom's moved out, so I live in Leeds on my own now", False),
+    # the user texting without an apostrophe, a day or a month, or a thing acting on the user, is no named person
+    ("vegan", "Im also vegan", False),
+    ("climbing", "Ive just started climbing", False),
+    ("nurse", "Tuesday was my first day as a nurse", False),
+    ("barista", "March was mad, started a new job as a barista", False),
+    ("asthma", "Covid has left me with asthma", False),
+    ("Python", "Django is great, we use it with Python", False),
 ])
 def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: bool) -> None:
     assert (screen(value, clause, "diet") == "about_someone_else") is theirs

@@ -94,12 +94,15 @@ _THEIRS_BEFORE = re.compile(
 # operation"); a capitalised owner is as often a place or a shop ("St Wilfrid's community choir")
 _THEIRS_RIGHT_BEFORE = re.compile(rf"\b{_PEOPLE}['’]s\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
 # a named person as the subject of the clause, said as "Tom's moved", "Tom moved", "and Aisha is": what follows
-# is theirs (words that open a sentence with a capital are no names)
+# is theirs (words that open a sentence with a capital are no names, nor are the user texting without an
+# apostrophe, "Im also vegan", or a day or a month, "Tuesday was my first day as a nurse")
 _NAMED_SUBJECT = re.compile(
     r"(?:^\W*|\b(?:and|but|while|whereas|though|so|because|since)\s+)"
-    r"(?!(?:I|It|She|He|That|There|What|Who|Here|Let|Where|How|One|This|These|Those|We|You|They|My|Our|The|A|An|"
-    r"Just|Also|So|Then|Now|Finally|Still|Well|Oh|Ok|Okay|Yes|No|Hi|Hey|Anyway|Actually|Today|Yesterday|Tomorrow|"
-    r"Last|Next|Everyone|Everybody|Nobody|Someone|Somebody|Work|Life|Things|Everything|Nothing|Something)\b)"
+    r"(?!(?:I|Im|Ive|Id|Ill|It|She|He|That|There|What|Who|Here|Let|Where|How|One|This|These|Those|We|You|They|My|"
+    r"Our|The|A|An|Just|Also|So|Then|Now|Finally|Still|Well|Oh|Ok|Okay|Yes|No|Hi|Hey|Anyway|Actually|Today|"
+    r"Yesterday|Tomorrow|Last|Next|Everyone|Everybody|Nobody|Someone|Somebody|Work|Life|Things|Everything|Nothing|"
+    r"Something|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?|January|February|March|April|May|June|July|August|"
+    r"September|October|November|December)\b)"
     r"[A-Z][a-zà-ÿ]+(?:['’]s\s+(?:been|got|gone|moved|started|just|also|now|finally|decided|left)|"
     r"\s+(?:is|was|has|had|got|gets|moved|lives|lived|works|worked|started|just|also|and (?:her|his)|"
     r"went|decided|left|quit|became|loves|likes|hates|eats|wants))\b")
@@ -122,12 +125,25 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
         if (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
                 and not _names_the_value(value, clause[m.start():at])):
             return True
-    named = _NAMED_SUBJECT.finditer(clause) if slot not in _OWNED_BY_OTHERS_TOO else iter(())
-    for m in (*_SHE_OR_HE.finditer(clause), *named):
+    for m in _SHE_OR_HE.finditer(clause):
         if at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]):
             return True
+    if slot not in _OWNED_BY_OTHERS_TOO and _named_subjects_value(at, clause):
+        return True
     return slot not in _OWNED_BY_OTHERS_TOO and (_THEIRS_BEFORE.search(clause[:at]) is not None
                                                  or _THEIRS_RIGHT_BEFORE.search(clause[:at]) is not None)
+
+
+# the user (or the user among others) as what a capitalised subject acts on: "Covid has left me with asthma",
+# "Django is great, we use it with Python" (a thing or a place opens a clause as often as a person does)
+_USER_AS_OBJECT = re.compile(r"\b(?:me|my|myself|we|we're|we've|us)\b", re.IGNORECASE)
+
+
+def _named_subjects_value(at: int, clause: str) -> bool:
+    """The value at ``at`` follows a capitalised subject ("Tom's moved out ... in Leeds") with no word of the
+    user between, neither as subject ("so I live in Leeds") nor otherwise ("Covid has left me with asthma")."""
+    return any(at >= m.end() and not _USER_AGAIN.search(clause[m.end():at])
+               and not _USER_AS_OBJECT.search(clause[m.end():at]) for m in _NAMED_SUBJECT.finditer(clause))
 
 
 def _someone_elses_relative(value: str, clause: str, slot: str) -> bool:
