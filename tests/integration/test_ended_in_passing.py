@@ -74,3 +74,16 @@ def test_someone_elses_ending_retires_nothing_of_the_users(service: Mnemo) -> No
     _remember(service, "User's routine: smoking after lunch.", "habit:smok", Category.PROCEDURAL)
     _said(service, "c2", "my brother quit smoking last year, good for him")
     assert [c for c in _live(service) if "smoking" in c.lower()]
+
+
+def test_a_thing_owned_is_not_retired_by_stopping_it(service: Mnemo) -> None:
+    _remember(service, "User owns a car: a red Honda Civic.", "owns:car", Category.BIOGRAPHICAL)
+    _said(service, "c2", "so I stopped the car at the lights and called her back")
+    assert "User owns a car: a red Honda Civic." in _live(service)
+
+
+def test_a_word_of_a_facts_statement_is_not_its_value(service: Mnemo) -> None:
+    # "subscription" is in the stored statement, but the value it states is Spotify
+    _remember(service, "User uses a Spotify subscription.", "uses:spotify", Category.PREFERENCE)
+    _said(service, "c2", "I stopped the subscription to the gym, too pricey")
+    assert "User uses a Spotify subscription." in _live(service)

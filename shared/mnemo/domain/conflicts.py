@@ -118,6 +118,12 @@ def _value_words(memory: Memory) -> set[str]:
     return words - _ENDED_QUALIFIERS
 
 
+def names_its_value(retraction: Memory, old: Memory) -> bool:
+    """A retraction said in passing ("I stopped the subscription to the gym") names the value of ``old``, not
+    only a word of its statement: "User uses a Spotify subscription." holds "subscription", its value is Spotify."""
+    return bool(_value_words(retraction) & _value_words(old))
+
+
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
     ("User's hobby: volleyball"), when the two are close and every word of the negated value is in the old

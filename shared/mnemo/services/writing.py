@@ -17,6 +17,7 @@ from mnemo.domain.conflicts import (
     Resolution,
     classify,
     lifts_instruction,
+    names_its_value,
     outranks,
     retires_value,
     same_partition,
@@ -229,7 +230,8 @@ class MemoryWriter:
         for m, cosine in self.p.memories.similar(tenant_id, user_id, vector, 8):
             nearby.setdefault(m.memory_id, Existing(m, cosine))
         if fact.only_to_retire:
-            nearby = {k: e for k, e in nearby.items() if e.memory.subject.partition(":")[0] in RETIRED_IN_PASSING}
+            nearby = {k: e for k, e in nearby.items() if e.memory.subject.partition(":")[0] in RETIRED_IN_PASSING
+                      and names_its_value(new, e.memory)}
         resolution = classify(new, list(nearby.values()),
                               conflict_similarity=self.p.settings.conflict_similarity,
                               duplicate_similarity=self.p.settings.duplicate_similarity,
