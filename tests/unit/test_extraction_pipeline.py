@@ -694,6 +694,11 @@ def test_a_negation_after_the_value_is_the_next_values(slot: str, value: str, cl
     ("did I stop the pills?", [], []),
     ("I stopped at the shop on the way home", [], []),
     ("I quit my job", [], []),
+    # an ending still to come, or a condition
+    ("once I quit the gym I'll take up swimming", [], []),
+    ("when I quit the gym I'll have more time for the kids", [], []),
+    ("until we give up the allotment there's no time for holidays", [], []),
+    ("I quit the gym, and when I did I felt better", [], [("hobby", "gym", "I quit the gym")]),
 ])
 def test_an_ending_said_of_a_name_in_passing_is_found(text: str, tagged: list[str],
                                                       expected: list[tuple[str, str, str]]) -> None:

@@ -398,6 +398,11 @@ _NO_NAME = frozenset({
 _USER_BEFORE = re.compile(r"(?:^|[,.;:!?(]|\b(?:i|i've|ive|i have|i had|i'd|we|we've|we have|we had))"
                           r"(?:\s+(?:just|finally|also|already|now|recently|totally|kinda|basically|officially|"
                           r"actually|sadly|have|had|'ve))*\s*$", re.IGNORECASE)
+# the ending as a time still to come or a condition ("once I quit the gym I'll take up swimming", "when I quit
+# the gym I'll have more time"): "when" may look back too, but an ending missed is said again, a fact retired
+# wrongly is gone
+_NOT_YET = re.compile(r"\b(?:when|whenever|once|if|until|till|unless|as soon as)\s+(?:i|we)\b[^,.;:!?]*$",
+                      re.IGNORECASE)
 # how sure such a retraction is: the user's own verb of ending, said of a name they gave before, is as plain as a
 # value the tagger is sure of (within the doubt margin of one at the 0.95 cap, so it can retire it)
 PASSING_CONFIDENCE = 0.9
@@ -409,13 +414,15 @@ _MEDICAL = re.compile(r"\b(?:doctor|doc|gp|meds?|medications?|medicines?|pills?|
 def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, str]]:
     """Names the user says they stopped where the tagger marked nothing: (slot, name, clause) for each, the
     name cut at the first word that is no part of one ("stopped the futsal, the doctor said" -> futsal).
-    Endings denied, wished for or asked about are left ("I can't quit coffee", "did you stop the pills?"), and so
-    are names with a word the tagger marked in a value of its own (its reading of them stands)."""
+    Endings denied, wished for, still to come or asked about are left ("I can't quit coffee", "once I quit the
+    gym", "did you stop the pills?"), and so are names with a word the tagger marked in a value of its own (its
+    reading of them stands)."""
     marked = {t for value in tagged for t in terms(value)}
     found: list[tuple[str, str, str]] = []
     for m in _ENDED_NAME.finditer(text):
         before = text[:m.start()]
-        if _NOT_ENDED.search(before) or not (_USER_BEFORE.search(before) or " me " in m.group(0).lower()):
+        if (_NOT_ENDED.search(before) or _NOT_YET.search(before)
+                or not (_USER_BEFORE.search(before) or " me " in m.group(0).lower())):
             continue
         words: list[str] = []
         for word in m.group("name").split():
