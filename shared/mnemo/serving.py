@@ -74,10 +74,10 @@ _PINNED: list[int] = []  # the descriptor of the core's lock file, held for the 
 def pin_to_a_free_core(folder: Path) -> int | None:
     """Keep this process (and the threads it starts after this) on one core that no other worker holds.
 
-    A worker that sleeps between requests woke up on whichever core the scheduler chose, behind the client
-    and the jobs process, and found its caches cold: a warm retrieve took more CPU served than in a loop in
-    one process. With one worker a core, each keeps to its own. Each core is a lock file; a kernel lock dies
-    with its holder, so a worker started after one was killed takes the core that one left. None (and no
+    A worker that sleeps between requests wakes up on whichever core the scheduler chooses, beside the client
+    and the jobs process. With one worker a core, each keeps to its own: at one fixed rate the retrieve tail was
+    lower, the CPU a request the same (README issue 14, eighth pass). Each core is a lock file; a kernel lock
+    dies with its holder, so a worker started after one was killed takes the core that one left. None (and no
     pinning) when every core is held (a reload's new workers while the old ones finish) or the system cannot
     pin."""
     if not hasattr(os, "sched_setaffinity"):

@@ -335,10 +335,12 @@ class Settings(BaseModel):
     # it serves a write, so reads do not queue behind writes (mnemo.write_reserve); twice the processes, each with
     # its own caches (off: in the chat mix it cost CPU a request and did not lower the retrieve p99, README issue 14)
     serve_write_reserve: bool = False
-    # with one worker a core (the default --workers): each worker keeps to a core of its own, so its caches stay
-    # warm across requests instead of following the scheduler from core to core (mnemo.serving.pin_to_a_free_core;
-    # README issue 14, eighth pass). Not with the write reserve, nor with more or fewer workers than cores.
-    serve_pin_workers: bool = True
+    # with one worker a core (the default --workers): each worker keeps to a core of its own rather than following
+    # the scheduler from core to core (mnemo.serving.pin_to_a_free_core).
+    # Not with the write reserve, nor with more or fewer workers than cores. Off: it lowered the retrieve tail at a
+    # fixed rate, but on a machine with other work a pinned worker cannot leave a busy core, and half of the
+    # load benchmark's runs with it saturated at two thirds of the rate (README issue 14, eighth pass)
+    serve_pin_workers: bool = False
     # a worker busy this long on one request is replaced (its transaction rolls back)
     request_timeout_seconds: float = Field(60.0, gt=0, le=3600)
     # on SIGTERM: how long in-flight requests and the extraction job in progress get to finish

@@ -318,15 +318,20 @@ def test_a_request_over_the_timeout_is_cut_off_and_the_worker_replaced(tmp_path:
         stop_server(server)
 
 
-def test_with_one_worker_a_core_each_worker_keeps_to_its_own_core(server: Server) -> None:
-    """The default: as many workers as cores, each pinned to one (mnemo.serving.pin_to_a_free_core), the jobs
-    process free to run on any."""
+def test_with_one_worker_a_core_each_worker_can_keep_to_its_own_core(tmp_path: Path) -> None:
+    """MNEMO_SERVE_PIN_WORKERS with as many workers as cores: each worker pinned to one
+    (mnemo.serving.pin_to_a_free_core), the jobs process free to run on any."""
     cores = sorted(os.sched_getaffinity(0))
-    if len(cores) != 2:  # the e2e server has two workers
+    if len(cores) != 2:  # the server below has two workers
         pytest.skip("pinning applies with one worker a core")
-    children = subprocess.run(["pgrep", "-P", str(server.process.pid)], capture_output=True, text=True,
-                              check=False).stdout.split()
-    jobs_pid = int((server.data_dir / "run" / "jobs.lock").read_text().split()[0])
-    masks = {int(pid): sorted(os.sched_getaffinity(int(pid))) for pid in children}
-    assert masks.pop(jobs_pid) == cores
-    assert sorted(masks.values()) == [[core] for core in cores]
+    server = start_server(tmp_path / "pinned", {"MNEMO_SERVE_PIN_WORKERS": "true"}, workers=2)
+    try:
+        assert server.call("GET", "/health")[0] == 200
+        children = subprocess.run(["pgrep", "-P", str(server.process.pid)], capture_output=True, text=True,
+                                  check=False).stdout.split()
+        jobs_pid = int((server.data_dir / "run" / "jobs.lock").read_text().split()[0])
+        masks = {int(pid): sorted(os.sched_getaffinity(int(pid))) for pid in children}
+        assert masks.pop(jobs_pid) == cores
+        assert sorted(masks.values()) == [[core] for core in cores]
+    finally:
+        stop_server(server)
