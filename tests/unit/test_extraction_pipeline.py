@@ -712,6 +712,13 @@ def test_an_ending_said_of_a_name_in_passing_is_found(text: str, tagged: list[st
      "User's hobby: watercolour painting at the community hall."),
     # a title's capitalised last word is part of it
     ("likes", "Carry On", "I love Carry On", "User likes Carry On."),
+    # an instruction is the user's own clause, whose last word may end nothing; nor does "from now on" lead on
+    ("answer_language", "Spanish", "please always answer in Spanish from now on",
+     "How to answer the user: answer in Spanish from now on."),
+    ("instruction", "focus", "from now on don't tell me what to focus on",
+     "How to answer the user: don't tell them what to focus on."),
+    ("habit", "yoga every morning from now on", "I'm doing yoga every morning from now on",
+     "User's routine: yoga every morning from now on."),
 ])
 def test_a_value_does_not_end_on_a_word_that_leads_on(slot: str, value: str, clause: str, content: str) -> None:
     assert said(slot, value, clause).content == content

@@ -227,7 +227,7 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
     """A slot value found in a clause of a message, as a fact: the one normalisation every extractor
     shares (the learned one here, the LLM ones through domain/extraction/llm.py)."""
     instruction = _instruction(clause) if slot.category is Category.PROCEDURAL and slot.name != "habit" else None
-    value = _clean_value(instruction or value)
+    value = _clean_value(instruction, whole_clause=True) if instruction else _clean_value(value)
     if negated and instruction is None:
         value = _CEASING.sub("", value) or value
     value = value + _qualifier(clause, value) if slot.name in _QUALIFIED else value
@@ -502,14 +502,19 @@ _CEASING = re.compile(r"^(?:" + _CEASING_WORDS + r"|don['’]?t|do not)\s+")
 
 
 # a value's last words when they lead on to something it left out ("play futsal with", "at the community hall
-# on"): lowercase only, so a title's "Carry On" or "Plan A" stays whole
-_LEADS_ON = re.compile(r"(?:\s+(?:a|an|the|to|in|on|of|for|into|at|with|from|my|our|his|her|their|some|about|and|"
+# on"): lowercase only, so a title's "Carry On" or "Plan A" stays whole; "on" after now, here, then or later
+# ends a phrase ("yoga every morning from now on")
+_LEADS_ON = re.compile(r"(?<!\bnow)(?<!\bhere)(?<!\bthen)(?<!\blater)"
+                       r"(?:\s+(?:a|an|the|to|in|on|of|for|into|at|with|from|my|our|his|her|their|some|about|and|"
                        r"or|but|so|because|like))+$")
 
 
-def _clean_value(value: str) -> str:
+def _clean_value(value: str, *, whole_clause: bool = False) -> str:
+    """The value tidied; ``whole_clause``: it is the user's own clause (an instruction), which may end on a
+    word that ends nothing ("don't tell me what to focus on", "answer in Spanish from now on")."""
     value = re.sub(r"\s+", " ", value).strip(" .,;:!?-\"'")
-    value = _LEADS_ON.sub("", value) or value
+    if not whole_clause:
+        value = _LEADS_ON.sub("", value) or value
     return _PRONOUN_RE.sub(lambda m: m.group(0) if _in_title(value, m) else _PRONOUN[m.group(0).lower()], value)
 
 
