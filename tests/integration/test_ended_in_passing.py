@@ -87,3 +87,8 @@ def test_a_word_of_a_facts_statement_is_not_its_value(service: Mnemo) -> None:
     _remember(service, "User uses a Spotify subscription.", "uses:spotify", Category.PREFERENCE)
     _said(service, "c2", "I stopped the subscription to the gym, too pricey")
     assert "User uses a Spotify subscription." in _live(service)
+
+
+def test_an_ending_the_user_asks_to_remember_is_kept_where_nothing_is_stored(service: Mnemo) -> None:
+    _said(service, "c2", "please remember I've given up the painting")
+    assert [c for c in _live(service) if "painting" in c.lower()]

@@ -125,7 +125,8 @@ class LearnedExtractor:
                 # the user corrects what the assistant assumed: their word, with the weight of a correction
                 for c in candidates:
                     c.correction, c.source, c.confidence = True, SourceKind.USER_EXPLICIT, max(c.confidence, 0.95)
-            if explicit and not any(c.should_store for c in candidates):
+            # a retraction written only where it retires something is no answer to "remember that ..."
+            if explicit and not any(c.should_store and not c.only_to_retire for c in candidates):
                 candidates.append(_note(text, message))
             result.candidates.extend(candidates)
         return result
