@@ -59,7 +59,9 @@ def record_handler(record: SQSRecord, deadline: Deadline | None = None) -> None:
         return
     lag = (service().ports.clock.now() - job.due_at).total_seconds()
     metrics.add_metric(name="ExtractionLag", unit=MetricUnit.Seconds, value=max(lag, 0.0))
-    metrics.add_metric(name="FactsWritten", unit=MetricUnit.Count, value=len(report.results))
+    # what the writer refused (a retraction that retires nothing stored, a screened fact) is no fact written
+    written = sum(result.outcome != "rejected" for result in report.results)
+    metrics.add_metric(name="FactsWritten", unit=MetricUnit.Count, value=written)
     metrics.add_metric(name="TurnsExtracted", unit=MetricUnit.Count, value=report.extracted)
     # sent even when 0, so the alarm on it has data: any other value means turns were lost
     metrics.add_metric(name="TurnsAcknowledgedUnextracted", unit=MetricUnit.Count, value=report.unextracted)

@@ -5,8 +5,9 @@
 Plays tests/eval/data/frozen/conversations_frozen.json (written blind, never tuned on) through the
 embedded home on a manual clock: each session's turns are posted, the conversation is closed and
 extracted; then each probe of that session is asked as a retrieve, and its block must contain every
-`must_contain` keyword (one of the "|"-separated alternatives, case-insensitive, starting a word: "rust"
-is not in "trust", "paint" is in "painting") and none of
+`must_contain` keyword (one of the "|"-separated alternatives, case-insensitive, starting a word of the text
+the block quotes: "rust" is not in "trust", "paint" is in "painting", "25" is not in a label's "25d ago") and
+none of
 `must_not_contain` (superseded values, other people's facts). Prints probes right overall and for
 later sessions (2 onwards), and blocks that named a value they must not; writes
 tests/eval/results/conversations.json.
@@ -34,8 +35,11 @@ TENANT = "bench"
 
 
 def has(block: str, keyword: str) -> bool:
-    # at the start of a word: the block's fixed rules ("trust the conversation") hold no user's "rust"
-    return any(alt.strip() and re.search(r"(?<!\w)" + re.escape(alt.strip()), block, re.IGNORECASE)
+    # in what the block quotes (each memory's and profile value's text), at the start of a word: the block's fixed
+    # rules ("trust the conversation") hold no user's "rust", its labels ("[episodic | ... | 25d ago]", dates)
+    # no "25" or "2"
+    quoted = "\n".join(re.findall(r'"(.*)"', block))
+    return any(alt.strip() and re.search(r"(?<!\w)" + re.escape(alt.strip()), quoted, re.IGNORECASE)
                for alt in keyword.split("|"))
 
 

@@ -312,6 +312,8 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("junior architect", "Eleanor has graduated and is now working in London as a junior architect", True),
     ("Leeds", "Finally moved to Leeds last week", False),
     ("Leeds", "Tom's moved out, so I live in Leeds on my own now", False),
+    # a capitalised subject reaches no further than its own stretch of the clause
+    ("barista", "Uni has been mad, started a part-time job as a barista", False),
     # the user texting without an apostrophe, a day or a month, or a thing acting on the user, is no named person
     ("vegan", "Im also vegan", False),
     ("climbing", "Ive just started climbing", False),
@@ -694,6 +696,9 @@ def test_a_negation_after_the_value_is_the_next_values(slot: str, value: str, cl
     ("did I stop the pills?", [], []),
     ("I stopped at the shop on the way home", [], []),
     ("I quit my job", [], []),
+    # a pause ends nothing
+    ("I stopped the futsal for a couple of weeks while my knee heals", [], []),
+    ("quit the gym for now, money is tight", [], []),
     # an ending still to come, or a condition
     ("once I quit the gym I'll take up swimming", [], []),
     ("when I quit the gym I'll have more time for the kids", [], []),

@@ -404,6 +404,10 @@ _USER_BEFORE = re.compile(r"(?:^|[,.;:!?(]|\b(?:i|i've|ive|i have|i had|i'd|we|w
 # wrongly is gone
 _NOT_YET = re.compile(r"\b(?:when|whenever|once|if|until|till|unless|as soon as)\s+(?:i|we)\b[^,.;:!?]*$",
                       re.IGNORECASE)
+# an ending only for a while, said right after the name ("stopped the futsal for a couple of weeks while my knee
+# heals", "quit the gym for now"): a pause ends nothing
+_FOR_A_WHILE = re.compile(r"^\W*(?:for (?:a|the|now|\w+ (?:days?|weeks?|months?))\b|while\b|until\b|till\b)",
+                          re.IGNORECASE)
 # how sure such a retraction is: the user's own verb of ending, said of a name they gave before, is as plain as a
 # value the tagger is sure of (within the doubt margin of one at the 0.95 cap, so it can retire it)
 PASSING_CONFIDENCE = 0.9
@@ -415,9 +419,9 @@ _MEDICAL = re.compile(r"\b(?:doctor|doc|gp|meds?|medications?|medicines?|pills?|
 def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, str]]:
     """Names the user says they stopped where the tagger marked nothing: (slot, name, clause) for each, the
     name cut at the first word that is no part of one ("stopped the futsal, the doctor said" -> futsal).
-    Endings denied, wished for, still to come or asked about are left ("I can't quit coffee", "once I quit the
-    gym", "did you stop the pills?"), and so are names with a word the tagger marked in a value of its own (its
-    reading of them stands)."""
+    Endings denied, wished for, still to come, only for a while or asked about are left ("I can't quit coffee",
+    "once I quit the gym", "stopped the futsal for a couple of weeks", "did you stop the pills?"), and so are
+    names with a word the tagger marked in a value of its own (its reading of them stands)."""
     marked = {t for value in tagged for t in terms(value)}
     found: list[tuple[str, str, str]] = []
     for m in _ENDED_NAME.finditer(text):
@@ -434,6 +438,8 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
         if not words or set(terms(" ".join(words))) & marked or is_question(clause_around(text, m.start(), m.end())):
             continue
         name = " ".join(words)
+        if _FOR_A_WHILE.match(text[m.start("name") + len(name):]):
+            continue
         # what was said of it: from the break before the verb (from the verb itself where the verb names the user:
         # "the doctor switched me off" is no one else's fact) to the name, and nothing after it ("the futsal, the
         # doctor said maybe forever" is no doubt about the ending)

@@ -142,7 +142,9 @@ _USER_AS_OBJECT = re.compile(r"\b(?:me|my|myself|we|we're|we've|us)\b", re.IGNOR
 def _named_subjects_value(at: int, clause: str) -> bool:
     """The value at ``at`` follows a capitalised subject ("Tom's moved out ... in Leeds") with no word of the
     user between, neither as subject ("so I live in Leeds") nor otherwise ("Covid has left me with asthma")."""
-    return any(at >= m.end() and not _USER_AGAIN.search(clause[m.end():at])
+    # the subject reaches no further than its own stretch of the clause: "Uni has been mad, started a job as a
+    # barista" is the user's job (a comma after a capitalised word is as often a new thought as an aside)
+    return any(at >= m.end() and "," not in clause[m.end():at] and not _USER_AGAIN.search(clause[m.end():at])
                and not _USER_AS_OBJECT.search(clause[m.end():at]) for m in _NAMED_SUBJECT.finditer(clause))
 
 
