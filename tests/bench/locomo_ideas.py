@@ -33,7 +33,7 @@ import math
 import re
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -321,19 +321,28 @@ RUN: dict[str, Callable[[Bench, list[Asked]], None]] = {
     "second": lambda bench, asked: vectors(bench, asked, searched_again=False)}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+def run_ideas(description: str | None, ideas: Sequence[str], default: Sequence[str], prefix: str,
+              bench_of: Callable[[Any, dict[str, str], ManualClock], Any],
+              run: Callable[[str, Any, list[Any]], None]) -> int:
+    """The command line every ideas script shares: the tuning half imported once, its questions asked through
+    ``bench_of``'s bench, then each idea ``--only`` names (default ``default``) run over them."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--only", nargs="+", choices=(*IDEAS, "second"), default=list(IDEAS))
+    parser.add_argument("--only", nargs="+", choices=tuple(ideas), default=list(default))
     args = parser.parse_args()
-    with tuning_half(args.data, "mnemo-locomo-ideas-") as (data, clock, service):
+    with tuning_half(args.data, prefix) as (data, clock, service):
         id_to_dia, _, _ = import_turns(service, data)
-        bench = Bench(service, id_to_dia, clock)
+        bench = bench_of(service, id_to_dia, clock)
         asked = list(bench.questions(data))
         print(f"\nLoCoMo tuning half, {len(asked)} questions, R@10 by category")
         for idea in args.only:
-            RUN[idea](bench, asked)
+            run(idea, bench, asked)
     return 0
+
+
+def main() -> int:
+    return run_ideas(__doc__, (*IDEAS, "second"), IDEAS, "mnemo-locomo-ideas-", Bench,
+                     lambda idea, bench, asked: RUN[idea](bench, asked))
 
 
 if __name__ == "__main__":

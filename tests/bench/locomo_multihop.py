@@ -23,7 +23,6 @@ Tune on the tuning half only (locomo_split.json).
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -36,8 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo import CATEGORY, DEFAULT_DATA, import_turns, tuning_half, turns_of
-from locomo_ideas import Row, header, show
+from locomo import CATEGORY, turns_of
+from locomo_ideas import Row, header, run_ideas, show
 from locomo_replay import TOP_K, Array
 
 from mnemo.clock import ManualClock
@@ -206,18 +205,8 @@ RUN: dict[str, Callable[[Bench, list[Asked]], None]] = {
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--only", nargs="+", choices=tuple(RUN), default=list(RUN))
-    args = parser.parse_args()
-    with tuning_half(args.data, "mnemo-locomo-multihop-") as (data, clock, service):
-        id_to_dia, _, _ = import_turns(service, data)
-        bench = Bench(service, id_to_dia, clock)
-        asked = list(bench.questions(data))
-        print(f"\nLoCoMo tuning half, {len(asked)} questions, R@10 by category")
-        for idea in args.only:
-            RUN[idea](bench, asked)
-    return 0
+    return run_ideas(__doc__, tuple(RUN), tuple(RUN), "mnemo-locomo-multihop-", Bench,
+                     lambda idea, bench, asked: RUN[idea](bench, asked))
 
 
 if __name__ == "__main__":
