@@ -39,7 +39,7 @@ from typing import Any
 from gunicorn import util as gunicorn_util  # type: ignore[import-untyped]
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
-from mnemo.adapters.local.file_locks import lock_data_dir
+from mnemo.adapters.local.file_locks import hold_first_free, lock_data_dir
 from mnemo.errors import ConfigurationError
 from mnemo.jobs_process import JobsSupervisor
 from mnemo.quotas import TenantQuotas
@@ -82,24 +82,19 @@ def pin_to_a_free_core(folder: Path) -> int | None:
     pin."""
     if not hasattr(os, "sched_setaffinity"):
         return None
-    import fcntl
-
     folder.mkdir(parents=True, exist_ok=True)
-    for core in sorted(os.sched_getaffinity(0)):
-        fd = os.open(folder / f"core-{core}", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        try:
-            os.sched_setaffinity(0, {core})
-        except OSError:
-            os.close(fd)
-            return None
-        _PINNED.append(fd)
-        return core
-    return None
+    cores = sorted(os.sched_getaffinity(0))
+    held = hold_first_free(folder / f"core-{core}" for core in cores)
+    if held is None:
+        return None
+    index, fd = held
+    try:
+        os.sched_setaffinity(0, {cores[index]})
+    except OSError:
+        os.close(fd)
+        return None
+    _PINNED.append(fd)
+    return cores[index]
 
 
 class WakeSignal:

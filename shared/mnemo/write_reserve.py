@@ -31,6 +31,8 @@ from typing import Any
 
 from gunicorn.workers.sync import StopWaiting, SyncWorker  # type: ignore[import-untyped]
 
+from mnemo.adapters.local.file_locks import hold_first_free
+
 SLOT_WAIT_SECONDS = 0.5  # how often a process waiting for its slot tells the arbiter it is alive
 RESERVE_IDLE_SECONDS = 0.05  # how soon an idle reserve holding the slot sees its worker back from a write
 
@@ -46,19 +48,14 @@ class SlotPair:
         self._member = -1
         self.slot = -1
         self.reserve = False
-        for place in range(2 * slots):
-            fd = os.open(folder / f"member-{place}", os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self._member, self.slot = fd, place // 2
+        held = hold_first_free(folder / f"member-{place}" for place in range(2 * slots))
+        if held is not None:
+            place, self._member = held
+            self.slot = place // 2
             # the pair's first member is its worker, the second its reserve, which holds the slot only while
             # the worker serves a write: reads stay on one process, whose caches (the users' indexes, their
             # queries' vectors) they find warm
             self.reserve = place % 2 == 1
-            break
         if self.slot < 0:  # more processes than places (never with the arbiter's count): a slot of its own
             self.slot = os.getpid() % max(1, slots)
         self._slot = os.open(folder / f"slot-{self.slot}", os.O_CREAT | os.O_RDWR, 0o600)

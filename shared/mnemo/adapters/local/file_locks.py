@@ -10,12 +10,28 @@ import fcntl
 import hashlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from mnemo.adapters.local import priority
 from mnemo.errors import BackendUnavailable, ConfigurationError
+
+
+def hold_first_free(paths: Iterable[Path]) -> tuple[int, int] | None:
+    """(index, descriptor) of the first of ``paths`` whose exclusive kernel lock (flock) this process could
+    take without waiting, or None when each is held. The lock lasts while the descriptor is open and dies with
+    the process, so a place a killed process held is free again at once: the way `mnemo serve`'s processes
+    share out places among themselves (a worker's core, a pair's membership)."""
+    for index, path in enumerate(paths):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return index, fd
+    return None
 
 
 class FileUserLocks:
