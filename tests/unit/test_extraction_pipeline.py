@@ -109,6 +109,24 @@ def test_spans_are_decoded_from_bio_tags_and_widened_to_whole_words() -> None:
     assert [(text[s.start:s.end], s.slot, s.negated) for s in spans] == [("gluten free", "diet", False)]
 
 
+@pytest.mark.parametrize("apostrophe", ["'", "’"])
+def test_a_value_that_opens_on_a_possessives_tail_opens_after_it(apostrophe: str) -> None:
+    # "my sister's yoga class": the tokenizer cuts "sister" "'" "s", and a value tagged from the "'" or the
+    # "s" on was stored as "s yoga class"; the owner is a word of its own (the family fact beside it)
+    text = f"i go to my sister{apostrophe}s yoga class"
+    offsets = [(0, 1), (2, 4), (5, 7), (8, 10), (11, 17), (17, 18), (18, 19), (20, 24), (25, 30)]
+    for first in (5, 6):  # the value's first piece: the apostrophe, or the "s" after it
+        states = np.zeros((len(offsets), 2), dtype=np.float32)
+        states[first, 0] = 1.0
+        states[first + 1:, 1] = 1.0
+        spans = _tagger().spans(text, TokenStates(offsets, states))
+        assert [text[s.start:s.end] for s in spans] == ["yoga class"]
+    # a word with an apostrophe inside is whole ("o'clock"), and a value that is only the tail stays as it was
+    states = np.array([[1, 0], [0, 1]], dtype=np.float32)
+    assert [(s.start, s.end) for s in _tagger().spans("o'clock swims", TokenStates([(2, 7), (8, 13)], states))] == [
+        (0, 13)]
+
+
 _JOB_TAGS = ["O", "B-job", "I-job", "B-education", "I-education"]
 
 
@@ -307,6 +325,10 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     # a relative's thing right before the value; a place's is the user's ("St Wilfrid's community choir")
     ("hip operation", "December was a blur of deadlines and my mum's hip operation", True),
     ("community choir", "Instead I have joined the St Wilfrid's community choir", False),
+    # ... but where the user goes, works or helps out, it is the user's too
+    ("yoga class every Tuesday", "I go to my sister's yoga class every Tuesday", False),
+    ("garage", "i help out at my uncle's garage most saturdays", False),
+    ("hip operation", "I'm worried about my mum's hip operation", True),
     # a named person as the clause's subject ("Tom's moved", "Eleanor has graduated"), not a capitalised word
     ("Leeds", "Tom's moved out to live with his boyfriend in Leeds", True),
     ("junior architect", "Eleanor has graduated and is now working in London as a junior architect", True),

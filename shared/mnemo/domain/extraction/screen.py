@@ -93,6 +93,11 @@ _THEIRS_BEFORE = re.compile(
 # a relative's or another person's thing right before the value, with no verb between ("my mum's hip
 # operation"); a capitalised owner is as often a place or a shop ("St Wilfrid's community choir")
 _THEIRS_RIGHT_BEFORE = re.compile(rf"\b{_PEOPLE}['’]s\s+(?:[\w-]+\s+)?$", re.IGNORECASE)
+# ... but where the user goes, works or helps out, it is the user's too: "I go to my sister's yoga class every
+# Tuesday", "i help out at my uncle's garage", "I work for my dad's firm" (not "I'm worried about my mum's hip")
+_THEIRS_THE_USER_GOES_TO = re.compile(
+    rf"\b(?:i|i'm|im|we|we're)\b[^,.;!?]*\b(?:at|to|for|in)\s+(?:my|our)\s+{_PEOPLE}['’]s\s+(?:[\w-]+\s+)?$",
+    re.IGNORECASE)
 # a named person as the subject of the clause, said as "Tom's moved", "Tom moved", "and Aisha is": what follows
 # is theirs (words that open a sentence with a capital are no names, nor are the user texting without an
 # apostrophe, "Im also vegan", or a day or a month, "Tuesday was my first day as a nurse")
@@ -131,7 +136,8 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     if slot not in _OWNED_BY_OTHERS_TOO and _named_subjects_value(at, clause):
         return True
     return slot not in _OWNED_BY_OTHERS_TOO and (_THEIRS_BEFORE.search(clause[:at]) is not None
-                                                 or _THEIRS_RIGHT_BEFORE.search(clause[:at]) is not None)
+                                                 or (_THEIRS_RIGHT_BEFORE.search(clause[:at]) is not None
+                                                     and _THEIRS_THE_USER_GOES_TO.search(clause[:at]) is None))
 
 
 # the user (or the user among others) as what a capitalised subject acts on: "Covid has left me with asthma",

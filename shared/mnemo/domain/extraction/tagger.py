@@ -315,11 +315,27 @@ def _gap(text: str, left: tuple[int, int], right: tuple[int, int]) -> bool:
     return any(ch in ",;/&" for ch in between) or " and " in f" {between} "
 
 
+# a possessive's tail as the tokenizer cuts it: "sister" "'" "s"
+_POSSESSIVE_TAIL = re.compile(r"['’]?s\s+(?=\w)")
+
+
 def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen a span of word pieces to whole words ("pean" + "##uts" -> "peanuts")."""
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "'-") and text[start].isalnum():
-        start -= 1
-    while end < len(text) and text[end].isalnum() and (text[end - 1].isalnum() or text[end - 1] in "'-"):
+    """Widen a span of word pieces to whole words ("pean" + "##uts" -> "peanuts"). A span that opens on the
+    tail of a possessive ("my sister's yoga class": "'", "s" and on) opens after it, on "yoga": the owner is a
+    word of its own (often the family fact beside it), and "s yoga class" is no value."""
+    apostrophe = start if text[start] in "'’" else start - 1
+    if apostrophe > 0 and text[apostrophe] in "'’" and text[apostrophe - 1].isalnum():
+        tail = _POSSESSIVE_TAIL.match(text, start)
+        if tail is not None and tail.end() < end:
+            start = tail.end()
+    while start > 0 and text[start].isalnum():  # back over the word's pieces, "o'clock" and "part-time" whole
+        if text[start - 1].isalnum():
+            start -= 1
+        elif start > 1 and text[start - 1] in "'’-" and text[start - 2].isalnum():
+            start -= 2
+        else:
+            break
+    while end < len(text) and text[end].isalnum() and (text[end - 1].isalnum() or text[end - 1] in "'’-"):
         end += 1
     value = text[start:end]
     stripped = value.rstrip(" .,;:!?)(\"'")
