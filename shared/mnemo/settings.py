@@ -8,16 +8,32 @@ the composition root reads ``os.environ``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from mnemo.domain.models import Category
 from mnemo.errors import ConfigurationError
 
 ENV_PREFIX = "MNEMO_"
 JSON_FIELDS = frozenset({"weights", "retention_days", "recency_exempt", "tuning_bounds"})
+CATEGORIES = frozenset(category.value for category in Category)
+# R4, in days; None means never expires
+DEFAULT_RETENTION_DAYS: dict[str, int | None] = {
+    "preference": 180, "episodic": 90, "constraint": None, "biographical": None, "procedural": 180,
+    "project_fact": 90, "task_state": 30, "tool_result": 1, "summary": 30}
+DEFAULT_TUNING_BOUNDS: dict[str, tuple[float, float]] = {"a": (0.4, 0.8), "b": (0.05, 0.4), "c": (0.05, 0.3)}
 
 
 class RankingWeights(BaseModel):
@@ -238,20 +254,8 @@ class Settings(BaseModel):
     query_cache_size: int = Field(1024, ge=0)
     trace_ttl_days: int = Field(30, ge=1)
 
-    # -- retention (R4), in days; None means never expires
-    retention_days: dict[str, int | None] = Field(
-        default_factory=lambda: {
-            "preference": 180,
-            "episodic": 90,
-            "constraint": None,
-            "biographical": None,
-            "procedural": 180,
-            "project_fact": 90,
-            "task_state": 30,
-            "tool_result": 1,
-            "summary": 30,
-        }
-    )
+    # -- retention (R4), in days; None means never expires. A map given names only the categories it changes
+    retention_days: dict[str, int | None] = Field(default_factory=lambda: dict(DEFAULT_RETENTION_DAYS))
     session_memory_ttl_hours: int = Field(24, ge=1)
 
     # -- session state (R2)
@@ -273,8 +277,7 @@ class Settings(BaseModel):
     forget_min_cosine: float = Field(0.6, ge=-1, le=1)
 
     # offline tuning (R7 channel C): bounds for a, b, c and how much evidence a change needs
-    tuning_bounds: dict[str, tuple[float, float]] = Field(default_factory=lambda: {
-        "a": (0.4, 0.8), "b": (0.05, 0.4), "c": (0.05, 0.3)})
+    tuning_bounds: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(DEFAULT_TUNING_BOUNDS))
     tuning_min_samples: int = Field(20, ge=1)
     tuning_rate: float = Field(0.1, gt=0, le=1)
 
@@ -377,6 +380,38 @@ class Settings(BaseModel):
     # a created_at may run this far ahead of the server's clock (client clocks drift); later is refused
     max_clock_skew_seconds: float = Field(300.0, ge=0)
 
+    @field_validator("retention_days", "tuning_bounds", mode="before")
+    @classmethod
+    def _over_the_defaults(cls, value: Any, info: ValidationInfo) -> Any:
+        # a map names only what it changes: MNEMO_RETENTION_DAYS='{"episodic": 30}' once replaced the whole
+        # map, and every category it left out never expired (a partial tuning map broke `mnemo tune`)
+        defaults = DEFAULT_RETENTION_DAYS if info.field_name == "retention_days" else DEFAULT_TUNING_BOUNDS
+        return {**defaults, **value} if isinstance(value, Mapping) else value
+
+    @field_validator("retention_days")
+    @classmethod
+    def _retention_of_known_categories(cls, value: dict[str, int | None]) -> dict[str, int | None]:
+        _known(value, CATEGORIES, "category")
+        for category, days in value.items():
+            if days is not None and days < 1:
+                raise ValueError(f"{category}: {days} days; at least 1, or null for never")
+        return value
+
+    @field_validator("recency_exempt")
+    @classmethod
+    def _exempt_known_categories(cls, value: frozenset[str]) -> frozenset[str]:
+        _known(value, CATEGORIES, "category")  # a misspelt category would decay without a word
+        return value
+
+    @field_validator("tuning_bounds")
+    @classmethod
+    def _bounds_of_the_weights(cls, value: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+        _known(value, frozenset(DEFAULT_TUNING_BOUNDS), "weight")
+        for weight, (low, high) in value.items():
+            if not 0 <= low <= high <= 1:
+                raise ValueError(f"{weight}: [{low}, {high}]; bounds go from low to high within [0, 1]")
+        return value
+
     @model_validator(mode="after")
     def _budget_within_cap(self) -> Settings:
         if self.token_budget > self.token_budget_cap:
@@ -416,5 +451,15 @@ class Settings(BaseModel):
         try:
             return cls.model_validate(raw)
         except ValidationError as exc:
-            fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors())
-            raise ConfigurationError(f"invalid settings: {fields}: {exc.errors()[0]['msg']}") from exc
+            errors = exc.errors()
+            fields = ", ".join(".".join(str(p) for p in e["loc"]) for e in errors if e["loc"])
+            reason = str(errors[0]["msg"]).removeprefix("Value error, ")
+            # a rule across settings (token_budget over its cap) belongs to no one field
+            raise ConfigurationError(f"invalid settings: {fields}: {reason}" if fields
+                                     else f"invalid settings: {reason}") from exc
+
+
+def _known(names: Iterable[str], known: frozenset[str], kind: str) -> None:
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise ValueError(f"unknown {kind} {unknown[0]!r} (known: {', '.join(sorted(known))})")

@@ -42,6 +42,45 @@ def test_bad_settings_are_refused_with_a_clear_error(env: dict[str, str]) -> Non
         Settings.from_env(env)
 
 
+def test_a_retention_given_for_some_categories_keeps_the_others_defaults() -> None:
+    # MNEMO_RETENTION_DAYS='{"episodic": 30}' once replaced the whole map: every category it left out
+    # (preference, project_fact, task_state, tool_result, summary) then never expired
+    s = Settings.from_env({"MNEMO_RETENTION_DAYS": '{"episodic": 30, "constraint": 365}'})
+    assert s.retention_days == {**Settings().retention_days, "episodic": 30, "constraint": 365}
+    policy = PolicyTable(s.retention_days)
+    assert policy.expiry_for(Category.PREFERENCE, NOW) == NOW + timedelta(days=180)
+    assert policy.expiry_for(Category.EPISODIC, NOW) == NOW + timedelta(days=30)
+
+
+def test_tuning_bounds_given_for_some_weights_keep_the_others_defaults() -> None:
+    s = Settings.from_env({"MNEMO_TUNING_BOUNDS": '{"a": [0.5, 0.7]}'})
+    assert s.tuning_bounds == {"a": (0.5, 0.7), "b": (0.05, 0.4), "c": (0.05, 0.3)}
+
+
+@pytest.mark.parametrize(("env", "message"), [
+    # a misspelt category was kept and changed nothing
+    ({"MNEMO_RETENTION_DAYS": '{"prefrence": 30}'}, "retention_days: unknown category 'prefrence' (known: "),
+    ({"MNEMO_RETENTION_DAYS": '{"episodic": 0}'}, "retention_days: episodic: 0 days; at least 1, or null"),
+    ({"MNEMO_RETENTION_DAYS": '{"episodic": -5}'}, "retention_days: episodic: -5 days; at least 1, or null"),
+    ({"MNEMO_RETENTION_DAYS": '["episodic"]'}, "retention_days: Input should be a valid dictionary"),
+    ({"MNEMO_RECENCY_EXEMPT": '["constrant"]'}, "recency_exempt: unknown category 'constrant' (known: "),
+    # `mnemo tune` failed later with a KeyError
+    ({"MNEMO_TUNING_BOUNDS": '{"d": [0.1, 0.2]}'}, "tuning_bounds: unknown weight 'd' (known: a, b, c)"),
+    ({"MNEMO_TUNING_BOUNDS": '{"a": [0.8, 0.4]}'}, "tuning_bounds: a: [0.8, 0.4]; bounds go from low to high"),
+    ({"MNEMO_TUNING_BOUNDS": '{"a": [0.4, 1.5]}'}, "tuning_bounds: a: [0.4, 1.5]; bounds go from low to high"),
+])
+def test_a_bad_category_or_weight_map_is_refused_naming_the_entry(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Settings.from_env(env)
+    assert str(caught.value).startswith(f"invalid settings: {message}")
+
+
+def test_a_rule_across_settings_is_reported_without_an_empty_field_name() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        Settings.from_env({"MNEMO_TOKEN_BUDGET": "3000"})
+    assert str(caught.value) == "invalid settings: token_budget must not exceed token_budget_cap"
+
+
 def test_bad_api_keys_are_refused() -> None:
     with pytest.raises(ConfigurationError):
         Settings(api_keys="nonsense").tenant_keys()
