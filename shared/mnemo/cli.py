@@ -158,7 +158,12 @@ def cmd_reembed(args: argparse.Namespace) -> int:
 
 def cmd_apikey(args: argparse.Namespace) -> int:
     """Issue or revoke a tenant's API key in the AWS home (the authorizer's table)."""
-    import boto3
+    try:
+        import boto3
+    except ImportError:  # `make run` and `pip install .` install the core only
+        print("mnemo: apikey is for the AWS home and needs the aws extra: pip install 'mnemo[aws]' (make install)",
+              file=sys.stderr)
+        return 2
 
     from mnemo.adapters.aws.api_keys import DynamoApiKeys
     from mnemo.adapters.aws.dynamo_state import DynamoTable

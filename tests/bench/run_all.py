@@ -24,7 +24,11 @@ ALL = ["embedding", "latency", "throughput", "locomo", "load", "serve_load", "cl
 
 
 def main() -> int:
-    chosen = [a for a in sys.argv[1:] if a in ALL] or ALL
+    unknown = [a for a in sys.argv[1:] if a not in ALL]
+    if unknown:  # not all of them instead: that is a long run nobody asked for
+        print(f"unknown benchmark {unknown[0]!r}; the names: {', '.join(ALL)}", file=sys.stderr)
+        return 2
+    chosen = sys.argv[1:] or ALL
     failed = []
     bar = ProgressBar("benchmarks")  # on stderr, between the benchmarks' own output, when it is a terminal
     for done, name in enumerate(chosen):

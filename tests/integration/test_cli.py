@@ -8,6 +8,7 @@ import argparse
 import io
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,27 @@ def test_every_option_of_every_subcommand_has_its_help() -> None:
     assert "cores" in serve["workers"]
     assert "MNEMO_DATA_DIR" in serve["data_dir"]
     assert "supersede" in {a.dest: a.help or "" for a in commands["import"]._actions}["resolve_conflicts"]
+
+
+def test_apikey_on_the_lean_install_says_what_to_install(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # `make run` installs the core only: `mnemo apikey` then ended in a ModuleNotFoundError traceback
+    monkeypatch.setitem(sys.modules, "boto3", None)  # any import of it raises ImportError, as without the extra
+    assert main(["apikey", "create", "--tenant", "acme"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "mnemo: apikey is for the AWS home and needs the aws extra: pip install 'mnemo[aws]' (make install)")
+
+
+def test_bench_refuses_a_name_it_does_not_know(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # tests/bench/run_all.py ran every benchmark (a long run) when no name it was given was one it knew
+    ran: list[object] = []
+    monkeypatch.setattr("subprocess.run", lambda *a, **k: ran.append(a))
+    with pytest.raises(SystemExit) as stopped:
+        main(["bench", "latncy"])
+    assert stopped.value.code == 2
+    assert ran == []
+    assert "unknown benchmark 'latncy'" in capsys.readouterr().err
 
 
 def test_import_help_describes_the_file_and_its_example_imports(tmp_path: Path, embedder: Embedder,
