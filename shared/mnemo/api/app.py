@@ -162,11 +162,18 @@ class MnemoResolver(APIGatewayHttpResolver):
 
     def resolve(self, event: Any, context: Any) -> dict[str, Any]:
         body = event.get("body") if isinstance(event, dict) else None
-        if body and media_type(event.get("headers")) not in {"application/json", ""}:
+        kind = media_type(event.get("headers")) if isinstance(event, dict) else ""
+        if body and kind not in {"application/json", ""}:
             refused = error_response(415, "unsupported_media_type", "the body must be application/json",
                                      [{"field": "content-type", "reason": "not application/json"}])
             return {"statusCode": 415, "headers": {"Content-Type": "application/json"},
                     "body": refused.body, "isBase64Encoded": False}
+        if kind == "application/json":
+            # a media type is case-insensitive (RFC 9110), Powertools' parser compares it as written:
+            # "APPLICATION/JSON" would pass the check above and then fail there (a 500)
+            headers = {name: value for name, value in (event.get("headers") or {}).items()
+                       if str(name).lower() != "content-type"}
+            event = {**event, "headers": {**headers, "content-type": kind}}
         return super().resolve(event, context)
 
 

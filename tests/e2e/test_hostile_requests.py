@@ -1,0 +1,65 @@
+"""Requests a client who never saw the code can send to `mnemo serve` (round 4 of the hostile reviews):
+each gets the contract's JSON error, never a 500, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e.conftest import Server
+
+
+def is_error(body: object, code: str) -> bool:
+    return (isinstance(body, dict) and set(body) == {"error"} and body["error"]["code"] == code
+            and {"code", "message", "details"} <= set(body["error"]))
+
+
+def test_the_media_type_is_matched_without_regard_to_case(server: Server) -> None:
+    # RFC 9110: type and subtype are case-insensitive. "APPLICATION/JSON" passed mnemo's own 415 check,
+    # then Powertools' case-sensitive parser refused it and the request ended in a 500.
+    body = json.dumps({"content": "I drink oat milk in my coffee"}).encode()
+    for content_type in ("APPLICATION/JSON", "Application/Json; charset=UTF-8"):
+        status, answer = server.call("POST", "/v1/users/u-case/memories", raw=body,
+                                     headers={"Content-Type": content_type})
+        assert status == 201, (content_type, answer)
+    status, answer = server.call("POST", "/v1/users/u-case/memories", raw=body,
+                                 headers={"Content-Type": "TEXT/PLAIN"})
+    assert status == 415, answer
+    assert is_error(answer, "unsupported_media_type"), answer
+
+
+# A card number as people paste it: a no-break space or two spaces between the groups (copied from a
+# statement or a PDF), dashes of another width, or a stray dash or dot against the number.
+CARDS_AS_PASTED = [
+    "4111\u00a01111\u00a01111\u00a01111",
+    "4111  1111  1111  1111",
+    "4111 - 1111 - 1111 - 1111",
+    "4111\u20131111\u20131111\u20131111",
+    "4111\u202f1111\u202f1111\u202f1111",
+    "4111111111111111-",
+    "-4111111111111111",
+]
+
+
+def test_a_card_number_as_pasted_is_never_stored(server: Server) -> None:
+    user = "/v1/users/u-pasted-card"
+    for card in CARDS_AS_PASTED:
+        status, answer = server.call("POST", f"{user}/memories", {"content": f"my card number is {card}"})
+        assert status == 400, (card, answer)
+        assert answer["error"]["details"] == [{"field": "content", "reason": "sensitive_data"}]
+    status, answer = server.call("POST", f"{user}/memories", {"content": "my card number is.4111111111111111"})
+    assert status == 400, answer
+    # and in a turn, it is redacted before anything is buffered or extracted
+    status, _ = server.call("POST", f"{user}/turns", {"conversation_id": "c1", "messages": [
+        {"role": "user", "content": f"I live in Porto and my card is {CARDS_AS_PASTED[0]}"}]})
+    assert status == 202
+    status, _ = server.call("POST", f"{user}/conversations/c1/close", raw=b"")
+    assert status == 202
+
+    def extracted() -> object:
+        return server.call("GET", f"{user}/memories")[1]["items"]
+
+    server.wait_for(extracted)
+    _, export = server.call("GET", f"{user}/export")
+    digits = "".join(ch for ch in json.dumps(export, ensure_ascii=False) if ch.isdigit())
+    assert "1111" not in json.dumps(export, ensure_ascii=False)
+    assert "4111" not in digits
