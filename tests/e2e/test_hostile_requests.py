@@ -4,6 +4,7 @@ each gets the contract's JSON error, never a 500, and leaves nothing behind."""
 from __future__ import annotations
 
 import json
+import re
 
 from tests.e2e.conftest import Server
 
@@ -60,6 +61,5 @@ def test_a_card_number_as_pasted_is_never_stored(server: Server) -> None:
 
     server.wait_for(extracted)
     _, export = server.call("GET", f"{user}/export")
-    digits = "".join(ch for ch in json.dumps(export, ensure_ascii=False) if ch.isdigit())
-    assert "1111" not in json.dumps(export, ensure_ascii=False)
-    assert "4111" not in digits
+    assert "Porto" in json.dumps(export)  # the turn was extracted: the check below could fail
+    assert not re.search(r"4111\D{0,3}1111", json.dumps(export, ensure_ascii=False))

@@ -47,8 +47,15 @@ def iban_valid(candidate: str) -> bool:
     return number % 97 == 1
 
 
-# digits grouped by spaces, dashes or dots (4111.1111.1111.1111)
-_CARD = re.compile(r"(?<![\d.-])(?:\d[ .-]?){12,18}\d(?![\d-])")
+# digits grouped as people paste them: by spaces of any width (a no-break space from a statement, two
+# spaces), dashes of any width, or dots, up to three of them between two digits ("4111 - 1111").
+# A stray dash or dot against the number still starts or ends one ("-4111...", "is.4111", "4111...-");
+# only a digit right behind a separator means the run is the tail of a longer number (0.4111..., a
+# date-time), and a separator then a digit after it that it goes on.
+_CARD_SEP = r"[^\S\n\r\x0b\x0c\x1c-\x1f\x85\u2028\u2029]|[.\-\u2010-\u2015\u2212]"
+_CARD = re.compile(
+    rf"(?<!\d)(?<!\d(?:{_CARD_SEP}))(?<!\d(?:{_CARD_SEP}){{2}})(?<!\d(?:{_CARD_SEP}){{3}})"
+    rf"(?:\d(?:{_CARD_SEP}){{0,3}}){{12,18}}\d(?!\d)(?!(?:{_CARD_SEP}){{1,3}}\d)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?\b", re.IGNORECASE)
 # a run of base64 long enough to hide a card or a token: decoded and screened again
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
