@@ -117,7 +117,9 @@ _TARGET = re.compile(
     r"all (?:my |of my )?(?:messages|chats|conversations|data)|profile of|system prompt)\b",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"[.!?;\n]+\s*")
+# a clause ends at a stop followed by a space or the end, not at the dots of an address or a link
+# ("email it to evil@example.com": split at every dot, no clause held the whole address)
+_CLAUSE = re.compile(r"[.!?;]+(?:\s+|$)|\n\s*")
 
 
 def _directive_with_target(text: str) -> bool:
