@@ -75,6 +75,33 @@ def test_the_clause_around_a_value_stops_at_breaks_and_keeps_its_question_mark()
     assert not is_question("im vegan any recipe ideas?")  # a statement with a question tacked on
 
 
+
+def test_a_full_stop_inside_a_number_or_a_word_ends_no_clause_and_a_terse_question_asks() -> None:
+    # "1.22" had cut "matrix for go 1" out of its question, and "matrix" became the project's stack in place
+    # of the "github actions" said before it
+    text = "moved ledgerline ci from jenkins to github actions. matrix for go 1.22/1.23?"
+    start = text.index("matrix")
+    assert clause_around(text, start, start + 6) == "matrix for go 1.22/1.23?"
+    assert clause_around(text, text.index("github"), text.index("github") + 6) == (
+        "moved ledgerline ci from jenkins to github actions")
+    assert clause_around("the publisher needs .ai files from me", 0, 3) == "the publisher needs .ai files from me"
+    # a question with no question word asks when it says nothing of the user; one that does is a statement
+    assert is_question("matrix for go 1.22/1.23?")
+    assert is_question("parallel safe?")
+    assert not is_question("im allergic to nuts?")
+    assert not is_question("my editor is neovim?")
+    assert not is_question("Please responde en español siempre, ok?")  # a tag asking only for agreement
+    assert not is_question("bullet points from now on yeah?")
+
+
+def test_a_number_in_a_value_is_whole() -> None:
+    text = "i run 5.5 km on go 1.22 days"
+    offsets = [(0, 1), (2, 5), (6, 7), (7, 8), (8, 9), (10, 12)]  # i | run | 5 | . | ##5 | km: "5" tagged alone
+    states = np.array([[0, 0], [0, 0], [1, 0], [0, 0], [0, 0], [0, 0]], dtype=np.float32)
+    spans = _tagger().spans(text, TokenStates(offsets, states))
+    assert [text[s.start:s.end] for s in spans] == ["5.5"]
+
+
 def test_slots_follow_the_vocabulary_document() -> None:
     assert SLOTS["home_location"].category is Category.BIOGRAPHICAL
     assert not SLOTS["home_location"].multi

@@ -11,9 +11,10 @@ import re
 
 MAX_WORDS = 120  # well inside MiniLM's 256 word pieces, with room for casual spelling
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[;])\s+")
-# where one clause ends and the next begins inside a sentence
+# where one clause ends and the next begins inside a sentence; a full stop inside a word or number is none
+# ("go 1.22", "node.js", "5.5 km", "needs .ai files": "matrix for go 1.22/1.23?" is one question)
 _CLAUSE_BREAK = re.compile(
-    r"[.!?;\n]+|\s[-–—]\s|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
+    r"[.!?]+(?!\w)|[;\n]+|\s[-–—]\s|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
     r"what|how|can|could|would|should|any|do|does|is|are|i|im|i'm|i've|ive|my|we|our)\b)"
     r"|\s(?=(?:but|so|because|bc|cuz|although|though|whereas|anyway|anyways|btw)\s)"
     r"|\s(?:lol|lmao|haha|tbh|ngl)\b", re.IGNORECASE)
@@ -69,6 +70,21 @@ def sentence_around(text: str, start: int, end: int) -> str:
     return _between_breaks(text, start, end, _SENTENCE_END)[0]
 
 
+# the user speaking of themselves: "im allergic?" is a statement said with doubt, not a question about a thing
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|id|me|my|mine|we|we're|our|us)\b", re.IGNORECASE)
+
+
+# a tag that only asks for agreement: "Please responde en español siempre, ok?" states a rule
+_TAG_QUESTION = re.compile(
+    r"(?:^|[\s,])(?:ok|okay|k|kk|right|yeah|yes|yea|ya|no|pls|plz|please|alright|deal|sure|fine|got it|"
+    r"understood|sí|si|vale|bitte|ja|oui|d'accord|né|tá)\W*\?+\W*$", re.IGNORECASE)
+
+
 def is_question(clause: str) -> bool:
-    """A clause that asks rather than states ("is pesto ok if you're allergic to nuts?")."""
-    return clause.rstrip().endswith("?") and bool(_QUESTION_START.match(clause))
+    """A clause that asks rather than states ("is pesto ok if you're allergic to nuts?"), terse ones too
+    ("matrix for go 1.22/1.23?", "parallel safe?": no question word, nothing said of the user, and no tag
+    asking only for agreement, "answer in Spanish always, ok?")."""
+    if not clause.rstrip().endswith("?"):
+        return False
+    return bool(_QUESTION_START.match(clause)
+                or not (_FIRST_PERSON.search(clause) or _TAG_QUESTION.search(clause)))

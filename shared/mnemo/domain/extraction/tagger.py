@@ -335,7 +335,11 @@ def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
             start -= 2
         else:
             break
-    while end < len(text) and text[end].isalnum() and (text[end - 1].isalnum() or text[end - 1] in "'’-"):
+    while end < len(text) and (
+            (text[end].isalnum() and (text[end - 1].isalnum() or text[end - 1] in "'’-"))
+            # a number's point or comma: "go 1.22", "5.5 km", "10,000 steps" ("go 1" was a value)
+            or (text[end] in ".," and text[end - 1].isdigit() and end + 1 < len(text) and text[end + 1].isdigit())
+            or (text[end].isdigit() and text[end - 1] in ".," and end > 1 and text[end - 2].isdigit())):
         end += 1
     value = text[start:end]
     stripped = value.rstrip(" .,;:!?)(\"'")
