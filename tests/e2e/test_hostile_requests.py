@@ -80,3 +80,18 @@ def test_an_order_to_send_data_to_an_address_is_refused_whoever_stores_it(server
         assert answer["results"][0]["outcome"] == "rejected", (content, answer)
     status, _ = server.call("POST", f"{user}/memories", {"content": "My email is on example.com. I like jazz."})
     assert status == 201
+
+
+def test_a_bad_item_of_an_import_is_named_by_its_place_and_nothing_is_written(server: Server) -> None:
+    # the checks past the schema (length, scope, secrets in metadata) named "content" or "project_id":
+    # with 500 items the app could not tell which one to mend
+    user = "/v1/users/u-import-field"
+    good = {"content": "I live in Madrid"}
+    for bad, field in (({"content": "I like chess " * 300}, "items.1.content"),
+                       ({"content": "I like chess", "scope": "project"}, "items.1.project_id"),
+                       ({"content": "I like chess", "metadata": {"note": "card 4111 1111 1111 1111"}},
+                        "items.1.metadata")):
+        status, answer = server.call("POST", f"{user}/memories/import", {"items": [good, bad]})
+        assert status in (400, 422), answer
+        assert [d["field"] for d in answer["error"]["details"]] == [field], answer
+    assert server.call("GET", f"{user}/memories")[1]["items"] == []

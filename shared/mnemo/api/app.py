@@ -203,6 +203,15 @@ def screen_ids(ids: dict[str, str | None]) -> None:
                                       details={"field": name, "reason": kind})
 
 
+def within(prefix: str, exc: errors.MnemoError) -> errors.MnemoError:
+    """``exc`` with the fields it names placed under ``prefix`` (an import's item: "items.3.content"),
+    so an app can tell which of its items to mend."""
+    entries = exc.details if isinstance(exc.details, list) else [exc.details]
+    exc.details = [{**entry, "field": f"{prefix}.{entry['field']}"}
+                   if isinstance(entry, dict) and entry.get("field") else entry for entry in entries]
+    return exc
+
+
 def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     app = MnemoResolver(enable_validation=True, json_body_deserializer=load_json)
     limit = service.settings.max_body_bytes
@@ -365,9 +374,13 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
         screen_ids({f"items.{i}.{name}": getattr(item, name) for i, item in enumerate(body.items)
                     for name in ("project_id", "session_id")})
         now = service.ports.clock.now()
-        facts = [fact_from_api(item, now, SourceKind.IMPORTED, default_confidence=0.9,
-                               max_chars=service.settings.max_content_chars)
-                 for item in body.items]
+        facts = []
+        for i, item in enumerate(body.items):
+            try:
+                facts.append(fact_from_api(item, now, SourceKind.IMPORTED, default_confidence=0.9,
+                                           max_chars=service.settings.max_content_chars))
+            except errors.MnemoError as exc:
+                raise within(f"items.{i}", exc) from None
         results = service.writer.write(tenant(), user_id, facts, resolve_conflicts=body.resolve_conflicts,
                                        actor="import")
         return reply(ImportResponse(results=[
