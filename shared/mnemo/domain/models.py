@@ -188,6 +188,8 @@ class BufferedTurn(BaseModel):
 # keys an app may give its own profile fields: they are printed in the memory block, so no
 # newline, quote, colon or markup can get in (values are quoted; keys are quoted too)
 PROFILE_KEY_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"
+# the fields of that map a user holds at once (a request may send as many; it merges into what is held)
+PROFILE_CUSTOM_MAX_KEYS = 16
 
 
 class Profile(BaseModel):

@@ -13,9 +13,10 @@ from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
 
-from mnemo.domain.models import Category, Memory, MemoryVersion, Profile, Status
+from mnemo.domain.models import PROFILE_CUSTOM_MAX_KEYS, Category, Memory, MemoryVersion, Profile, Status
 from mnemo.domain.profile_builder import build_profile, first_expiry
 from mnemo.domain.ranking import Hit
+from mnemo.errors import InvalidField
 from mnemo.ports import MemoryStore, Page, ProfileStore, SearchRequest, Vector
 from mnemo.services.context import Ports
 
@@ -37,10 +38,20 @@ class ProfileView:
         stored = self.p.profiles.get(tenant_id, user_id)
         return self._build(tenant_id, user_id, stored.generation, stored.custom)
 
+    def merged_custom(self, tenant_id: str, user_id: str, changes: dict[str, str | None]) -> dict[str, str]:
+        """The app's own fields once ``changes`` are merged in (an empty value removes a field), refused
+        past PROFILE_CUSTOM_MAX_KEYS: each request is held to that many, and without this its keys would
+        add to the stored ones without bound (and be printed in every block)."""
+        custom = {**self.p.profiles.get(tenant_id, user_id).custom, **changes}
+        kept = {k: v for k, v in custom.items() if v}
+        if len(kept) > PROFILE_CUSTOM_MAX_KEYS:
+            reason = f"at most {PROFILE_CUSTOM_MAX_KEYS} fields; remove one with an empty value to add another"
+            raise InvalidField(f"custom: {reason}", details={"field": "custom", "reason": reason})
+        return kept
+
     def set_custom(self, tenant_id: str, user_id: str, changes: dict[str, str | None]) -> None:
         """The app's own fields: merged, an empty value removes the field."""
-        custom = {**self.p.profiles.get(tenant_id, user_id).custom, **changes}
-        self.p.profiles.put_custom(tenant_id, user_id, {k: v for k, v in custom.items() if v})
+        self.p.profiles.put_custom(tenant_id, user_id, self.merged_custom(tenant_id, user_id, changes))
 
     def _build(self, tenant_id: str, user_id: str, generation: int, custom: dict[str, str]) -> Profile:
         # the generation is read before the memories: a change that lands meanwhile moves it on,

@@ -22,7 +22,7 @@ from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
 from mnemo.domain.sensitive import sensitive_field
 from mnemo.errors import InvalidField, InvalidInput, NotFound, VersionConflict
 from mnemo.services.context import Ports
-from mnemo.services.writing import MemoryWriter, NewFact, embed_memories
+from mnemo.services.writing import MemoryWriter, NewFact, embed_memories, refusal
 
 if TYPE_CHECKING:
     from mnemo.services.consolidation import Consolidator
@@ -164,6 +164,14 @@ class UserControl:
                 facts.append(NewFact(content=text, category=category, subject=f"profile:{text.lower()[:60]}",
                                      confidence=1.0, source=SourceKind.USER_EXPLICIT, occurred_at=now))
                 fields.append(f"{key}.{i}")
+        # everything that would refuse the request is checked before anything is written: a 400 after
+        # the name was stored would leave half of the request applied
+        refused = [(where, why) for where, fact in zip(fields, facts, strict=True) if (why := refusal(fact))]
+        if refused:
+            where, why = refused[0]
+            raise InvalidInput(f"profile field was not stored: {why}", details={"field": where, "reason": why})
+        if changes.get("custom") is not None:
+            self.writer.profiles.merged_custom(tenant_id, user_id, changes["custom"])
         results = self.writer.write(tenant_id, user_id, facts, actor="api") if facts else []
         rejected = [(where, r.reason) for where, r in zip(fields, results, strict=True) if r.outcome == "rejected"]
         if rejected:

@@ -54,6 +54,15 @@ LIVE_OR_PENDING = frozenset({*RETRIEVABLE, Status.PENDING})
 # Facts the service learned by itself pass every screen; facts an app hands over explicitly
 # (remember, import) are the app's call, except for what is never stored from anyone.
 SCREENED_SOURCES = frozenset({SourceKind.EXTRACTED, SourceKind.INFERRED, SourceKind.SUMMARY})
+
+
+def refusal(fact: NewFact) -> str | None:
+    """Why the writer refuses ``fact`` whatever is stored (the screen, as its source is held to), or None:
+    a caller writing several facts for one request checks them all before writing any."""
+    reason = rejection_reason(fact.content)
+    return reason if reason and (fact.source in SCREENED_SOURCES or reason in ALWAYS_REFUSED) else None
+
+
 CLIENT_DATED = frozenset({SourceKind.USER_EXPLICIT, SourceKind.IMPORTED})
 
 
@@ -164,8 +173,8 @@ class MemoryWriter:
         results: list[WriteResult] = []
         batch: dict[str, Memory] = {}  # fingerprint of the normalised text -> new memory in this batch
         for fact, vector, parts in zip(facts, vectors, part_vectors, strict=True):
-            reason = rejection_reason(fact.content)
-            if reason and (fact.source in SCREENED_SOURCES or reason in ALWAYS_REFUSED):
+            reason = refusal(fact)
+            if reason:
                 results.append(WriteResult(None, "rejected", reason=reason))
                 continue
             new = self._new_memory(tenant_id, user_id, fact, vector, parts)
@@ -209,8 +218,8 @@ class MemoryWriter:
 
     def _write_one(self, tenant_id: str, user_id: str, fact: NewFact, vector: np.ndarray,
                    part_vectors: np.ndarray | None, resolve_conflicts: bool) -> WriteResult:
-        reason = rejection_reason(fact.content)
-        if reason and (fact.source in SCREENED_SOURCES or reason in ALWAYS_REFUSED):
+        reason = refusal(fact)
+        if reason:
             return WriteResult(None, "rejected", reason=reason)
         new = self._new_memory(tenant_id, user_id, fact, vector, part_vectors)
         if fact.memory_id:
