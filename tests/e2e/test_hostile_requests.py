@@ -128,3 +128,26 @@ def test_the_profile_custom_map_stays_within_its_sixteen_keys(server: Server) ->
     status, _ = server.call("PATCH", f"{user}/profile", {"custom": {"k0": "", "k1": "new", "k16": "v"}})
     assert status == 200
     assert len(server.call("GET", f"{user}/profile")[1]["custom"]) == 16
+
+
+def test_nan_and_infinity_are_no_json_numbers(server: Server) -> None:
+    # Python's parser takes NaN, Infinity and 1e400 (a float overflowing to infinity); the session's
+    # task_progress stored each as null and answered 200, changing what the app sent without a word
+    user = "/v1/users/u-nan"
+    for raw in (b'{"task_progress": {"a": NaN}}', b'{"task_progress": {"a": -Infinity}}',
+                b'{"task_progress": {"a": 1e400}}'):
+        status, answer = server.call("PUT", f"{user}/sessions/s1", raw=raw)
+        assert status == 400, (raw, answer)
+        assert answer["error"]["details"] == [{"field": "body", "reason": "body is not valid JSON"}]
+    assert server.call("GET", f"{user}/sessions/s1")[1]["task_progress"] == {}
+    status, answer = server.call("PUT", f"{user}/sessions/s1", raw=b'{"task_progress": {"a": 1.5e300, "b": -0.0}}')
+    assert status == 200, answer
+
+
+def test_a_secret_in_session_state_is_named_by_its_field(server: Server) -> None:
+    for body, field in (({"confirmed_facts": ["ok", "my password is hunter22"]}, "confirmed_facts.1"),
+                        ({"open_questions": ["my password is hunter22"]}, "open_questions.0"),
+                        ({"rolling_summary": "my password is hunter22"}, "rolling_summary")):
+        status, answer = server.call("PUT", "/v1/users/u-session-secret/sessions/s1", body)
+        assert status == 400, answer
+        assert [d["field"] for d in answer["error"]["details"]] == [field]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import binascii
 import json
 import logging
+import math
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
@@ -116,11 +117,24 @@ def allowed_methods(app: APIGatewayHttpResolver, path: str) -> list[str]:
     return sorted({str(route.method).upper() for route in routes if route.rule.match(path)})
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError("a number too large for a double")
+    return value
+
+
 def load_json(text: str) -> Any:
     """json.loads, with input it cannot take (nesting deeper than the interpreter's stack, integers
-    longer than Python converts) reported as invalid JSON (a 400) rather than escaping as a 500."""
+    longer than Python converts) reported as invalid JSON (a 400) rather than escaping as a 500.
+    NaN and Infinity are no JSON (RFC 8259), nor is a number that overflows a double (1e400): Python
+    reads them as floats, which a free-form field (a session's task_progress) then stored as null."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", text[:64], 0) from None
     except json.JSONDecodeError:
@@ -488,9 +502,13 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     def put_session(user_id: UserId, session_id: Annotated[str, Path(pattern=ID_PATTERN)],
                     body: SessionPut) -> Response[str]:
         screen_ids({"session_id": session_id})
-        for text in [*(body.confirmed_facts or []), *(body.open_questions or []), body.rolling_summary or ""]:
+        texts = [*((f"confirmed_facts.{i}", t) for i, t in enumerate(body.confirmed_facts or [])),
+                 *((f"open_questions.{i}", t) for i, t in enumerate(body.open_questions or [])),
+                 ("rolling_summary", body.rolling_summary or "")]
+        for field, text in texts:
             if contains_sensitive(text):
-                raise errors.InvalidInput("session state must not carry secrets", details={"field": "body"})
+                raise errors.InvalidInput("session state must not carry secrets",
+                                          details={"field": field, "reason": "sensitive_data"})
         changes = body.model_dump(exclude_unset=True)
         for name, value in changes.items():
             if value is None:  # an explicit null clears the field
