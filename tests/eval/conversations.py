@@ -9,8 +9,9 @@ extracted; then each probe of that session is asked as a retrieve, and its block
 the block quotes: "rust" is not in "trust", "paint" is in "painting", "25" is not in a label's "25d ago") and
 none of
 `must_not_contain` (superseded values, other people's facts). Prints probes right overall and for
-later sessions (2 onwards), and blocks that named a value they must not; writes
-tests/eval/results/conversations.json.
+later sessions (2 onwards), blocks that named a value they must not, and where the keywords the blocks lack
+are among the user's memories (never stored, retired, only a retraction, or live but not chosen by the
+retrieval: extraction's share and retrieval's); writes tests/eval/results/conversations.json.
 """
 
 from __future__ import annotations
@@ -20,27 +21,52 @@ import json
 import re
 import sys
 import tempfile
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from mnemo.bootstrap import build_local, run_due_jobs
 from mnemo.clock import ManualClock
+from mnemo.domain.extraction.slots import RETRACTION_TAG
+from mnemo.domain.models import Memory
 from mnemo.services.ingest import IncomingMessage
 from mnemo.settings import Settings
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "frozen" / "conversations_frozen.json"
 TENANT = "bench"
+# why a keyword a probe needs is not in its block (see why_missing), in the order they are printed
+MISSING_KINDS = ("never_stored", "retired", "retraction", "not_chosen")
 
 
 def has(block: str, keyword: str) -> bool:
     # in what the block quotes (each memory's and profile value's text), at the start of a word: the block's fixed
     # rules ("trust the conversation") hold no user's "rust", its labels ("[episodic | ... | 25d ago]", dates)
     # no "25" or "2"
-    quoted = "\n".join(re.findall(r'"(.*)"', block))
-    return any(alt.strip() and re.search(r"(?<!\w)" + re.escape(alt.strip()), quoted, re.IGNORECASE)
+    return says(_QUOTED.findall(block), keyword)
+
+
+_QUOTED = re.compile(r'"(.*)"')
+
+
+def says(texts: list[str], keyword: str) -> bool:
+    """One of the keyword's "|"-separated alternatives starts a word of one of the texts (case-insensitive)."""
+    joined = "\n".join(texts)
+    return any(alt.strip() and re.search(r"(?<!\w)" + re.escape(alt.strip()), joined, re.IGNORECASE)
                for alt in keyword.split("|"))
+
+
+def why_missing(keyword: str, memories: list[Memory], now: datetime) -> str:
+    """Where a keyword the block lacks is among the user's memories: ``not_chosen`` (a live fact says it, the
+    retrieval left it out), ``retraction`` (only a listed, never-injected retraction says it), ``retired`` (only
+    a fact no longer live: superseded, archived, expired) or ``never_stored`` (no fact says it: extraction)."""
+    live = [m for m in memories if m.is_live(now)]
+    if says([m.content for m in live if RETRACTION_TAG not in m.tags], keyword):
+        return "not_chosen"
+    if says([m.content for m in live], keyword):
+        return "retraction"
+    return "retired" if says([m.content for m in memories], keyword) else "never_stored"
 
 
 def timeline(data: dict[str, Any]) -> list[tuple[datetime, dict[str, Any], int, dict[str, Any]]]:
@@ -80,9 +106,14 @@ def run(data: dict[str, Any], extractor: str, model: Path | None = None,
                     block = answer.context or ""
                     missing = [k for k in probe.get("must_contain", []) if not has(block, k)]
                     leaked = [k for k in probe.get("must_not_contain", []) if has(block, k)]
+                    why: dict[str, str] = {}
+                    if missing:
+                        memories = list(service.ports.memories.all_for_user(TENANT, user["user_id"]))
+                        why = {k: why_missing(k, memories, clock.now()) for k in missing}
                     results.append({"user": user["user_id"], "session": number, "query": probe["query"],
                                     "right": not missing and not leaked, "missing": missing,
-                                    "leaked": leaked, **({"block": block} if missing or leaked else {})})
+                                    "leaked": leaked, **({"why_missing": why} if why else {}),
+                                    **({"block": block} if missing or leaked else {})})
         finally:
             service.close()
     later = [r for r in results if r["session"] >= 2]
@@ -90,6 +121,7 @@ def run(data: dict[str, Any], extractor: str, model: Path | None = None,
         "probes": len(results), "right": sum(r["right"] for r in results),
         "later_probes": len(later), "later_right": sum(r["right"] for r in later),
         "blocks_with_forbidden_values": sum(bool(r["leaked"]) for r in results),
+        "missing_keywords": dict(Counter(w for r in results for w in r.get("why_missing", {}).values())),
         "results": results,
     }
 
@@ -109,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{report['right']}/{report['probes']} probes right; later sessions {report['later_right']}/"
           f"{report['later_probes']} ({share:.1%}); blocks naming a value they must not: "
           f"{report['blocks_with_forbidden_values']}")
+    kinds = report["missing_keywords"]
+    print("keywords missing from blocks: " + (", ".join(f"{kind} {kinds.get(kind, 0)}" for kind in MISSING_KINDS)))
     out = HERE / "results"
     out.mkdir(exist_ok=True)
     suffix = "" if args.data == DATA else f"_{args.data.stem}"

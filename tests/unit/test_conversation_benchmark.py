@@ -3,9 +3,13 @@ text the block quotes starts with it, so the block's fixed wording and labels ne
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
-from tests.eval.conversations import has
+from mnemo.domain.extraction.slots import RETRACTION_TAG
+from mnemo.domain.models import Category, Memory, Status
+from tests.eval.conversations import has, why_missing
 
 BLOCK = ("Rules: ... If a memory seems outdated or conflicts with the conversation, trust the conversation and ask.\n"
          "Profile:\n- occupation: \"QA lead\"\n"
@@ -26,3 +30,23 @@ BLOCK = ("Rules: ... If a memory seems outdated or conflicts with the conversati
 ])
 def test_a_keyword_must_start_a_word_of_the_block(keyword: str, found: bool) -> None:
     assert has(BLOCK, keyword) is found
+
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def fact(content: str, status: Status = Status.ACTIVE, tags: list[str] | None = None) -> Memory:
+    when = NOW - timedelta(days=3)
+    return Memory(memory_id=content, tenant_id="t", user_id="u", category=Category.PREFERENCE, subject="hobby",
+                  content=content, confidence=0.8, created_at=when, updated_at=when, last_confirmed_at=when,
+                  status=status, tags=tags or [])
+
+
+def test_a_missing_keyword_is_traced_to_extraction_or_to_retrieval() -> None:
+    memories = [fact("User's hobby: bouldering."), fact("User lives in Porto.", Status.SUPERSEDED),
+                fact("User no longer does bridge.", tags=[RETRACTION_TAG])]
+    assert why_missing("climbing|bouldering", memories, NOW) == "not_chosen"  # live: the retrieval left it out
+    assert why_missing("Porto", memories, NOW) == "retired"
+    assert why_missing("bridge", memories, NOW) == "retraction"
+    assert why_missing("Lisbon", memories, NOW) == "never_stored"
+    assert why_missing("ouldering", memories, NOW) == "never_stored"  # a keyword starts a word, as in blocks
