@@ -94,6 +94,28 @@ def test_a_full_stop_inside_a_number_or_a_word_ends_no_clause_and_a_terse_questi
     assert not is_question("bullet points from now on yeah?")
 
 
+def test_a_fact_said_before_a_terse_question_is_no_question() -> None:
+    # the user states a fact, then asks in a word or two: the fact is the user's ("35 weeks pregnant" was
+    # refused as a question, as were the Spanish and German ones, whose question words are not English)
+    for text, value in [("35 weeks pregnant, safe to fly?", "pregnant"),
+                        ("just moved to leeds, know any good vegan spots?", "leeds"),
+                        ("type 1 diabetic, advice on running?", "diabetic"),
+                        ("soy vegetariana, ¿qué puedo cenar hoy?", "vegetariana"),
+                        ("ich bin Vegetarierin, was kann ich heute kochen?", "Vegetarierin")]:
+        start = text.index(value)
+        assert not is_question(clause_around(text, start, start + len(value))), text
+
+
+def test_a_stop_before_the_user_speaking_again_ends_the_clause_without_a_space() -> None:
+    # texting without a space after the stop: "not vegan anymore" must not reach "vegetarian", nor "if i won
+    # the lottery" "leeds"; a stop inside a name or a number still ends nothing
+    text = "not vegan anymore.im vegetarian now"
+    assert clause_around(text, text.index("vegetarian"), text.index("vegetarian") + 10) == "im vegetarian now"
+    text = "if i won the lottery id move to spain.i live in leeds now"
+    assert clause_around(text, text.index("leeds"), text.index("leeds") + 5) == "i live in leeds now"
+    assert clause_around("we use node.js at work", 7, 14) == "we use node.js at work"
+
+
 def test_a_number_in_a_value_is_whole() -> None:
     text = "i run 5.5 km on go 1.22 days"
     offsets = [(0, 1), (2, 5), (6, 7), (7, 8), (8, 9), (10, 12)]  # i | run | 5 | . | ##5 | km: "5" tagged alone
@@ -356,6 +378,9 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("yoga class every Tuesday", "I go to my sister's yoga class every Tuesday", False),
     ("garage", "i help out at my uncle's garage most saturdays", False),
     ("hip operation", "I'm worried about my mum's hip operation", True),
+    # ... but the relative's care the user goes to is the relative's ("dialysis" was stored as the user's)
+    ("dialysis sessions three times a week", "I go to my dad's dialysis sessions three times a week", True),
+    ("chemo appointments", "I drive to my mum's chemo appointments", True),
     # a named person as the clause's subject ("Tom's moved", "Eleanor has graduated"), not a capitalised word
     ("Leeds", "Tom's moved out to live with his boyfriend in Leeds", True),
     ("junior architect", "Eleanor has graduated and is now working in London as a junior architect", True),

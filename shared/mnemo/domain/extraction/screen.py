@@ -98,6 +98,10 @@ _THEIRS_RIGHT_BEFORE = re.compile(rf"\b{_PEOPLE}['’]s\s+(?:[\w-]+\s+)?$", re.I
 _THEIRS_THE_USER_GOES_TO = re.compile(
     rf"\b(?:i|i'm|im|we|we're)\b[^,.;!?]*\b(?:at|to|for|in)\s+(?:my|our)\s+{_PEOPLE}['’]s\s+(?:[\w-]+\s+)?$",
     re.IGNORECASE)
+# ... though not their care the user goes along to: "I go to my dad's dialysis sessions", "I drive to my mum's
+# chemo appointments" (a clinic or a hospital may be where the user works)
+_THEIR_CARE = re.compile(r"\b(?:chemo\w*|dialysis|radiotherapy|physio\w*|therapy|rehab|treatments?|appointments?|"
+                         r"surgery|operations?|scans?|check-?ups?)\b", re.IGNORECASE)
 # a named person as the subject of the clause, said as "Tom's moved", "Tom moved", "and Aisha is": what follows
 # is theirs (words that open a sentence with a capital are no names, nor are the user texting without an
 # apostrophe, "Im also vegan", or a day or a month, "Tuesday was my first day as a nurse")
@@ -137,7 +141,8 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
         return True
     return slot not in _OWNED_BY_OTHERS_TOO and (_THEIRS_BEFORE.search(clause[:at]) is not None
                                                  or (_THEIRS_RIGHT_BEFORE.search(clause[:at]) is not None
-                                                     and _THEIRS_THE_USER_GOES_TO.search(clause[:at]) is None))
+                                                     and (_THEIRS_THE_USER_GOES_TO.search(clause[:at]) is None
+                                                          or _THEIR_CARE.search(value) is not None)))
 
 
 # the user (or the user among others) as what a capitalised subject acts on: "Covid has left me with asthma",

@@ -12,9 +12,10 @@ import re
 MAX_WORDS = 120  # well inside MiniLM's 256 word pieces, with room for casual spelling
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[;])\s+")
 # where one clause ends and the next begins inside a sentence; a full stop inside a word or number is none
-# ("go 1.22", "node.js", "5.5 km", "needs .ai files": "matrix for go 1.22/1.23?" is one question)
+# ("go 1.22", "node.js", "5.5 km", "needs .ai files": "matrix for go 1.22/1.23?" is one question), but one
+# before the user speaking again is, space or not ("not vegan anymore.im vegetarian now")
 _CLAUSE_BREAK = re.compile(
-    r"[.!?]+(?!\w)|[;\n]+|\s[-–—]\s|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
+    r"[.!?]+(?!\w)|[.!?]+(?=(?:i|im|i['’]m|ive|i['’]ve|id|i['’]d|my|we|now|but)\s)|[;\n]+|\s[-–—]\s|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
     r"what|how|can|could|would|should|any|do|does|is|are|i|im|i'm|i've|ive|my|we|our)\b)"
     r"|\s(?=(?:but|so|because|bc|cuz|although|though|whereas|anyway|anyways|btw)\s)"
     r"|\s(?:lol|lmao|haha|tbh|ngl)\b", re.IGNORECASE)
@@ -80,11 +81,17 @@ _TAG_QUESTION = re.compile(
     r"understood|sí|si|vale|bitte|ja|oui|d'accord|né|tá)\W*\?+\W*$", re.IGNORECASE)
 
 
+# a statement before the question, which needs no "I": "35 weeks pregnant, safe to fly?", "soy vegetariana,
+# ¿qué puedo cenar?" (a number's comma, "10,000", is none)
+_STATED_FIRST = re.compile(r",(?!\d)")
+
+
 def is_question(clause: str) -> bool:
     """A clause that asks rather than states ("is pesto ok if you're allergic to nuts?"), terse ones too
-    ("matrix for go 1.22/1.23?", "parallel safe?": no question word, nothing said of the user, and no tag
-    asking only for agreement, "answer in Spanish always, ok?")."""
+    ("matrix for go 1.22/1.23?", "parallel safe?": no question word, nothing said of the user or stated before
+    it, and no tag asking only for agreement, "answer in Spanish always, ok?")."""
     if not clause.rstrip().endswith("?"):
         return False
     return bool(_QUESTION_START.match(clause)
-                or not (_FIRST_PERSON.search(clause) or _TAG_QUESTION.search(clause)))
+                or not (_FIRST_PERSON.search(clause) or _TAG_QUESTION.search(clause)
+                        or _STATED_FIRST.search(clause)))
