@@ -3,8 +3,12 @@ an open file, so two SlotPairs in one process contend as two processes do."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+
+from mnemo.adapters.local.file_locks import hold_first_free
 from mnemo.write_reserve import SlotPair
 
 
@@ -61,3 +65,16 @@ def test_a_reserve_gives_the_slot_back_once_its_worker_is_back_from_its_write(tm
     reserve.release()
     assert worker.try_take()
     assert not worker.worker_is_back()  # a worker keeps its slot
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors through /proc")
+def test_a_process_past_the_places_takes_a_slot_of_its_own_and_leaks_no_descriptor(tmp_path: Path) -> None:
+    # hold_first_free closes each place it could not lock: only the held places stay open
+    members = [SlotPair(tmp_path / "pairs", slots=1) for _ in range(2)]  # the folder is made on the way
+    before = len(os.listdir("/proc/self/fd"))
+    assert hold_first_free(tmp_path / "pairs" / f"member-{place}" for place in range(2)) is None
+    assert len(os.listdir("/proc/self/fd")) == before
+    extra = SlotPair(tmp_path / "pairs", slots=1)
+    assert extra.slot == 0
+    assert not extra.reserve
+    assert [m.reserve for m in members] == [False, True]
