@@ -151,3 +151,24 @@ def test_a_secret_in_session_state_is_named_by_its_field(server: Server) -> None
         status, answer = server.call("PUT", "/v1/users/u-session-secret/sessions/s1", body)
         assert status == 400, answer
         assert [d["field"] for d in answer["error"]["details"]] == [field]
+
+
+def test_an_edit_or_a_memory_with_nothing_visible_is_refused(server: Server) -> None:
+    # PATCH took "   " and stored an empty memory; remember and PATCH took zero-width spaces alone
+    user = "/v1/users/u-blank"
+    status, answer = server.call("POST", f"{user}/memories", {"content": "I live in Rome"})
+    assert status == 201
+    memory_id = answer["memory"]["memory_id"]
+    for blank in ("   ", "\u200b\u200b", "\u200b \u2060"):
+        status, answer = server.call("PATCH", f"{user}/memories/{memory_id}", {"content": blank})
+        assert status == 422, (blank, answer)
+        assert [d["field"] for d in answer["error"]["details"]] == ["content"]
+        status, answer = server.call("POST", f"{user}/memories", {"content": blank})
+        assert status == 422, (blank, answer)
+    status, answer = server.call("GET", f"{user}/memories/{memory_id}")
+    assert (answer["content"], answer["version"]) == ("I live in Rome", 1)
+    assert len(server.call("GET", f"{user}/memories")[1]["items"]) == 1
+    # a refused edit names the reason as remember does
+    status, answer = server.call("PATCH", f"{user}/memories/{memory_id}", {"content": "my password is hunter22"})
+    assert status == 400
+    assert answer["error"]["details"] == [{"field": "content", "reason": "sensitive_data"}]

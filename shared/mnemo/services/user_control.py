@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from mnemo.crypto import tenant_hash
@@ -22,7 +22,7 @@ from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
 from mnemo.domain.sensitive import sensitive_field
 from mnemo.errors import InvalidField, InvalidInput, NotFound, VersionConflict
 from mnemo.services.context import Ports
-from mnemo.services.writing import MemoryWriter, NewFact, embed_memories, refusal
+from mnemo.services.writing import MemoryWriter, NewFact, embed_memories, refusal, validate_content
 
 if TYPE_CHECKING:
     from mnemo.services.consolidation import Consolidator
@@ -68,9 +68,13 @@ class UserControl:
         if edit.status not in (None, Status.ACTIVE, Status.DISABLED):
             raise InvalidInput("status can only be set to active or disabled", details={"field": "status"})
         if edit.content is not None:
-            reason = rejection_reason(edit.content)
+            # the checks of a remembered memory: not blank, within MNEMO_MAX_CONTENT_CHARS (PATCH's
+            # schema holds only the default), nothing never stored
+            content = validate_content(edit.content, self.p.settings.max_content_chars)
+            edit = replace(edit, content=content)
+            reason = rejection_reason(content)
             if reason in ALWAYS_REFUSED:
-                raise InvalidInput(f"content was not stored: {reason}", details={"field": "content"})
+                raise InvalidInput(f"content was not stored: {reason}", details={"field": "content", "reason": reason})
         now = self.p.clock.now()
         with self.p.locks.hold(tenant_id, user_id):
             memory = self.get(tenant_id, user_id, memory_id)

@@ -40,7 +40,7 @@ from mnemo.domain.models import (
     Status,
 )
 from mnemo.domain.screening import ALWAYS_REFUSED, rejection_reason
-from mnemo.domain.text import normalise_content, sentence_parts
+from mnemo.domain.text import normalise_content, sentence_parts, visible
 from mnemo.errors import InvalidField, InvalidInput
 from mnemo.ports import Embedder, Extractor
 from mnemo.services.context import Ports
@@ -496,7 +496,7 @@ def _new_keys(content: str, parts: Sequence[str], keys: Sequence[str]) -> list[s
 
 def validate_content(content: str, max_chars: int) -> str:
     text = content.strip()
-    if not text:
+    if not visible(text).strip():  # zero-width spaces alone say nothing either
         raise InvalidField("content must not be empty", details={"field": "content"})
     if len(text) > max_chars:  # the limit is a setting, so checked here rather than in the request schema
         raise InvalidField(f"content is longer than {max_chars} characters", details={"field": "content"})
