@@ -374,13 +374,7 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     # a relative's thing right before the value; a place's is the user's ("St Wilfrid's community choir")
     ("hip operation", "December was a blur of deadlines and my mum's hip operation", True),
     ("community choir", "Instead I have joined the St Wilfrid's community choir", False),
-    # ... but where the user goes, works or helps out, it is the user's too
-    ("yoga class every Tuesday", "I go to my sister's yoga class every Tuesday", False),
-    ("garage", "i help out at my uncle's garage most saturdays", False),
     ("hip operation", "I'm worried about my mum's hip operation", True),
-    # ... but the relative's care the user goes to is the relative's ("dialysis" was stored as the user's)
-    ("dialysis sessions three times a week", "I go to my dad's dialysis sessions three times a week", True),
-    ("chemo appointments", "I drive to my mum's chemo appointments", True),
     # a named person as the clause's subject ("Tom's moved", "Eleanor has graduated"), not a capitalised word
     ("Leeds", "Tom's moved out to live with his boyfriend in Leeds", True),
     ("junior architect", "Eleanor has graduated and is now working in London as a junior architect", True),
@@ -428,6 +422,17 @@ def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: 
     ("Marcus", "Name's Marcus", "name", False),
     ("Jordan", "My name is Jordan he/him", "name", False),
     ("March 3", "Acme's launch date is March 3", "project_deadline", False),
+    # ... and where the user goes, works or helps out, a routine or a job there is the user's too
+    ("yoga class every Tuesday", "I go to my sister's yoga class every Tuesday", "habit", False),
+    ("garage", "i help out at my uncle's garage most saturdays", "job", False),
+    # ... but not the relative's care, nor their allergy, health or diet that the user cooks or shops for
+    # (each was stored as the user's)
+    ("dialysis sessions three times a week", "I go to my dad's dialysis sessions three times a week", "habit",
+     True),
+    ("chemo appointments", "I drive to my mum's chemo appointments", "habit", True),
+    ("nut allergy", "I cook for my son's nut allergy", "allergy", True),
+    ("coeliac", "we shop for my daughter's coeliac diet", "health", True),
+    ("celiac disease", "I buy gluten free food for my son's celiac disease", "health", True),
     # a clause about she or he is about someone else, unless the user speaks of themselves again
     ("passed away in 2023", "she passed away in 2023", "event", True),
     ("teacher", "and he's a teacher in Leeds", "job", True),

@@ -98,6 +98,9 @@ _THEIRS_RIGHT_BEFORE = re.compile(rf"\b{_PEOPLE}['’]s\s+(?:[\w-]+\s+)?$", re.I
 _THEIRS_THE_USER_GOES_TO = re.compile(
     rf"\b(?:i|i'm|im|we|we're)\b[^,.;!?]*\b(?:at|to|for|in)\s+(?:my|our)\s+{_PEOPLE}['’]s\s+(?:[\w-]+\s+)?$",
     re.IGNORECASE)
+# (in slots of what the user does: a relative's allergy, health or diet the user cooks or shops "for" stays theirs,
+# "I cook for my son's nut allergy")
+_WHERE_THE_USER_GOES = frozenset({"habit", "hobby", "job", "education", "learning"})
 # ... though not their care the user goes along to: "I go to my dad's dialysis sessions", "I drive to my mum's
 # chemo appointments" (a clinic or a hospital may be where the user works)
 _THEIR_CARE = re.compile(r"\b(?:chemo\w*|dialysis|radiotherapy|physio\w*|therapy|rehab|treatments?|appointments?|"
@@ -141,7 +144,8 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
         return True
     return slot not in _OWNED_BY_OTHERS_TOO and (_THEIRS_BEFORE.search(clause[:at]) is not None
                                                  or (_THEIRS_RIGHT_BEFORE.search(clause[:at]) is not None
-                                                     and (_THEIRS_THE_USER_GOES_TO.search(clause[:at]) is None
+                                                     and (slot not in _WHERE_THE_USER_GOES
+                                                          or _THEIRS_THE_USER_GOES_TO.search(clause[:at]) is None
                                                           or _THEIR_CARE.search(value) is not None)))
 
 
