@@ -229,8 +229,10 @@ def write_json_error(sock: socket.socket, status_int: int, reason: str, _message
     """gunicorn's own refusals (a malformed request line or header, a Content-Length like "1_3") in
     our error shape rather than its HTML page; its message, which may quote the input, is left out."""
     names = {400: "invalid_input", 403: "forbidden", 413: "payload_too_large", 414: "uri_too_long",
-             431: "headers_too_large"}
-    body = json.dumps({"error": {"code": names.get(status_int, "invalid_input"),
+             431: "headers_too_large", 501: "not_implemented"}
+    # a 5xx is gunicorn's fault or a cut-off request (a body that never arrived before the request
+    # timeout), not the client's input
+    body = json.dumps({"error": {"code": names.get(status_int, "invalid_input" if status_int < 500 else "internal"),
                                  "message": f"request refused: {reason}", "details": None}}).encode()
     head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode("latin1")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+from pathlib import Path
 
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import KEYS, Server, start_server, stop_server
 
 
 def is_error(body: object, code: str) -> bool:
@@ -172,3 +174,22 @@ def test_an_edit_or_a_memory_with_nothing_visible_is_refused(server: Server) -> 
     status, answer = server.call("PATCH", f"{user}/memories/{memory_id}", {"content": "my password is hunter22"})
     assert status == 400
     assert answer["error"]["details"] == [{"field": "content", "reason": "sensitive_data"}]
+
+
+def test_a_body_that_never_arrives_ends_in_an_internal_error_not_a_client_one(tmp_path: Path) -> None:
+    # a body shorter than its Content-Length holds the worker until the request timeout; gunicorn then
+    # answers 500, which our error page called "invalid_input" (its code for every refusal it makes)
+    server = start_server(tmp_path / "slow-body", {"MNEMO_REQUEST_TIMEOUT_SECONDS": "1"})
+    try:
+        host, port = server.base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.sendall(f"POST /v1/users/u/memories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEYS['tenant_a']}"
+                         "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"con".encode())
+            answer = sock.recv(4096)
+        head, _, body = answer.partition(b"\r\n\r\n")
+        if head:  # the connection may also close without an answer
+            assert head.startswith(b"HTTP/1.1 500"), head
+            assert json.loads(body)["error"]["code"] == "internal", body
+        assert server.call("GET", "/health")[0] == 200
+    finally:
+        stop_server(server)
