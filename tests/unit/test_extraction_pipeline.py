@@ -806,3 +806,15 @@ def test_an_ending_said_of_a_name_in_passing_is_found(text: str, tagged: list[st
 ])
 def test_a_value_does_not_end_on_a_word_that_leads_on(slot: str, value: str, clause: str, content: str) -> None:
     assert said(slot, value, clause).content == content
+
+
+@pytest.mark.parametrize(("value", "clause", "negated", "content"), [
+    # an allergy's value that names the condition is said as one ("allergic to lactose intolerance" was not)
+    ("lactose intolerance", "Also I have lactose intolerance", False, "User has lactose intolerance."),
+    ("nut allergy", "i have a severe nut allergy", False, "User has nut allergy."),
+    ("lactose intolerant", "im not lactose intolerant anymore", True, "User is not lactose intolerant."),
+    ("peanuts", "I'm allergic to peanuts", False, "User is allergic to peanuts."),
+])
+def test_an_allergy_that_names_the_condition_is_said_as_one(value: str, clause: str, negated: bool,
+                                                              content: str) -> None:
+    assert said("allergy", value, clause, negated).content == content

@@ -580,7 +580,18 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
         elif slot.name == "event":
             text += f" (said on {when.date().isoformat()})"
         return text + "."
+    if slot.name == "allergy" and _NAMES_THE_CONDITION.search(value):
+        # "lactose intolerance", "nut allergy", "lactose intolerant": "User is allergic to lactose intolerance."
+        # says it wrong
+        if value.lower().endswith("intolerant"):
+            return f"User is {'not ' if negated else ''}{value}."
+        return f"User {'does not have' if negated else 'has'} {value}."
     return (slot.negate if negated else slot.affirm).format(v=value)
+
+
+# an allergy's value that names the condition rather than what the user reacts to
+_NAMES_THE_CONDITION = re.compile(r"\b(?:intoleran(?:ce|t)|allerg(?:y|ies)|sensitivity|sensitivities)$",
+                                  re.IGNORECASE)
 
 
 # a plan or a routine says what is done: 238 of the 241 labelled plans and 156 of the 162 labelled routines
