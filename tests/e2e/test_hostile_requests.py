@@ -193,3 +193,22 @@ def test_a_body_that_never_arrives_ends_in_an_internal_error_not_a_client_one(tm
         assert server.call("GET", "/health")[0] == 200
     finally:
         stop_server(server)
+
+
+def test_a_forgotten_memory_leaves_no_word_of_it_in_its_slot(server: Server) -> None:
+    # the tombstone kept its slot, named after the text: "pet:biscuit", "allergy:cashew",
+    # "note:sister_wilhelmina_liv_quito" were listed (status=deleted) and exported after the forget
+    user = "/v1/users/u-forget-slot"
+    for content in ("My dog is named Biscuit", "I am allergic to cashews", "My sister Wilhelmina lives in Quito"):
+        status, _ = server.call("POST", f"{user}/memories", {"content": content})
+        assert status == 201
+    for query in ("Biscuit", "cashews", "Wilhelmina"):
+        status, answer = server.call("POST", f"{user}/forget", {"query": query})
+        assert status == 200
+        assert len(answer["forgotten"]) == 1, (query, answer)
+    _, tombstones = server.call("GET", f"{user}/memories?status=deleted")
+    assert len(tombstones["items"]) == 3
+    _, export = server.call("GET", f"{user}/export")
+    for word in ("biscuit", "cashew", "wilhelmina", "quito"):
+        assert word not in json.dumps(tombstones).lower(), word
+        assert word not in json.dumps(export).lower(), word

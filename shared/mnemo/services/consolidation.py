@@ -220,6 +220,7 @@ class Consolidator:
         history = [h.model_copy(update={"content": "", "reason": SOURCE_CHANGED})
                    for m in doomed.values() for h in self.p.memories.history(tenant_id, user_id, m.memory_id)]
         tombstones = [m.model_copy(update={
+            "subject": f"note:{m.memory_id[:8]}",  # a slot may be named after the text it no longer has
             "status": Status.DELETED, "superseded_by": SOURCE_CHANGED, "confidence": 0.0, "content": "",
             "updated_at": now, "metadata": {}, "tags": [], "part_embeddings": None,
             "provenance": m.provenance.model_copy(update={"evidence": None}),

@@ -74,8 +74,10 @@ class Forgetter:
                     memory_id=m.memory_id, version=m.version, content="", category=m.category, status=m.status,
                     confidence=m.confidence, updated_at=now, reason=FORGOTTEN)
                 # the record stays as a tombstone without its text (nor its vectors): its id (derived from the
-                # source message) keeps a replay of the old turn from teaching the fact again
+                # source message) keeps a replay of the old turn from teaching the fact again. Its slot goes
+                # too: most are named after the text ("pet:biscuit", "note:sister_wilhelmina_liv_quito")
                 retired[m.memory_id] = m.model_copy(update={
+                    "subject": f"note:{m.memory_id[:8]}",
                     "status": Status.DELETED, "superseded_by": USER_DELETED, "confidence": 0.0, "content": "",
                     "updated_at": now, "metadata": {}, "tags": [], "part_embeddings": None,
                     "embedding": [0.0] * len(vector),
