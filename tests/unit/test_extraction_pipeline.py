@@ -439,6 +439,8 @@ def test_other_peoples_facts_are_not_the_users(value: str, clause: str, theirs: 
     ("nurse", "she's a teacher and I'm a nurse", "job", False),
     ("nurse", "I'm a nurse", "job", False),
     ("Linda", "me and Linda are off to Rome", "name", True),
+    ("kiana", "me n kiana r drivin to nashville may 16", "name", True),  # texting
+    ("sam", "hiking w/ sam this weekend", "name", True),
 ])
 def test_other_peoples_relatives_and_names_are_not_the_users(value: str, clause: str, slot: str,
                                                              theirs: bool) -> None:

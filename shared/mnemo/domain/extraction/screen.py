@@ -69,7 +69,9 @@ _THIRD_PERSON_AFTER_NAME = re.compile(
 _OTHER_THAN_SELF_BEFORE_NAME = re.compile(
     r"(?:\b(?:left|leaving|joined|joining|quit|quitting|at|for|with|from|to|by|about|met|meet|meeting|visited|"
     # "my late wife, Margaret": a name right after a person word is that person's
-    rf"visiting|told|tell|asked|ask|and|&)|\b{_PEOPLE}\b,?)\s+$", re.IGNORECASE)
+    rf"visiting|told|tell|asked|ask|and|&)|\b{_PEOPLE}\b,?|"
+    # texting: "me n kiana r drivin to nashville", "me + jo", "w/ sam"
+    r"\bme\s+(?:n|an|\+)|(?<!\w)w/)\s+$", re.IGNORECASE)
 
 
 def _names_a_secret(value: str, clause: str) -> bool:
