@@ -205,6 +205,8 @@ class LearnedExtractor:
             return None
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
+        if slot.name == "age" and _A_MEASURE.search(value):
+            return None  # "i'm 5'11 and vegan": a height, not "User is 5'11 years old."
         if slot.name == "allergy" and not speaks_of_an_allergy(f.message.content):
             return None  # "User is allergic to Mercury" from "Mercury is in retrograde"
         if not says_what_is_done(slot.name, value, negated, f.clause):
@@ -587,6 +589,10 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
             return f"User is {'not ' if negated else ''}{value}."
         return f"User {'does not have' if negated else 'has'} {value}."
     return (slot.negate if negated else slot.affirm).format(v=value)
+
+
+# a height or a weight where an age was read: feet and inches ("5'11", "6 ft 2"), centimetres, kilos, stones
+_A_MEASURE = re.compile(r"\d\s*['’′\"”″]|\b(?:ft|feet|foot|cm|kg|kilos?|lbs?|pounds|st|stone)\b", re.IGNORECASE)
 
 
 # an allergy's value that names the condition rather than what the user reacts to

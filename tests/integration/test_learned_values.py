@@ -1,0 +1,30 @@
+"""Values the learned extractor must not make of what the tagger read (the shipped model, one message each)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from mnemo.bootstrap import learned_extractor
+from mnemo.domain.extraction.pipeline import LearnedExtractor
+from mnemo.domain.models import Message
+from mnemo.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def extractor() -> LearnedExtractor:
+    return learned_extractor(Settings())
+
+
+def stored(extractor: LearnedExtractor, text: str) -> dict[str, str]:
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    return {c.subject: c.content for c in extractor.extract([message]).accepted}
+
+
+def test_a_height_is_no_age(extractor: LearnedExtractor) -> None:
+    # the tagger reads "5'11" as an age: "User is 5'11 years old." was stored beside the diet
+    facts = stored(extractor, "i'm 5'11 and vegan")
+    assert "age" not in facts
+    assert facts.get("diet") == "User's diet: vegan."
+    assert stored(extractor, "im 41 btw").get("age") == "User is 41 years old."
