@@ -212,3 +212,22 @@ def test_a_forgotten_memory_leaves_no_word_of_it_in_its_slot(server: Server) -> 
     for word in ("biscuit", "cashew", "wilhelmina", "quito"):
         assert word not in json.dumps(tombstones).lower(), word
         assert word not in json.dumps(export).lower(), word
+
+
+def test_the_token_budget_holds_for_text_that_is_not_english(server: Server) -> None:
+    # the estimate was four characters a token whatever the script: a profile of Chinese preferences
+    # was counted at a quarter of what a tokenizer counts (about one token a character), so a block
+    # said to fit 300 tokens held 500 Chinese characters and more
+    user = "/v1/users/u-cjk-budget"
+    preferences = [f"我喜欢{topic}" + "，尤其是在周末和朋友们一起的时候，我们常常聊到很晚才回家休息" * 3
+                   for topic in ("徒步旅行", "拍摄日出", "做意大利菜", "读历史小说", "弹古典吉他")]
+    status, answer = server.call("PATCH", f"{user}/profile", {"preferences": preferences})
+    assert status == 200, answer
+    status, answer = server.call("POST", f"{user}/retrieve", {"query": "我喜欢做什么？", "token_budget": 300})
+    assert status == 200
+    wide = sum(1 for ch in answer["context"] if "\u4e00" <= ch <= "\u9fff" or "\u3000" <= ch <= "\uff60")
+    latin = sum(1 for ch in answer["context"] if ch.isascii())
+    assert wide > 50  # a preference is in the block: the check below could fail
+    assert answer["tokens"] <= 300
+    # four ASCII characters a token, as before, and at least one token a CJK character
+    assert answer["tokens"] >= latin // 4 + wide, (answer["tokens"], latin, wide)
