@@ -148,7 +148,7 @@ def test_a_hidden_secret_in_a_turn_is_redacted_in_the_buffer(api: ApiClient, tex
 @pytest.mark.parametrize(("path", "body", "field"), [
     ("PATCH /profile", {"location": "My pass\u200bword is hunter2"}, "location"),
     ("PATCH /profile", {"custom": {"note": f"card {CARD[:8]}\u200b{CARD[8:]}"}}, "custom"),
-    ("PUT /sessions/s1", {"rolling_summary": f"paid with {CARD[:8]}\u200b{CARD[8:]}"}, "body"),
+    ("PUT /sessions/s1", {"rolling_summary": f"paid with {CARD[:8]}\u200b{CARD[8:]}"}, "rolling_summary"),
 ])
 def test_hidden_secrets_in_other_fields_are_refused(api: ApiClient, path: str, body: dict[str, Any],
                                                     field: str) -> None:
