@@ -33,7 +33,7 @@ import math
 import re
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -321,14 +321,13 @@ RUN: dict[str, Callable[[Bench, list[Asked]], None]] = {
     "second": lambda bench, asked: vectors(bench, asked, searched_again=False)}
 
 
-def run_ideas(description: str | None, ideas: Sequence[str], default: Sequence[str], prefix: str,
-              bench_of: Callable[[Any, dict[str, str], ManualClock], Any],
-              run: Callable[[str, Any, list[Any]], None]) -> int:
+def run_ideas(description: str | None, runs: Mapping[str, Callable[[Any, list[Any]], None]], default: Sequence[str],
+              prefix: str, bench_of: Callable[[Any, dict[str, str], ManualClock], Any]) -> int:
     """The command line every ideas script shares: the tuning half imported once, its questions asked through
-    ``bench_of``'s bench, then each idea ``--only`` names (default ``default``) run over them."""
+    ``bench_of``'s bench, then each idea of ``runs`` that ``--only`` names (default ``default``) run over them."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--only", nargs="+", choices=tuple(ideas), default=list(default))
+    parser.add_argument("--only", nargs="+", choices=tuple(runs), default=list(default))
     args = parser.parse_args()
     with tuning_half(args.data, prefix) as (data, clock, service):
         id_to_dia, _, _ = import_turns(service, data)
@@ -336,13 +335,12 @@ def run_ideas(description: str | None, ideas: Sequence[str], default: Sequence[s
         asked = list(bench.questions(data))
         print(f"\nLoCoMo tuning half, {len(asked)} questions, R@10 by category")
         for idea in args.only:
-            run(idea, bench, asked)
+            runs[idea](bench, asked)
     return 0
 
 
 def main() -> int:
-    return run_ideas(__doc__, (*IDEAS, "second"), IDEAS, "mnemo-locomo-ideas-", Bench,
-                     lambda idea, bench, asked: RUN[idea](bench, asked))
+    return run_ideas(__doc__, RUN, IDEAS, "mnemo-locomo-ideas-", Bench)
 
 
 if __name__ == "__main__":

@@ -205,8 +205,7 @@ RUN: dict[str, Callable[[Bench, list[Asked]], None]] = {
 
 
 def main() -> int:
-    return run_ideas(__doc__, tuple(RUN), tuple(RUN), "mnemo-locomo-multihop-", Bench,
-                     lambda idea, bench, asked: RUN[idea](bench, asked))
+    return run_ideas(__doc__, RUN, tuple(RUN), "mnemo-locomo-multihop-", Bench)
 
 
 if __name__ == "__main__":

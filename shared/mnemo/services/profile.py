@@ -49,9 +49,13 @@ class ProfileView:
             raise InvalidField(f"custom: {reason}", details={"field": "custom", "reason": reason})
         return kept
 
+    def put_custom(self, tenant_id: str, user_id: str, custom: dict[str, str]) -> None:
+        """Store the app's own fields as ``merged_custom`` gave them."""
+        self.p.profiles.put_custom(tenant_id, user_id, custom)
+
     def set_custom(self, tenant_id: str, user_id: str, changes: dict[str, str | None]) -> None:
         """The app's own fields: merged, an empty value removes the field."""
-        self.p.profiles.put_custom(tenant_id, user_id, self.merged_custom(tenant_id, user_id, changes))
+        self.put_custom(tenant_id, user_id, self.merged_custom(tenant_id, user_id, changes))
 
     def _build(self, tenant_id: str, user_id: str, generation: int, custom: dict[str, str]) -> Profile:
         # the generation is read before the memories: a change that lands meanwhile moves it on,

@@ -174,16 +174,15 @@ class UserControl:
         if refused:
             where, why = refused[0]
             raise InvalidInput(f"profile field was not stored: {why}", details={"field": where, "reason": why})
-        if changes.get("custom") is not None:
-            self.writer.profiles.merged_custom(tenant_id, user_id, changes["custom"])
-        results = self.writer.write(tenant_id, user_id, facts, actor="api") if facts else []
-        rejected = [(where, r.reason) for where, r in zip(fields, results, strict=True) if r.outcome == "rejected"]
-        if rejected:
-            where, why = rejected[0]
-            raise InvalidInput(f"profile field was not stored: {why}", details={"field": where, "reason": why})
+        # (the writer refuses nothing else of these facts) and the custom map is merged once, under the lock
+        # that writes it (re-entered by the writer), so a PATCH racing this one cannot push it past its cap
+        # once the facts are written
         with self.p.locks.hold(tenant_id, user_id):
-            if "custom" in changes and changes["custom"] is not None:
-                self.writer.profiles.set_custom(tenant_id, user_id, changes["custom"])
+            custom = (self.writer.profiles.merged_custom(tenant_id, user_id, changes["custom"])
+                      if changes.get("custom") is not None else None)
+            results = self.writer.write(tenant_id, user_id, facts, actor="api") if facts else []
+            if custom is not None:
+                self.writer.profiles.put_custom(tenant_id, user_id, custom)
             profile = self.writer.profiles.current(tenant_id, user_id)
         self._audit(tenant_id, user_id, "profile.edit", [r.memory.memory_id for r in results if r.memory])
         return profile

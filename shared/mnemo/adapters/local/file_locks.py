@@ -104,13 +104,10 @@ class ExclusiveFile:
         if self._fd is not None:
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        held = hold_first_free([self.path])
+        if held is None:
             return False
-        self._fd = fd
+        self._fd = held[1]
         return True
 
     def write_owner(self, text: str) -> None:

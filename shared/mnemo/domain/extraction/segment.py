@@ -15,7 +15,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[;])\s+")
 # ("go 1.22", "node.js", "5.5 km", "needs .ai files": "matrix for go 1.22/1.23?" is one question), but one
 # before the user speaking again is, space or not ("not vegan anymore.im vegetarian now")
 _CLAUSE_BREAK = re.compile(
-    r"[.!?]+(?!\w)|[.!?]+(?=(?:i|im|i['’]m|ive|i['’]ve|id|i['’]d|my|we|now|but)\s)|[;\n]+|\s[-–—]\s|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
+    r"[.!?]+(?!\w)|[.!?]+(?=(?:i|im|i['’]m|ive|i['’]ve|id|i['’]d|my|we|now|but)\s)|[;\n]+|\s[-–—]\s"
+    r"|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
     r"what|how|can|could|would|should|any|do|does|is|are|i|im|i'm|i've|ive|my|we|our)\b)"
     r"|\s(?=(?:but|so|because|bc|cuz|although|though|whereas|anyway|anyways|btw)\s)"
     r"|\s(?:lol|lmao|haha|tbh|ngl)\b", re.IGNORECASE)
