@@ -11,6 +11,10 @@ client). It also prints the CPU time a retrieve costs, the mean over the run: th
 whole process (with the background writers of traces and audit events); neighbours on the machine move these far
 less than the latencies. It also counts the user-key reads of the vault per retrieve (an erase by another worker must be
 seen, so they are not cached).
+
+With --against-chain each request is also answered through Powertools' whole middleware chain (the direct path
+of `MnemoResolver.serve_directly` turned off for it), alternating which goes first, so the two are compared in
+one process under the same load; the WSGI call of each is printed.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import random
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "shared")]
@@ -35,6 +40,8 @@ from tests.bench.serve_load import CHAT, FILL, USERS, fact  # noqa: E402
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--against-chain", action="store_true",
+                        help="also answer each request through the resolver's middleware chain, alternating")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update({"MNEMO_DATA_DIR": str(Path(tmp) / "data"), "MNEMO_API_KEYS": "tenant_a=bench-key",
@@ -78,6 +85,8 @@ def main() -> int:
 
         vault.existing_key = counted
         whole, app = [], []
+        if args.against_chain:
+            return against_chain(worker, body, headers, args.requests)
         cpu_started, thread_started = time.process_time(), time.thread_time()
         for n in range(args.requests):
             started = time.perf_counter()
@@ -96,6 +105,27 @@ def main() -> int:
     print(f"CPU a retrieve (mean): request thread {thread_cpu / args.requests * 1000:.3f} ms, "
           f"process {process_cpu / args.requests * 1000:.3f} ms")
     print(f"vault key reads a retrieve: {reads / args.requests:.2f}")
+    return 0
+
+
+def against_chain(worker: Any, body: bytes, headers: dict[str, str], requests: int) -> int:
+    from mnemo.server import call_wsgi
+
+    resolver = worker.app.app
+    direct = resolver._direct
+    took: dict[str, list[float]] = {"direct": [], "chain": []}
+    for n in range(requests):
+        for way in ("direct", "chain") if n % 2 else ("chain", "direct"):
+            resolver._direct = direct if way == "direct" else None
+            started = time.perf_counter()
+            status, _, _ = call_wsgi(worker.app, "POST", f"/v1/users/load-{n % USERS:03d}/retrieve", body, headers)
+            took[way].append((time.perf_counter() - started) * 1000)
+            assert status == 200, status
+    resolver._direct = direct
+    worker.close()
+    for way, samples in took.items():
+        p = percentiles(samples)
+        print(f"WSGI call, {way:6s}                   p50 {p['p50']:7.3f} ms  p95 {p['p95']:7.3f} ms  (n={p['n']})")
     return 0
 
 
