@@ -108,6 +108,11 @@ bench: $(STAMP)
 train-extractor: $(STAMP)
 	$(BIN)/python -m mnemo.training.extractor
 
+# the judge of whether a message ends a stored fact (writes shared/mnemo/models/ending.npz; seconds; off by
+# default, MNEMO_ENDING_ENABLED; tests/eval/ending.py scores it on its blind check set)
+train-ending: $(STAMP)
+	$(BIN)/python -m mnemo.training.ending --folds 5
+
 # which kinds of fact a request needs (writes shared/mnemo/models/query_slots.npz; seconds)
 train-query-slots: $(STAMP)
 	$(BIN)/python -m mnemo.training.query_slots

@@ -14,6 +14,7 @@ from typing import Any
 
 from mnemo.clock import Clock, SystemClock
 from mnemo.domain.extraction import RuleBasedExtractor
+from mnemo.domain.extraction.ending import EndingJudge, EndingModel
 from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder
 from mnemo.domain.policy import PolicyTable
@@ -36,9 +37,11 @@ from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
 
 TAGGER_PATH = Path(__file__).resolve().parent / "models" / "extractor_tagger.npz"
+ENDING_PATH = Path(__file__).resolve().parent / "models" / "ending.npz"
 SLOT_AFFINITY_PATH = Path(__file__).resolve().parent / "models" / "query_slots.npz"
 _AFFINITIES: dict[Path, SlotAffinity] = {}
 _TAGGERS: dict[Path | None, SlotTagger] = {}
+_ENDING_MODELS: dict[Path, EndingModel] = {}
 _TOKEN_ENCODERS: dict[tuple[int, int, str, str], TokenEncoder] = {}
 _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
 
@@ -174,7 +177,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         vault=cipher, locks=FileUserLocks(root / "users.lock"), extractor=_extractor(settings),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
         sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),
-        key_extractor=_key_extractor(settings),
+        key_extractor=_key_extractor(settings), endings=_endings(settings),
     )
     if settings.summariser == "bedrock":
         raise ConfigurationError("the Bedrock summariser runs in the AWS home; locally choose "
@@ -236,7 +239,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         extractor=_extractor(settings, bedrock), policy=PolicyTable(settings.retention_days),
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
         weights=DynamoWeightsStore(table), judge=_judge(settings, bedrock),
-        key_extractor=_key_extractor(settings),
+        key_extractor=_key_extractor(settings), endings=_endings(settings),
     )
     return _services(ports, _summariser(settings, bedrock))
 
@@ -295,6 +298,18 @@ def _extractor(settings: Settings, bedrock: Any = None) -> Any:
     from mnemo.adapters.aws.bedrock_extractor import BedrockExtractor
 
     return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id, fallback=learned)
+
+
+def _endings(settings: Settings) -> EndingJudge | None:
+    """The learned judge of endings runs in process on the extraction encoder in both homes, whichever extractor
+    reads the turns (one encoder run per message; the facts' runs are cached per process)."""
+    if not settings.ending_enabled:
+        return None
+    path = settings.ending_model_path or ENDING_PATH
+    model = _ENDING_MODELS.get(path)
+    if model is None:
+        model = _ENDING_MODELS[path] = EndingModel.load(path)
+    return EndingJudge(shared_token_encoder(settings), model)
 
 
 def _key_extractor(settings: Settings) -> LearnedExtractor | None:

@@ -69,6 +69,16 @@ class Summariser(Protocol):
         ...
 
 
+class FactEndings(Protocol):
+    """How likely a message is to say that each of a user's stored facts no longer holds (a learned judge)."""
+
+    version: str
+
+    def probabilities(self, message: str, statements: Sequence[str]) -> list[float]:
+        """One probability per statement, in order."""
+        ...
+
+
 class ConflictJudge(Protocol):
     """Second opinion on a pair of facts the rules found ambiguous (similar, in different slots).
 

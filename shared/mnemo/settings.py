@@ -120,6 +120,14 @@ class Settings(BaseModel):
     # since: "i moved to liverpool!! ... flat near sefton park" keeps liverpool; pending extraction's single
     # values right 0.957 -> 0.970, dev3 94 -> 96/150, dev4 58 -> 59/79, dev and dev2 unchanged; 0 loses dev 3)
     extractor_later_value_doubt: float = Field(default=0.1, ge=0.0, le=1.0)
+    # the learned judge of whether a message ends a stored fact (domain/extraction/ending.py): each user message
+    # an extraction job reads is judged against up to ending_max_facts of the user's live facts (the most recently
+    # confirmed), and a fact it ends with probability >= ending_at_least is retired, as a retraction the user said
+    # would retire it. ending_model_path: another model file (default: the one shipped in mnemo/models)
+    ending_enabled: bool = False
+    ending_at_least: float = Field(default=0.9, ge=0.0, le=1.0)
+    ending_max_facts: int = Field(default=200, ge=1, le=2000)
+    ending_model_path: Path | None = None
     # a model id, a cross-region inference profile id ("us.anthropic...", what most regions serve newer
     # models through) or the ARN of either; IAM is granted on the profile and its models (infra/bedrock.py)
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"

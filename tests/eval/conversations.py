@@ -77,12 +77,14 @@ def timeline(data: dict[str, Any]) -> list[tuple[datetime, dict[str, Any], int, 
 
 
 def run(data: dict[str, Any], extractor: str, model: Path | None = None,
-        min_confidence: float | None = None) -> dict[str, Any]:
+        min_confidence: float | None = None, ending_at_least: float | None = None) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         sessions = timeline(data)
         clock = ManualClock(sessions[0][0])
-        knobs = {} if min_confidence is None else {"extractor_min_confidence": min_confidence}
+        knobs: dict[str, Any] = {} if min_confidence is None else {"extractor_min_confidence": min_confidence}
+        if ending_at_least is not None:
+            knobs.update(ending_enabled=True, ending_at_least=ending_at_least)
         service = build_local(Settings(data_dir=Path(tmp), extractor=extractor, extractor_model_path=model,
                                        **knobs), clock=clock)
         try:
@@ -134,8 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, default=None, help="a tagger's weights (default: the shipped one)")
     parser.add_argument("--min-confidence", type=float, default=None,
                         help="MNEMO_EXTRACTOR_MIN_CONFIDENCE (default: the setting's)")
+    parser.add_argument("--ending-at-least", type=float, default=None,
+                        help="switch the learned judge of endings on at this threshold (default: the settings')")
     args = parser.parse_args(argv)
-    report = run(json.loads(args.data.read_text()), args.extractor, args.model, args.min_confidence)
+    report = run(json.loads(args.data.read_text()), args.extractor, args.model, args.min_confidence,
+                 args.ending_at_least)
     share = report["later_right"] / max(report["later_probes"], 1)
     print(f"conversation benchmark ({args.data.name}, {args.extractor} extractor): "
           f"{report['right']}/{report['probes']} probes right; later sessions {report['later_right']}/"

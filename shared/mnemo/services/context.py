@@ -13,6 +13,7 @@ from mnemo.ports import (
     Embedder,
     ExtractionQueue,
     Extractor,
+    FactEndings,
     FeedbackStore,
     KeyVault,
     MemoryStore,
@@ -49,6 +50,8 @@ class Ports:
     judge: ConflictJudge | None = None  # a second opinion on ambiguous pairs (Bedrock in AWS)
     # finds the facts in a memory it indexes as extra keys (the learned extractor; None: sentences only)
     key_extractor: Extractor | None = None
+    # judges whether a message ends a stored fact (the learned judge; None: only the rules retire facts)
+    endings: FactEndings | None = None
 
     @property
     def session_ttl(self) -> timedelta:

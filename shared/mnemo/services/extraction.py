@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from mnemo.domain.extraction import Candidate, Extraction
-from mnemo.domain.models import BufferedTurn, Message, Provenance, Scope
+from mnemo.domain.extraction.ending import read_statement
+from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS
+from mnemo.domain.models import BufferedTurn, Memory, Message, Provenance, Scope, SourceKind, Status
 from mnemo.domain.screening import defuse
-from mnemo.ports import Claim, ExtractionJob
+from mnemo.ports import Claim, ExtractionJob, FactEndings
 from mnemo.services.context import Ports
 from mnemo.services.counters import Counters
 from mnemo.services.forgetting import Forgetter
@@ -18,6 +20,8 @@ from mnemo.services.signals import ImplicitSignals
 from mnemo.services.writing import Embedded, MemoryWriter, NewFact, WriteResult, stable_id
 
 log = logging.getLogger("mnemo.extraction")
+# facts no later message ends: what happened stays what happened (a correction of an event is the extractor's)
+NEVER_ENDED = frozenset({"event"})
 
 # what the local server exposes and the extract Lambda sends as metrics (functions/extract/handler.py)
 EXTRACTION_COUNTERS = (
@@ -157,6 +161,8 @@ class ExtractionService:
                 rejected["low_confidence"] = rejected.get("low_confidence", 0) + 1
                 continue
             facts.append(self._fact(job, c, project_id))
+        if self.p.endings is not None:
+            facts = self._with_endings(self.p.endings, job, turns, facts)
         # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
         # first, so the new value meets no stale one to lose to
         facts.sort(key=lambda f: f.polarity)
@@ -185,6 +191,60 @@ class ExtractionService:
             report.decayed = self.signals.corrected(
                 job.tenant_id, job.user_id, job.conversation_id,
                 [c.content for c in corrections], [c.subject for c in corrections])
+
+    def _with_endings(self, endings: FactEndings, job: ExtractionJob, turns: list[BufferedTurn],
+                      facts: list[NewFact]) -> list[NewFact]:
+        """``facts`` and a retraction of each stored fact that one of the user's messages ends, by the learned
+        judge: "the cardiologist moved me from warfarin to apixaban" ends "User's health: warfarin." though no
+        rule reads it so. The message's own reading of a value it ends is dropped (the tagger may read the old
+        value as said again); its other facts stay ("apixaban")."""
+        settings = self.p.settings
+        read = {t.message.message_id for t in turns}
+        live = sorted((m for m in self.p.memories.all_for_user(job.tenant_id, job.user_id)
+                       if m.status in (Status.ACTIVE, Status.PROBATIONARY) and m.polarity
+                       and RETRACTION_TAG not in m.tags and m.subject.partition(":")[0] not in NEVER_ENDED
+                       and not read & set(m.provenance.message_ids)),
+                      key=lambda m: m.last_confirmed_at, reverse=True)[:settings.ending_max_facts]
+        if not live:
+            return facts
+        out = list(facts)
+        for turn in turns:
+            message = defuse_message(turn.message)
+            if message.role != "user":
+                continue
+            said_before = [m for m in live if m.created_at <= message.created_at]
+            chances = endings.probabilities(message.content, [m.content for m in said_before])
+            for old, chance in zip(said_before, chances, strict=True):
+                if chance < settings.ending_at_least:
+                    continue
+                # the same value: a keyed subject ("health:warfarin") names it; a single-valued slot's subject
+                # ("job") is the new value's too, which stays
+                mine = [f for f in out if f.subject == old.subject and f.provenance is not None
+                        and message.message_id in f.provenance.message_ids
+                        and (":" in f.subject or not f.polarity or f.content == old.content)]
+                if any(not f.polarity for f in mine):
+                    continue  # the extractor read the ending itself
+                out = [f for f in out if f not in mine]
+                out.append(self._ending(job, message, old, chance, endings.version))
+        return out
+
+    @staticmethod
+    def _ending(job: ExtractionJob, message: Message, old: Memory, chance: float, version: str) -> NewFact:
+        slot = SLOTS.get(old.subject.partition(":")[0])
+        start, end, _form = read_statement(old.content)
+        value = old.content[start:end]
+        content = slot.negate.format(v=value) if slot is not None else f"No longer: {old.content}"
+        return NewFact(
+            content=content, category=old.category, subject=old.subject, confidence=chance,
+            source=SourceKind.EXTRACTED, occurred_at=message.created_at, polarity=False, importance=old.importance,
+            scope=old.scope, project_id=old.project_id, session_id=old.session_id, ends=old.memory_id,
+            provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
+                                  message_ids=[message.message_id], extractor="ending-judge",
+                                  extractor_version=version,
+                                  evidence=message.content[:500]),
+            memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, message.message_id, old.subject,
+                                "no longer"),
+        )
 
     def _fact(self, job: ExtractionJob, c: Candidate, project_id: str | None) -> NewFact:
         scope = Scope.PROJECT if project_id and c.category.value == "project_fact" else Scope.USER

@@ -90,6 +90,9 @@ class NewFact:
     provenance: Provenance | None = None
     memory_id: str | None = None  # deterministic for extracted facts: redelivery cannot duplicate
     only_to_retire: bool = False  # a retraction written only where it retires a stored fact (see Candidate)
+    # a retraction the learned judge of endings made: it retires this stored fact (its id) and nothing else,
+    # and only while that fact is live, older, and not of a more authoritative source than the message
+    ends: str | None = None
 
 
 @dataclass
@@ -233,6 +236,8 @@ class MemoryWriter:
                 continue
             if old.status in LIVE_OR_PENDING:
                 return WriteResult(self._confirm(old, new), "merged")
+        if fact.ends is not None:
+            return self._end(tenant_id, user_id, fact.ends, new)
         nearby = {m.memory_id: Existing(m, float(np.dot(vector, np.asarray(m.embedding, dtype=np.float32))))
                   for m in self.p.memories.by_subject(tenant_id, user_id, [fact.subject])
                   if m.embedding is not None}
@@ -278,6 +283,20 @@ class MemoryWriter:
             new.tags = [*new.tags, RETRACTION_TAG]
         self.p.memories.save([new])
         return WriteResult(new, "created")
+
+    def _end(self, tenant_id: str, user_id: str, ended_id: str, retraction: Memory) -> WriteResult:
+        """The judge's retraction supersedes the one fact it names, as the user's "no longer" would: the fact
+        is kept in history and the retraction is listed but never injected. Nothing is written when the fact
+        has gone meanwhile or is newer than the message, nor when it outranks the message as R6 ranks sources
+        (between the user's own statements, whoever wrote them down, the later wins)."""
+        old = self.p.memories.get(tenant_id, user_id, ended_id)
+        if (old is None or old.status not in (Status.ACTIVE, Status.PROBATIONARY) or not old.polarity
+                or not same_partition(retraction, old) or old.subject != retraction.subject
+                or old.created_at > retraction.created_at or not outranks(retraction, old)):
+            return WriteResult(None, "rejected", reason="retires_nothing")
+        # an ended answer instruction too is only a record ("No longer: use tables." is no instruction)
+        retraction.tags = [*retraction.tags, RETRACTION_TAG]
+        return self._supersede(old, retraction)
 
     def _retire_project_facts(self, project: Memory) -> None:
         """A new current project retires what was said about the old one (its stack, deadline, details)."""
@@ -347,7 +366,8 @@ class MemoryWriter:
         now = self.p.clock.now()
         new.version = old.version + 1
         new.supersedes = old.memory_id
-        if (old.polarity and retracts(new.subject, new.polarity)) or lifts_instruction(new, old):
+        if RETRACTION_TAG not in new.tags and (
+                (old.polarity and retracts(new.subject, new.polarity)) or lifts_instruction(new, old)):
             # "not doing keto anymore", "you don't need to add the translation anymore": the statement
             # retires the old value; it is kept and listed, but a block never needs to name a value only
             # to say it no longer holds

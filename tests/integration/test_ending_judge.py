@@ -1,0 +1,188 @@
+"""The learned judge of endings (domain/extraction/ending.py): its labelled pairs, its shipped weights, and what the
+extraction job does with its verdicts (the local home). The service's tests give the job a judge whose verdicts
+are known (a FactEndings port that reads a fixed phrase), so that what is tested is the write path, not the model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemo.bootstrap import ENDING_PATH, Mnemo, build_local, run_due_jobs
+from mnemo.clock import ManualClock
+from mnemo.domain.extraction.ending import EndingModel, read_statement
+from mnemo.domain.extraction.slots import RETRACTION_TAG
+from mnemo.domain.models import Category, SourceKind, Status
+from mnemo.services.ingest import IncomingMessage
+from mnemo.services.writing import NewFact
+from mnemo.settings import Settings
+from mnemo.training import ending as training
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK = ROOT / "tests" / "eval" / "data" / "frozen" / "ending_check.txt"
+TENANT, USER = "t-ending", "u-ending"
+START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+def test_every_pair_parses_and_names_a_fact_form_and_no_check_pair_is_trained_on() -> None:
+    train = training.load(training.training_files())
+    check = training.load([CHECK])
+    assert len(train) >= 1200
+    assert len(check) >= 300
+    for pair in [*train, *check]:
+        start, end, slot = read_statement(pair.fact)
+        assert slot, pair.fact
+        assert end > start, pair.fact
+    assert not {(p.fact, p.message) for p in check} & {(p.fact, p.message) for p in train}
+    assert not {p.message for p in check} & {p.message for p in train}
+
+
+def test_the_value_is_read_from_every_form() -> None:
+    cases = {"User's health: warfarin.": ("warfarin", "health"),
+             "User's project uses Go and chi.": ("Go and chi", "project_stack"),
+             "User plans: trip to Rome (for 2026-07-10).": ("trip to Rome (for 2026-07-10)", "plan"),
+             "User is originally from Lima.": ("Lima", "hometown"),
+             "User is 34 years old.": ("34", "age")}
+    for statement, (value, slot) in cases.items():
+        start, end, form = read_statement(statement)
+        assert (statement[start:end], form) == (value, slot)
+
+
+def test_the_shipped_model_is_what_the_committed_pairs_train(tmp_path: Path) -> None:
+    out = tmp_path / "ending.npz"
+    assert training.main(["--out", str(out)]) == 0
+    trained, shipped = EndingModel.load(out), EndingModel.load(ENDING_PATH)
+    assert trained.version == shipped.version
+    np.testing.assert_allclose(trained.net.w2, shipped.net.w2, atol=1e-3)
+    np.testing.assert_allclose(trained.net.b2, shipped.net.b2, atol=1e-3)
+
+
+def test_the_judge_is_off_by_default_and_scores_pairs_when_on(tmp_path: Path) -> None:
+    off = build_local(Settings(data_dir=tmp_path / "off"))
+    try:
+        assert off.ports.endings is None
+    finally:
+        off.close()
+    on = build_local(Settings(data_dir=tmp_path / "on", ending_enabled=True))
+    try:
+        assert on.ports.endings is not None
+        chances = on.ports.endings.probabilities("hello there", ["User's health: warfarin.", "User lives in Leeds."])
+        assert len(chances) == 2
+        assert all(0.0 <= c <= 1.0 for c in chances)
+        assert on.ports.endings.probabilities("", ["User lives in Leeds."]) == [0.0]
+    finally:
+        on.close()
+
+
+class PhraseJudge:
+    """Says a message ends a fact when the message holds "goodbye to <the fact's value>" (its verdicts are known;
+    the learned extractor reads "we said goodbye to bouldering" as the hobby said again, not as its end)."""
+
+    version = "phrase-judge"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def probabilities(self, message: str, statements: Sequence[str]) -> list[float]:
+        self.calls.append((message, list(statements)))
+        out = []
+        for statement in statements:
+            start, end, _slot = read_statement(statement)
+            out.append(0.99 if f"goodbye to {statement[start:end].lower()}" in message.lower() else 0.01)
+        return out
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Mnemo]:
+    built = build_local(Settings(data_dir=tmp_path, extractor="learned"), clock=ManualClock(START))
+    built.ports.endings = PhraseJudge()
+    yield built
+    built.close()
+
+
+def _said(service: Mnemo, conversation: str, text: str) -> None:
+    clock = service.ports.clock
+    assert isinstance(clock, ManualClock)
+    clock.set(clock.now() + timedelta(days=1))
+    service.ingestor.add_turns(TENANT, USER, conversation,
+                               [IncomingMessage(role="user", content=text, created_at=clock.now())])
+    service.ingestor.close(TENANT, USER, conversation)
+    run_due_jobs(service)
+
+
+def _store(service: Mnemo, content: str, subject: str, category: Category,
+           source: SourceKind = SourceKind.EXTRACTED) -> None:
+    service.writer.write(TENANT, USER, [NewFact(content=content, category=category, subject=subject,
+                                                confidence=0.95, source=source, occurred_at=START)])
+
+
+def _by_subject(service: Mnemo, subject: str) -> list[tuple[str, bool, Status, list[str]]]:
+    return sorted((m.content, m.polarity, m.status, m.tags)
+                  for m in service.ports.memories.all_for_user(TENANT, USER) if m.subject == subject)
+
+
+def test_a_fact_the_judge_finds_ended_is_retired_and_only_that_one(service: Mnemo) -> None:
+    # the message's own reading of the value ("User's hobby: bouldering." again) is dropped, not written back
+    _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
+    _store(service, "User's hobby: chess.", "hobby:chess", Category.PREFERENCE)
+    _said(service, "c1", "we said goodbye to bouldering, my shoulders hate me")
+    assert _by_subject(service, "hobby:boulder") == [
+        ("User no longer does bouldering.", False, Status.ACTIVE, [RETRACTION_TAG]),
+        ("User's hobby: bouldering.", True, Status.SUPERSEDED, [])]
+    assert _by_subject(service, "hobby:chess") == [("User's hobby: chess.", True, Status.ACTIVE, [])]
+    block = service.retriever.retrieve(TENANT, USER, "what hobbies do I have?", top_k=8, token_budget=500).context
+    assert "bouldering" not in block.lower()
+
+
+def test_a_redelivered_job_ends_nothing_twice(service: Mnemo) -> None:
+    _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
+    _said(service, "c1", "goodbye to bouldering for good")
+    before = _by_subject(service, "hobby:boulder")
+    assert service.ports.buffer.pending(TENANT, USER, "c1", 10**9) == []  # acknowledged: read once
+    _said(service, "c2", "goodbye to bouldering for good, I said")
+    assert [s for s in _by_subject(service, "hobby:boulder") if s[1]] == [s for s in before if s[1]]
+
+
+def test_the_judge_ends_what_the_user_said_earlier_but_not_what_was_only_inferred_later(service: Mnemo) -> None:
+    # R6: between the user's statements the later wins, whoever wrote the earlier one (an app's remember too)
+    _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE, SourceKind.USER_EXPLICIT)
+    _said(service, "c1", "goodbye to bouldering")
+    assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.SUPERSEDED]
+
+
+def test_a_fact_said_after_the_message_is_not_judged_against_it(service: Mnemo) -> None:
+    clock = service.ports.clock
+    assert isinstance(clock, ManualClock)
+    service.ingestor.add_turns(TENANT, USER, "c1", [IncomingMessage(role="user", content="goodbye to bouldering",
+                                                                   created_at=clock.now())])
+    late = START + timedelta(days=3)
+    service.writer.write(TENANT, USER, [NewFact(content="User's hobby: bouldering.", category=Category.PREFERENCE,
+                                                subject="hobby:boulder", confidence=0.95,
+                                                source=SourceKind.EXTRACTED, occurred_at=late)])
+    clock.set(late + timedelta(days=1))
+    service.ingestor.close(TENANT, USER, "c1")
+    run_due_jobs(service)
+    assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.ACTIVE]
+
+
+def test_the_judge_reads_only_user_messages_and_live_positive_facts(service: Mnemo) -> None:
+    judge = service.ports.endings
+    assert isinstance(judge, PhraseJudge)
+    _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
+    service.writer.write(TENANT, USER, [NewFact(content="User no longer does chess.", category=Category.PREFERENCE,
+                                                subject="hobby:chess", confidence=0.95, polarity=False,
+                                                source=SourceKind.EXTRACTED, occurred_at=START)])
+    clock = service.ports.clock
+    assert isinstance(clock, ManualClock)
+    clock.set(clock.now() + timedelta(days=1))
+    service.ingestor.add_turns(TENANT, USER, "c1", [
+        IncomingMessage(role="user", content="what should I cook tonight", created_at=clock.now()),
+        IncomingMessage(role="assistant", content="Say goodbye to bouldering!", created_at=clock.now())])
+    service.ingestor.close(TENANT, USER, "c1")
+    run_due_jobs(service)
+    assert [message for message, _facts in judge.calls] == ["what should I cook tonight"]
+    assert all("chess" not in s for _m, facts in judge.calls for s in facts)
+    assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.ACTIVE]
