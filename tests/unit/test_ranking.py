@@ -225,3 +225,23 @@ def test_a_hits_creation_moment_from_the_store_ranks_as_its_memorys_own_and_scor
     assert {s.memory.memory_id: s.context for s in rank(apart, NOW, params)}["reply"] == 0.0
     made = Scored.of(first, 0.9, 1.0, 0.8, 0.5, 0.7, 0.1, 0.0)
     assert made == Scored(first, 0.9, 1.0, 0.8, 0.5, 0.7, 0.1, 0.0)
+
+
+def test_hit_of_is_a_hit_and_rank_takes_each_hits_semantic_as_one_at_a_time() -> None:
+    """Hit.of (the index's hits, made without the frozen dataclass's __init__) is the Hit the constructor makes,
+    and the array form of the sentence mix in ``rank`` gives each hit exactly what ``semantic`` gives it, with
+    and without a best sentence (the order of the floats is the order of the answers)."""
+    import random
+
+    first = memory("first")
+    assert Hit.of(first, 0.4, 1.5, 0.6, 0.2, None, 3.0) == Hit(first, 0.4, 1.5, 0.6, 0.2, None, 3.0)
+    assert Hit.of(first, 0.4, 0.0) == Hit(first, 0.4, 0.0)
+    rng = random.Random(5)
+    for _ in range(50):
+        hits = [Hit.of(memory(f"m{i}"), rng.uniform(-0.2, 1.0), 0.0,
+                       None if rng.random() < 0.4 else rng.uniform(-0.2, 1.0)) for i in range(rng.randint(1, 30))]
+        weight = rng.choice([0.0, 0.3, 0.7, 1.0])
+        ranked = {s.memory.memory_id: s.cosine for s in rank(hits, NOW, RankingParams(
+            a=0.6, b=0.25, c=0.15, importance=0.0, access=0.0, lexical_weight=0.0, recency_lambda=0.01,
+            sentence_weight=weight))}
+        assert ranked == {h.memory.memory_id: semantic(h, weight) for h in hits}

@@ -200,10 +200,10 @@ class UserIndex:
             memories = [self.memories[ids[i]] for i in chosen.tolist()]
             made = self._made[chosen].tolist()
             if request.second_vector is None:
-                return [Hit(m, w, x, s if math.isfinite(s) else None, made=t)
+                return [Hit.of(m, w, x, s if math.isfinite(s) else None, made=t)
                         for m, w, x, s, t in zip(memories, whole, lex, sentence, made, strict=True)]
             _, second_sims, second_best = self.cosine_all(request.second_vector)
             whole2, sentence2 = second_sims[chosen].tolist(), second_best[chosen].tolist()
-            return [Hit(m, w, x, s if math.isfinite(s) else None, w2, s2 if math.isfinite(s2) else None, t)
+            return [Hit.of(m, w, x, s if math.isfinite(s) else None, w2, s2 if math.isfinite(s2) else None, t)
                     for m, w, x, s, w2, s2, t in zip(memories, whole, lex, sentence, whole2, sentence2, made,
                                                      strict=True)]
