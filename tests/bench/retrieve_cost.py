@@ -9,8 +9,8 @@ embedding, then times retrieve one request at a time: the whole WSGI call, the a
 rest of a single client's latency over HTTP is gunicorn and the connection (serve_load.py's single
 client). It also prints the CPU time a retrieve costs, the mean over the run: the request's own thread, and the
 whole process (with the background writers of traces and audit events); neighbours on the machine move these far
-less than the latencies. It also counts the user-key reads of the vault per retrieve (an erase by another worker must be
-seen, so they are not cached).
+less than the latencies; and the background writers' share, by store. It also counts the user-key reads of the
+vault per retrieve (an erase by another worker must be seen, so they are not cached).
 
 With --against-chain each request is also answered through Powertools' whole middleware chain (the direct path
 of `MnemoResolver.serve_directly` turned off for it), alternating which goes first, so the two are compared in
@@ -44,6 +44,11 @@ def main() -> int:
                         help="also answer each request through the resolver's middleware chain, alternating")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        from mnemo.serving import SERVE_AUTOCHECKPOINT_PAGES
+
+        # the commits' own WAL checkpoint as `mnemo serve` sets it (its jobs process checkpoints), unless set: no
+        # difference showed in the writers' CPU against SQLite's default 1,000 pages (four alternating runs)
+        os.environ.setdefault("MNEMO_SQLITE_AUTOCHECKPOINT_PAGES", str(SERVE_AUTOCHECKPOINT_PAGES))
         os.environ.update({"MNEMO_DATA_DIR": str(Path(tmp) / "data"), "MNEMO_API_KEYS": "tenant_a=bench-key",
                            "MNEMO_ACCESS_LOG": "false", "MNEMO_SERVER_TIMING": "true"})
         from mnemo.quotas import TenantQuotas
@@ -84,6 +89,13 @@ def main() -> int:
             return existing_key(tenant_id, user_id)  # type: ignore[no-any-return]
 
         vault.existing_key = counted
+        # the background writers' CPU (their flush runs on their own thread): traces, audit events
+        writers: dict[str, list[float]] = {}
+        for name, store in (("traces", worker.service.ports.traces), ("audit", worker.service.ports.audit)):
+            writer = getattr(store, "_writer", None)
+            if writer is not None:
+                writers[name] = [0.0]
+                writer._flush = timed_flush(writer._flush, writers[name])
         whole, app = [], []
         if args.against_chain:
             return against_chain(worker, body, headers, args.requests)
@@ -104,8 +116,20 @@ def main() -> int:
         print(f"{name:38s} p50 {p['p50']:7.3f} ms  p95 {p['p95']:7.3f} ms  (n={p['n']})")
     print(f"CPU a retrieve (mean): request thread {thread_cpu / args.requests * 1000:.3f} ms, "
           f"process {process_cpu / args.requests * 1000:.3f} ms")
+    print("background writers' CPU a retrieve (mean): " + ", ".join(
+        f"{name} {cpu[0] / args.requests * 1000:.3f} ms" for name, cpu in writers.items()))
     print(f"vault key reads a retrieve: {reads / args.requests:.2f}")
     return 0
+
+
+def timed_flush(flush: Any, cpu: list[float]) -> Any:
+    def timed(items: Any) -> Any:
+        started = time.thread_time()
+        try:
+            return flush(items)
+        finally:
+            cpu[0] += time.thread_time() - started
+    return timed
 
 
 def against_chain(worker: Any, body: bytes, headers: dict[str, str], requests: int) -> int:
