@@ -113,6 +113,11 @@ train-extractor: $(STAMP)
 train-ending: $(STAMP)
 	$(BIN)/python -m mnemo.training.ending --folds 5
 
+# the cross-encoder that confirms the judge's endings (writes shared/mnemo/models/ending-cross-int8.onnx, not
+# shipped; about 12 minutes on 2 cores, in the training venv)
+train-ending-encoder: $(TRAIN_STAMP)
+	PYTHONPATH=shared $(TRAIN_VENV)/bin/python -m mnemo.training.ending_encoder
+
 # which kinds of fact a request needs (writes shared/mnemo/models/query_slots.npz; seconds)
 train-query-slots: $(STAMP)
 	$(BIN)/python -m mnemo.training.query_slots

@@ -14,7 +14,7 @@ from typing import Any
 
 from mnemo.clock import Clock, SystemClock
 from mnemo.domain.extraction import RuleBasedExtractor
-from mnemo.domain.extraction.ending import EndingJudge, EndingModel
+from mnemo.domain.extraction.ending import EndingJudge, EndingModel, PairJudge
 from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder
 from mnemo.domain.policy import PolicyTable
@@ -38,10 +38,12 @@ from mnemo.settings import Settings
 
 TAGGER_PATH = Path(__file__).resolve().parent / "models" / "extractor_tagger.npz"
 ENDING_PATH = Path(__file__).resolve().parent / "models" / "ending.npz"
+CROSS_PATH = Path(__file__).resolve().parent / "models" / "ending-cross-int8.onnx"
 SLOT_AFFINITY_PATH = Path(__file__).resolve().parent / "models" / "query_slots.npz"
 _AFFINITIES: dict[Path, SlotAffinity] = {}
 _TAGGERS: dict[Path | None, SlotTagger] = {}
 _ENDING_MODELS: dict[Path, EndingModel] = {}
+_PAIR_JUDGES: dict[Path, PairJudge] = {}
 _TOKEN_ENCODERS: dict[tuple[int, int, str, str], TokenEncoder] = {}
 _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
 
@@ -177,7 +179,7 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         vault=cipher, locks=FileUserLocks(root / "users.lock"), extractor=_extractor(settings),
         policy=PolicyTable(settings.retention_days), feedback=SqliteFeedbackStore(db, cipher),
         sessions=SqliteSessionStore(db, cipher), weights=SqliteWeightsStore(db),
-        key_extractor=_key_extractor(settings), endings=_endings(settings),
+        key_extractor=_key_extractor(settings), endings=endings(settings),
     )
     if settings.summariser == "bedrock":
         raise ConfigurationError("the Bedrock summariser runs in the AWS home; locally choose "
@@ -239,7 +241,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         extractor=_extractor(settings, bedrock), policy=PolicyTable(settings.retention_days),
         feedback=DynamoFeedbackStore(table, cipher), sessions=DynamoSessionStore(table, cipher),
         weights=DynamoWeightsStore(table), judge=_judge(settings, bedrock),
-        key_extractor=_key_extractor(settings), endings=_endings(settings),
+        key_extractor=_key_extractor(settings), endings=endings(settings),
     )
     return _services(ports, _summariser(settings, bedrock))
 
@@ -300,7 +302,7 @@ def _extractor(settings: Settings, bedrock: Any = None) -> Any:
     return BedrockExtractor(bedrock or _bedrock_client(settings), settings.bedrock_model_id, fallback=learned)
 
 
-def _endings(settings: Settings) -> EndingJudge | None:
+def endings(settings: Settings) -> EndingJudge | None:
     """The learned judge of endings runs in process on the extraction encoder in both homes, whichever extractor
     reads the turns (one encoder run per message; the facts' runs are cached per process)."""
     if not settings.ending_enabled:
@@ -309,7 +311,20 @@ def _endings(settings: Settings) -> EndingJudge | None:
     model = _ENDING_MODELS.get(path)
     if model is None:
         model = _ENDING_MODELS[path] = EndingModel.load(path)
-    return EndingJudge(shared_token_encoder(settings), model)
+    confirm = None
+    if settings.ending_cross_encoder:
+        from mnemo.adapters.local.onnx_pair_judge import OnnxPairJudge
+
+        cross = settings.ending_cross_path or CROSS_PATH
+        if not cross.is_file():
+            # not shipped while the judge is off by default (22.8 MB); trained here in about 12 minutes
+            raise ConfigurationError(f"the cross-encoder judge of endings is missing ({cross.name}): run `make "
+                                     "train-ending-encoder`, or set MNEMO_ENDING_CROSS_ENCODER=false")
+        confirm = _PAIR_JUDGES.get(cross)
+        if confirm is None:
+            confirm = _PAIR_JUDGES[cross] = OnnxPairJudge(cross)
+    return EndingJudge(shared_token_encoder(settings), model, confirm=confirm,
+                       confirm_from=settings.ending_confirm_from)
 
 
 def _key_extractor(settings: Settings) -> LearnedExtractor | None:

@@ -120,7 +120,8 @@ class Settings(BaseModel):
     # since: "i moved to liverpool!! ... flat near sefton park" keeps liverpool; pending extraction's single
     # values right 0.957 -> 0.970, dev3 94 -> 96/150, dev4 58 -> 59/79, dev and dev2 unchanged; 0 loses dev 3)
     extractor_later_value_doubt: float = Field(default=0.1, ge=0.0, le=1.0)
-    # the learned judge of whether a message ends a stored fact (domain/extraction/ending.py): each user message
+    # the learned judge of whether a message ends a stored fact (domain/extraction/ending.py; off: neutral on the dev
+    # conversations, 351 probes right either way, forbidden blocks 14 -> 13; README, issue 10): each user message
     # an extraction job reads is judged against up to ending_max_facts of the user's live facts (the most recently
     # confirmed), and a fact it ends with probability >= ending_at_least is retired, as a retraction the user said
     # would retire it. ending_model_path: another model file (default: the one shipped in mnemo/models)
@@ -128,6 +129,13 @@ class Settings(BaseModel):
     ending_at_least: float = Field(default=0.9, ge=0.0, le=1.0)
     ending_max_facts: int = Field(default=200, ge=1, le=2000)
     ending_model_path: Path | None = None
+    # a pair the judge finds at least ending_confirm_from likely is read again by the fine-tuned cross-encoder
+    # (mnemo.training.ending_encoder) and ended only if that too is at least ending_at_least sure; false: the
+    # first judge alone. ending_cross_path: another cross-encoder (default: mnemo/models/ending-cross-int8.onnx, which
+    # `make train-ending-encoder` writes; not shipped while the judge is off)
+    ending_cross_encoder: bool = True
+    ending_confirm_from: float = Field(default=0.5, ge=0.0, le=1.0)
+    ending_cross_path: Path | None = None
     # a model id, a cross-region inference profile id ("us.anthropic...", what most regions serve newer
     # models through) or the ARN of either; IAM is granted on the profile and its models (infra/bedrock.py)
     bedrock_model_id: str = "anthropic.claude-3-5-haiku-20241022-v1:0"

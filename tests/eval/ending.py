@@ -5,6 +5,7 @@
 Reads tests/eval/data/frozen/ending_check.txt (360 pairs written blind by a helper session that read neither the
 code nor the training pairs; never trained or tuned on), runs the shipped judge (domain/extraction/ending.py) over
 each pair as the extraction job does (the fact's statement and the message each read by the extraction encoder),
+the first judge's likely pairs read again by the cross-encoder unless --no-cross (MNEMO_ENDING_CROSS_ENCODER),
 and prints precision and recall of `ends` at several thresholds, the shipped one (MNEMO_ENDING_AT_LEAST) marked,
 with the pairs it got wrong at that threshold; writes tests/eval/results/ending.json.
 """
@@ -21,8 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "shared")]
 
-from mnemo.bootstrap import ENDING_PATH, shared_token_encoder  # noqa: E402
-from mnemo.domain.extraction.ending import EndingJudge, EndingModel  # noqa: E402
+from mnemo.bootstrap import ENDING_PATH, endings  # noqa: E402
 from mnemo.settings import Settings  # noqa: E402
 from mnemo.training.ending import load, scores  # noqa: E402
 
@@ -34,9 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=ENDING_PATH)
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--no-cross", action="store_true", help="the first judge alone")
     args = parser.parse_args(argv)
-    settings = Settings()
-    judge = EndingJudge(shared_token_encoder(settings), EndingModel.load(args.model))
+    settings = Settings(ending_enabled=True, ending_model_path=args.model, ending_cross_encoder=not args.no_cross)
+    judge = endings(settings)
+    assert judge is not None
     pairs = load([args.data])
     y = np.array([int(p.ends) for p in pairs], np.int64)
     chances = np.array([judge.probabilities(p.message, [p.fact])[0] for p in pairs], np.float32)

@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mnemo.bootstrap import ENDING_PATH, Mnemo, build_local, run_due_jobs
+from mnemo.adapters.local.onnx_pair_judge import OnnxPairJudge
+from mnemo.bootstrap import ENDING_PATH, Mnemo, build_local, run_due_jobs, shared_token_encoder
 from mnemo.clock import ManualClock
-from mnemo.domain.extraction.ending import EndingModel, read_statement
+from mnemo.domain.extraction.ending import EndingJudge, EndingModel, read_statement
 from mnemo.domain.extraction.slots import RETRACTION_TAG
 from mnemo.domain.models import Category, SourceKind, Status
+from mnemo.errors import ConfigurationError
 from mnemo.services.ingest import IncomingMessage
 from mnemo.services.writing import NewFact
 from mnemo.settings import Settings
@@ -25,6 +27,18 @@ ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "tests" / "eval" / "data" / "frozen" / "ending_check.txt"
 TENANT, USER = "t-ending", "u-ending"
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+def test_unrelated_messages_are_paired_with_each_fact_as_holding() -> None:
+    pairs = training.load(training.training_files())[:50]
+    more = training.with_unrelated(pairs, 2, seed=3)
+    assert more[:50] == pairs
+    added = more[50:]
+    assert len(added) >= 90
+    for pair in added:
+        assert not pair.ends
+        slot = read_statement(pair.fact)[2]
+        assert any(read_statement(p.fact)[2] != slot for p in pairs if p.message == pair.message)
 
 
 def test_every_pair_parses_and_names_a_fact_form_and_no_check_pair_is_trained_on() -> None:
@@ -66,7 +80,7 @@ def test_the_judge_is_off_by_default_and_scores_pairs_when_on(tmp_path: Path) ->
         assert off.ports.endings is None
     finally:
         off.close()
-    on = build_local(Settings(data_dir=tmp_path / "on", ending_enabled=True))
+    on = build_local(Settings(data_dir=tmp_path / "on", ending_enabled=True, ending_cross_encoder=False))
     try:
         assert on.ports.endings is not None
         chances = on.ports.endings.probabilities("hello there", ["User's health: warfarin.", "User lives in Leeds."])
@@ -78,8 +92,8 @@ def test_the_judge_is_off_by_default_and_scores_pairs_when_on(tmp_path: Path) ->
 
 
 class PhraseJudge:
-    """Says a message ends a fact when the message holds "goodbye to <the fact's value>" (its verdicts are known;
-    the learned extractor reads "we said goodbye to bouldering" as the hobby said again, not as its end)."""
+    """Says a message ends a fact when the message holds "so long <the fact's value>" (its verdicts are known; the
+    learned extractor reads nothing in "so long bouldering", and "RIP bouldering" as the hobby said again)."""
 
     version = "phrase-judge"
 
@@ -91,7 +105,7 @@ class PhraseJudge:
         out = []
         for statement in statements:
             start, end, _slot = read_statement(statement)
-            out.append(0.99 if f"goodbye to {statement[start:end].lower()}" in message.lower() else 0.01)
+            out.append(0.99 if f"so long {statement[start:end].lower()}" in message.lower() else 0.01)
         return out
 
 
@@ -125,10 +139,9 @@ def _by_subject(service: Mnemo, subject: str) -> list[tuple[str, bool, Status, l
 
 
 def test_a_fact_the_judge_finds_ended_is_retired_and_only_that_one(service: Mnemo) -> None:
-    # the message's own reading of the value ("User's hobby: bouldering." again) is dropped, not written back
     _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
     _store(service, "User's hobby: chess.", "hobby:chess", Category.PREFERENCE)
-    _said(service, "c1", "we said goodbye to bouldering, my shoulders hate me")
+    _said(service, "c1", "so long bouldering, my shoulders hate me")
     assert _by_subject(service, "hobby:boulder") == [
         ("User no longer does bouldering.", False, Status.ACTIVE, [RETRACTION_TAG]),
         ("User's hobby: bouldering.", True, Status.SUPERSEDED, [])]
@@ -137,26 +150,32 @@ def test_a_fact_the_judge_finds_ended_is_retired_and_only_that_one(service: Mnem
     assert "bouldering" not in block.lower()
 
 
-def test_a_redelivered_job_ends_nothing_twice(service: Mnemo) -> None:
+def test_the_extractors_own_reading_of_the_value_said_again_stands(service: Mnemo) -> None:
     _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
-    _said(service, "c1", "goodbye to bouldering for good")
-    before = _by_subject(service, "hobby:boulder")
-    assert service.ports.buffer.pending(TENANT, USER, "c1", 10**9) == []  # acknowledged: read once
-    _said(service, "c2", "goodbye to bouldering for good, I said")
-    assert [s for s in _by_subject(service, "hobby:boulder") if s[1]] == [s for s in before if s[1]]
+    _said(service, "c1", "RIP bouldering lol, so long bouldering")  # the judge says ended, the extractor said again
+    assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.ACTIVE]
+
+
+def test_an_ending_said_twice_retires_once(service: Mnemo) -> None:
+    _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
+    _said(service, "c1", "so long bouldering, my shoulders hate me")
+    _said(service, "c2", "so long bouldering, my shoulders hate me")  # nothing live is left for it to end
+    assert _by_subject(service, "hobby:boulder") == [
+        ("User no longer does bouldering.", False, Status.ACTIVE, [RETRACTION_TAG]),
+        ("User's hobby: bouldering.", True, Status.SUPERSEDED, [])]
 
 
 def test_the_judge_ends_what_the_user_said_earlier_but_not_what_was_only_inferred_later(service: Mnemo) -> None:
     # R6: between the user's statements the later wins, whoever wrote the earlier one (an app's remember too)
     _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE, SourceKind.USER_EXPLICIT)
-    _said(service, "c1", "goodbye to bouldering")
+    _said(service, "c1", "so long bouldering")
     assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.SUPERSEDED]
 
 
 def test_a_fact_said_after_the_message_is_not_judged_against_it(service: Mnemo) -> None:
     clock = service.ports.clock
     assert isinstance(clock, ManualClock)
-    service.ingestor.add_turns(TENANT, USER, "c1", [IncomingMessage(role="user", content="goodbye to bouldering",
+    service.ingestor.add_turns(TENANT, USER, "c1", [IncomingMessage(role="user", content="so long bouldering",
                                                                    created_at=clock.now())])
     late = START + timedelta(days=3)
     service.writer.write(TENANT, USER, [NewFact(content="User's hobby: bouldering.", category=Category.PREFERENCE,
@@ -180,9 +199,64 @@ def test_the_judge_reads_only_user_messages_and_live_positive_facts(service: Mne
     clock.set(clock.now() + timedelta(days=1))
     service.ingestor.add_turns(TENANT, USER, "c1", [
         IncomingMessage(role="user", content="what should I cook tonight", created_at=clock.now()),
-        IncomingMessage(role="assistant", content="Say goodbye to bouldering!", created_at=clock.now())])
+        IncomingMessage(role="assistant", content="So long bouldering!", created_at=clock.now())])
     service.ingestor.close(TENANT, USER, "c1")
     run_due_jobs(service)
     assert [message for message, _facts in judge.calls] == ["what should I cook tonight"]
     assert all("chess" not in s for _m, facts in judge.calls for s in facts)
     assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.ACTIVE]
+
+
+class FixedPair:
+    """A second reader whose verdict is known: every pair it reads gets ``chance``."""
+
+    def __init__(self, chance: float) -> None:
+        self.chance = chance
+        self.read: list[tuple[str, str]] = []
+
+    def probability(self, statement: str, message: str) -> float:
+        self.read.append((statement, message))
+        return self.chance
+
+
+def test_the_joint_reader_confirms_only_what_the_first_judge_found_likely() -> None:
+    settings = Settings()
+    first = EndingJudge(shared_token_encoder(settings), EndingModel.load(ENDING_PATH))
+    message = "the cardiologist took me off warfarin and put me on apixaban instead"
+    statements = ["User's health: warfarin.", "User lives in Leeds.", "User's hobby: chess."]
+    alone = first.probabilities(message, statements)
+    doubter = FixedPair(0.01)
+    both = EndingJudge(first.encoder, first.model, confirm=doubter, confirm_from=0.5)
+    assert both.version == f"{first.version}+cross"
+    confirmed = both.probabilities(message, statements)
+    assert [s for s, _m in doubter.read] == [s for s, p in zip(statements, alone, strict=True) if p >= 0.5]
+    assert confirmed == [min(p, 0.01) if p >= 0.5 else p for p in alone]
+
+
+def test_the_cross_encoder_adapter_feeds_one_pair_a_run(tmp_path: Path) -> None:
+    # a stand-in model with the exported judge's inputs and output: "ends" is the share of the pair's pieces that
+    # belong to the message (type 1), so the feeds the adapter builds are checked, not only that it runs
+    from onnx import TensorProto, helper, save
+
+    inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "sequence"])
+              for name in ("input_ids", "attention_mask", "token_type_ids")]
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["token_type_ids"], ["types"], to=TensorProto.FLOAT),
+         helper.make_node("ReduceMean", ["types"], ["ends"], axes=[1], keepdims=0)],
+        "stand_in", inputs, [helper.make_tensor_value_info("ends", TensorProto.FLOAT, ["batch"])])
+    path = tmp_path / "cross.onnx"
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    judge = OnnxPairJudge(path)
+    short, long = judge.probability("User lives in Leeds.", "hi"), judge.probability("hi", "User lives in Leeds.")
+    assert 0.0 < short < long < 1.0
+
+
+def test_a_missing_cross_encoder_is_named_when_the_judge_is_switched_on(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="train-ending-encoder"):
+        build_local(Settings(data_dir=tmp_path, ending_enabled=True, ending_cross_path=tmp_path / "none.onnx"))
+    built = build_local(Settings(data_dir=tmp_path / "first", ending_enabled=True, ending_cross_encoder=False))
+    try:
+        assert isinstance(built.ports.endings, EndingJudge)
+        assert built.ports.endings.confirm is None
+    finally:
+        built.close()

@@ -196,8 +196,8 @@ class ExtractionService:
                       facts: list[NewFact]) -> list[NewFact]:
         """``facts`` and a retraction of each stored fact that one of the user's messages ends, by the learned
         judge: "the cardiologist moved me from warfarin to apixaban" ends "User's health: warfarin." though no
-        rule reads it so. The message's own reading of a value it ends is dropped (the tagger may read the old
-        value as said again); its other facts stay ("apixaban")."""
+        rule reads it so. Where the extractor read the same value in the message as said again ("it's Ray again",
+        "now settled in my bungalow in Ripon"), or read its ending itself, the extractor's reading stands."""
         settings = self.p.settings
         read = {t.message.message_id for t in turns}
         live = sorted((m for m in self.p.memories.all_for_user(job.tenant_id, job.user_id)
@@ -218,13 +218,11 @@ class ExtractionService:
                 if chance < settings.ending_at_least:
                     continue
                 # the same value: a keyed subject ("health:warfarin") names it; a single-valued slot's subject
-                # ("job") is the new value's too, which stays
-                mine = [f for f in out if f.subject == old.subject and f.provenance is not None
-                        and message.message_id in f.provenance.message_ids
-                        and (":" in f.subject or not f.polarity or f.content == old.content)]
-                if any(not f.polarity for f in mine):
-                    continue  # the extractor read the ending itself
-                out = [f for f in out if f not in mine]
+                # ("job") is a new value's too, which does not say the old one again
+                if any(f.subject == old.subject and f.provenance is not None
+                       and message.message_id in f.provenance.message_ids
+                       and (":" in f.subject or not f.polarity or f.content == old.content) for f in facts):
+                    continue
                 out.append(self._ending(job, message, old, chance, endings.version))
         return out
 

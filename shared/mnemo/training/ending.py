@@ -25,17 +25,19 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from mnemo.domain.extraction.ending import EndingModel, pair_features
+from mnemo.domain.extraction.ending import EndingModel, pair_features, read_statement
 from mnemo.domain.extraction.tagger import TokenEncoder, TokenStates
+from mnemo.domain.text import terms
 from mnemo.training.extractor import ENCODER, fit
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "ending"
 MODEL = HERE.parent / "models" / "ending.npz"
-VERSION = "ending-1"
+VERSION = "ending-2"  # 2: trained with unrelated messages too
 LABELS = {"holds": 0, "ends": 1}
 EPOCHS = 30
 HIDDEN = 64
+UNRELATED = 2  # pairs of each fact with unrelated messages added per written pair (see with_unrelated)
 
 Array = npt.NDArray[np.float32]
 
@@ -63,6 +65,26 @@ def load(paths: list[Path]) -> list[Pair]:
 
 def training_files() -> list[Path]:
     return sorted(DATA.glob("ending_train_*.txt"))
+
+
+def with_unrelated(pairs: list[Pair], per_pair: int, seed: int) -> list[Pair]:
+    """``pairs`` and, for each, ``per_pair`` more with its fact and another pair's message about another kind of
+    fact that shares none of its value's words, labelled ``holds``. The written pairs are nearly all about the
+    fact's own topic, where a judge learns that news of a change ends it; at run time most of a user's facts
+    meet messages about something else ("we got a puppy" against "User's relationship: husband."), and a judge
+    trained without such pairs ended them (dev conversations, the first judge: 103 -> 88 probes right)."""
+    rng = random.Random(seed)  # noqa: S311 - a reproducible sample, not security
+    out = list(pairs)
+    for pair in pairs:
+        start, end, slot = read_statement(pair.fact)
+        value = set(terms(pair.fact[start:end]))
+        for _ in range(per_pair):
+            for _attempt in range(20):
+                other = rng.choice(pairs)
+                if read_statement(other.fact)[2] != slot and not value & set(terms(other.message)):
+                    out.append(Pair(pair.fact, other.message, False))
+                    break
+    return out
 
 
 def features(pairs: list[Pair], encoder: TokenEncoder) -> Array:
@@ -113,18 +135,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=0, help="report K-fold figures on the training pairs first")
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--encoder", type=Path, default=ENCODER)
+    parser.add_argument("--unrelated", type=int, default=UNRELATED)
     args = parser.parse_args(argv)
     from mnemo.adapters.local.onnx_embedder import OnnxMiniLmEmbedder
 
     encoder = OnnxMiniLmEmbedder(query_model=args.encoder, verify=False)
     paths = training_files()
-    pairs = load(paths)
+    pairs = with_unrelated(load(paths), args.unrelated, args.seed)
     y = np.array([int(p.ends) for p in pairs], np.int64)
     print(f"{len(pairs)} labelled pairs from {len(paths)} files: {int(y.sum())} ends, {int(len(y) - y.sum())} holds")
     started = time.perf_counter()
     x = features(pairs, encoder)
     report: dict[str, object] = {"pairs": len(pairs), "version": VERSION, "seed": args.seed, "epochs": args.epochs,
-                                 "hidden": args.hidden}
+                                 "hidden": args.hidden, "unrelated": args.unrelated}
     if args.folds >= 2:
         p = cross_validate(x, y, args.folds, args.epochs, args.hidden, args.seed)
         report["cross_validated"] = [scores(p, y, t) for t in (0.5, 0.6, 0.7, 0.8, 0.9)]

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -117,15 +118,29 @@ class EndingModel:
         return out
 
 
+class PairJudge(Protocol):
+    """A second reader of a pair, reading the fact and the message jointly (a cross-encoder)."""
+
+    def probability(self, statement: str, message: str) -> float: ...
+
+
 class EndingJudge:
     """How likely each of a user's facts is to be ended by a message. Facts' token states are cached by
     statement (the same statements recur job after job); the cache is per process and holds no user's key, only
-    statements and their vectors, bounded by ``cache_size``."""
+    statements and their vectors, bounded by ``cache_size``.
 
-    def __init__(self, encoder: TokenEncoder, model: EndingModel, cache_size: int = 4096) -> None:
+    With ``confirm``, a pair this judge finds at least ``confirm_from`` likely is read again jointly and gets the
+    lower of the two probabilities: a fact is ended only where both readers say so (each alone ends true facts
+    on the hard cases: someone else's change, "still my fave band"); the joint reader runs only on those few
+    pairs, as it costs a run of the encoder per pair."""
+
+    def __init__(self, encoder: TokenEncoder, model: EndingModel, cache_size: int = 4096,
+                 confirm: PairJudge | None = None, confirm_from: float = 0.5) -> None:
         self.encoder = encoder
         self.model = model
-        self.version = model.version
+        self.confirm = confirm
+        self.confirm_from = confirm_from
+        self.version = model.version + ("+cross" if confirm is not None else "")
         self._cache: OrderedDict[str, TokenStates] = OrderedDict()
         self._cache_size = cache_size
 
@@ -146,4 +161,8 @@ class EndingJudge:
             return [0.0] * len(statements)
         said = self.encoder.encode_tokens([message])[0]
         rows = np.vstack([pair_features(self._fact_states(s), s, said) for s in statements])
-        return [float(p) for p in self.model.probabilities(rows)]
+        chances = [float(p) for p in self.model.probabilities(rows)]
+        if self.confirm is None:
+            return chances
+        return [min(p, self.confirm.probability(s, message)) if p >= self.confirm_from else p
+                for s, p in zip(statements, chances, strict=True)]
