@@ -14,7 +14,7 @@ vault per retrieve (an erase by another worker must be seen, so they are not cac
 
 With --against-chain each request is also answered through Powertools' whole middleware chain (the direct path
 of `MnemoResolver.serve_directly` turned off for it), alternating which goes first, so the two are compared in
-one process under the same load; the WSGI call of each is printed.
+one process under the same load; the WSGI call of each is printed (--route search: the same for search).
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--against-chain", action="store_true",
                         help="also answer each request through the resolver's middleware chain, alternating")
+    parser.add_argument("--route", choices=["retrieve", "search"], default="retrieve",
+                        help="the route --against-chain compares")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         from mnemo.serving import SERVE_AUTOCHECKPOINT_PAGES
@@ -98,7 +100,7 @@ def main() -> int:
                 writer._flush = timed_flush(writer._flush, writers[name])
         whole, app = [], []
         if args.against_chain:
-            return against_chain(worker, body, headers, args.requests)
+            return against_chain(worker, body, headers, args.requests, args.route)
         cpu_started, thread_started = time.process_time(), time.thread_time()
         for n in range(args.requests):
             started = time.perf_counter()
@@ -132,7 +134,7 @@ def timed_flush(flush: Any, cpu: list[float]) -> Any:
     return timed
 
 
-def against_chain(worker: Any, body: bytes, headers: dict[str, str], requests: int) -> int:
+def against_chain(worker: Any, body: bytes, headers: dict[str, str], requests: int, route: str) -> int:
     from mnemo.server import call_wsgi
 
     resolver = worker.app.app
@@ -142,14 +144,14 @@ def against_chain(worker: Any, body: bytes, headers: dict[str, str], requests: i
         for way in ("direct", "chain") if n % 2 else ("chain", "direct"):
             resolver._direct = direct if way == "direct" else None
             started = time.perf_counter()
-            status, _, _ = call_wsgi(worker.app, "POST", f"/v1/users/load-{n % USERS:03d}/retrieve", body, headers)
+            status, _, _ = call_wsgi(worker.app, "POST", f"/v1/users/load-{n % USERS:03d}/{route}", body, headers)
             took[way].append((time.perf_counter() - started) * 1000)
             assert status == 200, status
     resolver._direct = direct
     worker.close()
     for way, samples in took.items():
         p = percentiles(samples)
-        print(f"WSGI call, {way:6s}                   p50 {p['p50']:7.3f} ms  p95 {p['p95']:7.3f} ms  (n={p['n']})")
+        print(f"WSGI call, {route}, {way:6s}         p50 {p['p50']:7.3f} ms  p95 {p['p95']:7.3f} ms  (n={p['n']})")
     return 0
 
 

@@ -1,5 +1,5 @@
-"""The retrieve route answered without Powertools' middleware chain (issue 14: a warm retrieve's fixed cost):
-a valid request skips the chain, and every request gets the answer the chain gives."""
+"""The retrieve and search routes answered without Powertools' middleware chain (issue 14: a warm retrieve's fixed
+cost): a valid request skips the chain, and every request gets the answer the chain gives."""
 
 from __future__ import annotations
 
@@ -32,8 +32,15 @@ INVALID: list[tuple[str, bytes, str]] = [
     ("bad id", b'{"query": "x"}', "application/json"), ("a" * 200, b'{"query": "x"}', "application/json")]
 
 
-def answer(api: ApiClient, user: str, raw: bytes, media: str) -> tuple[int, dict[str, Any], Any]:
-    event = build_event("POST", f"/v1/users/{user}/retrieve", {"content-type": media}, raw, api.tenant, "127.0.0.1")
+SEARCHES = [{"query": "what do I eat?"}, {"query": "hiking", "top_k": 3, "rank_by": "score"},
+            {"query": "Lisbon", "category": "semantic", "project_id": "p.1", "session_id": "s-1"},
+            {"query": "x", "category": "nonsense"}, {"query": "x", "rank_by": "newest"}, {"query": "x", "top_k": 101},
+            {"query": "x", "extra": True}, {"top_k": 2}]
+
+
+def answer(api: ApiClient, user: str, raw: bytes, media: str,
+           route: str = "retrieve") -> tuple[int, dict[str, Any], Any]:
+    event = build_event("POST", f"/v1/users/{user}/{route}", {"content-type": media}, raw, api.tenant, "127.0.0.1")
     result = api.app.resolve(event, None)
     body = json.loads(result["body"]) if result.get("body") else None
     trace = body.pop("trace_id", None) if isinstance(body, dict) else None
@@ -80,6 +87,22 @@ def test_every_retrieve_gets_the_chains_answer(filled: ApiClient) -> None:
             answers[way] = answer(filled, user, raw, media)
         filled.app._direct = direct
         assert answers["direct"] == answers["chain"], (user, raw[:80])
+
+
+def test_every_search_gets_the_chains_answer(filled: ApiClient) -> None:
+    direct = filled.app._direct
+    assert direct
+    assert ("POST", "/v1/users/<user_id>/search") in direct
+    statuses = set()
+    for n, (user, body) in enumerate((user, body) for user in ("u1", "u2", "bad id") for body in SEARCHES):
+        answers = {}
+        for way in ("direct", "chain") if n % 2 else ("chain", "direct"):
+            filled.app._direct = direct if way == "direct" else None
+            answers[way] = answer(filled, user, json.dumps(body).encode(), "application/json", "search")
+        filled.app._direct = direct
+        assert answers["direct"] == answers["chain"], (user, body)
+        statuses.add(answers["direct"][0])
+    assert statuses == {200, 422}
 
 
 def test_a_resolver_given_another_middleware_runs_it_on_every_retrieve(service: Mnemo) -> None:

@@ -386,10 +386,6 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
             conflicts=result.conflicts, pending_confirmations=[MemoryOut.of(m) for m in result.pending],
             context=result.context, tokens=result.tokens, trace_id=result.trace_id))
 
-    # the hot route (every chat turn calls it): a valid request skips the middleware chain, see serve_directly
-    app.serve_directly("POST", "/v1/users/<user_id>/retrieve", Direct(
-        body=RetrieveRequest, params={"user_id": TypeAdapter(Annotated[str, StringConstraints(pattern=ID_PATTERN)])},
-        covers=(body_limit,), max_body_bytes=limit))
 
     @app.post("/v1/users/<user_id>/search", operation_id="search",
               tags=["memory"], responses=documented(SearchResponse),
@@ -400,6 +396,13 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
                                          project_id=body.project_id, session_id=body.session_id,
                                          rank_by=body.rank_by)
         return reply(SearchResponse(items=[scored_out(s) for s in found]))
+
+    # the read routes a chat app calls on every turn: a valid request skips the middleware chain, see serve_directly
+    user_param = {"user_id": TypeAdapter(Annotated[str, StringConstraints(pattern=ID_PATTERN)])}
+    for path, model in (("/v1/users/<user_id>/retrieve", RetrieveRequest),
+                        ("/v1/users/<user_id>/search", SearchRequestBody)):
+        app.serve_directly("POST", path, Direct(body=model, params=user_param, covers=(body_limit,),
+                                                max_body_bytes=limit))
 
     @app.post("/v1/users/<user_id>/turns", operation_id="add_turns",
               tags=["ingest"], responses=documented(TurnsAccepted, 202, "buffered"),
