@@ -4,17 +4,17 @@ it names, and writes nothing where no stored fact has that name (the learned ext
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from mnemo.bootstrap import Mnemo, build_local, run_due_jobs
+from mnemo.bootstrap import Mnemo, build_local
 from mnemo.clock import ManualClock
 from mnemo.domain.models import Category, SourceKind, Status
-from mnemo.services.ingest import IncomingMessage
 from mnemo.services.writing import NewFact
 from mnemo.settings import Settings
+from tests.integration.conversation_steps import say_next_day
 
 TENANT, USER = "t-passing", "u-passing"
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
@@ -29,13 +29,7 @@ def service(tmp_path: Path) -> Iterator[Mnemo]:
 
 
 def _said(service: Mnemo, conversation: str, text: str) -> None:
-    clock = service.ports.clock
-    assert isinstance(clock, ManualClock)
-    clock.set(clock.now() + timedelta(days=1))
-    service.ingestor.add_turns(TENANT, USER, conversation,
-                               [IncomingMessage(role="user", content=text, created_at=clock.now())])
-    service.ingestor.close(TENANT, USER, conversation)
-    run_due_jobs(service)
+    say_next_day(service, TENANT, USER, conversation, text)
 
 
 def _live(service: Mnemo) -> list[str]:

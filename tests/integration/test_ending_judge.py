@@ -22,6 +22,7 @@ from mnemo.services.ingest import IncomingMessage
 from mnemo.services.writing import NewFact
 from mnemo.settings import Settings
 from mnemo.training import ending as training
+from tests.integration.conversation_steps import say_next_day
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "tests" / "eval" / "data" / "frozen" / "ending_check.txt"
@@ -118,13 +119,7 @@ def service(tmp_path: Path) -> Iterator[Mnemo]:
 
 
 def _said(service: Mnemo, conversation: str, text: str) -> None:
-    clock = service.ports.clock
-    assert isinstance(clock, ManualClock)
-    clock.set(clock.now() + timedelta(days=1))
-    service.ingestor.add_turns(TENANT, USER, conversation,
-                               [IncomingMessage(role="user", content=text, created_at=clock.now())])
-    service.ingestor.close(TENANT, USER, conversation)
-    run_due_jobs(service)
+    say_next_day(service, TENANT, USER, conversation, text)
 
 
 def _store(service: Mnemo, content: str, subject: str, category: Category,

