@@ -16,9 +16,11 @@ from mnemo.bootstrap import ENDING_PATH, Mnemo, build_local, run_due_jobs, share
 from mnemo.clock import ManualClock
 from mnemo.domain.extraction.ending import EndingJudge, EndingModel, read_statement
 from mnemo.domain.extraction.slots import RETRACTION_TAG
-from mnemo.domain.models import Category, SourceKind, Status
+from mnemo.domain.models import Category, Scope, SourceKind, Status
 from mnemo.errors import ConfigurationError
+from mnemo.ports import ExtractionJob
 from mnemo.services.ingest import IncomingMessage
+from mnemo.services.user_control import MemoryEdit
 from mnemo.services.writing import NewFact
 from mnemo.settings import Settings
 from mnemo.training import ending as training
@@ -255,3 +257,66 @@ def test_a_missing_cross_encoder_is_named_when_the_judge_is_switched_on(tmp_path
         assert built.ports.endings.confirm is None
     finally:
         built.close()
+
+
+def _said_in(service: Mnemo, conversation: str, text: str, project_id: str | None) -> None:
+    say_next_day(service, TENANT, USER, conversation, text, project_id)
+
+
+def _store_in(service: Mnemo, content: str, subject: str, scope: Scope, *, project_id: str | None = None,
+              session_id: str | None = None) -> None:
+    service.writer.write(TENANT, USER, [NewFact(content=content, category=Category.PREFERENCE, subject=subject,
+                                                confidence=0.95, source=SourceKind.EXTRACTED, occurred_at=START,
+                                                scope=scope, project_id=project_id, session_id=session_id)])
+
+
+def _live(service: Mnemo, subject: str) -> list[tuple[Scope, str | None, str | None]]:
+    return sorted(((m.scope, m.project_id, m.session_id) for m in service.ports.memories.all_for_user(TENANT, USER)
+                   if m.subject == subject and m.polarity and m.status is Status.ACTIVE), key=str)
+
+
+def test_the_judge_ends_no_fact_of_another_project_or_of_a_session(service: Mnemo) -> None:
+    # what a message in one project's conversation says ends nothing in another project, nor in a session the
+    # job does not read: the job writes only user facts and its own project's (as the extractor's facts are)
+    _store_in(service, "User's hobby: bouldering.", "hobby:boulder", Scope.PROJECT, project_id="p-a")
+    _store_in(service, "User's hobby: bouldering.", "hobby:boulder", Scope.SESSION, session_id="s-1")
+    _said_in(service, "c1", "so long bouldering", project_id="p-b")
+    _said_in(service, "c2", "so long bouldering", project_id=None)
+    assert _live(service, "hobby:boulder") == [(Scope.PROJECT, "p-a", None), (Scope.SESSION, None, "s-1")]
+    _said_in(service, "c3", "so long bouldering", project_id="p-a")
+    assert _live(service, "hobby:boulder") == [(Scope.SESSION, None, "s-1")]
+
+
+def test_one_message_that_ends_two_facts_of_one_subject_retires_both(service: Mnemo) -> None:
+    # a user fact and the project's fact of the same subject, both in view of the project's conversation: each
+    # gets its own retraction (one id for both made the second a "merge" into the first, and it stayed live)
+    _store_in(service, "User's hobby: bouldering.", "hobby:boulder", Scope.USER)
+    _store_in(service, "User's hobby: bouldering.", "hobby:boulder", Scope.PROJECT, project_id="p-a")
+    _said_in(service, "c1", "so long bouldering", project_id="p-a")
+    assert _live(service, "hobby:boulder") == []
+    retractions = [m for m in service.ports.memories.all_for_user(TENANT, USER)
+                   if m.subject == "hobby:boulder" and not m.polarity]
+    assert sorted(str(m.scope) for m in retractions) == ["project", "user"]
+
+
+def test_a_fact_the_user_edited_after_it_was_judged_is_not_ended(service: Mnemo) -> None:
+    # the job judges without the user's lock and writes under it: a fact edited between the two was not the
+    # fact judged, and the user's own edit stands
+    _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
+    clock = service.ports.clock
+    assert isinstance(clock, ManualClock)
+    clock.set(clock.now() + timedelta(days=1))
+    service.ingestor.add_turns(TENANT, USER, "c1", [IncomingMessage(role="user", content="so long bouldering",
+                                                                   created_at=clock.now())])
+    turns = service.ports.buffer.pending(TENANT, USER, "c1", 10**9)
+    job = ExtractionJob(tenant_id=TENANT, user_id=USER, conversation_id="c1", up_to_seq=turns[-1].seq,
+                        due_at=clock.now())
+    judge = service.ports.endings
+    assert judge is not None
+    facts = service.extraction._with_endings(judge, job, turns, [], None)
+    assert [f.ends for f in facts]
+    (old,) = [m for m in service.ports.memories.all_for_user(TENANT, USER) if m.subject == "hobby:boulder"]
+    service.control.edit(TENANT, USER, old.memory_id, MemoryEdit(content="User's hobby: chess."))
+    results = service.writer.write(TENANT, USER, facts, actor="extraction", each_alone=True)
+    assert [r.outcome for r in results] == ["rejected"]
+    assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.ACTIVE]

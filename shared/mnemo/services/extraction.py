@@ -162,7 +162,7 @@ class ExtractionService:
                 continue
             facts.append(self._fact(job, c, project_id))
         if self.p.endings is not None:
-            facts = self._with_endings(self.p.endings, job, turns, facts)
+            facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
         # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
         # first, so the new value meets no stale one to lose to
         facts.sort(key=lambda f: f.polarity)
@@ -193,15 +193,19 @@ class ExtractionService:
                 [c.content for c in corrections], [c.subject for c in corrections])
 
     def _with_endings(self, endings: FactEndings, job: ExtractionJob, turns: list[BufferedTurn],
-                      facts: list[NewFact]) -> list[NewFact]:
+                      facts: list[NewFact], project_id: str | None) -> list[NewFact]:
         """``facts`` and a retraction of each stored fact that one of the user's messages ends, by the learned
         judge: "the cardiologist moved me from warfarin to apixaban" ends "User's health: warfarin." though no
         rule reads it so. Where the extractor read the same value in the message as said again ("it's Ray again",
-        "now settled in my bungalow in Ripon"), or read its ending itself, the extractor's reading stands."""
+        "now settled in my bungalow in Ripon"), or read its ending itself, the extractor's reading stands. Only
+        the facts of the partitions the job writes to are judged (the user's, and the conversation's project's):
+        a message in one project ends nothing of another's, nor of a session it is not part of."""
         settings = self.p.settings
         read = {t.message.message_id for t in turns}
         live = sorted((m for m in self.p.memories.all_for_user(job.tenant_id, job.user_id)
                        if m.status in (Status.ACTIVE, Status.PROBATIONARY) and m.polarity
+                       and (m.scope is Scope.USER or (m.scope is Scope.PROJECT and project_id is not None
+                                                      and m.project_id == project_id))
                        and RETRACTION_TAG not in m.tags and m.subject.partition(":")[0] not in NEVER_ENDED
                        and not read & set(m.provenance.message_ids)),
                       key=lambda m: m.last_confirmed_at, reverse=True)[:settings.ending_max_facts]
@@ -236,12 +240,15 @@ class ExtractionService:
             content=content, category=old.category, subject=old.subject, confidence=chance,
             source=SourceKind.EXTRACTED, occurred_at=message.created_at, polarity=False, importance=old.importance,
             scope=old.scope, project_id=old.project_id, session_id=old.session_id, ends=old.memory_id,
+            ends_version=old.version,
             provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
                                   message_ids=[message.message_id], extractor="ending-judge",
                                   extractor_version=version,
                                   evidence=message.content[:500]),
+            # the ended fact's id too: one message may end two facts of one subject (the user's and the project's),
+            # and each needs its own retraction (a shared id made the second a "merge" into the first)
             memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, message.message_id, old.subject,
-                                "no longer"),
+                                "no longer", old.memory_id),
         )
 
     def _fact(self, job: ExtractionJob, c: Candidate, project_id: str | None) -> NewFact:

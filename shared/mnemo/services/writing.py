@@ -93,6 +93,9 @@ class NewFact:
     # a retraction the learned judge of endings made: it retires this stored fact (its id) and nothing else,
     # and only while that fact is live, older, and not of a more authoritative source than the message
     ends: str | None = None
+    # the version of that fact the judge read: a fact edited since (the judge runs without the user's lock) was
+    # not the fact judged, and is not ended
+    ends_version: int | None = None
 
 
 @dataclass
@@ -237,7 +240,7 @@ class MemoryWriter:
             if old.status in LIVE_OR_PENDING:
                 return WriteResult(self._confirm(old, new), "merged")
         if fact.ends is not None:
-            return self._end(tenant_id, user_id, fact.ends, new)
+            return self._end(tenant_id, user_id, fact.ends, fact.ends_version, new)
         nearby = {m.memory_id: Existing(m, float(np.dot(vector, np.asarray(m.embedding, dtype=np.float32))))
                   for m in self.p.memories.by_subject(tenant_id, user_id, [fact.subject])
                   if m.embedding is not None}
@@ -284,13 +287,16 @@ class MemoryWriter:
         self.p.memories.save([new])
         return WriteResult(new, "created")
 
-    def _end(self, tenant_id: str, user_id: str, ended_id: str, retraction: Memory) -> WriteResult:
+    def _end(self, tenant_id: str, user_id: str, ended_id: str, judged_version: int | None,
+             retraction: Memory) -> WriteResult:
         """The judge's retraction supersedes the one fact it names, as the user's "no longer" would: the fact
         is kept in history and the retraction is listed but never injected. Nothing is written when the fact
         has gone meanwhile or is newer than the message, nor when it outranks the message as R6 ranks sources
-        (between the user's own statements, whoever wrote them down, the later wins)."""
+        (between the user's own statements, whoever wrote them down, the later wins), nor when it is no longer
+        the version the judge read (the user edited it meanwhile)."""
         old = self.p.memories.get(tenant_id, user_id, ended_id)
         if (old is None or old.status not in (Status.ACTIVE, Status.PROBATIONARY) or not old.polarity
+                or (judged_version is not None and old.version != judged_version)
                 or not same_partition(retraction, old) or old.subject != retraction.subject
                 or old.created_at > retraction.created_at or not outranks(retraction, old)):
             return WriteResult(None, "rejected", reason="retires_nothing")
