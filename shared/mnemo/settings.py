@@ -123,8 +123,9 @@ class Settings(BaseModel):
     # the learned judge of whether a message ends a stored fact (domain/extraction/ending.py; off: neutral on the dev
     # conversations, 351 probes right either way, forbidden blocks 14 -> 13; README, issue 10): each user message
     # an extraction job reads is judged against up to ending_max_facts of the user's live facts (the most recently
-    # confirmed), and a fact it ends with probability >= ending_at_least is retired, as a retraction the user said
-    # would retire it. ending_model_path: another model file (default: the one shipped in mnemo/models)
+    # confirmed; the user's own and the conversation's project's), and a fact it ends with probability
+    # >= ending_at_least is retired, as a retraction the user said would retire it. ending_model_path: another
+    # model file (default: the one shipped in mnemo/models)
     ending_enabled: bool = False
     ending_at_least: float = Field(default=0.9, ge=0.0, le=1.0)
     ending_max_facts: int = Field(default=200, ge=1, le=2000)
