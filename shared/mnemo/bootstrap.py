@@ -14,7 +14,7 @@ from typing import Any
 
 from mnemo.clock import Clock, SystemClock
 from mnemo.domain.extraction import RuleBasedExtractor
-from mnemo.domain.extraction.ending import EndingJudge, EndingModel, PairJudge
+from mnemo.domain.extraction.ending import EndingJudge, EndingModel
 from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder
 from mnemo.domain.policy import PolicyTable
@@ -42,8 +42,7 @@ CROSS_PATH = Path(__file__).resolve().parent / "models" / "ending-cross-int8.onn
 SLOT_AFFINITY_PATH = Path(__file__).resolve().parent / "models" / "query_slots.npz"
 _AFFINITIES: dict[Path, SlotAffinity] = {}
 _TAGGERS: dict[Path | None, SlotTagger] = {}
-_ENDING_MODELS: dict[Path, EndingModel] = {}
-_PAIR_JUDGES: dict[Path, PairJudge] = {}
+_ENDING_JUDGES: dict[tuple[Path, Path | None, float, Path | None, Path | None], EndingJudge] = {}
 _TOKEN_ENCODERS: dict[tuple[int, int, str, str], TokenEncoder] = {}
 _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
 
@@ -304,27 +303,28 @@ def _extractor(settings: Settings, bedrock: Any = None) -> Any:
 
 def endings(settings: Settings) -> EndingJudge | None:
     """The learned judge of endings runs in process on the extraction encoder in both homes, whichever extractor
-    reads the turns (one encoder run per message; the facts' runs are cached per process)."""
+    reads the turns (one encoder run per message); one judge per process and configuration, so that its cache of
+    the facts' runs serves every service built in the process."""
     if not settings.ending_enabled:
         return None
     path = settings.ending_model_path or ENDING_PATH
-    model = _ENDING_MODELS.get(path)
-    if model is None:
-        model = _ENDING_MODELS[path] = EndingModel.load(path)
+    cross = (settings.ending_cross_path or CROSS_PATH) if settings.ending_cross_encoder else None
+    key = (path, cross, settings.ending_confirm_from, settings.extractor_encoder_path, settings.model_dir)
+    judge = _ENDING_JUDGES.get(key)
+    if judge is not None:
+        return judge
     confirm = None
-    if settings.ending_cross_encoder:
-        from mnemo.adapters.local.onnx_pair_judge import OnnxPairJudge
-
-        cross = settings.ending_cross_path or CROSS_PATH
+    if cross is not None:
         if not cross.is_file():
             # not shipped while the judge is off by default (22.8 MB); trained here in about 12 minutes
             raise ConfigurationError(f"the cross-encoder judge of endings is missing ({cross.name}): run `make "
                                      "train-ending-encoder`, or set MNEMO_ENDING_CROSS_ENCODER=false")
-        confirm = _PAIR_JUDGES.get(cross)
-        if confirm is None:
-            confirm = _PAIR_JUDGES[cross] = OnnxPairJudge(cross)
-    return EndingJudge(shared_token_encoder(settings), model, confirm=confirm,
-                       confirm_from=settings.ending_confirm_from)
+        from mnemo.adapters.local.onnx_pair_judge import OnnxPairJudge
+
+        confirm = OnnxPairJudge(cross)
+    judge = _ENDING_JUDGES[key] = EndingJudge(shared_token_encoder(settings), EndingModel.load(path),
+                                              confirm=confirm, confirm_from=settings.ending_confirm_from)
+    return judge
 
 
 def _key_extractor(settings: Settings) -> LearnedExtractor | None:

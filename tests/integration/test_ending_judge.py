@@ -153,10 +153,25 @@ def test_the_extractors_own_reading_of_the_value_said_again_stands(service: Mnem
     assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.ACTIVE]
 
 
-def test_an_ending_said_twice_retires_once(service: Mnemo) -> None:
+def test_a_job_redelivered_after_its_writes_writes_its_ending_once(service: Mnemo) -> None:
+    # a copy that crashed after writing and before acknowledging the turns is run again: the same message gives
+    # the same retraction id, which the second write finds
     _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
-    _said(service, "c1", "so long bouldering, my shoulders hate me")
-    _said(service, "c2", "so long bouldering, my shoulders hate me")  # nothing live is left for it to end
+    clock = service.ports.clock
+    assert isinstance(clock, ManualClock)
+    clock.set(clock.now() + timedelta(days=1))
+    service.ingestor.add_turns(TENANT, USER, "c1", [IncomingMessage(role="user", content="so long bouldering",
+                                                                   created_at=clock.now())])
+    turns = service.ports.buffer.pending(TENANT, USER, "c1", 10**9)
+    job = ExtractionJob(tenant_id=TENANT, user_id=USER, conversation_id="c1", up_to_seq=turns[-1].seq,
+                        due_at=clock.now())
+    judge = service.ports.endings
+    assert judge is not None
+    first = service.extraction._with_endings(judge, job, turns, [], None)
+    assert [r.outcome for r in service.writer.write(TENANT, USER, first, each_alone=True)] == ["superseded"]
+    again = service.extraction._with_endings(judge, job, turns, [], None)
+    assert again == []  # the fact it ended is no longer live: nothing to judge
+    assert [r.outcome for r in service.writer.write(TENANT, USER, first, each_alone=True)] == ["merged"]
     assert _by_subject(service, "hobby:boulder") == [
         ("User no longer does bouldering.", False, Status.ACTIVE, [RETRACTION_TAG]),
         ("User's hobby: bouldering.", True, Status.SUPERSEDED, [])]

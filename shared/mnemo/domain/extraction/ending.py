@@ -15,6 +15,7 @@ runs them (numpy).
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -143,16 +144,19 @@ class EndingJudge:
         self.version = model.version + ("+cross" if confirm is not None else "")
         self._cache: OrderedDict[str, TokenStates] = OrderedDict()
         self._cache_size = cache_size
+        self._cache_lock = threading.Lock()  # one judge per process; the jobs may run on several threads
 
     def _fact_states(self, statement: str) -> TokenStates:
-        found = self._cache.get(statement)
-        if found is not None:
-            self._cache.move_to_end(statement)
-            return found
+        with self._cache_lock:
+            found = self._cache.get(statement)
+            if found is not None:
+                self._cache.move_to_end(statement)
+                return found
         states = self.encoder.encode_tokens([statement])[0]
-        self._cache[statement] = states
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        with self._cache_lock:
+            self._cache[statement] = states
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
         return states
 
     def probabilities(self, message: str, statements: Sequence[str]) -> list[float]:
