@@ -153,23 +153,30 @@ def test_the_extractors_own_reading_of_the_value_said_again_stands(service: Mnem
     assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.ACTIVE]
 
 
-def test_a_job_redelivered_after_its_writes_writes_its_ending_once(service: Mnemo) -> None:
-    # a copy that crashed after writing and before acknowledging the turns is run again: the same message gives
-    # the same retraction id, which the second write finds
-    _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
+def _judged(service: Mnemo, text: str, again: bool = False) -> list[NewFact]:
+    """What the extraction job would add for ``text`` said in conversation c1 a day later, judged as the job
+    judges it, without writing (``again``: the same buffered message judged once more, as a redelivery would)."""
     clock = service.ports.clock
     assert isinstance(clock, ManualClock)
-    clock.set(clock.now() + timedelta(days=1))
-    service.ingestor.add_turns(TENANT, USER, "c1", [IncomingMessage(role="user", content="so long bouldering",
-                                                                   created_at=clock.now())])
+    if not again:
+        clock.set(clock.now() + timedelta(days=1))
+        service.ingestor.add_turns(TENANT, USER, "c1", [IncomingMessage(role="user", content=text,
+                                                                       created_at=clock.now())])
     turns = service.ports.buffer.pending(TENANT, USER, "c1", 10**9)
     job = ExtractionJob(tenant_id=TENANT, user_id=USER, conversation_id="c1", up_to_seq=turns[-1].seq,
                         due_at=clock.now())
     judge = service.ports.endings
     assert judge is not None
-    first = service.extraction._with_endings(judge, job, turns, [], None)
+    return service.extraction._with_endings(judge, job, turns, [], None)
+
+
+def test_a_job_redelivered_after_its_writes_writes_its_ending_once(service: Mnemo) -> None:
+    # a copy that crashed after writing and before acknowledging the turns is run again: the same message gives
+    # the same retraction id, which the second write finds
+    _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
+    first = _judged(service, "so long bouldering")
     assert [r.outcome for r in service.writer.write(TENANT, USER, first, each_alone=True)] == ["superseded"]
-    again = service.extraction._with_endings(judge, job, turns, [], None)
+    again = _judged(service, "so long bouldering", again=True)
     assert again == []  # the fact it ended is no longer live: nothing to judge
     assert [r.outcome for r in service.writer.write(TENANT, USER, first, each_alone=True)] == ["merged"]
     assert _by_subject(service, "hobby:boulder") == [
@@ -318,17 +325,7 @@ def test_a_fact_the_user_edited_after_it_was_judged_is_not_ended(service: Mnemo)
     # the job judges without the user's lock and writes under it: a fact edited between the two was not the
     # fact judged, and the user's own edit stands
     _store(service, "User's hobby: bouldering.", "hobby:boulder", Category.PREFERENCE)
-    clock = service.ports.clock
-    assert isinstance(clock, ManualClock)
-    clock.set(clock.now() + timedelta(days=1))
-    service.ingestor.add_turns(TENANT, USER, "c1", [IncomingMessage(role="user", content="so long bouldering",
-                                                                   created_at=clock.now())])
-    turns = service.ports.buffer.pending(TENANT, USER, "c1", 10**9)
-    job = ExtractionJob(tenant_id=TENANT, user_id=USER, conversation_id="c1", up_to_seq=turns[-1].seq,
-                        due_at=clock.now())
-    judge = service.ports.endings
-    assert judge is not None
-    facts = service.extraction._with_endings(judge, job, turns, [], None)
+    facts = _judged(service, "so long bouldering")
     assert [f.ends for f in facts]
     (old,) = [m for m in service.ports.memories.all_for_user(TENANT, USER) if m.subject == "hobby:boulder"]
     service.control.edit(TENANT, USER, old.memory_id, MemoryEdit(content="User's hobby: chess."))

@@ -9,7 +9,7 @@ from datetime import timedelta
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS
-from mnemo.domain.models import BufferedTurn, Memory, Message, Provenance, Scope, SourceKind, Status
+from mnemo.domain.models import RETRIEVABLE, BufferedTurn, Memory, Message, Provenance, Scope, SourceKind
 from mnemo.domain.screening import defuse
 from mnemo.ports import Claim, ExtractionJob, FactEndings
 from mnemo.services.context import Ports
@@ -203,7 +203,7 @@ class ExtractionService:
         settings = self.p.settings
         read = {t.message.message_id for t in turns}
         live = sorted((m for m in self.p.memories.all_for_user(job.tenant_id, job.user_id)
-                       if m.status in (Status.ACTIVE, Status.PROBATIONARY) and m.polarity
+                       if m.status in RETRIEVABLE and m.polarity
                        and (m.scope is Scope.USER or (m.scope is Scope.PROJECT and project_id is not None
                                                       and m.project_id == project_id))
                        and RETRACTION_TAG not in m.tags and m.subject.partition(":")[0] not in NEVER_ENDED

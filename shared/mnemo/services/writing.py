@@ -295,7 +295,7 @@ class MemoryWriter:
         (between the user's own statements, whoever wrote them down, the later wins), nor when it is no longer
         the version the judge read (the user edited it meanwhile)."""
         old = self.p.memories.get(tenant_id, user_id, ended_id)
-        if (old is None or old.status not in (Status.ACTIVE, Status.PROBATIONARY) or not old.polarity
+        if (old is None or old.status not in RETRIEVABLE or not old.polarity
                 or (judged_version is not None and old.version != judged_version)
                 or not same_partition(retraction, old) or old.subject != retraction.subject
                 or old.created_at > retraction.created_at or not outranks(retraction, old)):

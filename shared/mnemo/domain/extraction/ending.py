@@ -69,9 +69,8 @@ def pair_features(fact: TokenStates, statement: str, message: TokenStates) -> Ar
     """One row for the pair: the value's vector, the message's soft-aligned part, the words around its best
     match, the message's mean, their product, the slot, and how closely the message matches the value."""
     start, end, slot = read_statement(statement)
-    value = (start, end)
     dims = fact.states.shape[1] if len(fact.offsets) else message.states.shape[1]
-    inside = [i for i, (a, b) in enumerate(fact.offsets) if a < value[1] and b > value[0]]
+    inside = [i for i, (a, b) in enumerate(fact.offsets) if a < end and b > start]
     f = fact.states[inside].mean(axis=0) if inside else (
         fact.states.mean(axis=0) if len(fact.offsets) else np.zeros(dims, np.float32))
     one_hot = np.zeros(len(_SLOT_NAMES) + 1, np.float32)
