@@ -120,3 +120,14 @@ def test_reembedding_reports_progress_by_user(service: Mnemo) -> None:
     report = Reembedder(service.ports).run(progress=lambda done, total: seen.append((done, total)))
     assert report.users == 3
     assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_python_dash_m_mnemo_is_the_command() -> None:
+    """`python -m mnemo serve` (a venv without its scripts on PATH) said "No module named
+    mnemo.__main__"; it is the `mnemo` command now."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "mnemo", "--version"], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert mnemo.__version__ in done.stdout
