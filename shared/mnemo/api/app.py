@@ -6,6 +6,7 @@ import binascii
 import json
 import logging
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -136,13 +137,39 @@ def load_json(text: str) -> Any:
     NaN and Infinity are no JSON (RFC 8259), nor is a number that overflows a double (1e400): Python
     reads them as floats, which a free-form field (a session's task_progress) then stored as null."""
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", text[:64], 0) from None
     except json.JSONDecodeError:
         raise
     except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion"
         raise json.JSONDecodeError(type(exc).__name__, text[:64], 0) from None
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
+        # "\udfff" alone is JSON's grammar but no Unicode text (RFC 8259 8.2): Python reads it into a
+        # str that no UTF-8 encoder takes, so a metadata or profile value holding one was stored and
+        # then failed every read of the user (profile, retrieve, export: 500s until an erase)
+        raise json.JSONDecodeError("a lone surrogate escape", text[:64], 0)
+    return data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _has_lone_surrogate(data: Any) -> bool:
+    """Whether any string in ``data``, key or value, holds a surrogate json.loads did not pair (a walk
+    without recursion: a body may nest as deeply as json.loads itself takes)."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= ch <= "\udfff" for ch in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def media_type(headers: Any) -> str:

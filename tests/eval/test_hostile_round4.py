@@ -1,0 +1,46 @@
+"""A fourth hostile review: a client through HTTP and the Python client, in both homes.
+
+Each test fails on the code before its fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ApiClient
+
+U = "round4"
+
+# -- a lone surrogate escape: no Unicode text, refused before anything stores it ------------------
+
+LONE = "\\udfff"  # as the JSON text carries it: json.loads makes a str no UTF-8 encoder takes
+
+
+@pytest.mark.parametrize(("method", "path", "raw"), [
+    ("POST", f"/v1/users/{U}/memories", '{"content": "I own a red bicycle.", "metadata": {"a": "xLONE"}}'),
+    ("POST", f"/v1/users/{U}/memories", '{"content": "I own a red bicycle.", "metadata": {"LONE": "x"}}'),
+    ("POST", f"/v1/users/{U}/memories/import",
+     '{"items": [{"content": "I own a red bicycle.", "metadata": {"a": "LONE"}}]}'),
+    ("PATCH", f"/v1/users/{U}/profile", '{"custom": {"k1": "aLONE"}}'),
+    ("PATCH", f"/v1/users/{U}/profile", '{"preferences": ["tea LONE"]}'),
+    ("POST", f"/v1/users/{U}/memories", '{"content": "I own a red LONE bicycle."}'),
+])
+def test_a_lone_surrogate_is_a_400_and_leaves_the_user_readable(api: ApiClient, method: str, path: str,
+                                                                 raw: str) -> None:
+    """It was stored (a metadata or profile value) and every later read of the user failed: the
+    profile, retrieve and export were 500s until the user was erased."""
+    status, body = api.call(method, path, raw=raw.replace("LONE", LONE).encode())
+    assert status == 400, body
+    assert body["error"]["code"] == "invalid_input"
+    for read in ("/profile", "/export", "/memories"):
+        status, body = api.call("GET", f"/v1/users/{U}{read}")
+        assert status == 200, (read, body)
+    assert api.retrieve(U, "what do I own?")["memories"] == []
+
+
+def test_a_surrogate_pair_escape_is_text(api: ApiClient) -> None:
+    status, body = api.call("POST", f"/v1/users/{U}/memories",
+                            raw=b'{"content": "I love the sea \\ud83c\\udf0a.", "metadata": {"m": "\\ud83c\\udf0a"}}')
+    assert status == 201, body
+    assert body["memory"]["metadata"] == {"m": "\U0001f30a"}
+    assert api.call("GET", f"/v1/users/{U}/export")[0] == 200
