@@ -44,3 +44,17 @@ def test_a_surrogate_pair_escape_is_text(api: ApiClient) -> None:
     assert status == 201, body
     assert body["memory"]["metadata"] == {"m": "\U0001f30a"}
     assert api.call("GET", f"/v1/users/{U}/export")[0] == 200
+
+
+# -- the per-request bound on work: a profile PATCH is held to it like an import -------------------
+
+def test_a_profile_patch_is_held_to_the_per_request_sentence_cap(api: ApiClient) -> None:
+    """Each preference and constraint becomes a memory, embedded sentence by sentence: 40 items of
+    2,000 characters of short sentences were ~3,600 sentences, ~12 s of a worker for one request,
+    where the same texts as an import are refused (413) at once."""
+    many = [" ".join(f"I like tea number {k * 1000 + i}." for i in range(90))[:2000] for k in range(20)]
+    status, body = api.call("PATCH", f"/v1/users/{U}/profile", {"preferences": many, "constraints": many})
+    assert status == 413, body
+    assert body["error"]["details"][0]["field"] in ("preferences", "constraints")
+    assert api.memories(U) == []
+    assert api.call("POST", f"/v1/users/{U}/memories/import", {"items": [{"content": c} for c in many * 2]})[0] == 413
