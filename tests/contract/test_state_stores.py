@@ -158,3 +158,33 @@ def test_an_old_database_gets_the_new_columns(tmp_path) -> None:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(profiles)")}
     assert {"generation", "built_at", "valid_until", "custom"} <= columns
     Database(tmp_path / "old.db")  # opening again changes nothing
+
+
+def test_an_old_databases_traces_become_a_rowid_table_and_keep_their_rows(tmp_path) -> None:
+    import sqlite3
+
+    from mnemo.adapters.local.sqlite_db import Database
+
+    old = sqlite3.connect(tmp_path / "old.db")
+    old.executescript(
+        "CREATE TABLE traces (tenant_id TEXT NOT NULL, trace_id TEXT NOT NULL, user_id TEXT NOT NULL, "
+        "body TEXT NOT NULL, expires_at TEXT NOT NULL, conversation_id TEXT, created_at TEXT NOT NULL, "
+        "PRIMARY KEY (tenant_id, trace_id)) WITHOUT ROWID;"
+        "CREATE INDEX traces_user ON traces (tenant_id, user_id);"
+        "INSERT INTO traces VALUES ('t1', 'tr1', 'u1', '{}', '2999-01-01', 'c1', '2026-01-01');")
+    old.close()
+    db = Database(tmp_path / "old.db")
+    with db.read() as conn:
+        declared = conn.execute("SELECT sql FROM sqlite_master WHERE name='traces'").fetchone()[0]
+        indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE tbl_name='traces' "
+                                              "AND type='index' AND sql IS NOT NULL")}
+        rows = conn.execute("SELECT * FROM traces").fetchall()
+        # the key still refuses a second row of the same trace
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute("INSERT INTO traces VALUES ('t1', 'tr1', 'u2', '{}', '2999-01-01', NULL, '2026-01-02')")
+    assert "WITHOUT ROWID" not in declared.upper()
+    assert indexes == {"traces_user", "traces_conversation"}
+    assert rows == [("t1", "tr1", "u1", "{}", "2999-01-01", "c1", "2026-01-01")]
+    Database(tmp_path / "old.db")  # opening again changes nothing
+    with db.read() as conn:
+        assert conn.execute("SELECT count(*) FROM traces").fetchone()[0] == 1

@@ -76,11 +76,13 @@ CREATE TABLE IF NOT EXISTS extraction_jobs (
     PRIMARY KEY (tenant_id, user_id, conversation_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS extraction_jobs_due ON extraction_jobs (due_at);
+-- a rowid table: each row carries a trace's body (~5 KB), which WITHOUT ROWID would keep in its key's b-tree,
+-- where an insert cost about twice as much (SQLite's advice: WITHOUT ROWID only for rows well under a page)
 CREATE TABLE IF NOT EXISTS traces (
     tenant_id TEXT NOT NULL, trace_id TEXT NOT NULL, user_id TEXT NOT NULL,
     body TEXT NOT NULL, expires_at TEXT NOT NULL, conversation_id TEXT, created_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, trace_id)
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS traces_user ON traces (tenant_id, user_id);
 CREATE INDEX IF NOT EXISTS traces_conversation ON traces (tenant_id, user_id, conversation_id, created_at);
 CREATE TABLE IF NOT EXISTS audit_events (
@@ -140,6 +142,29 @@ ADDED_COLUMNS = (
 ADDED_INDEXES = (
     "CREATE INDEX IF NOT EXISTS memories_written ON memories (tenant_id, user_id, written)",
 )
+# tables declared WITHOUT ROWID by an older release and now rowid tables: rebuilt once, rows and indexes kept
+REBUILT_AS_ROWID = ("traces",)
+
+
+def _rebuild_as_rowid(conn: sqlite3.Connection, table: str) -> None:
+    """The table as SCHEMA declares it now, when the file has it WITHOUT ROWID (same columns, key and
+    indexes: CREATE TABLE IF NOT EXISTS leaves an existing table as it is). Inside the caller's write
+    transaction: a crash leaves the old table whole, and a second process opening the file finds it done."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type='table' AND name=?", (table,)).fetchone()
+    if row is None or "WITHOUT ROWID" not in row[0].upper():
+        return
+    code = "\n".join(line for line in SCHEMA.splitlines() if not line.lstrip().startswith("--"))
+    statements = [s.strip() for s in code.split(";")]
+    create = next(s for s in statements if s.startswith(f"CREATE TABLE IF NOT EXISTS {table} ("))
+    indexes = [s for s in statements if s.startswith("CREATE INDEX") and f" ON {table} (" in s]
+    rebuilt = f"{table}_rebuilt"
+    conn.execute(create.replace(f"IF NOT EXISTS {table} (", f"{rebuilt} (", 1))
+    conn.execute(f"INSERT INTO {rebuilt} SELECT * FROM {table}")  # noqa: S608 (names from REBUILT_AS_ROWID)
+    conn.execute(f"DROP TABLE {table}")  # its indexes with it
+    conn.execute(f"ALTER TABLE {rebuilt} RENAME TO {table}")
+    for statement in indexes:
+        conn.execute(statement)
+    log.info("table rebuilt as a rowid table", extra={"table": table})
 
 
 class Database:
@@ -173,6 +198,8 @@ class Database:
                     conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
             for statement in ADDED_INDEXES:
                 conn.execute(statement)
+            for table in REBUILT_AS_ROWID:
+                _rebuild_as_rowid(conn, table)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None,
