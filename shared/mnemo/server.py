@@ -347,15 +347,20 @@ class WsgiApp:
         if length > self.max_body:
             # read (and drop) a moderately large body so the client gets its 413 rather than a broken
             # pipe; a huge one is cut off with the connection
-            if length <= DRAIN_LIMIT:
-                remaining = length
+            try:
+                remaining = length if length <= DRAIN_LIMIT else 0
                 while remaining > 0:
                     chunk = stream.read(min(remaining, 65536))
                     if not chunk:
                         break
                     remaining -= len(chunk)
+            except TimeoutError:
+                pass  # the 413 all the same
             return error_reply(413, "payload_too_large", f"request body exceeds {self.max_body} bytes", "body")
-        return stream.read(length) if length else b""
+        try:
+            return stream.read(length) if length else b""
+        except TimeoutError:  # the client stopped sending before the end of its body (the read timeout)
+            return error_reply(408, "request_timeout", "the request body did not arrive in time", "body")
 
     @staticmethod
     def _headers(environ: dict[str, Any]) -> dict[str, str]:

@@ -38,6 +38,7 @@ from typing import Any
 
 from gunicorn import util as gunicorn_util  # type: ignore[import-untyped]
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
+from gunicorn.workers.sync import SyncWorker  # type: ignore[import-untyped]
 
 from mnemo.adapters.local.file_locks import hold_first_free, lock_data_dir
 from mnemo.errors import ConfigurationError
@@ -267,6 +268,33 @@ def close_at_once(graceful: Callable[..., None]) -> Callable[..., None]:
     return close
 
 
+def read_deadline(handle: Callable[..., None], seconds: float) -> Callable[..., None]:
+    """A sync worker's ``handle(listener, client, addr)`` with a read timeout on the client's socket.
+
+    gunicorn's sync worker reads a request from a blocking socket with no timeout: two connections
+    that sent half a request line (no key needed) held both workers of `mnemo serve --workers 2` until
+    the arbiter killed them at the request timeout (60 s), every request waiting meanwhile, and again as
+    often as they were opened. Each read now waits ``seconds`` at most; a stalled connection is closed."""
+
+    def timed(listener: Any, client: socket.socket, addr: Any) -> None:
+        client.settimeout(seconds)
+        handle(listener, client, addr)
+
+    return timed
+
+
+class ClientTooSlow(logging.Filter):
+    """gunicorn logs a socket error while it reads a request with its traceback; a client too slow to send
+    its request is the client's doing, one line without one."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], TimeoutError):
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                "a client's request did not arrive within the read timeout: its connection is closed", (), None, None)
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
 class RequestTextOut(logging.Filter):
     """gunicorn logs its refusals with the request as sent ("Invalid request from ip=...: Invalid HTTP
     header name: '<the header line>'") and an application error with the URI: a key in a malformed
@@ -316,8 +344,11 @@ class MnemoApplication(BaseApplication):  # type: ignore[misc]
             if self.pin:  # first, before this process starts a thread: a thread keeps the mask it started with
                 pin_to_a_free_core(self.run_dir / "cores")
             gunicorn_util.write_error = write_json_error
+            if isinstance(worker, SyncWorker):  # the sync worker and the reserve's (gthread waits for data itself)
+                worker.handle = read_deadline(worker.handle, self.settings.client_read_timeout_seconds)
             gunicorn_util.close_graceful = close_at_once(gunicorn_util.close_graceful)
             logging.getLogger("gunicorn.error").addFilter(RequestTextOut())
+            logging.getLogger("gunicorn.error").addFilter(ClientTooSlow())
             # loading the model is not a request: keep the arbiter's timeout (meant for stuck requests)
             # from killing a worker that is still booting on a busy machine
             def heartbeat() -> None:

@@ -363,6 +363,10 @@ class Settings(BaseModel):
     serve_pin_workers: bool = False
     # a worker busy this long on one request is replaced (its transaction rolls back)
     request_timeout_seconds: float = Field(60.0, gt=0, le=3600)
+    # the longest a client may leave its connection silent while it sends its request (a sync worker reads it
+    # itself, waiting for nothing else): a connection that stalls in its headers or body is closed (408 in
+    # the body) instead of holding a worker to the request timeout, when the arbiter kills it
+    client_read_timeout_seconds: float = Field(10.0, gt=0, le=3600)
     # on SIGTERM: how long in-flight requests and the extraction job in progress get to finish
     shutdown_grace_seconds: float = Field(30.0, gt=0, le=3600)
     # the background jobs (extraction, consolidation) run in a process of their own at this nice
