@@ -250,6 +250,11 @@ class Settings(BaseModel):
     slot_boost: float = Field(0.2, ge=0, le=1)
     slot_affinity_at_least: float = Field(0.5, ge=0, le=1)
     slot_affinity_path: Path | None = None
+    # a kind of fact the request needs at least this likely (the slot affinity, kindred slots included) gets
+    # the best of its live memories the relevance floor left out, after what cleared it: "cli entrypoint with a
+    # --dry-run flag" needs the project's stack 0.94, though "User's project uses python 3.12" shares no word
+    # with it; 0 switches it off
+    needed_slot_at_least: float = Field(0.7, ge=0, le=1)
     # a request the gate would skip as general knowledge is searched after all when the slot affinity gives
     # a slot at least this probability (chosen on the dev requests, where `python -m mnemo.training.query_slots`
     # prints 7 of 13 skipped ones that needed a fact searched, 1 of 24 that did not); 0 switches it off

@@ -266,6 +266,16 @@ def test_a_request_gets_the_kind_of_fact_it_needs(api: ApiClient) -> None:
     assert "Tom" not in text
 
 
+def test_a_kind_of_fact_the_request_surely_needs_goes_in_without_sharing_its_words(api: ApiClient) -> None:
+    # a coding request needs the project's stack, but "User's project uses Elixir and Phoenix" shares no word
+    # with it: under the relevance floor, and too far under the project itself (a near match) for a near miss
+    api.say(USER, "c1", "I'm building a recipe site as a side project.", "We use Elixir and Phoenix for it.",
+            "I live in Leeds.", "I have a cat named Tom.")
+    text = injected(api.retrieve(USER, "recipe site: add a search box"))
+    assert "Elixir" in text
+    assert "Tom" not in text
+
+
 def test_a_request_worded_as_general_knowledge_still_gets_the_fact_it_needs(api: ApiClient) -> None:
     api.say(USER, "c1", "I'm vegetarian, have been for years.", "I live in Lisbon.")
     result = api.retrieve(USER, "what's good to put in the slow cooker tomorrow")

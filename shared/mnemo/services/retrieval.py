@@ -93,6 +93,27 @@ def said_together(kept: list[Scored], ranked: list[Scored], limit: int, now: dat
     return kept + siblings
 
 
+def needed_slots(kept: list[Scored], ranked: list[Scored], gain_at_least: float, now: datetime) -> list[Scored]:
+    """The kept memories, then, for each slot the request needs so surely that its memories gained at least
+    ``gain_at_least`` of relevance (``Scored.needed``), the best-ranked live memory of that slot not yet kept:
+    what a request needs seldom shares its words ("cli entrypoint with a --dry-run flag" and "User's project
+    uses python 3.12"), and the relevance floor is a matter of words. They come after every kept memory, so a
+    top-k cut drops them first; one a slot, so a slot the user has said much about cannot fill the block."""
+    if gain_at_least <= 0:
+        return kept
+    chosen = {s.memory.memory_id for s in kept}
+    filled: set[str] = set()
+    extra: list[Scored] = []
+    for s in ranked:
+        slot = s.memory.subject.partition(":")[0]
+        if (s.needed < gain_at_least or slot in filled or s.memory.memory_id in chosen
+                or RETRACTION_TAG in s.memory.tags or is_past_plan(s.memory, now)):
+            continue
+        filled.add(slot)
+        extra.append(s)
+    return kept + extra
+
+
 class QueryEmbeddings:
     """LRU cache of query embeddings (R13), per tenant and user: a hit (and the time it saves) never
     tells one tenant or user what another asked."""
@@ -302,6 +323,7 @@ class Retriever:
             else:
                 rejected[s.memory.memory_id] = "below_min_relevance"
         kept = said_together(kept, ranked, settings.said_together_limit, now)
+        kept = needed_slots(kept, ranked, settings.slot_boost * settings.needed_slot_at_least, now)
         for s in kept:
             rejected.pop(s.memory.memory_id, None)
         kept, conflicts, lost = self._resolve_conflicts(kept)
