@@ -15,6 +15,13 @@ import re
 
 from mnemo.domain.sensitive import contains_sensitive
 
+
+def _any_spacing(pattern: str) -> str:
+    """A pattern written with single spaces between its words, matching any run of whitespace there: with
+    literal spaces, "ignore  all previous instructions" (two spaces), a tab, a no-break or an em space
+    between two words went past the screens, and the block's flag, that the plain sentence trips."""
+    return pattern.replace(" ?", r"\s*").replace(" ", r"\s+")
+
 _ONE_OFF = re.compile(
     r"\b(?:for this (?:answer|reply|response|message|question|one|time|conversation|chat)(?: only)?"
     r"|(?:just|only) (?:this|for) (?:once|time|one|now|today)|this time only|just this once|for now"
@@ -49,6 +56,7 @@ _PASSING = re.compile(
     re.IGNORECASE,
 )
 _IDENTITY = re.compile(
+    _any_spacing(
     r"\b(?:i(?:'m| am) (?:an? |the )?(?:admin|administrator|superuser|super user|root|owner of (?:this|the) "
     r"(?:system|account|service|app)|moderator|sysadmin|developer of (?:this|you)|your (?:developer|creator|"
     r"owner|admin)|system administrator|staff member|authorized|authorised|verified|allowed to|"
@@ -71,33 +79,36 @@ _IDENTITY = re.compile(
     r"(?:everyone'?s?|everybody'?s?|"
     r"all (?:the )?(?:other )?(?:users?|customers?|clients?|employees?|people|members?)'?s?|other (?:users?|"
     r"people|customers?|members?)'?s?|every (?:user|customer|member)'?s?) (?:\w+ ){0,2}(?:data|logs?|chats?|"
-    r"messages|records|memories|conversations|emails|files|passwords|details|profiles|histor(?:y|ies)))",
+    r"messages|records|memories|conversations|emails|files|passwords|details|profiles|histor(?:y|ies)))"),
     re.IGNORECASE,
 )
 # claims of a role over the system, said of "the user" too (an app or an extractor rewrites "I" so)
 _ROLE_CLAIM = re.compile(
+    _any_spacing(
     r"\b(?:(?:the )?user|i|he|she|they)(?:'m| am| is|'s| are| works? as| acts? as)\s+(?:now\s+)?"
     r"(?:the |an? )?(?:(?:verified|authori[sz]ed|official|real|actual|current|designated)\s+)?"
     r"(?:(?:tenant|workspace|account|org(?:ani[sz]ation)?|platform|global|super|site|service|system|app)\s+)?"
     r"(?:admin|administrator|superuser|super user|root(?: user)?|sysadmin|moderator|owner of (?:this|the) \w+)\b"
     r"|\b(?:has|have|with) (?:(?:full|complete|elevated|unrestricted|special|"
     r"total|admin|root|superuser|administrator|owner)\s+){1,3}(?:access|rights|privileges|permissions|"
-    r"clearance|role)\b",
+    r"clearance|role)\b"),
     re.IGNORECASE,
 )
 # text posing as a turn of the conversation or a prompt section: it and what follows is the attacker's
 _MARKER = re.compile(
+    _any_spacing(
     r"\bSYSTEM\b|(?i:(?:^|(?<=[\s.,;!?]))(?:system|developer|admin)\s*(?:prompt|message)?\s*:)"
     r"|<\|[a-z_]+\|>|\[/?INST\]|<</?SYS>>|(?i:#{2,}\s*(?:system|instructions?|response|assistant)\b)"
-    r"|(?i:\bnote to (?:the )?(?:ai|assistant|bot|model|llm|chatbot)\b)|(?i:</?(?:system|memory|instructions?)>)",
+    r"|(?i:\bnote to (?:the )?(?:ai|assistant|bot|model|llm|chatbot)\b)|(?i:</?(?:system|memory|instructions?)>)"),
 )
 # an assistant told to obey or trust stored text, or taking a new persona
 _OBEY = re.compile(
+    _any_spacing(
     r"\b(?:(?:the )?(?:assistant|ai|bot|model|chatbot|llm)|you)\s+(?:must|should|shall|will|has to|have to|"
     r"needs? to|are to)\s+(?:always\s+|now\s+|from now on\s+)?(?:obey|trust|follow|comply with|execute|believe"
     r"|do whatever|do what)\b"
     r"|\b(?:always|must|should)\s+(?:obey|comply with)\b|\bfrom now on,? you(?:'re| are| will be| act as)\b"
-    r"|\bobey (?:all |any |every )?(?:instructions|orders|commands|them|me)\b",
+    r"|\bobey (?:all |any |every )?(?:instructions|orders|commands|them|me)\b"),
     re.IGNORECASE,
 )
 _DIRECTIVE_LEAD = re.compile(
@@ -145,12 +156,13 @@ def defuse(text: str) -> str:
 
 
 _INSTRUCTION = re.compile(
+    _any_spacing(
     r"\b(?:ignore|disregard|forget|override) (?:all |any |the |your )?(?:previous|prior|above|earlier|"
     r"system|safety|other) (?:instructions|prompts?|rules|messages|guidelines)|\bsystem prompt\b|"
     r"\byou are now\b|\bjailbreak\b|\bdeveloper mode\b|\bdo anything now\b|\bnew instructions?:|"
     r"\bact as (?:an? )?(?:unrestricted|unfiltered)|\breveal (?:your|the) (?:system )?prompt\b|"
     r"\b(?:bypass|disable|turn off|switch off|skip|ignore) (?:all |the |your |any )?(?:safety|security|content)? ?"
-    r"(?:filters?|checks?|guardrails|restrictions|moderation|safeguards|rules)\b",
+    r"(?:filters?|checks?|guardrails|restrictions|moderation|safeguards|rules)\b"),
     re.IGNORECASE,
 )
 
