@@ -135,10 +135,22 @@ def _invisible(text: str, at: int) -> bool:
     return _latin_or_edge(text[at - 1:at]) or _latin_or_edge(text[at + 1:at + 2])
 
 
+@lru_cache(maxsize=4096)
+def _styled(ch: str) -> str | None:
+    """A Latin letter or digit drawn in a style of its own (mathematical bold or script "𝐢𝐠𝐧𝐨𝐫𝐞", circled
+    "ⓘ", "①") as its plain self; None for any other character. A model reads them as the words they
+    spell: "𝐢𝐠𝐧𝐨𝐫𝐞 𝐚𝐥𝐥 𝐩𝐫𝐞𝐯𝐢𝐨𝐮𝐬 𝐢𝐧𝐬𝐭𝐫𝐮𝐜𝐭𝐢𝐨𝐧𝐬", a card number in bold digits, went past every screen."""
+    if not unicodedata.decomposition(ch).startswith(("<font>", "<circle>")):
+        return None
+    plain = unicodedata.normalize("NFKC", ch)
+    return plain if plain.isascii() and plain.isalnum() else None
+
+
 def visible(text: str) -> str:
     """What a client sends, as a reader sees it: without the invisible characters (zero-width spaces,
     soft hyphens, bidirectional controls, control characters other than tab and newlines) and with
-    fullwidth Latin letters, digits and signs as their ASCII selves.
+    fullwidth Latin letters, digits and signs, and styled ones (mathematical, circled), as their ASCII
+    selves.
 
     Invisible characters carry nothing a reader of a memory sees, but they hide a word from the
     secret and injection screens ("pass<U+200B>word is hunter2", "SYS<U+200B>TEM:"); fullwidth forms
@@ -151,6 +163,8 @@ def visible(text: str) -> str:
     for at, ch in enumerate(text):
         if "\uff01" <= ch <= "\uff5e":
             out.append(chr(ord(ch) - 0xFEE0))
+        elif ch >= "\u2100" and (plain := _styled(ch)) is not None:  # the styled forms start at U+2100
+            out.append(plain)
         elif not _invisible(text, at):
             out.append(ch)
     return "".join(out)
