@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor train-encoder \
+.PHONY: query-towers api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor train-encoder \
 	train-query-slots \
 	query-model lock footprint ts-client ts-test
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
@@ -117,6 +117,17 @@ train-ending: $(STAMP)
 # shipped; about 12 minutes on 2 cores, in the training venv)
 train-ending-encoder: $(TRAIN_STAMP)
 	PYTHONPATH=shared $(TRAIN_VENV)/bin/python -m mnemo.training.ending_encoder
+
+# issue 15, measured and not shipped: query towers fine-tuned on LoCoMo's tuning half, one per held-out tuning
+# conversation and one on all three, into build/query-towers (about 3 minutes each on 2 cores, in the training
+# venv); tests/bench/locomo_query_tower.py --towers build/query-towers [--half checking] scores them
+LOCOMO ?= ../shared/data/locomo-dev.json
+query-towers: $(TRAIN_STAMP)
+	for held in conv-26 conv-41 conv-43; do \
+	  PYTHONPATH=shared:tests/bench $(TRAIN_VENV)/bin/python -m mnemo.training.query_tower --data $(LOCOMO) \
+	    --hold-out $$held --out build/query-towers/$$held.onnx || exit 1; done
+	PYTHONPATH=shared:tests/bench $(TRAIN_VENV)/bin/python -m mnemo.training.query_tower --data $(LOCOMO) \
+	  --out build/query-towers/all.onnx
 
 # which kinds of fact a request needs (writes shared/mnemo/models/query_slots.npz; seconds)
 train-query-slots: $(STAMP)

@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import json
 
 from common import InProcessClient, percentiles, write_result
+from locomo_data import CATEGORY, DEFAULT_DATA, select, turns_of
 
 from mnemo.api.app import create_app
 from mnemo.bootstrap import build_local
 from mnemo.clock import ManualClock
 from mnemo.settings import Settings
 
-DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo-dev.json"
-SPLIT = Path(__file__).resolve().parent / "locomo_split.json"
 KS = (5, 10, 20)
-CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 # each retrieval idea of issue 15 switched off on its own (settings over the defaults)
 ABLATIONS: dict[str, dict[str, Any]] = {
     # issue 15 item 1, not kept (won the tuning half, not the checking half): memory keys switched on
@@ -68,33 +66,6 @@ COMPARE: dict[str, dict[str, Any]] = {
     "bm25 only": {"lexical_weight": 1.0},
     "embedding only (whole-memory cosine)": {"lexical_weight": 0.0, "sentence_weight": 0.0},
 }
-
-
-def select(data: list[dict[str, Any]], half: str) -> list[dict[str, Any]]:
-    """The conversations of one half of the frozen split (all of them for ``all``)."""
-    if half == "all":
-        return data
-    wanted = set(json.loads(SPLIT.read_text())[half])
-    return [s for s in data if s["sample_id"] in wanted]
-
-
-def session_date(text: str) -> datetime:
-    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
-
-
-def turns_of(sample: dict[str, Any]) -> list[tuple[str, str, datetime]]:
-    conv = sample["conversation"]
-    out = []
-    n = 1
-    while f"session_{n}" in conv:
-        when = session_date(conv[f"session_{n}_date_time"])
-        for i, turn in enumerate(conv[f"session_{n}"]):
-            text = turn.get("text", "")
-            if turn.get("blip_caption"):
-                text = f"{text} [shares a photo of {turn['blip_caption']}]"
-            out.append((turn["dia_id"], f"{turn['speaker']}: {text}", when + timedelta(seconds=i)))
-        n += 1
-    return out
 
 
 def ndcg(ranked: list[str], relevant: set[str], k: int = 10) -> float:
