@@ -137,3 +137,18 @@ def test_ordinary_compatibility_characters_are_kept_as_written(api: ApiClient) -
     status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": text})
     assert status == 201, body
     assert body["memory"]["content"] == text.replace("①", "1")
+
+
+@pytest.mark.parametrize("text", ["My pass-word is hunter2.", "My pass word is hunter2.",
+                                  "The pass-word I use everywhere is sunshine99."])
+def test_a_password_written_as_two_words_is_a_secret(api: ApiClient, text: str) -> None:
+    """"pass-word" and "pass word" went past the password patterns, which knew "password" and "pass:"."""
+    status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": text})
+    assert status == 400, body
+    assert body["error"]["details"][0]["reason"] == "sensitive_data"
+    status, body = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": "c2", "messages": [
+        {"role": "user", "content": text}]})
+    assert status == 202, body
+    export = json.dumps(api.call("GET", f"/v1/users/{U}/export")[1]["buffered_turns"])
+    assert "hunter2" not in export
+    assert "sunshine99" not in export
