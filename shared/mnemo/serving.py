@@ -254,6 +254,9 @@ def close_at_once(graceful: Callable[..., None]) -> Callable[..., None]:
 
     def close(sock: socket.socket, *args: Any, **kwargs: Any) -> None:
         try:
+            # a socket with a timeout (the read timeout, read_deadline) waits that long for readability before
+            # any recv, MSG_DONTWAIT or not: a client keeping its connection open held the worker for it
+            sock.settimeout(0.0)
             waiting = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
         except BlockingIOError:
             waiting = b""  # nothing unread, the client still connected

@@ -19,7 +19,7 @@ from tests.e2e.conftest import KEYS, WORKERS, Server, start_server, stop_server
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = start_server(tmp_path_factory.mktemp("slow"), {"MNEMO_CLIENT_READ_TIMEOUT_SECONDS": "1"})
+    srv = start_server(tmp_path_factory.mktemp("slow"), {"MNEMO_CLIENT_READ_TIMEOUT_SECONDS": "3"})
     yield srv
     stop_server(srv)
 
@@ -56,3 +56,21 @@ def test_a_body_cut_short_is_a_408(quick: Server) -> None:
     assert status == 200
     assert body["items"] == []
     assert "Traceback" not in (quick.data_dir / "server.log").read_text()
+
+
+def test_a_client_keeping_its_connection_open_after_the_answer_does_not_hold_a_worker(quick: Server) -> None:
+    """The close after an answer peeks for unread bytes without waiting; with the read timeout on the socket
+    the peek waited for it, and every client that kept its connection open (a pooled HTTP client) held its
+    worker that long after each answer."""
+    kept = [connect(quick) for _ in range(WORKERS)]
+    try:
+        for sock in kept:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        started = time.monotonic()
+        status, _ = quick.call("GET", "/health", timeout=30)
+        assert status == 200
+        assert time.monotonic() - started < 1.5
+    finally:
+        for sock in kept:
+            sock.close()
