@@ -7,6 +7,7 @@ validation (not ours) decides what is wrong, with the API's own error.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +18,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from mnemo.client import models
+from mnemo.client.errors import InvalidRequestError
 
 T = TypeVar("T")
 Message = models.MessageIn | Mapping[str, Any]
@@ -35,6 +37,10 @@ class Call(Generic[T]):
     json: Any = None
     params: dict[str, str | int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for name, value in self.params.items():
+            sendable(value, name)
+
     def result(self, content: bytes) -> T:
         if self.read is None:
             return None  # type: ignore[return-value]  # T is None for the routes that answer 204
@@ -45,7 +51,7 @@ def segment(value: str) -> str:
     """An id as one path segment: nothing in it can reach another route. A whole "." or ".." is
     encoded too: as it is, the URL parser removes it as a dot segment (RFC 3986, 5.2.4), and
     delete_memory(u, "..") became DELETE /v1/users/<u>, the user's erase."""
-    quoted = quote(value, safe="")
+    quoted = quote(sendable(value, "user_id or memory_id"), safe="")
     return quoted.replace(".", "%2E") if quoted in {".", ".."} else quoted
 
 
@@ -55,7 +61,23 @@ def user(user_id: str) -> str:
 
 def body(**fields: Any) -> dict[str, Any]:
     """The JSON body: the arguments given, models and datetimes as JSON."""
-    return {name: to_jsonable_python(value, exclude_none=True) for name, value in fields.items() if value is not None}
+    out = {name: to_jsonable_python(value, exclude_none=True) for name, value in fields.items() if value is not None}
+    for name, value in out.items():
+        sendable(value, name)
+    return out
+
+
+def sendable(value: Any, name: str) -> Any:
+    """``value`` when all its text can go out as UTF-8. A lone surrogate ("\\udfff", which Python strings may
+    hold) cannot: the HTTP library would raise a bare UnicodeEncodeError while sending; the client's own
+    error says which argument, before anything is sent."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidRequestError(f"{name} holds text that is not valid Unicode (a lone surrogate)",
+                                  code="invalid_input", details=[{"field": name, "reason": "not valid Unicode"}]
+                                  ) from None
+    return value
 
 
 def plain(value: BaseModel | Mapping[str, Any]) -> Any:
