@@ -152,3 +152,19 @@ def test_a_password_written_as_two_words_is_a_secret(api: ApiClient, text: str) 
     export = json.dumps(api.call("GET", f"/v1/users/{U}/export")[1]["buffered_turns"])
     assert "hunter2" not in export
     assert "sunshine99" not in export
+
+
+@pytest.mark.parametrize("text", [f"My pass{gap}word is hunter2." for gap in SPACINGS] + [
+    f"My {word}{gap}code is 4821." for word in ("pass", "security", "login") for gap in SPACINGS[:3]])
+def test_a_password_keyword_spaced_otherwise_is_a_secret(api: ApiClient, text: str) -> None:
+    """The password patterns' two-word keywords had literal single spaces, the screens' fault fed06e1 fixed
+    for the injection patterns: 'My pass  word is hunter2.' (two spaces, a tab, a no-break) was stored."""
+    status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": text})
+    assert status == 400, body
+    assert body["error"]["details"][0]["reason"] == "sensitive_data"
+    status, body = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": "c3", "messages": [
+        {"role": "user", "content": text}]})
+    assert status == 202, body
+    export = json.dumps(api.call("GET", f"/v1/users/{U}/export")[1]["buffered_turns"])
+    assert "hunter2" not in export
+    assert "4821" not in export

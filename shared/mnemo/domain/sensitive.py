@@ -103,8 +103,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("connection_string", re.compile(
         r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@[^\s]+", re.IGNORECASE)),
     ("password", re.compile(
-        r"(?i)\b(?:pass[ -]?word|passwd|pwd|passphrase|passcode|pass code|pin(?: code| number)?"
-        r"|login code|2fa code|otp|one[- ]time code|security code|cvv|cvc)\b(?:\s+(?:for|to|on)\s+[\w.@-]+)?"
+        r"(?i)\b(?:pass(?:\s+|-)?word|passwd|pwd|passphrase|passcode|pass\s+code|pin(?:\s+code|\s+number)?"
+        r"|login\s+code|2fa\s+code|otp|one(?:\s+|-)time\s+code|security\s+code|cvv|cvc)\b(?:\s+(?:for|to|on)\s+[\w.@-]+)?"
         # a value after "is"/":"/"=", or any following word that looks like a secret (digits, symbols)
         + r"(?:\s*(?:is|was|:|=|->)\s*[\"'`]?[^\s\"'`]{2,}[^\s\"'`.,;:!?)]"
           r"|\s+(?=[^\s]*[\d!@#$%^&*])[^\s\"'`]{3,}[^\s\"'`.,;:!?)])")),
@@ -123,11 +123,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         + _KEYWORD_VALUE + r"(?=[A-Za-z0-9 -]*\d{4})[A-Za-z0-9][A-Za-z0-9 -]{5,30}[A-Za-z0-9]")),
     ("password", re.compile(
         # "the password I use everywhere is X", "my pw is X", "login: bob, pass: X", "wifi password: X"
-        r"(?i)\b(?:pass[ -]?word|passwd|pwd|pw|passphrase|passcode|pin)\b[^.!?\n]{0,40}?\b(?:is|was)\b\s*:?\s*"
-        + _WORDS_VALUE + r"|\b(?:pass[ -]?word|passwd|pwd|pw|pass|passphrase|passcode|pin)\s*[:=]\s*" + _WORDS_VALUE)),
+        r"(?i)\b(?:pass(?:\s+|-)?word|passwd|pwd|pw|passphrase|passcode|pin)\b[^.!?\n]{0,40}?\b(?:is|was)\b\s*:?\s*"
+        + _WORDS_VALUE
+        + r"|\b(?:pass(?:\s+|-)?word|passwd|pwd|pw|pass|passphrase|passcode|pin)\s*[:=]\s*" + _WORDS_VALUE)),
     ("password", re.compile(
         # a question and its answer: "password? it's X" (also across the messages of a turn)
-        r"(?i)\b(?:pass[ -]?word|passwd|pw|passphrase|passcode|pin(?: code)?)\s*\?+\s*(?:it'?s|it is|is|:|=)?\s*"
+        r"(?i)\b(?:pass(?:\s+|-)?word|passwd|pw|passphrase|passcode|pin(?:\s+code)?)\s*\?+\s*(?:it'?s|it is|is|:|=)?\s*"
         + _WORDS_VALUE)),
     ("recovery_phrase", re.compile(
         r"(?i)\b(?:(?:recovery|seed|backup|wallet|secret|mnemonic)[ -](?:phrase|words|mnemonic|sentence)"
