@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -30,10 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo_ideas import header, ordered, run_ideas, show
 from locomo_multihop import Asked, Bench
 from locomo_replay import Array
-
-from mnemo.domain.ranking import Hit, rank
-from mnemo.domain.text import terms
-from mnemo.ports import SearchRequest
 
 TAU = 0.05
 L2 = 0.1  # weight of ||W - I||^2: lighter (0.01, 0.001) fitted the two conversations and lost on the third
@@ -134,18 +129,9 @@ def run(bench: Bench, asked: list[Asked]) -> None:
         vectors = adapted(c.queries, maps[user])
         bench.clock.set(bench.asked_at[user])
         for i, q in enumerate(c.asked):
-            ranked = searched(bench, user, q.text, vectors[i].astype(np.float32))
+            ranked = bench.ranked(user, q.text, vectors[i].astype(np.float32))
             rows.append((q.category, q.evidence, [bench.id_to_dia[s.memory.memory_id] for s in ranked]))
     show("the adapted vector searched in place of the question's", rows)
-
-
-def searched(bench: Bench, user: str, text: str, vector: Any) -> list[Any]:
-    hits: list[Hit] = bench.service.ports.memories.search("bench", user, SearchRequest(
-        vector=vector, terms=terms(text), limit=bench.limit, now=bench.clock.now(),
-        second_vector=bench.retriever._second_vector(text, vector, "bench", user)))
-    out = rank(hits, bench.clock.now(), bench.params, bench.retriever._dates(text))
-    out.sort(key=lambda s: (-s.relevance, -s.score, s.memory.memory_id))
-    return out
 
 
 RUN = {"adapter": run}

@@ -79,8 +79,11 @@ class Bench:
         self.clock = clock
         self.asked_at: dict[str, datetime] = {}  # a day after each user's conversation ended
 
-    def ranked(self, user: str, text: str) -> list[Scored]:
-        vector = self.retriever.queries.get(text, "bench", user)
+    def ranked(self, user: str, text: str, vector: Any = None) -> list[Scored]:
+        """The shipped search's order for ``text``, searched with ``vector`` when one is given (its second vector
+        made from it) instead of the question's own."""
+        if vector is None:
+            vector = self.retriever.queries.get(text, "bench", user)
         hits: list[Hit] = self.service.ports.memories.search("bench", user, SearchRequest(
             vector=vector, terms=terms(text), limit=self.limit, now=self.clock.now(),
             second_vector=self.retriever._second_vector(text, vector, "bench", user)))

@@ -35,17 +35,6 @@ from mnemo.clock import ManualClock
 from mnemo.settings import Settings
 
 
-def pooled(results: dict[str, dict[str, Any]]) -> str:
-    """R@10 per category and R@5 / R@20 overall, over the conversations' questions together."""
-    cells = []
-    for cat in ("all", *CATEGORY.values()):
-        n = sum(r[cat]["n"] for r in results.values() if cat in r)
-        cells.append(f"{sum(r[cat]['R@10'] * r[cat]['n'] for r in results.values() if cat in r) / n:7.3f}")
-    n = sum(r["all"]["n"] for r in results.values())
-    at = {k: sum(r["all"][k] * r["all"]["n"] for r in results.values()) / n for k in ("R@5", "R@20")}
-    return " ".join(cells) + f"   R@5 {at['R@5']:.3f} R@20 {at['R@20']:.3f}"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -69,19 +58,15 @@ def main() -> int:
             for variant in [{}, *(json.loads(v) for v in args.variant)]:
                 object.__setattr__(service.ports, "settings", base.model_copy(update=variant))
                 for tower in (False, True):
-                    results = {}
-                    for sample in data:
-                        user = sample["sample_id"]
-                        if tower:
-                            name = f"{user}.onnx" if args.half == "tuning" else "all.onnx"
-                            queries.get = asked_through(OnnxMiniLmEmbedder(verify=False,
-                                                                           query_model=args.towers / name))
-                        else:
-                            queries.get = shipped
-                        results[user] = evaluate(client, [sample], id_to_dia, clock)["metrics"]
+                    queries.get = (asked_through({s["sample_id"]: args.towers / (
+                        f"{s['sample_id']}.onnx" if args.half == "tuning" else "all.onnx") for s in data})
+                                   if tower else shipped)
+                    metrics = evaluate(client, data, id_to_dia, clock)["metrics"]
                     label = ("fine-tuned query tower" if tower else "shipped query twin") + (
                         f", {json.dumps(variant)}" if variant else "")
-                    print(f"  {label:<58} {pooled(results)}", flush=True)
+                    cells = " ".join(f"{metrics[c]['R@10']:7.3f}" for c in ["all", *CATEGORY.values()])
+                    print(f"  {label:<58} {cells}   R@5 {metrics['all']['R@5']:.3f} R@20 {metrics['all']['R@20']:.3f}",
+                          flush=True)
         finally:
             service.close()
     finally:
@@ -89,14 +74,15 @@ def main() -> int:
     return 0
 
 
-def asked_through(embedder: OnnxMiniLmEmbedder) -> Any:
-    """The retriever's query lookup, through another query encoder (cached per text, as the shipped one is)."""
-    cache: dict[str, np.ndarray] = {}
+def asked_through(towers: dict[str, Path]) -> Any:
+    """The retriever's query lookup through each user's tower (cached per user and text, as the shipped one is)."""
+    embedders = {user: OnnxMiniLmEmbedder(verify=False, query_model=path) for user, path in towers.items()}
+    cache: dict[tuple[str, str], np.ndarray] = {}
 
     def get(text: str, tenant_id: str = "", user_id: str = "") -> np.ndarray:
-        if text not in cache:
-            cache[text] = embedder.embed_queries([text])[0]
-        return cache[text]
+        if (user_id, text) not in cache:
+            cache[user_id, text] = embedders[user_id].embed_queries([text])[0]
+        return cache[user_id, text]
     return get
 
 
