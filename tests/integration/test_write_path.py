@@ -6,6 +6,7 @@ import threading
 from datetime import UTC, datetime
 
 from mnemo.bootstrap import Mnemo
+from mnemo.domain.extraction.slots import RETRACTION_TAG
 from mnemo.domain.models import Category, Scope, SourceKind, Status
 from mnemo.services.writing import NewFact
 
@@ -200,3 +201,17 @@ def test_a_retraction_retires_every_live_fact_that_names_its_value(service: Mnem
     # the closest one was retired before; the other fact that names watercolours stayed active
     assert sorted(m.content for m in active(service)) == ["User no longer does watercolours.",
                                                           "User's hobby: community choir."]
+
+
+def test_a_lifted_answer_rule_with_nothing_to_retire_is_kept_but_never_injected(service: Mnemo, clock) -> None:
+    # "you don't need to add the Chinese words anymore" where no such rule was stored (or it went already):
+    # the block says how to answer now, and this only names what the user dropped
+    service.writer.write("t", "u", [fact("How to answer the user: you don't need to add Chinese anymore.",
+                                         "instruction:add_chinese", category=Category.PROCEDURAL,
+                                         polarity=False, when=clock.now())])
+    lift = next(m for m in service.ports.memories.all_for_user("t", "u"))
+    assert lift.status is Status.ACTIVE
+    assert RETRACTION_TAG in lift.tags
+    block = service.retriever.retrieve("t", "u", "explain overfitting simply", top_k=8,
+                                      token_budget=500).context or ""
+    assert "Chinese" not in block

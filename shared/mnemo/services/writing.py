@@ -23,7 +23,7 @@ from mnemo.domain.conflicts import (
     same_partition,
 )
 from mnemo.domain.extraction import Candidate
-from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETIRED_IN_PASSING, RETRACTION_TAG, retracts
+from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETIRED_IN_PASSING, RETRACTION_TAG, only_lifts, retracts
 from mnemo.domain.keys import fact_keys, speaker_of
 from mnemo.domain.models import (
     RETRIEVABLE,
@@ -280,9 +280,10 @@ class MemoryWriter:
                                             "updated_at": self.p.clock.now()})
             self.p.memories.save([new, linked])
             return WriteResult(new, "created")
-        if retracts(new.subject, new.polarity):
-            # "no longer vegan" with nothing to retire: listed and kept, never injected all the same (a
-            # block says what holds now; naming a value only to say it no longer holds misleads)
+        if retracts(new.subject, new.polarity) or only_lifts(new.subject, new.content):
+            # "no longer vegan", "you don't need to add Chinese anymore" with nothing to retire: listed and
+            # kept, never injected all the same (a block says what holds now; naming a value only to say it
+            # no longer holds misleads)
             new.tags = [*new.tags, RETRACTION_TAG]
         self.p.memories.save([new])
         return WriteResult(new, "created")
