@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from mnemo.domain.sensitive import contains_sensitive
+from mnemo.domain.text import screen_form
 
 
 def _any_spacing(pattern: str) -> str:
@@ -146,7 +147,7 @@ def _directive_with_target(text: str) -> bool:
 
 def defuse(text: str) -> str:
     """``text`` cut at the first injection marker: the statement before it stays (as a sentence)."""
-    found = _MARKER.search(text)
+    found = _MARKER.search(screen_form(text))
     if found is None:
         return text
     head = text[:found.start()].rstrip(" \t,;:-—")
@@ -171,16 +172,18 @@ ALWAYS_REFUSED = frozenset({"sensitive_data", "identity_or_permission_claim", "a
 
 
 def rejection_reason(statement: str) -> str | None:
-    """Why this statement must not be stored, or None when it may be."""
+    """Why this statement must not be stored, or None when it may be. The claims, markers and instructions
+    are read in the screen form (look-alike letters of other scripts as Latin ones: "SYS\u0422EM:")."""
     if contains_sensitive(statement):
         return "sensitive_data"
-    if _MARKER.search(statement) or _OBEY.search(statement) or _directive_with_target(statement):
+    shown = screen_form(statement)
+    if _MARKER.search(shown) or _OBEY.search(shown) or _directive_with_target(shown):
         return "assistant_directive"
-    if _ROLE_CLAIM.search(statement):
+    if _ROLE_CLAIM.search(shown):
         return "identity_or_permission_claim"
-    if _INSTRUCTION.search(statement):
+    if _INSTRUCTION.search(shown):
         return "instruction_injection"
-    if _IDENTITY.search(statement):
+    if _IDENTITY.search(shown):
         return "identity_or_permission_claim"
     if _ONE_OFF.search(statement):
         return "one_off_request"
@@ -193,4 +196,5 @@ def rejection_reason(statement: str) -> str | None:
 
 def is_instruction_like(text: str) -> bool:
     """Text that addresses the assistant as instructions (quoted as data in the memory block)."""
+    text = screen_form(text)
     return bool(_INSTRUCTION.search(text) or _MARKER.search(text) or _OBEY.search(text))

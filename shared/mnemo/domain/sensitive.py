@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from mnemo.domain.text import screen_form
+
 MARKER = "[REDACTED:"
 
 
@@ -169,7 +171,9 @@ def _decoded(token: str) -> str | None:
 
 
 def find_sensitive(text: str, depth: int = 0) -> list[Finding]:
-    """Every sensitive span in ``text``, non-overlapping, in order (base64 runs decoded once)."""
+    """Every sensitive span in ``text``, non-overlapping, in order (base64 runs decoded once). Read in its
+    screen form (look-alike letters and other scripts' digits as ASCII, character for character)."""
+    text = screen_form(text)
     findings: list[Finding] = []
     for kind, pattern in _PATTERNS:
         findings.extend(Finding(kind, m.start(), m.end()) for m in pattern.finditer(text))

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from mnemo.domain.lookalikes import LOOKALIKES
+
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 STOPWORDS = frozenset(
@@ -168,3 +170,34 @@ def visible(text: str) -> str:
         elif not _invisible(text, at):
             out.append(ch)
     return "".join(out)
+
+
+class _ScreenForm(dict[int, str]):
+    """``str.translate``'s table for ``screen_form``: filled as characters are met (a look-alike letter or a
+    digit of another script; at most the ~440 letters and ~750 digits Unicode has), any other character
+    left as it is (a ``LookupError`` tells translate so, and nothing is kept for it)."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        plain = LOOKALIKES.get(ch)
+        if plain is None:
+            digit = unicodedata.digit(ch, None)
+            if digit is None:
+                raise KeyError(code)
+            plain = str(digit)
+        self[code] = plain
+        return plain
+
+
+_SCREEN_FORM = _ScreenForm()
+
+
+def screen_form(text: str) -> str:
+    """``text`` as the secret and injection screens read it: a letter of another script that looks like a
+    Latin one as that letter ("p\u0430ssword" with a Cyrillic a), a digit of any script as an ASCII digit
+    (superscript "\u2074\u00b9\u00b9\u00b9", Arabic-Indic "\u0664\u0661\u0661\u0661"), a character for
+    a character: a span found in it is the same span of ``text``. Never stored or shown: a Greek or Russian
+    word stays as written (see ``mnemo.domain.lookalikes``)."""
+    if text.isascii():
+        return text
+    return text.translate(_SCREEN_FORM)
