@@ -285,6 +285,9 @@ class Settings(BaseModel):
     session_summary_every: int = Field(10, ge=2)  # turns between rolling-summary checkpoints
     session_recent_turns: int = Field(6, ge=1)  # kept raw after a checkpoint
     session_summary_chars: int = Field(1500, ge=200)
+    # one session's state, as stored (JSON bytes): under DynamoDB's 400 KB item with room for the seal; a turns
+    # request of 40 messages of 20,000 characters made it a 503 there, the turns buffered and no job scheduled
+    session_state_max_bytes: int = Field(300_000, ge=20_000)
 
     # -- feedback (R7)
     feedback_up: float = Field(0.1, ge=0, le=1)

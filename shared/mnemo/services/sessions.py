@@ -12,13 +12,14 @@ job, which that same request schedules (``checkpoint``), never inside a request.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
 from mnemo.domain.models import Message, SessionState
 from mnemo.domain.sensitive import sensitive_field
-from mnemo.errors import InvalidInput
+from mnemo.errors import InvalidInput, PayloadTooLarge
 from mnemo.services.context import Ports
 
 
@@ -42,9 +43,34 @@ class SessionService:
         now = self.p.clock.now()
         with self.p.locks.hold(tenant_id, user_id):
             state = self.get(tenant_id, user_id, session_id)
-            state = state.model_copy(update={**changes, "updated_at": now, "expires_at": now + self._ttl()})
+            state = self._fitted(state.model_copy(update={**changes, "updated_at": now,
+                                                          "expires_at": now + self._ttl()}))
+            if _size(state) > self.p.settings.session_state_max_bytes:
+                raise PayloadTooLarge(f"a session's state is at most {self.p.settings.session_state_max_bytes} bytes",
+                                      details={"field": "body", "reason": f"{_size(state)} bytes as stored"})
             self.p.sessions.put(tenant_id, user_id, state)
         return state
+
+    def _fitted(self, state: SessionState) -> SessionState:
+        """``state`` within settings.session_state_max_bytes as far as its raw recent turns can make it: the
+        oldest go first (they are still in the turn buffer, so extraction keeps them; only the rolling summary
+        misses them), and a single turn longer than the whole budget is cut."""
+        budget = self.p.settings.session_state_max_bytes
+        if _size(state) <= budget:
+            return state
+        room = budget - _size(state.model_copy(update={"recent_turns": []}))
+        kept: list[dict[str, str]] = []
+        for turn in reversed(state.recent_turns):
+            need = len(json.dumps(turn).encode()) + 1
+            if need > room:
+                if not kept and room > 200:  # the newest alone is over the budget: its head
+                    kept.append({**turn, "content": _cut(turn.get("content", ""), room - 100)})
+                break
+            kept.append(turn)
+            room -= need
+        kept.reverse()
+        dropped = len(state.recent_turns) - len(kept)
+        return state.model_copy(update={"recent_turns": kept, "fold_due": max(0, state.fold_due - dropped)})
 
     def record_turns(self, tenant_id: str, user_id: str, session_id: str, messages: Sequence[Message]) -> None:
         """Called for every accepted turn (already redacted); marks the rolling summary's checkpoints."""
@@ -58,9 +84,9 @@ class SessionService:
             if count // s.session_summary_every > state.turn_count // s.session_summary_every \
                     and len(recent) > s.session_recent_turns:
                 fold_due = len(recent) - s.session_recent_turns  # all but the last few, as of this checkpoint
-            self.p.sessions.put(tenant_id, user_id, state.model_copy(update={
+            self.p.sessions.put(tenant_id, user_id, self._fitted(state.model_copy(update={
                 "recent_turns": recent, "turn_count": count, "fold_due": fold_due,
-                "updated_at": now, "expires_at": now + self._ttl()}))
+                "updated_at": now, "expires_at": now + self._ttl()})))
 
     def checkpoint(self, tenant_id: str, user_id: str, session_id: str) -> bool:
         """Fold the turns a checkpoint marked into the rolling summary (the extraction job's work).
@@ -98,3 +124,14 @@ class SessionService:
         while len(text) > limit and "\n" in text:
             text = text.split("\n", 1)[1]  # the oldest lines go first
         return text
+
+
+def _size(state: SessionState) -> int:
+    return len(state.model_dump_json().encode())
+
+
+def _cut(text: str, limit: int) -> str:
+    """The head of ``text`` whose JSON form is at most ``limit`` bytes (escapes and other scripts count)."""
+    while text and len(json.dumps(text).encode()) > limit:
+        text = text[:max(0, min(len(text) - 1, len(text) * limit // len(json.dumps(text).encode())))]
+    return text
