@@ -114,12 +114,13 @@ def _services(ports: Ports, summariser: Any = None, *, profile_in_parallel: bool
     forgetter = Forgetter(ports, consolidator)
     signals = ImplicitSignals(ports)
     sessions = SessionService(ports)
-    return Mnemo(ports=ports, writer=writer,
-                 retriever=Retriever(ports, signals, profiles, profile_in_parallel=profile_in_parallel,
-                                     affinity=slot_affinity(ports.settings)),
+    retriever = Retriever(ports, signals, profiles, profile_in_parallel=profile_in_parallel,
+                          affinity=slot_affinity(ports.settings))
+    return Mnemo(ports=ports, writer=writer, retriever=retriever,
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals, sessions),
-                 feedback=FeedbackService(ports), control=UserControl(ports, writer, consolidator),
+                 feedback=FeedbackService(ports),
+                 control=UserControl(ports, writer, consolidator, caches=[retriever.queries.forget_user]),
                  consolidator=consolidator)
 
 

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from mnemo.bootstrap import Mnemo
 from mnemo.domain.block import CAUTION
 from tests.conftest import ApiClient
 
@@ -132,4 +133,23 @@ def test_long_turns_are_buffered_and_the_session_state_kept_within_its_size(api:
     status, body = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": "c9", "messages": [
         {"role": "user", "content": "I live in Oslo."}]})
     assert (status, body["pending"]) == (202, 41)
+
+
+# -- erase: what the process holds of the user beside the stores ----------------------------------
+
+def test_erase_drops_the_users_cached_query_embeddings(api: ApiClient, service: Mnemo) -> None:
+    """An erased user's questions stayed in the query-embedding cache, in the clear with their vectors, in the
+    process that served them; the same user id, used again after the erase, hit them."""
+    question = "Which hospital treats my rare condition?"
+    api.call("POST", f"/v1/users/{U}/memories", {"content": "I live in Lisbon."})
+    for user in (U, "round5-other"):
+        assert api.call("POST", f"/v1/users/{user}/retrieve", {"query": question})[0] == 200
+    cache = service.retriever.queries._cache
+    assert not any("hospital" in repr(key) for key in cache)
+    owned = sum(1 for key in cache if key[:2] == ("tenant_a", U))
+    assert owned > 0
+    status, _ = api.call("DELETE", f"/v1/users/{U}")
+    assert status in (202, 204)
+    assert [key for key in cache if key[:2] == ("tenant_a", U)] == []
+    assert any(key[:2] == ("tenant_a", "round5-other") for key in cache)
 

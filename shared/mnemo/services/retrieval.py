@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import time
@@ -116,16 +117,23 @@ def needed_slots(kept: list[Scored], ranked: list[Scored], gain_at_least: float,
 
 class QueryEmbeddings:
     """LRU cache of query embeddings (R13), per tenant and user: a hit (and the time it saves) never
-    tells one tenant or user what another asked."""
+    tells one tenant or user what another asked. A query is held by its digest, not its text, and an erase
+    drops the user's entries (``forget_user``): an erased user's questions were kept in the clear, with
+    their vectors, in every worker that served them, and a later user of the same id hit them."""
 
     def __init__(self, ports: Ports) -> None:
         self._embedder = ports.embedder
         self._size = ports.settings.query_cache_size
-        self._cache: OrderedDict[str, Vector] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str, bytes], Vector] = OrderedDict()
         self._lock = threading.Lock()
 
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._cache if k[0] == tenant_id and k[1] == user_id]:
+                del self._cache[key]
+
     def get(self, text: str, tenant_id: str = "", user_id: str = "") -> Vector:
-        key = "\x1f".join((tenant_id, user_id, " ".join(text.split()).lower()))
+        key = (tenant_id, user_id, hashlib.sha256(" ".join(text.split()).lower().encode("utf-8", "replace")).digest())
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:

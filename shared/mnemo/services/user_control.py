@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -37,10 +38,12 @@ class MemoryEdit:
 
 
 class UserControl:
-    def __init__(self, ports: Ports, writer: MemoryWriter, summaries: Consolidator | None = None) -> None:
+    def __init__(self, ports: Ports, writer: MemoryWriter, summaries: Consolidator | None = None,
+                 caches: Sequence[Callable[[str, str], None]] = ()) -> None:
         self.p = ports
         self.writer = writer
         self.summaries = summaries  # refreshes the summaries drawn from an edited or deleted memory
+        self.caches = caches  # what this process holds of a user beside the stores (the query embeddings)
 
     def _drawn_from(self, tenant_id: str, user_id: str, memory_id: str) -> list[Memory] | None:
         """Everything of the user as it is before a change of ``memory_id``, when a summary was drawn
@@ -242,6 +245,8 @@ class UserControl:
             self.p.audit.delete_user(tenant_id, user_id)
             # last: the store also purges the copies it keeps (WAL frames, free pages)
             self.p.memories.delete_user(tenant_id, user_id)
+            for forget in self.caches:
+                forget(tenant_id, user_id)
             self.p.vault.finish_erase(tenant_id, user_id)
         # the erasure itself is audited under a pseudonym: the trail shows it happened, not to whom
         pseudonym = "erased:" + tenant_hash(self.p.vault, tenant_id, "erased-user", user_id)
