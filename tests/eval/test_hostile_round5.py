@@ -153,3 +153,26 @@ def test_erase_drops_the_users_cached_query_embeddings(api: ApiClient, service: 
     assert [key for key in cache if key[:2] == ("tenant_a", U)] == []
     assert any(key[:2] == ("tenant_a", "round5-other") for key in cache)
 
+
+# -- an access code said the other way round ------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["The code to my safe is 4821.", "The combination for the gate: 1234.",
+                                  "The access code for our building is #4455."])
+def test_a_code_to_a_place_is_a_secret(api: ApiClient, text: str) -> None:
+    """"My safe code is 4821." was refused and "The code to my safe is 4821." stored (left in round 4):
+    the access-code pattern read the place before the code only."""
+    status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": text})
+    assert status == 400, body
+    assert body["error"]["details"][0]["reason"] == "sensitive_data"
+    status, body = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": "c4", "messages": [
+        {"role": "user", "content": text}]})
+    assert status == 202, body
+    export = json.dumps(api.call("GET", f"/v1/users/{U}/export")[1]["buffered_turns"])
+    assert not any(code in export for code in ("4821", "1234", "4455"))
+
+
+@pytest.mark.parametrize("text", ["The code to my heart is kindness.", "I wrote the code for my office app in 2020."])
+def test_code_for_a_place_without_a_value_is_no_secret(api: ApiClient, text: str) -> None:
+    status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": text})
+    assert status == 201, body
+

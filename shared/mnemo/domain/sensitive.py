@@ -85,6 +85,9 @@ _KEYWORD_VALUE = r"\s*(?:is|was|:|=|->|of)?\s*[\"'`]?"
 _WORDS_VALUE = (r"[\"'`]?[^\s\"'`]+[^\s\"'`.,;:!?)](?:\s+(?!(?:and|but|so|because|for|which|when|if|or|though)\b)"
                 r"[^\s.,;!?\"'`]+){0,5}")
 _BIP39_WORD = r"[a-z]{3,8}"
+# what a door, gate, alarm or safe code opens
+_PLACES = (r"door|gate|alarm|safe|locker|garage|building|entry|entrance|keypad|lock ?box|key ?safe|padlock|bike lock"
+           r"|lock|front door|apartment|flat|house|office|vault|wi-?fi")
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("private_key", re.compile(
@@ -137,11 +140,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"|mnemonic)\b\s*(?:is|was|:|=|->)?\s*(?:" + _BIP39_WORD + r"[\s,]+){7,23}" + _BIP39_WORD + r"\b")),
     ("access_code", re.compile(
         # door, gate, alarm, safe and locker codes and combinations
-        r"(?i)\b(?:door|gate|alarm|safe|locker|garage|building|entry|entrance|keypad|lock ?box|key ?safe|padlock"
-        r"|bike lock|lock|front door|apartment|flat|house|office|vault|wi-?fi)\s+(?:access\s+)?"
-        r"(?:code|combination|combo|pin|passcode|number)\b"
+        rf"(?i)\b(?:{_PLACES})\s+(?:access\s+)?(?:code|combination|combo|pin|passcode|number)\b"
         r"(?:\s+(?:for|at|of|to|on|in)\s+(?:the\s+|my\s+|our\s+)?[\w-]+)?"
         r"\s*(?:is|was|:|=|,)?\s*[\"'#]?(?=[#*\w-]*\d)[#*\w-]{2,}(?:[ -]\d{1,4}){0,4}")),
+    ("access_code", re.compile(
+        # the same said the other way round: "the code to my safe is 4821", "the combination for the gate: 1234"
+        rf"(?i)\b(?:access\s+)?(?:code|combination|combo|pin|passcode)\s+(?:for|to|of|on|at)\s+(?:the\s+|my\s+|our\s+)?"
+        rf"(?:{_PLACES})\b\s*(?:is|was|:|=|,)?\s*[\"'#]?(?=[#*\w-]*\d)[#*\w-]{{2,}}(?:[ -]\d{{1,4}}){{0,4}}")),
     ("access_code", re.compile(r"(?i)\b(?:combination|combo)\s*(?:is|was|:|=)?\s*\d{1,4}(?:[ -]\d{1,4}){1,4}")),
     ("security_answer", re.compile(
         r"(?i)\b(?:(?:my\s+)?(?:mother|mum|mom|mommy|mummy)(?:'s|s)?\s+maiden\s+name|maiden name of my mother"
