@@ -176,3 +176,23 @@ def test_code_for_a_place_without_a_value_is_no_secret(api: ApiClient, text: str
     status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": text})
     assert status == 201, body
 
+
+# -- a number is screened as its digits ---------------------------------------------------------
+
+@pytest.mark.parametrize("progress", [{"card": 4111111111111111}, {"card": 4111111111111111.0},
+                                      {"pin": 4821}, {"last": 5500005555555559}])
+def test_a_secret_given_as_a_json_number_in_task_progress_is_refused(api: ApiClient,
+                                                                      progress: dict[str, object]) -> None:
+    """The secret screen read strings only: {"card": "4111111111111111"} was refused and the same digits as
+    a JSON number stored in the session's state (and exported)."""
+    status, body = api.call("PUT", f"/v1/users/{U}/sessions/s2", {"task_progress": progress})
+    assert status == 400, body
+    assert body["error"]["details"][0]["field"] == "task_progress"
+
+
+def test_ordinary_numbers_in_task_progress_are_kept(api: ApiClient) -> None:
+    # 1732780000003 passes the Luhn check; no card network issues numbers starting with 1 (secret_in_id)
+    progress = {"step": 3, "of": 10, "started_at_ms": 1732780000003, "done": False, "share": 0.5}
+    status, body = api.call("PUT", f"/v1/users/{U}/sessions/s2", {"task_progress": progress})
+    assert status == 200, body
+    assert body["task_progress"] == progress
