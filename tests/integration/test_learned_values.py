@@ -28,3 +28,14 @@ def test_a_height_is_no_age(extractor: LearnedExtractor) -> None:
     assert "age" not in facts
     assert facts.get("diet") == "User's diet: vegan."
     assert stored(extractor, "im 41 btw").get("age") == "User is 41 years old."
+
+
+def test_a_constraint_buried_in_a_chatty_message_is_read_in_its_own_sentence(extractor: LearnedExtractor) -> None:
+    # read whole, the message gave the family and no allergy: a constraint lost in a long message's context
+    facts = stored(extractor, "ok that worked, thanks. random but im allergic to sesame and my dad keeps putting "
+                              "it on everything which is annoying. my cousin is keto and loves it lol")
+    assert "User is allergic to sesame." in facts.values()
+    assert "User's family: dad." in facts.values()
+    # a sentence read alone decides nothing but constraints: no name out of "it's Lyumjev."
+    facts = stored(extractor, "the pump is new. it's Lyumjev. no wait. Fiasp.")
+    assert not any(subject.startswith("name") for subject in facts)

@@ -12,7 +12,7 @@ from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBE
 from mnemo.domain.extraction.dates import anchor, whole_date
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
-from mnemo.domain.extraction.segment import chunks, clause_around, is_question, sentence_around
+from mnemo.domain.extraction.segment import chunks, clause_around, is_question, sentence_around, sentences
 from mnemo.domain.extraction.slots import (
     ACTIVITY_VERBS,
     ANSWER_SLOTS,
@@ -56,6 +56,9 @@ _INSTRUCTION_OPENING = re.compile(
 # SPEC R3: budgets, compliance and architecture decisions wait for the user's confirmation
 _HIGH_STAKES = re.compile(r"\b(?:budget|compliance|gdpr|hipaa|sox|pci|architecture|decided|decision|contract)\b",
                           re.IGNORECASE)
+# the slots a sentence read apart from its message may add to (see LearnedExtractor._tag): the user's
+# constraints, each a value of its own (allergy, avoids, health), whose absence from a block does harm
+SENTENCE_SLOTS = frozenset(name for name, slot in SLOTS.items() if slot.category is Category.CONSTRAINT and slot.multi)
 _FAVOURITE_KIND = re.compile(r"\bfav(?:ou?rite|e|s)?\s+(?P<kind>[a-z]+(?:\s+show)?)\b", re.IGNORECASE)
 
 
@@ -154,21 +157,34 @@ class LearnedExtractor:
         return out
 
     def _tag(self, texts: list[tuple[Message, str, bool]]) -> list[_Found]:
-        pieces: list[tuple[int, int, str]] = []  # which text, offset in it, piece
+        pieces: list[tuple[int, int, str, bool]] = []  # which text, offset in it, piece, a sentence read alone
         for index, (_message, text, _explicit) in enumerate(texts):
-            pieces.extend((index, offset, piece) for offset, piece in chunks(text))
+            pieces.extend((index, offset, piece, False) for offset, piece in chunks(text))
+            alone = sentences(text)
+            if len(alone) > 1:
+                pieces.extend((index, offset, piece, True) for offset, piece in alone)
         # a redaction marker reads as words to the model: blanked out (same length, so offsets hold)
         states = self._encoder.encode_tokens([_MARKED.sub(lambda m: " " * len(m.group(0)), p)
-                                              for _i, _o, p in pieces])
-        found: list[_Found] = []
-        for (index, _offset, piece), tokens in zip(pieces, states, strict=True):
-            message, _text, explicit = texts[index]
+                                              for _i, _o, p, _a in pieces])
+        read: dict[int, list[Span]] = {index: [] for index in range(len(texts))}
+        alone_read: dict[int, list[Span]] = {index: [] for index in range(len(texts))}
+        for (index, offset, piece, alone_), tokens in zip(pieces, states, strict=True):
             spans = self._tagger.spans(piece, tokens, self._min_confidence, self._outside_at_least,
                                        self._verify_at_least, self._bio_penalty)
-            for span in joined_fragments(piece, _without_overlaps(spans)):
-                value = piece[span.start:span.end]
-                found.append(_Found(index, span, value, clause_around(piece, span.start, span.end),
-                                    sentence_around(piece, span.start, span.end), message, explicit))
+            (alone_read if alone_ else read)[index].extend(
+                Span(s.start + offset, s.end + offset, s.slot, s.confidence, s.negated) for s in spans)
+        found: list[_Found] = []
+        for index, (message, text, explicit) in enumerate(texts):
+            spans = _without_overlaps(read[index])
+            # a sentence read alone adds the constraints its message's reading lost (in a long, chatty message
+            # the tagger misses "im allergic to sesame" it finds said alone), over words that reading left
+            # unmarked; it decides nothing else: out of context "it's Lyumjev." reads as a name, "soy Lupita" as a pet
+            spans += _without_overlaps([s for s in alone_read[index] if s.slot in SENTENCE_SLOTS
+                                        and all(s.end <= k.start or s.start >= k.end for k in spans)])
+            for span in joined_fragments(text, sorted(spans, key=lambda s: s.start)):
+                value = text[span.start:span.end]
+                found.append(_Found(index, span, value, clause_around(text, span.start, span.end),
+                                    sentence_around(text, span.start, span.end), message, explicit))
         return found
 
     def _with_what_it_replaced(self, f: _Found) -> list[Candidate]:

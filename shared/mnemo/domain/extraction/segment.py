@@ -51,6 +51,20 @@ def chunks(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def sentences(text: str) -> list[tuple[int, str]]:
+    """(offset, sentence) pairs: the text cut at its sentence ends, each at most MAX_WORDS words."""
+    out: list[tuple[int, str]] = []
+    start = 0
+    for m in [*_SENTENCE_END.finditer(text), None]:
+        end = m.start() if m else len(text)
+        piece = text[start:end]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            out.extend((start + lead + o, p) for o, p in chunks(piece.strip()))
+        start = m.end() if m else len(text)
+    return out
+
+
 def _between_breaks(text: str, start: int, end: int, breaks: re.Pattern[str]) -> tuple[str, re.Match[str] | None]:
     """text[start:end] widened to the last break before it and the next one after it (and that break)."""
     left = 0
