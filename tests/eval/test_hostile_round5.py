@@ -196,3 +196,38 @@ def test_ordinary_numbers_in_task_progress_are_kept(api: ApiClient) -> None:
     status, body = api.call("PUT", f"/v1/users/{U}/sessions/s2", {"task_progress": progress})
     assert status == 200, body
     assert body["task_progress"] == progress
+
+
+# -- a card number read out in words ------------------------------------------------------------
+
+SPOKEN = "four one one one, one one one one, one one one one, one one one one"
+
+
+@pytest.mark.parametrize("text", [
+    f"My card number is {SPOKEN}.", f"Card: {SPOKEN.title().replace(',', ' -')}.",
+    "It's five five zero zero zero zero five five five five five five five five five nine."])
+def test_a_card_number_in_words_is_a_secret(api: ApiClient, text: str) -> None:
+    """A voice app's transcript reads a card out in words: stored, and kept in the turn buffer (left in round 4)."""
+    refused_and_kept_out(api, text, "c5")
+
+
+@pytest.mark.parametrize("text", ["I counted one two three four five six seven eight nine ten eleven twelve.",
+                                  "We sang one one one one one one one one one one one one one one one one.",
+                                  "My number is one two three."])
+def test_counting_in_words_is_no_secret(api: ApiClient, text: str) -> None:
+    status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": text})
+    assert status != 400 or body["error"]["details"][0]["reason"] != "sensitive_data", body
+
+
+def refused_and_kept_out(api: ApiClient, text: str, conversation: str) -> None:
+    status, body = api.call("POST", f"/v1/users/{U}/memories", {"content": text})
+    assert status == 400, body
+    assert body["error"]["details"][0]["reason"] == "sensitive_data"
+    status, body = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": conversation, "messages": [
+        {"role": "user", "content": text}]})
+    assert status == 202, body
+    export = json.dumps(api.call("GET", f"/v1/users/{U}/export")[1]["buffered_turns"]).lower()
+    assert "[redacted" in export
+    assert "one one one one" not in export
+    assert "five five" not in export
+

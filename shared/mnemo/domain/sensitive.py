@@ -164,6 +164,22 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# a card number read out in words ("four one one one, one one one one, ..."), as a voice app transcribes it
+_DIGIT_WORDS = {"zero": "0", "oh": "0", "nil": "0", "one": "1", "two": "2", "three": "3", "four": "4",
+                "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+_SPOKEN_DIGIT = r"(?:zero|oh|nil|one|two|three|four|five|six|seven|eight|nine)"
+_SPOKEN_CARD = re.compile(rf"(?i)\b{_SPOKEN_DIGIT}(?:[\s,.\-]{{1,3}}{_SPOKEN_DIGIT}){{12,18}}\b")
+
+
+def _spoken_cards(text: str) -> list[Finding]:
+    found = []
+    for m in _SPOKEN_CARD.finditer(text):
+        digits = "".join(_DIGIT_WORDS[w.lower()] for w in re.findall(r"[A-Za-z]+", m.group()))
+        if luhn_valid(digits) and len(set(digits)) > 1:
+            found.append(Finding("payment_card", m.start(), m.end()))
+    return found
+
+
 def _decoded(token: str) -> str | None:
     """The text a base64 token stands for, when it is text at all."""
     padded = token + "=" * (-len(token) % 4)
@@ -186,6 +202,7 @@ def find_sensitive(text: str, depth: int = 0) -> list[Finding]:
         digits = re.sub(r"\D", "", m.group())
         if 13 <= len(digits) <= 19 and luhn_valid(digits) and len(set(digits)) > 1:
             findings.append(Finding("payment_card", m.start(), m.end()))
+    findings.extend(_spoken_cards(text))
     for m in _IBAN.finditer(text):
         found = _iban_prefix(m.group())
         if found:
