@@ -231,3 +231,20 @@ def refused_and_kept_out(api: ApiClient, text: str, conversation: str) -> None:
     assert "one one one one" not in export
     assert "five five" not in export
 
+
+# -- an expiry in the past -----------------------------------------------------------------------
+
+def test_a_memory_that_expired_before_it_was_written_is_refused_like_a_future_date(api: ApiClient) -> None:
+    """It was stored as active: it superseded the user's current fact of its slot and was never shown, so
+    "I live in Rome." with a past expires_at left the user with no location at all."""
+    assert api.call("POST", f"/v1/users/{U}/memories", {"content": "I live in Paris."})[0] == 201
+    status, body = api.call("POST", f"/v1/users/{U}/memories",
+                            {"content": "I live in Rome.", "expires_at": "2001-01-01T00:00:00Z"})
+    assert status == 400, body
+    assert body["error"]["details"][0]["field"] == "expires_at"
+    status, body = api.call("POST", f"/v1/users/{U}/memories/import", {"items": [
+        {"content": "I like figs."}, {"content": "I live in Rome.", "expires_at": "2001-01-01T00:00:00Z"}]})
+    assert status == 400, body
+    assert body["error"]["details"][0]["field"] == "items.1.expires_at"
+    assert [m["content"] for m in api.memories(U)] == ["I live in Paris."]
+    assert "Paris" in api.retrieve(U, "Where do I live?")["context"]

@@ -103,6 +103,10 @@ def fact_from_api(item: MemoryInput, now: datetime, source: SourceKind, default_
     if scope is Scope.SESSION and not item.session_id:
         raise InvalidInput("session scope needs session_id", details={"field": "session_id"})
     occurred = to_utc(item.created_at) if item.created_at else now
+    if item.expires_at is not None and to_utc(item.expires_at) < now:
+        # it would supersede the user's current fact of its slot and then never be shown: "I live in Rome." with
+        # a past expiry left the user with no location at all (the old one superseded, the new one expired)
+        raise InvalidInput("expires_at must not be in the past", details={"field": "expires_at"})
     # learn category and slot the way the extractor would, from the statement itself
     candidate = (classifier or _EXPLICIT).classify(first_person(content), occurred)
     category = item.category or (candidate.category if candidate else guess_category(content))
