@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: query-towers api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor train-encoder \
+.PHONY: query-towers search-model api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor train-encoder \
 	train-query-slots \
 	query-model lock footprint ts-client ts-test
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
@@ -125,9 +125,17 @@ LOCOMO ?= ../shared/data/locomo-dev.json
 query-towers: $(TRAIN_STAMP)
 	for held in conv-26 conv-41 conv-43; do \
 	  PYTHONPATH=shared:tests/bench $(TRAIN_VENV)/bin/python -m mnemo.training.query_tower --data $(LOCOMO) \
-	    --hold-out $$held --out build/query-towers/$$held.onnx || exit 1; done
+	    --half tuning --hold-out $$held --out build/query-towers/$$held.onnx || exit 1; done
 	PYTHONPATH=shared:tests/bench $(TRAIN_VENV)/bin/python -m mnemo.training.query_tower --data $(LOCOMO) \
-	  --out build/query-towers/all.onnx
+	  --half tuning --out build/query-towers/all.onnx
+
+# search's query encoder, shipped in shared/mnemo/models (a few minutes on 2 cores, in the training venv):
+# fine-tuned on the conversations written for it (never on LoCoMo, which is for evaluation only); put the
+# checksum it prints in model_checksums.py
+search-model: $(TRAIN_STAMP)
+	PYTHONPATH=shared:tests/bench $(TRAIN_VENV)/bin/python -m mnemo.training.query_tower \
+	  --data shared/mnemo/training/data/search/*.json --out shared/mnemo/models/minilm-search-dynint8.onnx
+	sha256sum shared/mnemo/models/minilm-search-dynint8.onnx
 
 # which kinds of fact a request needs (writes shared/mnemo/models/query_slots.npz; seconds)
 train-query-slots: $(STAMP)

@@ -19,7 +19,7 @@ from mnemo.settings import ENV_PREFIX, JSON_FIELDS, Settings
 # set by the stack from the resources it creates; a stage may not override them
 WIRED = frozenset({"backend", "state_table", "kms_key_id", "opensearch_url", "opensearch_index", "aws_region",
                    "extract_queue_url", "consolidate_queue_url", "data_dir", "model_dir", "query_model_path",
-                   "api_keys"})
+                   "search_query_model", "search_query_model_path", "api_keys"})
 
 
 class FunctionSize(BaseModel):

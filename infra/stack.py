@@ -305,6 +305,9 @@ class MnemoStack(Stack):
             "MNEMO_DATA_DIR": "/tmp/mnemo",  # noqa: S108 - Lambda's only writable path; nothing durable kept there
             "MNEMO_MODEL_DIR": LAMBDA_MODEL_DIR,
             "MNEMO_QUERY_MODEL_PATH": f"{LAMBDA_MODEL_DIR}/{QUERY_MODEL}",
+            # search's own query encoder stays out of the bundle: one more 22.8 MB model would take the arm64
+            # bundle (240.9 MB) over Lambda's 250 MB unzipped limit, so search asks through the query twin here
+            "MNEMO_SEARCH_QUERY_MODEL": "false",
             "MNEMO_EXTRACTOR_ENCODER_PATH": f"{LAMBDA_MODEL_DIR}/{EXTRACTOR_ENCODER}",
             "POWERTOOLS_SERVICE_NAME": "mnemo",
             "POWERTOOLS_METRICS_NAMESPACE": "mnemo",

@@ -61,14 +61,17 @@ def keep_bodies_out_of_logs() -> None:
 def shared_embedder(settings: Settings) -> Embedder:
     """One model per process: loading costs a second, and the session is thread-safe."""
     key = (settings.embedding_threads, settings.embedding_batch_size, settings.fast_query_model,
-           f"{settings.model_dir}|{settings.query_model_path}")
+           f"{settings.model_dir}|{settings.query_model_path}|{settings.search_query_model}|"
+           f"{settings.search_query_model_path}")
     if key not in _EMBEDDERS:
-        from mnemo.adapters.local.onnx_embedder import QUERY_MODEL_PATH, OnnxMiniLmEmbedder
+        from mnemo.adapters.local.onnx_embedder import QUERY_MODEL_PATH, SEARCH_MODEL_PATH, OnnxMiniLmEmbedder
 
         _EMBEDDERS[key] = OnnxMiniLmEmbedder(
             threads=settings.embedding_threads, batch_size=settings.embedding_batch_size,
             model_dir=settings.model_dir,
-            query_model=(settings.query_model_path or QUERY_MODEL_PATH) if settings.fast_query_model else None)
+            query_model=(settings.query_model_path or QUERY_MODEL_PATH) if settings.fast_query_model else None,
+            search_model=((settings.search_query_model_path or SEARCH_MODEL_PATH)
+                          if settings.search_query_model else None))
     return _EMBEDDERS[key]
 
 

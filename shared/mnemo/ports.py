@@ -106,6 +106,12 @@ class Embedder(Protocol):
         """Like ``embed``, for search queries: may use a faster model whose vectors share the space."""
         ...
 
+    def embed_search_queries(self, texts: Sequence[str]) -> Vector:
+        """Like ``embed_queries``, for the search route's questions (memory UIs, agents' tools): may use a
+        query encoder tuned to find the memories that answer a question; its vectors score against the
+        stored ones, and retrieve never sees them."""
+        ...
+
 
 @dataclass(frozen=True)
 class SearchRequest:

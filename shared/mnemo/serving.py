@@ -184,6 +184,7 @@ class WorkerRuntime:
 
         embedder = self.service.ports.embedder
         embedder.embed_queries(["warm up the query model"])
+        embedder.embed_search_queries(["warm up the search model"])
         embedder.embed(["Warm up the model for memories. It embeds sentence by sentence."])
         for resolver in resolvers:
             resolver.resolve(build_event("GET", "/health", {}, b"", "", "127.0.0.1"), None)

@@ -340,6 +340,11 @@ class Settings(BaseModel):
     # without the packages they come from; default: found in the installed packages
     model_dir: Path | None = None
     query_model_path: Path | None = None  # default: the twin shipped in mnemo/models
+    # the search route's questions through a query encoder fine-tuned to find the memories that answer them
+    # (mnemo.training.query_tower, shipped in mnemo/models; retrieve keeps the twin, which its slot affinity
+    # and gate were trained on); off: search embeds like retrieve
+    search_query_model: bool = True
+    search_query_model_path: Path | None = None  # default: the one shipped in mnemo/models
 
     # -- limits of the API
     max_body_bytes: int = Field(1_048_576, ge=1024)

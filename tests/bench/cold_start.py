@@ -108,6 +108,7 @@ def measure(bundle: Path, job: str, tmp: Path, runtime: Path) -> dict[str, objec
         "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_NAMESPACE": "mnemo-bench",
         "MNEMO_DATA_DIR": str(tmp / job), "MNEMO_MODEL_DIR": str(bundle / MODEL_DIR),
         "MNEMO_QUERY_MODEL_PATH": str(bundle / MODEL_DIR / QUERY_MODEL),
+        "MNEMO_SEARCH_QUERY_MODEL": "false",  # as the stack sets it: search's encoder is not in the bundle
         "MNEMO_STATE_TABLE": "mnemo-bench-state",
     }
     done = subprocess.run([sys.executable, "-I", "-S", "-c", CHILD], env=env, capture_output=True, text=True,

@@ -44,6 +44,9 @@ KS = (5, 10, 20)
 ABLATIONS: dict[str, dict[str, Any]] = {
     # issue 15 item 1, not kept (won the tuning half, not the checking half): memory keys switched on
     "with the facts found in a memory as keys (clause keys, not kept)": {"memory_keys": 4},
+    # issue 15, sixth pass: search's own query encoder (mnemo.training.query_tower, trained on conversations
+    # written for it), switched off: search's questions embedded by retrieve's query twin
+    "without the search query encoder (questions through retrieve's twin)": {"search_query_model": False},
     "without the boost for dates the question names": {"date_boost": 0.0},
     "without the context of the sitting": {"context_weight": 0.0},
     "without months named without their year": {"date_month_without_year": False},
@@ -62,7 +65,7 @@ WRITE_SETTINGS = frozenset({"memory_keys", "memory_keys_min_words", "memory_key_
 # references: how far the hybrid is from each signal alone, and the other orderings
 COMPARE: dict[str, dict[str, Any]] = {
     "mnemo ranked by the full retrieve score": {"rank_by": "score"},
-    "mnemo, queries through the packaged model": {"fast_query_model": False},
+    "mnemo, queries through the packaged model": {"fast_query_model": False, "search_query_model": False},
     "bm25 only": {"lexical_weight": 1.0},
     "embedding only (whole-memory cosine)": {"lexical_weight": 0.0, "sentence_weight": 0.0},
 }
@@ -200,14 +203,15 @@ def main() -> int:
         for name, given in variants.items():
             overrides = dict(given)
             rank_by = overrides.pop("rank_by", "relevance")
-            # the query-model variant needs its own embedder; the memories stay as imported unless the
+            # the query-model variants need their own embedder; the memories stay as imported unless the
             # variant changes how they are written (then into a data directory of its own)
             written = WRITE_SETTINGS & set(overrides)
             settings = Settings.model_validate({**base.model_dump(), **overrides,
                                                 **({"data_dir": workdir / f"variant-{len(report['variants'])}"}
                                                    if written else {})})
             variant = build_local(settings, clock=clock,
-                                  embedder=None if "fast_query_model" in overrides else service.ports.embedder)
+                                  embedder=None if {"fast_query_model", "search_query_model"} & set(overrides)
+                                  else service.ports.embedder)
             ids, seconds = id_to_dia, None
             if written:
                 clock.set(last + timedelta(days=1))  # evaluate moved it to each conversation's end

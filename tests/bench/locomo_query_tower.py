@@ -1,12 +1,14 @@
-"""Issue 15, sixth pass: the question's side of the embedding model fine-tuned (measured, not shipped).
+"""Issue 15, sixth pass: the question's side of the embedding model fine-tuned, search's query encoder.
 
-Runs the search of locomo.py's ``evaluate`` over one half, once with the shipped query twin and once with
-query towers that ``mnemo.training.query_tower`` wrote (each a dynamic-int8 MiniLM over the last hidden layer,
-like the twin); stored memories keep their vectors. ``--towers DIR``: for the tuning half, ``DIR/<conversation>.onnx``
-is the tower trained on the other two tuning conversations (so each is scored on questions it never saw); for the
-checking half, ``DIR/all.onnx``, trained on all three. Each variant of settings (``--variant``) is run with both.
+Runs the search of locomo.py's ``evaluate`` over one half with retrieve's query twin, with the shipped search
+query encoder (``make search-model``: trained on conversations written for it, never on LoCoMo), and, given
+``--towers DIR``, with query towers that ``make query-towers`` trained on LoCoMo's tuning half (measured, never
+shipped): for the tuning half, ``DIR/<conversation>.onnx`` is the tower trained on the other two tuning
+conversations (so each is scored on questions it never saw); for the checking half, ``DIR/all.onnx``, trained on
+all three. Stored memories keep their vectors. Each variant of settings (``--variant``) is run with each.
 
-    .venv/bin/python tests/bench/locomo_query_tower.py --towers DIR [--half tuning|checking] [--variant JSON]
+    .venv/bin/python tests/bench/locomo_query_tower.py [--towers DIR] [--tower FILE] [--half tuning|checking]
+        [--variant JSON]
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from mnemo.settings import Settings
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--towers", type=Path, required=True)
+    parser.add_argument("--towers", type=Path)
+    parser.add_argument("--tower", type=Path, help="one more search encoder for every conversation (a candidate)")
     parser.add_argument("--half", choices=("tuning", "checking"), default="tuning")
     parser.add_argument("--variant", action="append", default=[], help='settings over the defaults, as JSON')
     args = parser.parse_args()
@@ -51,19 +54,22 @@ def main() -> int:
         try:
             id_to_dia, _, _ = import_turns(service, data)
             client = InProcessClient(create_app(service))
-            queries = service.retriever.queries
-            shipped = queries.get
+            queries = service.retriever.search_queries
+            encoders = {"retrieve's query twin": service.retriever.queries.get,
+                        "shipped search query encoder": queries.get}
+            if args.tower is not None:
+                encoders[f"candidate {args.tower.name}"] = asked_through({s["sample_id"]: args.tower for s in data})
+            if args.towers is not None:
+                encoders["LoCoMo-tuned query tower"] = asked_through({s["sample_id"]: args.towers / (
+                    f"{s['sample_id']}.onnx" if args.half == "tuning" else "all.onnx") for s in data})
             print(f"\nLoCoMo {args.half} half, R@10 by category")
             print(f"  {'variant':<58} " + " ".join(f"{c[:7]:>7}" for c in ["all", *CATEGORY.values()]))
             for variant in [{}, *(json.loads(v) for v in args.variant)]:
                 object.__setattr__(service.ports, "settings", base.model_copy(update=variant))
-                for tower in (False, True):
-                    queries.get = (asked_through({s["sample_id"]: args.towers / (
-                        f"{s['sample_id']}.onnx" if args.half == "tuning" else "all.onnx") for s in data})
-                                   if tower else shipped)
+                for name, encoder in encoders.items():
+                    queries.get = encoder
                     metrics = evaluate(client, data, id_to_dia, clock)["metrics"]
-                    label = ("fine-tuned query tower" if tower else "shipped query twin") + (
-                        f", {json.dumps(variant)}" if variant else "")
+                    label = name + (f", {json.dumps(variant)}" if variant else "")
                     cells = " ".join(f"{metrics[c]['R@10']:7.3f}" for c in ["all", *CATEGORY.values()])
                     print(f"  {label:<58} {cells}   R@5 {metrics['all']['R@5']:.3f} R@20 {metrics['all']['R@20']:.3f}",
                           flush=True)

@@ -332,6 +332,9 @@ def test_an_import_of_repeated_sentences_is_capped(api: ApiClient, service: Mnem
         def embed_queries(self, texts: Sequence[str]) -> Any:
             return real.embed_queries(texts)
 
+        def embed_search_queries(self, texts: Sequence[str]) -> Any:
+            return real.embed_search_queries(texts)
+
     service.ports.embedder = Counting()
     content = " ".join(f"I like fruit number {i % 7}." for i in range(160))[:2000]
     started = time.perf_counter()
@@ -356,6 +359,9 @@ def test_one_long_memory_gets_at_most_the_capped_number_of_parts(api: ApiClient,
 
         def embed_queries(self, texts: Sequence[str]) -> Any:
             return real.embed_queries(texts)
+
+        def embed_search_queries(self, texts: Sequence[str]) -> Any:
+            return real.embed_search_queries(texts)
 
     service.ports.embedder = Counting()
     content = " ".join(f"I visited city number {i} last year." for i in range(60))

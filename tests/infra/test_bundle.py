@@ -80,6 +80,7 @@ def test_every_handler_imports_and_the_model_embeds_from_the_bundle_alone(bundle
         "HANDLERS": json.dumps(HANDLERS), "MNEMO_DATA_DIR": str(tmp_path / "data"),
         "MNEMO_MODEL_DIR": str(bundle / MODEL_DIR), "MNEMO_QUERY_MODEL_PATH": str(bundle / MODEL_DIR / QUERY_MODEL),
         "MNEMO_EXTRACTOR_ENCODER_PATH": str(bundle / MODEL_DIR / EXTRACTOR_ENCODER),
+        "MNEMO_SEARCH_QUERY_MODEL": "false",  # as the stack sets it: search's encoder is not in the bundle
         "AWS_DEFAULT_REGION": "eu-west-1", "POWERTOOLS_TRACE_DISABLED": "true",
     }
     # -I: no user site, no environment paths; -S: not even the venv's site-packages

@@ -195,6 +195,7 @@ def test_the_environment_passes_the_settings_model_the_functions_use(dev: Synth,
             assert settings.backend == "aws", job
             assert env["MNEMO_MODEL_DIR"] == "/var/task/models"
             assert env["MNEMO_QUERY_MODEL_PATH"].startswith("/var/task/models/")
+            assert settings.search_query_model is False  # not in the bundle (infra/stack.py says why)
             assert env["MNEMO_EXTRACTOR_ENCODER_PATH"].startswith("/var/task/models/")
             assert not [k for k in env if "SECRET" in k or "PASSWORD" in k or k == "MNEMO_API_KEYS"]
     prod_env = functions(prod)["extract"]["Environment"]["Variables"]

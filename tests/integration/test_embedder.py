@@ -10,11 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mnemo.adapters.local.model_checksums import EXTRACTOR_ENCODER_SHA256, QUERY_MODEL_SHA256
+from mnemo.adapters.local.model_checksums import EXTRACTOR_ENCODER_SHA256, QUERY_MODEL_SHA256, SEARCH_MODEL_SHA256
 from mnemo.adapters.local.onnx_embedder import (
     DIMENSION,
     EXTRACTOR_ENCODER_PATH,
     QUERY_MODEL_PATH,
+    SEARCH_MODEL_PATH,
     OnnxMiniLmEmbedder,
     extraction_encoder,
     model_paths,
@@ -77,6 +78,27 @@ def test_a_tampered_query_twin_is_refused(tmp_path: Path) -> None:
         OnnxMiniLmEmbedder(query_model=twin)
     with pytest.raises(ConfigurationError, match="missing"):
         OnnxMiniLmEmbedder(query_model=tmp_path / "absent.onnx")
+
+
+def test_the_search_encoder_is_pinned_and_answers_questions_in_the_same_space(tmp_path: Path) -> None:
+    # search's own query encoder ships in mnemo/models, pinned by its checksum
+    assert sha256_of(SEARCH_MODEL_PATH) == SEARCH_MODEL_SHA256
+    embedder = OnnxMiniLmEmbedder(query_model=QUERY_MODEL_PATH, search_model=SEARCH_MODEL_PATH)
+    docs = embedder.embed(SENTENCES)
+    questions = embedder.embed_search_queries(["Where does my sister live these days?", "What food do I like?"])
+    assert np.allclose(np.linalg.norm(questions, axis=1), 1.0, atol=1e-5)
+    # another model than retrieve's twin, scoring against the same stored vectors
+    twin = embedder.embed_queries(["Where does my sister live these days?"])
+    assert float(questions[0] @ twin[0]) < 0.9999
+    assert int(np.argmax(docs[[1, 2, 4]] @ questions[0])) == 2  # the sister's city
+    assert int(np.argmax(docs[[1, 2, 4]] @ questions[1])) == 0  # the Thai food
+    # without one, search's questions go through the query twin
+    assert np.allclose(OnnxMiniLmEmbedder(query_model=QUERY_MODEL_PATH).embed_search_queries(["hello"]),
+                       OnnxMiniLmEmbedder(query_model=QUERY_MODEL_PATH).embed_queries(["hello"]))
+    tampered = tmp_path / "search.onnx"
+    tampered.write_bytes(SEARCH_MODEL_PATH.read_bytes()[:-1] + b"\x00")
+    with pytest.raises(ConfigurationError, match=r"search\.onnx"):
+        OnnxMiniLmEmbedder(search_model=tampered)
 
 
 def test_a_tampered_model_is_refused(tmp_path: Path) -> None:

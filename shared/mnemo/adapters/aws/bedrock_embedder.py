@@ -44,6 +44,9 @@ class TitanEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> Vector:
         return self.embed(texts)
 
+    def embed_search_queries(self, texts: Sequence[str]) -> Vector:
+        return self.embed(texts)
+
     def _one(self, text: str) -> list[float]:
         body = json.dumps({"inputText": text, "dimensions": self.dimension, "normalize": True})
         try:

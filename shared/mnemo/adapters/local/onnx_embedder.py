@@ -15,6 +15,7 @@ from mnemo.adapters.local.model_checksums import (
     EXTRACTOR_ENCODER_SHA256,
     MODEL_SHA256,
     QUERY_MODEL_SHA256,
+    SEARCH_MODEL_SHA256,
     TOKENIZER_SHA256,
 )
 from mnemo.domain.extraction.tagger import TokenStates
@@ -26,6 +27,9 @@ DIMENSION = 384
 MAX_TOKENS = 256
 # the dynamic-int8 twin for queries, derived at development time (mnemo.training.query_model)
 QUERY_MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "minilm-query-dynint8.onnx"
+# the query side fine-tuned for search's questions over stored memories, dynamic int8 like the twin
+# (mnemo.training.query_tower; `make search-model`)
+SEARCH_MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "minilm-search-dynint8.onnx"
 # MiniLM fine-tuned for the extractor's tagger, int8 (mnemo.training.encoder)
 EXTRACTOR_ENCODER_PATH = Path(__file__).resolve().parents[2] / "models" / "extractor-encoder-int8.onnx"
 
@@ -66,14 +70,15 @@ class OnnxMiniLmEmbedder:
 
     def __init__(self, threads: int = 2, batch_size: int = 64, model_dir: Path | None = None,
                  verify: bool = True, query_model: Path | None = None,
-                 query_checksum: str = QUERY_MODEL_SHA256) -> None:
+                 query_checksum: str = QUERY_MODEL_SHA256, search_model: Path | None = None) -> None:
         """``query_model``: the faster twin that embeds queries (QUERY_MODEL_PATH, shipped with the
         package, or the Lambda bundle's copy of it); None embeds queries with the packaged model too.
 
         The files are checked here, but each onnxruntime session is loaded on its first use: a function
         that never embeds (ingest, feedback) never pays for one, and retrieve loads only the query twin.
         ``query_checksum``: what ``query_model`` must hash to (another file than the twin: the extraction
-        encoder, see ``extraction_encoder``).
+        encoder, see ``extraction_encoder``). ``search_model``: the query encoder fine-tuned for search
+        (SEARCH_MODEL_PATH or the bundle's copy); None embeds search's queries like retrieve's.
         """
         from tokenizers import Tokenizer
 
@@ -85,12 +90,16 @@ class OnnxMiniLmEmbedder:
             checks = [(model_path, MODEL_SHA256), (tokenizer_path, TOKENIZER_SHA256)]
             if query_model is not None:
                 checks.append((query_model, query_checksum))
+            if search_model is not None:
+                checks.append((search_model, SEARCH_MODEL_SHA256))
             for path, expected in checks:
                 if not path.is_file():
                     raise ConfigurationError(f"embedding model file missing: {path}")
                 if sha256_of(path) != expected:
                     raise ConfigurationError(f"checksum mismatch for {path.name}")
         self._paths = {"document": model_path, "query": query_model or model_path}
+        if search_model is not None:
+            self._paths["search"] = search_model
         self._threads = threads
         self._sessions: dict[str, Any] = {}
         self._load_lock = threading.Lock()
@@ -134,6 +143,11 @@ class OnnxMiniLmEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> Vector:
         return self._run(texts, self._query_session)
+
+    def embed_search_queries(self, texts: Sequence[str]) -> Vector:
+        if "search" not in self._paths:
+            return self.embed_queries(texts)
+        return self._run(texts, self._load("search"))
 
     def embed(self, texts: Sequence[str]) -> Vector:
         return self._run(texts, self._session)
