@@ -123,7 +123,8 @@ def _services(ports: Ports, summariser: Any = None, *, profile_in_parallel: bool
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals, sessions),
                  feedback=FeedbackService(ports),
-                 control=UserControl(ports, writer, consolidator, caches=[retriever.queries.forget_user]),
+                 control=UserControl(ports, writer, consolidator, caches=[retriever.queries.forget_user,
+                                                                       retriever.search_queries.forget_user]),
                  consolidator=consolidator)
 
 

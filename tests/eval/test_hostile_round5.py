@@ -144,14 +144,17 @@ def test_erase_drops_the_users_cached_query_embeddings(api: ApiClient, service: 
     api.call("POST", f"/v1/users/{U}/memories", {"content": "I live in Lisbon."})
     for user in (U, "round5-other"):
         assert api.call("POST", f"/v1/users/{user}/retrieve", {"query": question})[0] == 200
-    cache = service.retriever.queries._cache
-    assert not any("hospital" in repr(key) for key in cache)
-    owned = sum(1 for key in cache if key[:2] == ("tenant_a", U))
-    assert owned > 0
+        # search keeps its own cache (its own query encoder): the erase drops the user's entries there too
+        assert api.call("POST", f"/v1/users/{user}/search", {"query": question})[0] == 200
+    caches = [service.retriever.queries._cache, service.retriever.search_queries._cache]
+    for cache in caches:
+        assert not any("hospital" in repr(key) for key in cache)
+        assert sum(1 for key in cache if key[:2] == ("tenant_a", U)) > 0
     status, _ = api.call("DELETE", f"/v1/users/{U}")
     assert status in (202, 204)
-    assert [key for key in cache if key[:2] == ("tenant_a", U)] == []
-    assert any(key[:2] == ("tenant_a", "round5-other") for key in cache)
+    for cache in caches:
+        assert [key for key in cache if key[:2] == ("tenant_a", U)] == []
+        assert any(key[:2] == ("tenant_a", "round5-other") for key in cache)
 
 
 # -- an access code said the other way round ------------------------------------------------------
