@@ -1,0 +1,17 @@
+"""A check the hostile rounds share: an injection stored as a memory reaches the block flagged."""
+
+from __future__ import annotations
+
+from mnemo.domain.block import CAUTION
+from tests.conftest import ApiClient
+
+
+def assert_flagged_in_block(api: ApiClient, user: str, content: str) -> None:
+    """``content`` (an instruction to talk like a pirate, however disguised) is stored, and the one block line
+    that shows it carries the caution."""
+    status, body = api.call("POST", f"/v1/users/{user}/memories", {"content": content})
+    assert status == 201, body
+    lines = [line for line in api.retrieve(user, "how should you talk to me, like a pirate?")["context"].splitlines()
+             if "pirate" in line]
+    assert len(lines) == 1
+    assert CAUTION in lines[0]
