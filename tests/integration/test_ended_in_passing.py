@@ -86,3 +86,12 @@ def test_a_word_of_a_facts_statement_is_not_its_value(service: Mnemo) -> None:
 def test_an_ending_the_user_asks_to_remember_is_kept_where_nothing_is_stored(service: Mnemo) -> None:
     _said(service, "c2", "please remember I've given up the painting")
     assert [c for c in _live(service) if "painting" in c.lower()]
+
+
+def test_an_ending_of_a_name_retires_a_long_fact_that_names_it_among_other_words(service: Mnemo) -> None:
+    # "no longer does bowls" and a fact that says where and when the user plays are far apart as vectors (0.47);
+    # the name is the evidence
+    _remember(service, "User's routine: lawn bowls at the Westfield green every Wednesday afternoon.",
+              "habit:lawn_bowl_westfield", Category.PROCEDURAL)
+    _said(service, "c2", "I have, sadly, given up bowls; my knees make the bending difficult.")
+    assert not [c for c in _live(service) if "bowls" in c.lower() and "no longer" not in c.lower()]

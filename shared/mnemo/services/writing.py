@@ -246,15 +246,20 @@ class MemoryWriter:
                   if m.embedding is not None}
         for m, cosine in self.p.memories.similar(tenant_id, user_id, vector, 8):
             nearby.setdefault(m.memory_id, Existing(m, cosine))
+        retraction_at = self.p.settings.retraction_similarity
         if fact.only_to_retire:
             nearby = {k: e for k, e in nearby.items() if e.memory.subject.partition(":")[0] in RETIRED_IN_PASSING
                       and names_its_value(new, e.memory)}
+            # an ending said of a name alone ("given up bridge") is a short statement whose vector sits far from
+            # a long fact that names it among other words ("routine: bridge club at the Guildhall on Tuesday
+            # afternoons", 0.40): the facts left name its value, and every word of it must be in the fact
+            retraction_at = 0.0
         resolution = classify(new, list(nearby.values()),
                               conflict_similarity=self.p.settings.conflict_similarity,
                               duplicate_similarity=self.p.settings.duplicate_similarity,
                               instruction_similarity=(self.p.settings.instruction_replace_similarity,
                                                       self.p.settings.instruction_change_similarity),
-                              retraction_similarity=self.p.settings.retraction_similarity,
+                              retraction_similarity=retraction_at,
                               doubt_margin=self.p.settings.supersede_doubt_margin)
         resolution = self._second_opinion(new, resolution)
         other = resolution.other
@@ -266,7 +271,8 @@ class MemoryWriter:
             if resolution.new_wins:
                 result = self._supersede(other, new)
                 self._retire_project_facts(new)
-                self._retire_named_values(new, [e for e in nearby.values() if e.memory.memory_id != other.memory_id])
+                self._retire_named_values(new, [e for e in nearby.values() if e.memory.memory_id != other.memory_id],
+                                          retraction_at)
                 return result
             # an older or less authoritative statement: kept for the record, never active
             new.status = Status.SUPERSEDED
@@ -318,7 +324,7 @@ class MemoryWriter:
         for old in stale:
             self._retire(old, project.memory_id)
 
-    def _retire_named_values(self, retraction: Memory, others: list[Existing]) -> None:
+    def _retire_named_values(self, retraction: Memory, others: list[Existing], at_least: float) -> None:
         """A retraction retires every live fact that names its value, not only the closest: "given up on the
         watercolours" ends "likes watercolours" and "hobby: painting in watercolours" alike."""
         if not retracts(retraction.subject, retraction.polarity):
@@ -326,7 +332,7 @@ class MemoryWriter:
         for e in others:
             if (e.memory.status is Status.ACTIVE and same_partition(e.memory, retraction)
                     and e.memory.created_at <= retraction.created_at
-                    and retires_value(retraction, e, self.p.settings.retraction_similarity)):
+                    and retires_value(retraction, e, at_least)):
                 self._retire(e.memory, retraction.memory_id)
 
     def _retire(self, old: Memory, by: str) -> None:
