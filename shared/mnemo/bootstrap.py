@@ -32,6 +32,7 @@ from mnemo.services.retrieval import Retriever
 from mnemo.services.sessions import SessionService
 from mnemo.services.signals import ImplicitSignals
 from mnemo.services.tuning import Tuner
+from mnemo.services.user_caches import UserCaches
 from mnemo.services.user_control import UserControl
 from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
@@ -91,6 +92,9 @@ class Mnemo:
     sessions: SessionService
     tuner: Tuner
     profiles: ProfileView
+    # what this process holds of each user (mnemo.services.user_caches): emptied of a user on its erase here,
+    # and at the next request or job after its erase by another process (drop_erased)
+    caches: UserCaches = field(default_factory=UserCaches)
     _closers: list[object] = field(default_factory=list)
 
     @property
@@ -119,13 +123,13 @@ def _services(ports: Ports, summariser: Any = None, *, profile_in_parallel: bool
     sessions = SessionService(ports)
     retriever = Retriever(ports, signals, profiles, profile_in_parallel=profile_in_parallel,
                           affinity=slot_affinity(ports.settings))
+    caches = UserCaches([retriever.queries, retriever.search_queries, signals])
     return Mnemo(ports=ports, writer=writer, retriever=retriever,
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals, sessions),
                  feedback=FeedbackService(ports),
-                 control=UserControl(ports, writer, consolidator, caches=[retriever.queries.forget_user,
-                                                                       retriever.search_queries.forget_user]),
-                 consolidator=consolidator)
+                 control=UserControl(ports, writer, consolidator, caches=[caches.forget_user]),
+                 consolidator=consolidator, caches=caches)
 
 
 def slot_affinity(settings: Settings) -> SlotAffinity | None:
@@ -174,10 +178,11 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
         raise ConfigurationError("the embedded home runs the bundled model only (MNEMO_EMBEDDER=onnx): "
                                  "it makes no network calls")
     embedder = embedder or shared_embedder(settings)
+    memories = SqliteMemoryStore(db, cipher, embedder.dimension, settings.bm25_k1, settings.bm25_b)
+    profiles = SqliteProfileStore(db, cipher)
     ports = Ports(
         settings=settings, clock=clock, embedder=embedder,
-        memories=SqliteMemoryStore(db, cipher, embedder.dimension, settings.bm25_k1, settings.bm25_b),
-        profiles=SqliteProfileStore(db, cipher), user_settings=SqliteSettingsStore(db),
+        memories=memories, profiles=profiles, user_settings=SqliteSettingsStore(db),
         buffer=SqliteTurnBuffer(db, cipher, timedelta(days=settings.buffer_ttl_days)),
         queue=SqliteExtractionQueue(db), traces=SqliteTraceStore(db, fence), audit=SqliteAuditLog(db, fence),
         vault=cipher, locks=FileUserLocks(root / "users.lock"), extractor=_extractor(settings),
@@ -191,6 +196,10 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     # the profile is a local SQLite read here: no thread to overlap it with the search (see Retriever)
     service = _services(ports, _summariser(settings), profile_in_parallel=False)
     service._closers.extend([ports.traces, ports.audit])
+    from mnemo.adapters.local.erase_notices import SqliteEraseNotices
+
+    service.caches.add(memories, profiles, cipher, vault)
+    service.caches.listen(SqliteEraseNotices(db, TenantHashKeys(cipher, "erase-notice"), clock))
     return service
 
 

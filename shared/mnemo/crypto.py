@@ -79,6 +79,14 @@ class UserCipher:
         with self._lock:
             self._aead.pop((tenant_id, user_id), None)
 
+    # a per-user cache (mnemo.services.user_caches): the key and what is derived from it
+    def owners(self) -> set[tuple[str, str]]:
+        with self._lock:
+            return set(self._aead)
+
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
+        self.forget(tenant_id, user_id)
+
     # KeyVault, so the composition root can hand this out as the vault: destroying a key must
     # also drop the copy cached here, or new data would be sealed under the shredded key.
     def data_key(self, tenant_id: str, user_id: str) -> bytes:

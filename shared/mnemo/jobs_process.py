@@ -70,6 +70,7 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
 
     def timed(job: ExtractionJob) -> ExtractionReport:
         metrics.EXTRACTION_LAG.observe(max(0.0, (clock.now() - job.due_at).total_seconds()))
+        service.caches.drop_erased()  # what a request worker erased since the last job (mnemo.services.user_caches)
         try:
             result = process(job)
         except Exception:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import REGISTRY, Collector
@@ -39,6 +39,10 @@ EXTRACTION_JOBS = Counter("mnemo_extraction_jobs_total",
 EXTRACTION_TURNS = Counter("mnemo_extraction_turns_total",
                            "Buffered turns let go of: extracted, or acknowledged_unextracted (must stay 0)",
                            ["outcome"])
+# per worker (the pid label), refreshed now and then by each: what it holds of users beside the store
+# (mnemo.services.user_caches); after an erase the user is out of every worker's at its next request
+CACHED_USERS = Gauge("mnemo_cached_users", "Users a cache of this worker process holds something of",
+                     ["cache"], multiprocess_mode="liveall")
 FALLBACKS = Counter("mnemo_fallbacks_total", "Times a component fell back (e.g. LLM extraction to the rules)",
                     ["component"])
 

@@ -31,6 +31,7 @@ import shutil
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,7 @@ log = logging.getLogger("mnemo.serving")
 # the commits' own WAL checkpoint when the jobs process checkpoints (settings.sqlite_autocheckpoint_pages):
 # 40 MB of WAL at 4 KB pages, reached only if its checkpointer falls behind or is down
 SERVE_AUTOCHECKPOINT_PAGES = 10_000
+CACHE_SIZES_SECONDS = 1.0  # how often a worker refreshes its mnemo_cached_users gauges (at a request)
 SWITCH_INTERVAL_SECONDS = 0.0005  # how long another thread may hold the interpreter lock a request waits for
 
 
@@ -153,7 +155,8 @@ class WorkerRuntime:
                            ready=self.readiness, metrics_db=settings.data_dir.expanduser() / "mnemo.db",
                            metrics_key=settings.metrics_key, access_log=settings.access_log, mcp=self._mcp,
                            server_timing=settings.server_timing, resolvers=self.resolvers,
-                           step_aside=step_aside)
+                           step_aside=step_aside, before_request=self._before_request)
+        self._sizes_at = 0.0
         self._warm_up(resolvers)
         if threads > 1:
             threading.Thread(target=self._watchdog, name="mnemo-request-timeout", daemon=True).start()
@@ -166,6 +169,18 @@ class WorkerRuntime:
         # when it let go of the lock for a SQLite read, a flush could keep it for the whole default
         # 5 ms interval (a one-row read's p99 went from 0.15 ms to 5 ms with flushes running)
         sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
+
+    def _before_request(self) -> None:
+        """Drop the users another process erased since this worker's last request (mnemo.services.user_caches),
+        and now and then tell the metrics how many users its caches hold (a walk over them: not every request)."""
+        from mnemo import metrics
+
+        self.service.caches.drop_erased()
+        now = time.monotonic()
+        if now - self._sizes_at >= CACHE_SIZES_SECONDS:
+            self._sizes_at = now
+            for name, size in self.service.caches.sizes().items():
+                metrics.CACHED_USERS.labels(cache=name).set(size)
 
     def _mcp(self) -> McpHandler:
         """`/mcp` (see mnemo.mcp_server.http): its tools call this worker's own API in-process, past the edge's

@@ -152,6 +152,28 @@ def test_erase_drops_the_users_cached_query_embeddings(api: ApiClient, service: 
         assert any(key[:2] == ("tenant_a", "round5-other") for key in cache)
 
 
+def test_erase_drops_the_user_from_every_cache_of_the_process(api: ApiClient, service: Mnemo) -> None:
+    """Beside the query embeddings, the process kept the conversation's last question in the clear (implicit
+    signals' rephrase check) after the erase, in the worker that answered it; every per-user cache of the
+    process (service.caches: the index of decrypted memories, the opened profile and the data keys in the
+    embedded home) now holds nothing of the erased user, and still holds the other user."""
+    for user in (U, "round5-other"):
+        api.call("POST", f"/v1/users/{user}/memories", {"content": "I live in Lisbon."})
+        body = {"query": "Which hospital treats my rare condition?", "conversation_id": "c-erase"}
+        assert api.call("POST", f"/v1/users/{user}/retrieve", body)[0] == 200
+    def held() -> dict[str, set[tuple[str, str]]]:
+        return {getattr(cache, "cache_name", type(cache).__name__): cache.owners() for cache in service.caches.caches}
+
+    before = held()
+    assert ("tenant_a", U) in before["ImplicitSignals"], before
+    assert [name for name, owners in before.items() if ("tenant_a", U) not in owners] == ["search_queries"], before
+    status, _ = api.call("DELETE", f"/v1/users/{U}")
+    assert status in (202, 204)
+    after = held()
+    assert [name for name, owners in after.items() if ("tenant_a", U) in owners] == [], after
+    assert ("tenant_a", "round5-other") in after["ImplicitSignals"]
+
+
 # -- an access code said the other way round ------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["The code to my safe is 4821.", "The combination for the gate: 1234.",

@@ -125,9 +125,14 @@ class QueryEmbeddings:
         """``for_search``: the search route's cache, its vectors from the search query encoder
         (``Embedder.embed_search_queries``); never mixed with retrieve's, which another model makes."""
         self._embed = ports.embedder.embed_search_queries if for_search else ports.embedder.embed_queries
+        self.cache_name = "search_queries" if for_search else "retrieve_queries"
         self._size = ports.settings.query_cache_size
         self._cache: OrderedDict[tuple[str, str, bytes], Vector] = OrderedDict()
         self._lock = threading.Lock()
+
+    def owners(self) -> set[tuple[str, str]]:
+        with self._lock:
+            return {(k[0], k[1]) for k in self._cache}
 
     def forget_user(self, tenant_id: str, user_id: str) -> None:
         with self._lock:

@@ -25,6 +25,16 @@ class ImplicitSignals:
         self._last_query: OrderedDict[tuple[str, str, str], tuple[str, Vector, str, datetime]] = OrderedDict()
         self._lock = threading.Lock()
 
+    # a per-user cache (mnemo.services.user_caches): the last question of each conversation, in the clear
+    def owners(self) -> set[tuple[str, str]]:
+        with self._lock:
+            return {(k[0], k[1]) for k in self._last_query}
+
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._last_query if k[0] == tenant_id and k[1] == user_id]:
+                del self._last_query[key]
+
     def corrected(self, tenant_id: str, user_id: str, conversation_id: str, contents: Sequence[str],
                   subjects: Sequence[str]) -> list[str]:
         """The user corrected the assistant: decay the memories injected last time that the correction

@@ -118,6 +118,12 @@ CREATE TABLE IF NOT EXISTS erase_fences (
     tenant_id TEXT NOT NULL, pseudonym TEXT NOT NULL, erased_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, pseudonym)
 ) WITHOUT ROWID;
+-- each finished erase, numbered, under a keyed pseudonym: every process drops what it caches of the user
+-- (mnemo.adapters.local.erase_notices)
+CREATE TABLE IF NOT EXISTS erase_notices (
+    number INTEGER PRIMARY KEY AUTOINCREMENT, tenant_id TEXT NOT NULL, pseudonym TEXT NOT NULL,
+    erased_at TEXT NOT NULL
+);
 -- users whose erase has begun and not finished: no data key is created for them meanwhile
 CREATE TABLE IF NOT EXISTS erasing (
     tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, since TEXT NOT NULL,

@@ -349,6 +349,15 @@ class SqliteMemoryStore:
                              (tenant_id, user_id, memory_id))
             self._bump(conn, tenant_id, user_id)
 
+    # a per-user cache (mnemo.services.user_caches): the users' indexes, their memories decrypted
+    def owners(self) -> set[tuple[str, str]]:
+        with self._lock:
+            return set(self._indexes)
+
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
+        with self._lock:
+            self._indexes.pop((tenant_id, user_id), None)
+
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM memories WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))

@@ -145,6 +145,14 @@ class SqliteProfileStore:
         with self._opened_lock:
             self._opened.pop((tenant_id, user_id), None)
 
+    # a per-user cache (mnemo.services.user_caches): the opened profiles
+    def owners(self) -> set[tuple[str, str]]:
+        with self._opened_lock:
+            return set(self._opened)
+
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
+        self._forget_opened(tenant_id, user_id)
+
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         self._forget_opened(tenant_id, user_id)
         with self._db.write() as conn:
