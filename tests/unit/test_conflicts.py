@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from mnemo.domain.conflicts import Existing, Relation, classify
-from mnemo.domain.extraction.slots import only_lifts
+from mnemo.domain.extraction.slots import lift_and_rest, only_lifts
 from mnemo.domain.models import Category, Memory, Provenance, Scope, SourceKind
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -242,3 +242,27 @@ def test_a_plan_said_again_for_another_day_in_words_of_change_moves_it(old: str,
     result = classify(plan("b", new, evidence, days=20), [Existing(plan("a", old, old), 0.6)],
                       conflict_similarity=0.85, duplicate_similarity=0.95)
     assert (result.relation is Relation.CONTRADICTS and result.new_wins) is moved
+
+
+@pytest.mark.parametrize(("rule", "parts"), [
+    ("you don't have to translate into Spanish anymore, I read English fine these days",
+     ("you don't have to translate into Spanish anymore", "I read English fine these days")),
+    ("no more numbered lists please; plain short paragraphs suit my screen reader",
+     ("no need for numbered lists", "plain short paragraphs suit my screen reader")),
+    ("stop using emoji, keep it formal for the board",
+     ("no need for emoji", "keep it formal for the board")),
+])
+def test_a_lift_followed_by_what_holds_instead_comes_apart(rule: str, parts: tuple[str, str]) -> None:
+    assert lift_and_rest(rule) == parts
+    assert only_lifts("instruction:x", parts[0])  # the lift: never injected once it has retired its rule
+
+
+@pytest.mark.parametrize("rule", [
+    "no more emoji please",  # a rule of its own, nothing follows it
+    "you don't need to add the French anymore, thanks",  # a courtesy asks nothing
+    "answer in Dutch, no more English",  # opens with what it asks
+    "no more emoji and keep it short, it reads better",  # the drop asks something beside it
+    "you don't need to add French, just give the Dutch",  # asks more before the pause
+])
+def test_a_rule_that_does_not_open_with_a_lift_alone_stays_whole(rule: str) -> None:
+    assert lift_and_rest(rule) is None

@@ -271,8 +271,9 @@ class MemoryWriter:
             if resolution.new_wins:
                 result = self._supersede(other, new)
                 self._retire_project_facts(new)
-                self._retire_named_values(new, [e for e in nearby.values() if e.memory.memory_id != other.memory_id],
-                                          retraction_at)
+                others = [e for e in nearby.values() if e.memory.memory_id != other.memory_id]
+                self._retire_named_values(new, others, retraction_at)
+                self._retire_lifted_rules(new, others)
                 return result
             # an older or less authoritative statement: kept for the record, never active
             new.status = Status.SUPERSEDED
@@ -334,6 +335,19 @@ class MemoryWriter:
                     and e.memory.created_at <= retraction.created_at
                     and retires_value(retraction, e, at_least)):
                 self._retire(e.memory, retraction.memory_id)
+
+    def _retire_lifted_rules(self, lift: Memory, others: list[Existing]) -> None:
+        """A lift retires every live answer rule it lifts, not only the closest: "you don't need the British
+        spelling anymore" ends "answer in British English" and "use British spelling in documents" alike. As for a
+        retraction (_retire_named_values), the topic word they share is the evidence and retraction_similarity the
+        bar: a lift and a rule it ends are often further apart than two rules on one topic (0.69)."""
+        if not only_lifts(lift.subject, lift.content):
+            return
+        for e in others:
+            if (e.memory.status is Status.ACTIVE and same_partition(e.memory, lift)
+                    and e.memory.created_at <= lift.created_at and RETRACTION_TAG not in e.memory.tags
+                    and e.cosine >= self.p.settings.retraction_similarity and lifts_instruction(lift, e.memory)):
+                self._retire(e.memory, lift.memory_id)
 
     def _retire(self, old: Memory, by: str) -> None:
         retired = old.model_copy(update={"status": Status.SUPERSEDED, "superseded_by": by, "confidence": 0.0,

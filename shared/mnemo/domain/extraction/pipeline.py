@@ -20,6 +20,7 @@ from mnemo.domain.extraction.slots import (
     SLOTS,
     TIME_ONLY_SLOTS,
     Slot,
+    lift_and_rest,
     only_when,
     says_when,
     subject_for,
@@ -122,6 +123,7 @@ class LearnedExtractor:
         for index, (message, text, explicit) in enumerate(texts):
             mine = [f for f in found if f.index == index]
             candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
+            candidates = [part for c in candidates for part in lifted_apart(c, message)]
             candidates = last_value_wins(candidates, self._later_value_doubt)
             candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
             if index in corrected:
@@ -270,6 +272,25 @@ _DANGLING = re.compile(r"\b(?:a|an|the|to|in|on|of|for|into|at|with|from|my|our|
                        r"and|or)$", re.IGNORECASE)
 _REST_OF_PHRASE = re.compile(r"^\s*([^,.;:!?()]+)")
 PHRASE_MAX_WORDS = 12
+
+
+def lifted_apart(candidate: Candidate, message: Message) -> list[Candidate]:
+    """An answer rule that lifts an earlier one and then says what holds instead, as two facts: the lift and
+    the new rule (see lift_and_rest); any other candidate as it is."""
+    slot = SLOTS.get(candidate.tags[0]) if candidate.tags else None
+    if slot is None or slot.name not in ANSWER_SLOTS or not candidate.should_store:
+        return [candidate]
+    instruction = _instruction(candidate.evidence)
+    split = lift_and_rest(instruction) if instruction is not None else None
+    if split is None:
+        return [candidate]
+    lift, rest = split
+    parts = [slot_candidate(slot, lift, lift, True, message, candidate.confidence),
+             slot_candidate(slot, rest, rest, False, message, candidate.confidence)]
+    for part in parts:
+        # one statement, one weight: the new rule must not lose to its own lift (R6 ranks sources)
+        part.source, part.correction = candidate.source, candidate.correction
+    return parts
 
 
 def completed_phrase(value: str, clause: str) -> str:

@@ -126,6 +126,9 @@ def retracts(subject: str, polarity: bool) -> bool:
 
 # an answer instruction that only lifts an earlier one: "you don't need to add the translation anymore"
 _LIFTS = re.compile(r"\b(?:(?:don'?t|do not|doesn'?t|does not|no longer|not) (?:needs? to|have to)|"
+                    # "you don't need the translation anymore": a need said to be over, not "I don't need long
+                    # answers", which asks for short ones
+                    r"(?:don'?t|do not|doesn'?t|does not) need\b(?=[^,;.]*\b(?:anymore|any more|any longer)\b)|"
                     r"no need (?:to|for)|needn'?t|(?:can|may) (?:stop|drop|skip|forget)|"
                     r"(?:is|are) (?:not|no longer) (?:necessary|needed))\b", re.IGNORECASE)
 
@@ -143,6 +146,40 @@ def only_lifts(subject: str, content: str) -> bool:
 _COURTESY = re.compile(r"(?:[,;]?\s*(?:thanks?(?: you)?|thx|ty|cheers|please|pls)\b|\s*[:;]-?[)D(P]+)?[\s.!]*$",
                        re.IGNORECASE)
 _ASKS_MORE = re.compile(r"[,;:]\s*\w+\s+\w+|\b(?:and|but|only|just|instead|rather|though)\b", re.IGNORECASE)
+
+
+# an answer rule that drops an earlier one by naming it: "no more tables", "stop the emojis", "no longer X"
+_DROPS = re.compile(r"^(?:no more|no longer|stop(?: using| adding| with)?|quit)\s+(?P<what>.+)$", re.IGNORECASE)
+# where the lift of a rule ends and what holds in its place begins: the first pause after the lift
+_PAUSE = re.compile(r"\s*(?:[,;:]|\s-\s|\.\s)\s*")
+LIFT_REST_MIN_WORDS = 3
+
+
+def lift_and_rest(instruction: str) -> tuple[str, str] | None:
+    """An answer rule said as a lift of an earlier one and, after a pause, what holds instead: "you don't need
+    the British spelling anymore, we write American English now" -> ("you don't need the British spelling
+    anymore", "we write American English now"); "no more tables please, bullet points read better on a phone"
+    -> ("no need for tables", "bullet points read better on a phone"). Kept whole, the rule replacing the old one
+    named the value the user dropped in every block; apart, the lift retires it and is never injected
+    (only_lifts), and the rest is the rule. None when the rule does not open with a lift or nothing follows it."""
+    text = instruction.strip()
+    pause = _PAUSE.search(text)
+    if pause is None:
+        return None
+    head, rest = text[:pause.start()].strip(), text[pause.end():].strip(" .!")
+    if len(terms(rest)) < LIFT_REST_MIN_WORDS:
+        return None
+    lifted = _LIFTS.search(head)
+    if lifted is not None:
+        # the lift opens the rule and asks nothing beside it ("please answer in German and you don't need ...",
+        # "you don't need to add Chinese, just English" ask more: left whole)
+        said = _COURTESY.sub("", head[lifted.end():])
+        return (head, rest) if not _ASKS_MORE.search(said) else None
+    dropped = _DROPS.match(_COURTESY.sub("", head))
+    if dropped is None or _ASKS_MORE.search(dropped.group("what")):
+        return None
+    # said as a lift, so that once it has retired the rule it names it is never injected (only_lifts)
+    return f"no need for {dropped.group('what').strip()}", rest
 
 
 # slots that describe the current project: a new project retires them
