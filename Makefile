@@ -78,7 +78,8 @@ ts-test: $(STAMP) $(TS_STAMP)
 test: $(STAMP) $(CHECKOV_STAMP) lint synth ts-test
 	MNEMO_REQUIRE_CHECKOV=1 MNEMO_CHECKOV=$(CHECKOV_VENV)/bin/checkov $(BIN)/python -m pytest -q
 
-# the CDK CLI pinned in package.json (aws-cdk 2.1148.x); both stages of cdk.json, with the arm64 bundle
+# the CDK CLI pinned in package.json (aws-cdk 2.1148.x); both stages of cdk.json, with the arm64 bundles (one per
+# set of models, infra/bundling.py; the packages are pip-installed once into build/lambda-packages)
 $(CDK): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(CDK)
@@ -86,7 +87,7 @@ $(CDK): package.json package-lock.json
 synth: $(STAMP) $(CDK)
 	$(CDK) synth --quiet --no-notices -c stage=dev -o cdk.out/dev
 	$(CDK) synth --quiet --no-notices -c stage=prod -o cdk.out/prod
-	@$(BIN)/python -c "import glob, json, os; p = max(glob.glob('cdk.out/dev/asset.*/bundle-report.json'), key=os.path.getmtime); print('Lambda bundle:', json.load(open(p))['total_mb'], 'MB unzipped (limit 250)')"
+	$(BIN)/python -m infra.bundling --synthesised cdk.out/dev
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit

@@ -1,24 +1,35 @@
-"""The Lambda bundle, built without Docker (DESIGN.md 8).
+"""The Lambda bundles, built without Docker (DESIGN.md 8): one per set of models, each function on the one
+with the models it loads.
 
-pip installs manylinux wheels for the target architecture and Python into the asset folder
-(``--platform ... --only-binary=:all: --no-deps``, versions from requirements.lock and
-requirements-aws.lock), then the code (shared/mnemo, functions/) and the model files are copied
-in. Only the two model files are bundled, not the packages that ship them (one is a whole SDK),
-with the query twin that ships in mnemo/models: the three in one folder, the twin not twice.
-boto3 and botocore come with the Lambda runtime and are left out. The size is reported, and the
-build fails past Lambda's 250 MB unzipped limit.
+pip installs manylinux wheels for the target architecture and Python (``--platform ... --only-binary=:all:
+--no-deps``, versions from requirements.lock and requirements-aws.lock) once into build/lambda-packages,
+keyed by the command and the pins; each bundle is then that folder (hard-linked where the file system allows),
+the code (shared/mnemo without its training code and data, functions/) and its model files. Only the model
+files are bundled, not the packages that ship them (one is a whole SDK), in one folder, each once; a bundle
+without the extraction encoder leaves out the tagger's and the ending judge's weights too (they run on it). boto3 and
+botocore come with the Lambda runtime and are left out. Each bundle's size is reported, and the build fails
+past Lambda's 250 MB unzipped limit.
 
-Run alone for the host (a bundle the tests can import and run):
-    python -m infra.bundling --out /tmp/bundle --arch x86_64 --python 3.11
+Why several: the four ONNX models (the embedding model, its query twin, search's query encoder and the
+extraction encoder, about 23 MB each), the tokenizer and the packages come to about 264 MB, past the limit;
+no function loads all four (BUNDLES, FUNCTION_BUNDLES).
+
+Run alone (every bundle, or those named; ``--arch x86_64 --python 3.11`` for ones the tests can import), or
+report the bundles a synthesised stage deploys (`make synth` does, for dev):
+    python -m infra.bundling --out /tmp/bundles [--arch arm64] [--python 3.14] [--only query write]
+    python -m infra.bundling --synthesised cdk.out/dev
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +49,53 @@ RUNTIME = (
     "events",
 )
 MODEL_DIR = "models"
+DOCUMENT_MODEL = "model.onnx"
+TOKENIZER = "tokenizer.json"
 QUERY_MODEL = "query-dynint8.onnx"
+SEARCH_MODEL = "search-dynint8.onnx"
 EXTRACTOR_ENCODER = "extractor-encoder-int8.onnx"
 # where the functions find them (the asset is unpacked to /var/task)
 LAMBDA_MODEL_DIR = f"/var/task/{MODEL_DIR}"
+# package data of mnemo/models that runs on the extraction encoder (bootstrap.TAGGER_PATH, ENDING_PATH)
+ENCODER_DATA = ("extractor_tagger.npz", "extractor_tagger.json", "ending.npz", "ending.json")
+
+# the model files of each bundle: the embedding model and its tokenizer wherever a function builds the
+# service (the embedder checks both at start), the query twin with them (retrieve's questions, forget by
+# description, and the query space the slot boost is keyed by), then search's encoder or the extractor's
+BUNDLES: dict[str, tuple[str, ...]] = {
+    "query": (DOCUMENT_MODEL, TOKENIZER, QUERY_MODEL, SEARCH_MODEL),
+    "write": (DOCUMENT_MODEL, TOKENIZER, QUERY_MODEL, EXTRACTOR_ENCODER),
+    "plain": (),
+}
+# retrieve serves retrieve and search and never extracts; memories, extract and consolidate write memories
+# (the extractor, memory keys, endings); ingest and feedback embed nothing but build the same service; the
+# authorizer and the index's set-up build none
+FUNCTION_BUNDLES: dict[str, str] = {
+    "retrieve": "query",
+    "memories": "write", "extract": "write", "consolidate": "write", "ingest": "write", "feedback": "write",
+    "authorizer": "plain", "index_setup": "plain",
+}
+
+
+def model_environment(bundle: str, model_dir: str = LAMBDA_MODEL_DIR) -> dict[str, str]:
+    """The settings that point a function at its bundle's models, and off the ones it does not have: without
+    search's encoder search asks through the twin; without the extraction encoder the function extracts with
+    the rules (only retrieve, which extracts nothing: the learned extractor would check the file at start)."""
+    models = BUNDLES[bundle]
+    env: dict[str, str] = {}
+    if DOCUMENT_MODEL in models:
+        env["MNEMO_MODEL_DIR"] = model_dir
+    if QUERY_MODEL in models:
+        env["MNEMO_QUERY_MODEL_PATH"] = f"{model_dir}/{QUERY_MODEL}"
+    if SEARCH_MODEL in models:  # on by default (a stage may still turn it off)
+        env["MNEMO_SEARCH_QUERY_MODEL_PATH"] = f"{model_dir}/{SEARCH_MODEL}"
+    else:
+        env["MNEMO_SEARCH_QUERY_MODEL"] = "false"
+    if EXTRACTOR_ENCODER in models:
+        env["MNEMO_EXTRACTOR_ENCODER_PATH"] = f"{model_dir}/{EXTRACTOR_ENCODER}"
+    else:
+        env.update(MNEMO_EXTRACTOR="rules", MNEMO_MEMORY_KEYS="0", MNEMO_ENDING_ENABLED="false")
+    return env
 
 
 def _normalise(name: str) -> str:
@@ -70,42 +124,74 @@ def platforms(arch: str) -> list[str]:
     return [f"manylinux2014_{machine}", f"manylinux_2_28_{machine}", f"manylinux_2_34_{machine}"]
 
 
-def build_bundle(out: Path, arch: str = "arm64", python: str = "3.12") -> dict[str, Any]:
-    out.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               "--no-deps", "--only-binary=:all:", "--implementation", "cp", "--python-version", python,
-               "--target", str(out), "--upgrade"]
+def packages(arch: str, python: str, cache: Path = ROOT / "build" / "lambda-packages") -> Path:
+    """The runtime packages for ``arch`` and ``python``, pip-installed once per command and pins (wheels do not
+    change under a pinned version) and shared by every bundle and every synth."""
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
+               "--no-deps", "--only-binary=:all:", "--implementation", "cp", "--python-version", python]
     for platform in platforms(arch):
         command += ["--platform", platform]
-    subprocess.run([*command, *pinned_requirements()], check=True)  # noqa: S603 - our own pinned list
-    for package in ("mnemo", "functions"):
-        source = ROOT / "shared" / "mnemo" if package == "mnemo" else ROOT / "functions"
-        shutil.rmtree(out / package, ignore_errors=True)
-        # the query twin and the extraction encoder go to models/ with the other two
-        # (MNEMO_QUERY_MODEL_PATH, MNEMO_EXTRACTOR_ENCODER_PATH), not twice
-        shutil.copytree(source, out / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.onnx"))
-    _copy_models(out / MODEL_DIR)
-    for cache in out.rglob("__pycache__"):
-        shutil.rmtree(cache, ignore_errors=True)
-    report = size_report(out)
+    pins = pinned_requirements()
+    key = hashlib.sha256(json.dumps([command[1:], pins]).encode()).hexdigest()[:16]
+    done = cache / f"{arch}-cp{python}-{key}"
+    if done.is_dir():
+        return done
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{done.name}-", dir=cache))
+    try:
+        subprocess.run([*command, "--target", str(staging), *pins], check=True)  # noqa: S603 - our own pins
+        for cache_dir in staging.rglob("__pycache__"):
+            shutil.rmtree(cache_dir, ignore_errors=True)
+        staging.rename(done)  # whole or not at all; a concurrent build that finished first wins
+    except OSError:
+        if not done.is_dir():
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return done
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system (a test's /tmp): a copy
+        shutil.copy2(source, target)
+
+
+def build_bundle(out: Path, arch: str = "arm64", python: str = "3.12", bundle: str = "write") -> dict[str, Any]:
+    models = BUNDLES[bundle]
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(packages(arch, python), out, copy_function=_link_or_copy, dirs_exist_ok=True)
+    ignore = ["__pycache__", "*.pyc", "*.onnx", "training"]  # the ONNX models go to models/, each once
+    if EXTRACTOR_ENCODER not in models:
+        ignore += ENCODER_DATA
+    shutil.copytree(ROOT / "shared" / "mnemo", out / "mnemo", ignore=shutil.ignore_patterns(*ignore))
+    shutil.copytree(ROOT / "functions", out / "functions", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _copy_models(out / MODEL_DIR, models)
+    report = {"bundle": bundle, "arch": arch, "python": python, "models": sorted(models), **size_report(out)}
     (out / "bundle-report.json").write_text(json.dumps(report, indent=2))
-    print(f"mnemo bundle ({arch}, Python {python}): {report['total_mb']} MB unzipped, "
-          f"largest: {', '.join(f'{k} {v} MB' for k, v in list(report['largest_mb'].items())[:5])}",
-          file=sys.stderr)
+    print(f"mnemo bundle {bundle!r} ({arch}, Python {python}): {report['total_mb']} MB unzipped "
+          f"({report['total_bytes'] / 2**20:.1f} of Lambda's 250 MiB), models: {', '.join(sorted(models)) or 'none'}"
+          f"; largest: {', '.join(f'{k} {v} MB' for k, v in list(report['largest_mb'].items())[:5])}", file=sys.stderr)
     if report["total_bytes"] > LAMBDA_UNZIPPED_LIMIT:
-        raise RuntimeError(f"the bundle is {report['total_mb']} MB, over Lambda's 250 MB unzipped limit")
+        raise RuntimeError(f"the {bundle} bundle is {report['total_mb']} MB, over Lambda's 250 MB unzipped limit")
     return report
 
 
-def _copy_models(target: Path) -> None:
-    from mnemo.adapters.local.onnx_embedder import EXTRACTOR_ENCODER_PATH, QUERY_MODEL_PATH, model_paths
+def _copy_models(target: Path, models: tuple[str, ...]) -> None:
+    from mnemo.adapters.local.onnx_embedder import (
+        EXTRACTOR_ENCODER_PATH,
+        QUERY_MODEL_PATH,
+        SEARCH_MODEL_PATH,
+        model_paths,
+    )
 
-    target.mkdir(parents=True, exist_ok=True)
     model, tokenizer = model_paths()
-    shutil.copyfile(model, target / "model.onnx")
-    shutil.copyfile(tokenizer, target / "tokenizer.json")
-    shutil.copyfile(QUERY_MODEL_PATH, target / QUERY_MODEL)
-    shutil.copyfile(EXTRACTOR_ENCODER_PATH, target / EXTRACTOR_ENCODER)
+    sources = {DOCUMENT_MODEL: model, TOKENIZER: tokenizer, QUERY_MODEL: QUERY_MODEL_PATH,
+               SEARCH_MODEL: SEARCH_MODEL_PATH, EXTRACTOR_ENCODER: EXTRACTOR_ENCODER_PATH}
+    target.mkdir(parents=True, exist_ok=True)
+    for name in models:
+        shutil.copyfile(sources[name], target / name)
 
 
 def size_report(out: Path) -> dict[str, Any]:
@@ -122,30 +208,63 @@ def size_report(out: Path) -> dict[str, Any]:
 class LocalBundler:
     """CDK's local bundling hook: returning True tells CDK not to look for Docker."""
 
-    def __init__(self, arch: str, python: str) -> None:
+    def __init__(self, arch: str, python: str, bundle: str) -> None:
         self.arch = arch
         self.python = python
+        self.bundle = bundle
 
     def try_bundle(self, output_dir: str, *, image: DockerImage, **_: Any) -> bool:
-        build_bundle(Path(output_dir), self.arch, self.python)
+        build_bundle(Path(output_dir), self.arch, self.python, self.bundle)
         return True
 
 
-def bundling_options(arch: str, python: str) -> BundlingOptions:
+def bundling_options(arch: str, python: str, bundle: str) -> BundlingOptions:
     # the image is never pulled: the local bundler always succeeds or fails the synth
-    # the environment is never used by a container; it makes the target part of the asset's hash
+    # the environment is never used by a container; it makes the target and the bundle part of the asset's hash
     return BundlingOptions(image=DockerImage.from_registry("mnemo/no-docker-needed"),
-                           local=LocalBundler(arch, python),
-                           environment={"MNEMO_BUNDLE_TARGET": f"{arch}-cp{python}"})
+                           local=LocalBundler(arch, python, bundle),
+                           environment={"MNEMO_BUNDLE_TARGET": f"{arch}-cp{python}", "MNEMO_BUNDLE": bundle})
+
+
+def synthesised(cloud_assembly: Path) -> dict[str, dict[str, Any]]:
+    """The bundle each function of a synthesised stage deploys (``cdk.out/<stage>``): its report, read from the
+    asset folder the template's code points at, with the functions on it."""
+    found: dict[str, dict[str, Any]] = {}
+    for template in cloud_assembly.glob("*.template.json"):
+        for resource in json.loads(template.read_text())["Resources"].values():
+            props = resource.get("Properties", {})
+            handler = props.get("Handler", "")
+            if resource["Type"] != "AWS::Lambda::Function" or not handler.startswith("functions."):
+                continue
+            asset = cloud_assembly / f"asset.{props['Code']['S3Key'].removesuffix('.zip')}"
+            report = json.loads((asset / "bundle-report.json").read_text())
+            entry = found.setdefault(report["bundle"], {**report, "functions": []})
+            entry["functions"].append(handler.split(".")[1])
+    return found
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", required=True)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", help="each bundle goes to OUT/<name>")
     parser.add_argument("--arch", default="arm64")
-    parser.add_argument("--python", default="3.12")
+    parser.add_argument("--python", default="3.14")
+    parser.add_argument("--only", nargs="*", choices=sorted(BUNDLES), default=sorted(BUNDLES))
+    parser.add_argument("--synthesised", type=Path, help="report the bundles of a synthesised stage (cdk.out/dev)")
     args = parser.parse_args()
-    build_bundle(Path(args.out), args.arch, args.python)
+    if args.synthesised:
+        reports = synthesised(args.synthesised)
+    elif args.out:
+        reports = {name: {**build_bundle(Path(args.out) / name, args.arch, args.python, name),
+                          "functions": [job for job, b in FUNCTION_BUNDLES.items() if b == name]}
+                   for name in args.only}
+    else:
+        parser.error("--out or --synthesised")
+    for name, report in sorted(reports.items()):
+        print(f"Lambda bundle {name:<5} {report['arch']}: {report['total_mb']:5.1f} MB unzipped "
+              f"({report['total_bytes'] / 2**20:5.1f} of 250 MiB), models: {', '.join(report['models']) or 'none'}; "
+              f"functions: {', '.join(sorted(report['functions']))}")
+        if report["total_bytes"] > LAMBDA_UNZIPPED_LIMIT:
+            raise SystemExit(f"the {name} bundle is over Lambda's 250 MB unzipped limit")
 
 
 if __name__ == "__main__":

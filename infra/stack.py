@@ -48,7 +48,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from infra.bedrock import model_arns
-from infra.bundling import EXTRACTOR_ENCODER, LAMBDA_MODEL_DIR, QUERY_MODEL, ROOT, bundling_options
+from infra.bundling import BUNDLES, FUNCTION_BUNDLES, ROOT, bundling_options, model_environment
 from infra.config import StageConfig, pascal
 from infra.nag import suppress
 from infra.observability import Observability
@@ -176,16 +176,20 @@ class MnemoStack(Stack):
         self.index_name = f"{name}-memories"  # one index a stage (a stage cannot name it: infra/config.WIRED)
         dimension = self.service_settings.titan_dimensions if self.service_settings.embedder == "titan" else 384
 
-        # -- functions
-        code = lambda_.Code.from_asset(
+        # -- functions: each on the bundle with the models it loads, its environment naming only those (the
+        # four ONNX models and the packages in one bundle would pass Lambda's 250 MB unzipped limit; the
+        # search encoder is in retrieve's, the extraction encoder in the writers': infra/bundling.py)
+        self.function_env = self._environment()
+        self.bundle_of = dict(FUNCTION_BUNDLES)
+        self.code = {name: lambda_.Code.from_asset(
             str(ROOT), exclude=["**", "!shared", "!shared/mnemo", "!shared/mnemo/**", "!functions", "!functions/**",
                                 "!requirements.lock", "**/__pycache__", "**/*.pyc"],
-            bundling=bundling_options(config.architecture, PYTHON_VERSION) if bundle else None)
-        self.function_env = self._environment()
+            bundling=bundling_options(config.architecture, PYTHON_VERSION, name) if bundle else None)
+            for name in BUNDLES}
         self.functions: dict[str, lambda_.Function] = {}
         for job in ("retrieve", "ingest", "feedback", "memories", "extract", "consolidate", "index_setup"):
-            self.functions[job] = self._function(job, code, in_vpc=True)
-        self.functions["authorizer"] = self._function("authorizer", code, in_vpc=False)
+            self.functions[job] = self._function(job, in_vpc=True)
+        self.functions["authorizer"] = self._function("authorizer", in_vpc=False)
         self._grant()
 
         # -- the k-NN index, created by the adapter's own code at deploy time
@@ -291,7 +295,8 @@ class MnemoStack(Stack):
         return domain
 
     def _environment(self) -> dict[str, str]:
-        env = {
+        """What every function is told; each adds its bundle's models (_function)."""
+        return {
             **self.config.function_environment(),
             "MNEMO_BACKEND": "aws",
             "MNEMO_AWS_REGION": self.region,
@@ -303,18 +308,10 @@ class MnemoStack(Stack):
             "MNEMO_EXTRACT_QUEUE_URL": self.extract_queue.queue_url,
             "MNEMO_CONSOLIDATE_QUEUE_URL": self.consolidate_queue.queue_url,
             "MNEMO_DATA_DIR": "/tmp/mnemo",  # noqa: S108 - Lambda's only writable path; nothing durable kept there
-            "MNEMO_MODEL_DIR": LAMBDA_MODEL_DIR,
-            "MNEMO_QUERY_MODEL_PATH": f"{LAMBDA_MODEL_DIR}/{QUERY_MODEL}",
-            # search's own query encoder stays out of the bundle: one more 22.8 MB model would take the arm64
-            # bundle (240.9 MB) over Lambda's 250 MB unzipped limit, so search asks through the query twin here
-            "MNEMO_SEARCH_QUERY_MODEL": "false",
-            "MNEMO_EXTRACTOR_ENCODER_PATH": f"{LAMBDA_MODEL_DIR}/{EXTRACTOR_ENCODER}",
             "POWERTOOLS_SERVICE_NAME": "mnemo",
             "POWERTOOLS_METRICS_NAMESPACE": "mnemo",
             "POWERTOOLS_LOG_LEVEL": self.service_settings.log_level,
         }
-        Settings.from_env(env)  # the functions' environment passes the model the functions use
-        return env
 
     def _log_group(self, construct_id: str) -> logs.LogGroup:
         return logs.LogGroup(self, construct_id, retention=_retention(self.config.log_retention_days),
@@ -341,10 +338,15 @@ class MnemoStack(Stack):
         budget = timeout / (SEQUENTIAL_SEARCHES * OPENSEARCH_ATTEMPTS) if job in HTTP_FUNCTIONS else timeout / 4
         return max(0.5, min(self.service_settings.opensearch_timeout_seconds, int(budget * 10) / 10))
 
-    def _function(self, job: str, code: lambda_.Code, *, in_vpc: bool) -> lambda_.Function:
+    def _function(self, job: str, *, in_vpc: bool) -> lambda_.Function:
         size = self.config.sizes[job]
         log_group = self._log_group(f"{pascal(job)}Logs")
-        environment = {**self.function_env, "MNEMO_OPENSEARCH_TIMEOUT_SECONDS": str(self.opensearch_timeout(job))}
+        # the model settings last: a function's bundle decides which models it has (search's encoder in
+        # retrieve's, the extraction encoder in the writers'), whatever the stage's settings say
+        environment = {**self.function_env, "MNEMO_OPENSEARCH_TIMEOUT_SECONDS": str(self.opensearch_timeout(job)),
+                       **model_environment(self.bundle_of[job])}
+        Settings.from_env(environment)  # each function's environment passes the model the functions use
+        code = self.code[self.bundle_of[job]]
         return lambda_.Function(
             self, f"{pascal(job)}Function", function_name=f"mnemo-{self.config.stage}-{job.replace('_', '-')}",
             runtime=PYTHON, architecture=lambda_.Architecture.ARM_64 if self.config.architecture == "arm64"

@@ -87,6 +87,10 @@ def load_query_model() -> None:
     service().ports.embedder.embed_queries(["warm-up"])
 
 
+def load_search_model() -> None:
+    service().ports.embedder.embed_search_queries(["warm-up"])
+
+
 def load_document_model() -> None:
     service().ports.embedder.embed(["warm-up"])
 

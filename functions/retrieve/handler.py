@@ -6,10 +6,19 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.common.runtime import load_query_model, logger, metrics, resolver, serve, tracer, warm_up
+from functions.common.runtime import (
+    load_query_model,
+    load_search_model,
+    logger,
+    metrics,
+    resolver,
+    serve,
+    tracer,
+    warm_up,
+)
 
-# the query twin only: retrieve never embeds a document
-warm_up(resolver, load_query_model)
+# the query twin and search's encoder (search is routed here too): retrieve never embeds a document
+warm_up(resolver, load_query_model, load_search_model)
 
 
 @logger.inject_lambda_context(log_event=False)

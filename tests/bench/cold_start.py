@@ -1,7 +1,7 @@
 """Cold start per function: import (Lambda's initialisation, with each handler's warm-up) and first call,
-from the Lambda bundle, each function in a fresh interpreter that sees only the bundle and boto3.
+from its Lambda bundle, each function in a fresh interpreter that sees only its bundle and boto3.
 
-    .venv/bin/python tests/bench/cold_start.py [--bundle DIR]   # default: builds one for this machine
+    .venv/bin/python tests/bench/cold_start.py [--bundles DIR]   # default: builds them for this machine
 
 The functions run on the embedded back end here (no AWS to reach), so AWS round trips are not in the
 figures; what is: importing the code and its libraries, building the service, loading the models each
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "shared")]
 
-from infra.bundling import MODEL_DIR, QUERY_MODEL, build_bundle  # noqa: E402
+from infra.bundling import FUNCTION_BUNDLES, MODEL_DIR, build_bundle, model_environment  # noqa: E402
 from tests.bench.common import write_result  # noqa: E402
 
 JOBS = ["retrieve", "ingest", "feedback", "memories", "extract", "consolidate", "authorizer"]
@@ -100,16 +100,15 @@ def lambda_runtime(tmp: Path) -> Path:
     return runtime
 
 
-def measure(bundle: Path, job: str, tmp: Path, runtime: Path) -> dict[str, object]:
+def measure(bundles: Path, job: str, tmp: Path, runtime: Path) -> dict[str, object]:
+    bundle = bundles / FUNCTION_BUNDLES[job]
     env = {
         "PATH": os.environ["PATH"], "BUNDLE": str(bundle), "RUNTIME": str(runtime), "JOB": job,
         # what Lambda sets: the handlers warm up at import only in Lambda
         "AWS_LAMBDA_FUNCTION_NAME": f"mnemo-bench-{job}", "AWS_DEFAULT_REGION": "eu-west-1",
         "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_NAMESPACE": "mnemo-bench",
-        "MNEMO_DATA_DIR": str(tmp / job), "MNEMO_MODEL_DIR": str(bundle / MODEL_DIR),
-        "MNEMO_QUERY_MODEL_PATH": str(bundle / MODEL_DIR / QUERY_MODEL),
-        "MNEMO_SEARCH_QUERY_MODEL": "false",  # as the stack sets it: search's encoder is not in the bundle
-        "MNEMO_STATE_TABLE": "mnemo-bench-state",
+        "MNEMO_DATA_DIR": str(tmp / job), "MNEMO_STATE_TABLE": "mnemo-bench-state",
+        **model_environment(FUNCTION_BUNDLES[job], str(bundle / MODEL_DIR)),  # as the stack sets it
     }
     done = subprocess.run([sys.executable, "-I", "-S", "-c", CHILD], env=env, capture_output=True, text=True,
                           timeout=300, check=False)
@@ -121,20 +120,21 @@ def measure(bundle: Path, job: str, tmp: Path, runtime: Path) -> dict[str, objec
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bundle", type=Path, default=None, help="a bundle built by infra/bundling.py")
+    parser.add_argument("--bundles", type=Path, default=None, help="bundles built by python -m infra.bundling")
     parser.add_argument("--jobs", nargs="*", default=JOBS)
-    parser.add_argument("--keep-bundle", type=Path, default=None, help="build the bundle here and keep it")
+    parser.add_argument("--keep-bundles", type=Path, default=None, help="build the bundles here and keep them")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mnemo-cold-") as tmp_name:
         tmp = Path(tmp_name)
-        bundle = args.bundle
-        if bundle is None:
-            bundle = args.keep_bundle or tmp / "bundle"
+        bundles = args.bundles
+        if bundles is None:
+            bundles = args.keep_bundles or tmp / "bundles"
             host = os.uname().machine
-            build_bundle(bundle, "x86_64" if host == "x86_64" else "arm64",
-                         f"{sys.version_info[0]}.{sys.version_info[1]}")
+            for name in sorted({FUNCTION_BUNDLES[job] for job in args.jobs}):
+                build_bundle(bundles / name, "x86_64" if host == "x86_64" else "arm64",
+                             f"{sys.version_info[0]}.{sys.version_info[1]}", name)
         runtime = lambda_runtime(tmp)
-        rows = [measure(bundle, job, tmp, runtime) for job in args.jobs]
+        rows = [measure(bundles, job, tmp, runtime) for job in args.jobs]
     print(f"{'function':<12} {'import+init ms':>15} {'first call ms':>14}  onnx sessions")
     for row in rows:
         first = "-" if row["first_call_ms"] is None else f"{row['first_call_ms']:.1f}"

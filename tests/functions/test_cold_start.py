@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(("job", "sessions"), [
-    ("ingest", []), ("feedback", []), ("retrieve", ["query"]), ("extract", ["document"]),
+    ("ingest", []), ("feedback", []), ("retrieve", ["query", "search"]), ("extract", ["document"]),
 ])
 def test_a_function_warms_up_at_import_and_loads_only_its_model(job: str, sessions: list[str], tmp_path: Path) -> None:
     env = {

@@ -193,11 +193,21 @@ def test_the_environment_passes_the_settings_model_the_functions_use(dev: Synth,
             concrete = {k: v if isinstance(v, str) else "resolved-at-deploy" for k, v in env.items()}
             settings = Settings.from_env(concrete)
             assert settings.backend == "aws", job
+            assert not [k for k in env if "SECRET" in k or "PASSWORD" in k or k == "MNEMO_API_KEYS"]
+            # each names the models of its own bundle (tests/infra/test_bundle.py checks they are there)
+            if job in ("authorizer", "index_setup"):
+                assert not [k for k, v in env.items() if isinstance(v, str) and v.startswith("/var/task/")], job
+                continue
             assert env["MNEMO_MODEL_DIR"] == "/var/task/models"
             assert env["MNEMO_QUERY_MODEL_PATH"].startswith("/var/task/models/")
-            assert settings.search_query_model is False  # not in the bundle (infra/stack.py says why)
-            assert env["MNEMO_EXTRACTOR_ENCODER_PATH"].startswith("/var/task/models/")
-            assert not [k for k in env if "SECRET" in k or "PASSWORD" in k or k == "MNEMO_API_KEYS"]
+            if job == "retrieve":  # retrieve and search: search's own encoder, and no extractor to check
+                assert settings.search_query_model is True
+                assert env["MNEMO_SEARCH_QUERY_MODEL_PATH"].startswith("/var/task/models/")
+                assert settings.extractor == "rules"
+                assert "MNEMO_EXTRACTOR_ENCODER_PATH" not in env
+            else:
+                assert settings.search_query_model is False, job  # not in the writers' bundle
+                assert env["MNEMO_EXTRACTOR_ENCODER_PATH"].startswith("/var/task/models/")
     prod_env = functions(prod)["extract"]["Environment"]["Variables"]
     assert prod_env["MNEMO_EXTRACTOR"] == "bedrock"
     assert prod_env["MNEMO_CONFLICT_JUDGE"] == "bedrock"
