@@ -95,3 +95,9 @@ def test_an_ending_of_a_name_retires_a_long_fact_that_names_it_among_other_words
               "habit:lawn_bowl_westfield", Category.PROCEDURAL)
     _said(service, "c2", "I have, sadly, given up bowls; my knees make the bending difficult.")
     assert not [c for c in _live(service) if "bowls" in c.lower() and "no longer" not in c.lower()]
+
+
+def test_a_medicine_the_user_was_moved_from_is_retired(service: Mnemo) -> None:
+    _remember(service, "User's health: takes methotrexate weekly.", "health:methotrexat", Category.CONSTRAINT)
+    _said(service, "c2", "The rheumatologist changed me from methotrexate to a weekly injection, fingers crossed.")
+    assert not [c for c in _live(service) if "methotrexate" in c.lower() and "no longer" not in c.lower()]

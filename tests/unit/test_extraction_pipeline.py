@@ -785,6 +785,13 @@ def test_a_negation_after_the_value_is_the_next_values(slot: str, value: str, cl
     ("when I quit the gym I'll have more time for the kids", [], []),
     ("until we give up the allotment there's no time for holidays", [], []),
     ("I quit the gym, and when I did I felt better", [], [("hobby", "gym", "I quit the gym")]),
+    # moved off one thing onto another by someone else: what follows "from" ended, the user's ("me")
+    ("the rheumatologist changed me from methotrexate to a weekly injection", [],
+     [("health", "methotrexate", "changed me from methotrexate")]),
+    ("they've switched me over from the night rota, thank god", [],
+     [("health", "night rota", "switched me over from the night rota")]),
+    # the user moving from a place is no ending in passing (the tagger reads a home that changed)
+    ("we moved from Cardiff to Bristol", [], []),
 ])
 def test_an_ending_said_of_a_name_in_passing_is_found(text: str, tagged: list[str],
                                                       expected: list[tuple[str, str, str]]) -> None:

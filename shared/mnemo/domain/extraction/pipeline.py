@@ -415,11 +415,14 @@ def ended_just_before(value: str, clause: str) -> bool:
     return _said_before(_ENDED_BEFORE, value, clause) is not None
 
 
+# someone moved the user off one thing onto another: "my GP moved me from lisinopril to amlodipine", "they've
+# switched me over from the night shift"; what follows "from" is what ended (the user's, "me" says so)
+_MOVED_ME_FROM = r"(?:switched|moved|changed|swapped|transferred|put) (?:me|him|her)(?: over| back)? from"
 # a verb of ending and what it ended, named in passing ("stopped the futsal", "given up the painting", "switched me
 # off the warfarin"): the tagger, which learned values from messages that introduce them, seldom marks a name
 # the user only refers back to; only the name's first words, up to the first that is no part of a name
 _ENDED_NAME = re.compile(
-    r"\b(?:" + _ENDING_VERBS + r"|ditching|" + _TAKEN_OFF + r"|switched (?:me |him |her )?off)"
+    r"\b(?:" + _ENDING_VERBS + r"|ditching|" + _TAKEN_OFF + r"|switched (?:me |him |her )?off|" + _MOVED_ME_FROM + r")"
     r"(?:\s+(?:on|the|my|our|with|doing|playing|taking|going to|learning|using|eating|drinking|watching|all|whole|"
     r"that|this))*\s+"
     r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2})", re.IGNORECASE)
@@ -484,7 +487,7 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
         # doctor said maybe forever" is no doubt about the ending)
         opening = m.start() if " me " in m.group(0).lower() else max(before.rfind(c) for c in ",.;:!?(") + 1
         said = text[opening:m.start("name") + len(name)].strip()
-        medicine = "off" in m.group(0).lower().split() or _MEDICAL.search(said)
+        medicine = {"off", "from"} & set(m.group(0).lower().split()) or _MEDICAL.search(said)
         found.append(("health" if medicine else "hobby", name, said))
     return found
 
