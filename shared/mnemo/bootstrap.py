@@ -16,6 +16,7 @@ from mnemo.clock import Clock, SystemClock
 from mnemo.domain.extraction import RuleBasedExtractor
 from mnemo.domain.extraction.ending import EndingJudge, EndingModel
 from mnemo.domain.extraction.pipeline import LearnedExtractor
+from mnemo.domain.extraction.readings import PieceReadings
 from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder
 from mnemo.domain.policy import PolicyTable
 from mnemo.domain.slot_affinity import SlotAffinity
@@ -45,6 +46,7 @@ _AFFINITIES: dict[Path, SlotAffinity] = {}
 _TAGGERS: dict[Path | None, SlotTagger] = {}
 _ENDING_JUDGES: dict[tuple[Path, Path | None, float, Path | None, Path | None], EndingJudge] = {}
 _TOKEN_ENCODERS: dict[tuple[int, int, str, str], TokenEncoder] = {}
+_PIECE_READINGS: dict[tuple[object, ...], PieceReadings] = {}
 _EMBEDDERS: dict[tuple[int, int, bool, str], Embedder] = {}
 
 # Libraries that log request bodies at DEBUG (route arguments, AWS and OpenSearch payloads): user text
@@ -123,7 +125,9 @@ def _services(ports: Ports, summariser: Any = None, *, profile_in_parallel: bool
     sessions = SessionService(ports)
     retriever = Retriever(ports, signals, profiles, profile_in_parallel=profile_in_parallel,
                           affinity=slot_affinity(ports.settings))
-    caches = UserCaches([retriever.queries, retriever.search_queries, signals])
+    readings = piece_readings(ports.settings)  # the learned extractor's of these settings (also an LLM's fallback)
+    caches = UserCaches([retriever.queries, retriever.search_queries, signals,
+                         *([readings] if readings is not None else [])])
     return Mnemo(ports=ports, writer=writer, retriever=retriever,
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals, sessions),
@@ -368,7 +372,21 @@ def learned_extractor(settings: Settings) -> LearnedExtractor:
     encoder = shared_token_encoder(settings)
     return LearnedExtractor(encoder, tagger, settings.extractor_min_confidence, settings.extractor_outside_at_least,
                             settings.extractor_verify_at_least, settings.extractor_later_value_doubt,
-                            settings.extractor_bio_penalty)
+                            settings.extractor_bio_penalty, readings=piece_readings(settings))
+
+
+def piece_readings(settings: Settings) -> PieceReadings | None:
+    """The spans the learned extractor keeps of users' pieces (readings.py), one cache per process and
+    configuration (the spans depend on the tagger, its encoder and its knobs); None when sized 0."""
+    if not settings.extraction_cache_size:
+        return None
+    key = (settings.extraction_cache_size, settings.extractor_model_path, settings.extractor_encoder_path,
+           settings.model_dir, settings.extractor_min_confidence, settings.extractor_outside_at_least,
+           settings.extractor_verify_at_least, settings.extractor_bio_penalty)
+    if key not in _PIECE_READINGS:
+        _PIECE_READINGS[key] = PieceReadings(settings.extraction_cache_size)
+    return _PIECE_READINGS[key]
+
 
 
 def _aws_embedder(settings: Settings, bedrock: Any = None) -> Embedder:

@@ -274,6 +274,8 @@ class Settings(BaseModel):
     bm25_k1: float = Field(0.9, gt=0)
     bm25_b: float = Field(0.4, ge=0, le=1)
     query_cache_size: int = Field(1024, ge=0)
+    # pieces of users' turns whose tagger readings the extraction keeps (the rolling summary reads turns again)
+    extraction_cache_size: int = Field(4096, ge=0)
     trace_ttl_days: int = Field(30, ge=1)
 
     # -- retention (R4), in days; None means never expires. A map given names only the categories it changes

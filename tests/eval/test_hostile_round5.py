@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from mnemo.bootstrap import Mnemo
+from mnemo.bootstrap import Mnemo, run_due_jobs
 from tests.conftest import ApiClient
 from tests.eval.block_checks import assert_flagged_in_block
 
@@ -161,6 +161,12 @@ def test_erase_drops_the_user_from_every_cache_of_the_process(api: ApiClient, se
         api.call("POST", f"/v1/users/{user}/memories", {"content": "I live in Lisbon."})
         body = {"query": "Which hospital treats my rare condition?", "conversation_id": "c-erase"}
         assert api.call("POST", f"/v1/users/{user}/retrieve", body)[0] == 200
+        # an extraction job reads the user's turn (the extractor keeps its readings of the user's pieces)
+        assert api.call("POST", f"/v1/users/{user}/turns", {"conversation_id": "c-erase", "messages": [
+            {"role": "user", "content": "I work as a nurse in Porto."}]})[0] == 202
+        assert api.call("POST", f"/v1/users/{user}/conversations/c-erase/close")[0] in (200, 202)
+    run_due_jobs(service)
+
     def held() -> dict[str, set[tuple[str, str]]]:
         return {getattr(cache, "cache_name", type(cache).__name__): cache.owners() for cache in service.caches.caches}
 

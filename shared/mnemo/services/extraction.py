@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
+from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS
 from mnemo.domain.models import RETRIEVABLE, BufferedTurn, Memory, Message, Provenance, Scope, SourceKind
 from mnemo.domain.screening import defuse
@@ -148,7 +149,9 @@ class ExtractionService:
 
     def _prepare(self, job: ExtractionJob, turns: list[BufferedTurn]) -> Prepared:
         """What the extractor finds in ``turns``: the facts to store, embedded, and what it rejected."""
-        extraction = self._read(turns)
+        # the user's own readings of pieces read before (the rolling summary's fold reads these turns again)
+        with reading_for(job.tenant_id, job.user_id):
+            extraction = self._read(turns)
         project_id = next((t.project_id for t in turns if t.project_id), None)
         facts: list[NewFact] = []
         rejected: dict[str, int] = {}

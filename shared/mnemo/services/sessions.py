@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.models import Message, SessionState
 from mnemo.domain.sensitive import sensitive_field
 from mnemo.errors import InvalidInput, PayloadTooLarge
@@ -99,7 +100,8 @@ class SessionService:
         if before is None or before.fold_due == 0:
             return False
         older = before.recent_turns[:before.fold_due]
-        summary = self._fold(before.rolling_summary, older)
+        with reading_for(tenant_id, user_id):  # turns its extraction jobs read: their pieces' readings are kept
+            summary = self._fold(before.rolling_summary, older)
         with self.p.locks.hold(tenant_id, user_id):
             state = self.p.sessions.get(tenant_id, user_id, session_id, self.p.clock.now())
             if state is None or state.recent_turns[:len(older)] != older or state.fold_due < len(older) \

@@ -10,6 +10,7 @@ from datetime import datetime
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor, whole_date
+from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around, is_question, sentence_around, sentences
@@ -81,8 +82,11 @@ class LearnedExtractor:
 
     def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5,
                  outside_at_least: float = 0.5, verify_at_least: float = 0.3, later_value_doubt: float = 0.1,
-                 bio_penalty: float = BIO_PENALTY) -> None:
+                 bio_penalty: float = BIO_PENALTY, readings: PieceReadings | None = None) -> None:
+        """``readings``: where the spans of a user's pieces are kept while a service reads that user's text
+        (readings.py); None keeps none."""
         self._encoder = encoder
+        self._readings = readings
         self._tagger = tagger
         self._min_confidence = min_confidence
         self._outside_at_least = outside_at_least
@@ -165,16 +169,12 @@ class LearnedExtractor:
             alone = sentences(text)
             if len(alone) > 1:
                 pieces.extend((index, offset, piece, True) for offset, piece in alone)
-        # a redaction marker reads as words to the model: blanked out (same length, so offsets hold)
-        states = self._encoder.encode_tokens([_MARKED.sub(lambda m: " " * len(m.group(0)), p)
-                                              for _i, _o, p, _a in pieces])
         read: dict[int, list[Span]] = {index: [] for index in range(len(texts))}
         alone_read: dict[int, list[Span]] = {index: [] for index in range(len(texts))}
-        for (index, offset, piece, alone_), tokens in zip(pieces, states, strict=True):
-            spans = self._tagger.spans(piece, tokens, self._min_confidence, self._outside_at_least,
-                                       self._verify_at_least, self._bio_penalty)
+        for (index, offset, _piece, alone_), in_piece in zip(pieces, self._spans([p for _i, _o, p, _a in pieces]),
+                                                             strict=True):
             (alone_read if alone_ else read)[index].extend(
-                Span(s.start + offset, s.end + offset, s.slot, s.confidence, s.negated) for s in spans)
+                Span(s.start + offset, s.end + offset, s.slot, s.confidence, s.negated) for s in in_piece)
         found: list[_Found] = []
         for index, (message, text, explicit) in enumerate(texts):
             spans = _without_overlaps(read[index])
@@ -188,6 +188,26 @@ class LearnedExtractor:
                 found.append(_Found(index, span, value, clause_around(text, span.start, span.end),
                                     sentence_around(text, span.start, span.end), message, explicit))
         return found
+
+    def _spans(self, pieces: list[str]) -> list[tuple[Span, ...]]:
+        """The tagger's spans in each piece (offsets in the piece). A piece the user's readings already hold
+        (see readings.py) is not encoded again; the others are encoded, each in a run of its own as always."""
+        readings = self._readings
+        reader = current_reader() if readings is not None else None
+        keys = [PieceReadings.key(reader, p) for p in pieces] if reader is not None else []
+        out: list[tuple[Span, ...] | None] = ([readings.get(k) for k in keys] if readings is not None and keys
+                                              else [None] * len(pieces))
+        missing = [i for i, spans in enumerate(out) if spans is None]
+        # a redaction marker reads as words to the model: blanked out (same length, so offsets hold)
+        states = self._encoder.encode_tokens([_MARKED.sub(lambda m: " " * len(m.group(0)), pieces[i])
+                                              for i in missing])
+        for i, tokens in zip(missing, states, strict=True):
+            spans = tuple(self._tagger.spans(pieces[i], tokens, self._min_confidence, self._outside_at_least,
+                                             self._verify_at_least, self._bio_penalty))
+            out[i] = spans
+            if readings is not None and keys:
+                readings.put(keys[i], spans)
+        return [spans for spans in out if spans is not None]
 
     def _with_what_it_replaced(self, f: _Found) -> list[Candidate]:
         """The found value's fact, and when the clause says the user switched to it from another value
