@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from mnemo.domain.other_languages import instruction_in_other_language
 from mnemo.domain.sensitive import contains_sensitive
 from mnemo.domain.text import screen_form
 
@@ -181,7 +182,7 @@ def rejection_reason(statement: str) -> str | None:
         return "assistant_directive"
     if _ROLE_CLAIM.search(shown):
         return "identity_or_permission_claim"
-    if _INSTRUCTION.search(shown):
+    if _INSTRUCTION.search(shown) or instruction_in_other_language(statement):
         return "instruction_injection"
     if _IDENTITY.search(shown):
         return "identity_or_permission_claim"
@@ -196,5 +197,6 @@ def rejection_reason(statement: str) -> str | None:
 
 def is_instruction_like(text: str) -> bool:
     """Text that addresses the assistant as instructions (quoted as data in the memory block)."""
-    text = screen_form(text)
-    return bool(_INSTRUCTION.search(text) or _MARKER.search(text) or _OBEY.search(text))
+    shown = screen_form(text)
+    return bool(_INSTRUCTION.search(shown) or _MARKER.search(shown) or _OBEY.search(shown)
+                or instruction_in_other_language(text))
