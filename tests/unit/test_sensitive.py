@@ -52,3 +52,35 @@ def test_government_id_needs_its_keyword_and_digits() -> None:
 
 def test_plain_text_has_no_findings() -> None:
     assert find_sensitive("I love hiking in the Alps with my two dogs, every 3 weeks.") == []
+
+
+def _screened_as_before(texts: list[str]) -> tuple[bool, int | None]:
+    """The rule before sensitive_item: each string alone, then all of them joined with a space."""
+    from mnemo.domain.sensitive import contains_sensitive
+
+    alone = next((i for i, t in enumerate(texts) if contains_sensitive(t)), None)
+    return alone is not None or contains_sensitive(" ".join(texts)), alone
+
+
+def test_one_screen_of_the_joined_strings_finds_what_each_alone_and_together_did() -> None:
+    """sensitive_item screens a field's strings joined once (and a string alone only where a digit is at an edge
+    it shares): on the secrets corpus cut into pieces, beside strings ending or starting with digits, it finds
+    exactly what screening each string alone and then the joined text found, and names the same string."""
+    import random
+
+    from mnemo.domain.sensitive import sensitive_item
+    from tests.eval.secrets_corpus import corpus
+
+    rng = random.Random(5)
+    neighbours = ["Order 1234", "ok", "Room 12", "four one", "call me at 5", "5", "", "fine.", "DE89"]
+    cases = 0
+    for _, _, message, _ in corpus():
+        words = message.split(" ")
+        cuts = sorted(rng.sample(range(1, len(words)), min(len(words) - 1, rng.randint(0, 3))))
+        pieces = [" ".join(words[a:b]) for a, b in zip([0, *cuts], [*cuts, len(words)], strict=True)]
+        for texts in (pieces, [rng.choice(neighbours), *pieces], [*pieces, rng.choice(neighbours)],
+                      [rng.choice(neighbours), message, rng.choice(neighbours)]):
+            found, alone = _screened_as_before(texts)
+            assert sensitive_item({"confirmed_facts": texts}) == (("confirmed_facts", alone) if found else None), texts
+            cases += 1
+    assert cases == 832

@@ -58,7 +58,7 @@ from mnemo.api.schemas import (
 from mnemo.bootstrap import Mnemo
 from mnemo.domain.models import Category, Profile, RetrievalTrace, SessionState, SourceKind, Status
 from mnemo.domain.ranking import Scored
-from mnemo.domain.sensitive import contains_sensitive, secret_in_id
+from mnemo.domain.sensitive import secret_in_id
 from mnemo.domain.text import sentence_parts
 from mnemo.services.facts import fact_from_api
 from mnemo.services.ingest import IncomingMessage
@@ -597,13 +597,6 @@ def create_app(service: Mnemo) -> APIGatewayHttpResolver:
     def put_session(user_id: UserId, session_id: Annotated[str, Path(pattern=ID_PATTERN)],
                     body: SessionPut) -> Response[str]:
         screen_ids({"session_id": session_id})
-        texts = [*((f"confirmed_facts.{i}", t) for i, t in enumerate(body.confirmed_facts or [])),
-                 *((f"open_questions.{i}", t) for i, t in enumerate(body.open_questions or [])),
-                 ("rolling_summary", body.rolling_summary or "")]
-        for field, text in texts:
-            if contains_sensitive(text):
-                raise errors.InvalidInput("session state must not carry secrets",
-                                          details={"field": field, "reason": "sensitive_data"})
         changes = body.model_dump(exclude_unset=True)
         for name, value in changes.items():
             if value is None:  # an explicit null clears the field

@@ -19,9 +19,12 @@ from typing import Any
 
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.models import Message, SessionState
-from mnemo.domain.sensitive import sensitive_field
+from mnemo.domain.sensitive import sensitive_item
 from mnemo.errors import InvalidInput, PayloadTooLarge
 from mnemo.services.context import Ports
+
+# the state's texts an app writes whole: a secret in one is named by its item ("confirmed_facts.3")
+_ITEMISED = ("confirmed_facts", "open_questions", "rolling_summary")
 
 
 class SessionService:
@@ -38,9 +41,17 @@ class SessionService:
 
     def update(self, tenant_id: str, user_id: str, session_id: str, changes: dict[str, Any]) -> SessionState:
         """The app sets its structured state (facts confirmed, task progress, open questions)."""
-        field = sensitive_field(changes)
-        if field is not None:
-            raise InvalidInput(f"{field} must not carry secrets", details={"field": field})
+        # screened once (mnemo.domain.sensitive.sensitive_item); the app's lists and summary first, each item
+        # named where it carries the secret alone
+        ordered = {name: changes[name] for name in (*_ITEMISED, *changes) if name in changes}
+        found = sensitive_item(ordered)
+        if found is not None:
+            name, index = found
+            if name in _ITEMISED and index is not None:
+                field = name if name == "rolling_summary" else f"{name}.{index}"
+                raise InvalidInput("session state must not carry secrets",
+                                   details={"field": field, "reason": "sensitive_data"})
+            raise InvalidInput(f"{name} must not carry secrets", details={"field": name})
         now = self.p.clock.now()
         with self.p.locks.hold(tenant_id, user_id):
             state = self.get(tenant_id, user_id, session_id)
