@@ -124,6 +124,11 @@ def platforms(arch: str) -> list[str]:
     return [f"manylinux2014_{machine}", f"manylinux_2_28_{machine}", f"manylinux_2_34_{machine}"]
 
 
+# left out of the installed packages: bytecode, and the packages' own test suites (numpy's, about 8 MB), which
+# nothing imports at run time (tests/infra/test_bundle.py imports every handler and builds every service)
+PRUNED = ("__pycache__", "tests")
+
+
 def packages(arch: str, python: str, cache: Path = ROOT / "build" / "lambda-packages") -> Path:
     """The runtime packages for ``arch`` and ``python``, pip-installed once per command and pins (wheels do not
     change under a pinned version) and shared by every bundle and every synth."""
@@ -132,7 +137,7 @@ def packages(arch: str, python: str, cache: Path = ROOT / "build" / "lambda-pack
     for platform in platforms(arch):
         command += ["--platform", platform]
     pins = pinned_requirements()
-    key = hashlib.sha256(json.dumps([command[1:], pins]).encode()).hexdigest()[:16]
+    key = hashlib.sha256(json.dumps([command[1:], pins, PRUNED]).encode()).hexdigest()[:16]
     done = cache / f"{arch}-cp{python}-{key}"
     if done.is_dir():
         return done
@@ -140,8 +145,8 @@ def packages(arch: str, python: str, cache: Path = ROOT / "build" / "lambda-pack
     staging = Path(tempfile.mkdtemp(prefix=f".{done.name}-", dir=cache))
     try:
         subprocess.run([*command, "--target", str(staging), *pins], check=True)  # noqa: S603 - our own pins
-        for cache_dir in staging.rglob("__pycache__"):
-            shutil.rmtree(cache_dir, ignore_errors=True)
+        for pruned in [p for name in PRUNED for p in staging.rglob(name) if p.is_dir()]:
+            shutil.rmtree(pruned, ignore_errors=True)
         staging.rename(done)  # whole or not at all; a concurrent build that finished first wins
     except OSError:
         if not done.is_dir():
