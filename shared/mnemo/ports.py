@@ -97,6 +97,8 @@ class Embedder(Protocol):
 
     dimension: int
     model_id: str
+    # whether ``embed_search_queries`` has a model of its own (search weighs words otherwise with it)
+    own_search_model: bool
 
     def embed(self, texts: Sequence[str]) -> Vector:
         """Shape (len(texts), dimension), float32, each row of unit length; batches internally."""

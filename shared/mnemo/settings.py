@@ -347,6 +347,12 @@ class Settings(BaseModel):
     # and gate were trained on); off: search embeds like retrieve
     search_query_model: bool = True
     search_query_model_path: Path | None = None  # default: the one shipped in mnemo/models
+    # search's share of BM25 in the hybrid relevance while its questions go through that encoder (retrieve,
+    # and search without it, keep lexical_weight): the encoder finds the answering memory by meaning, and
+    # the words shared with the question matter less. LoCoMo's tuning half, R@10 from 0.4 to 0.05: 0.794,
+    # 0.807 (0.3), 0.812, 0.815, 0.820 (0.15), 0.819, 0.810 (tests/bench/locomo_query_tower.py --variant); the
+    # checking half, 0.3 -> 0.15: 0.750 -> 0.747, multi-hop 0.439 -> 0.476, open-domain 0.523 -> 0.614 (README)
+    search_lexical_weight: float = Field(0.15, ge=0, le=1)
 
     # -- limits of the API
     max_body_bytes: int = Field(1_048_576, ge=1024)

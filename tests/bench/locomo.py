@@ -47,6 +47,8 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     # issue 15, sixth pass: search's own query encoder (mnemo.training.query_tower, trained on conversations
     # written for it), switched off: search's questions embedded by retrieve's query twin
     "without the search query encoder (questions through retrieve's twin)": {"search_query_model": False},
+    # issue 15, eighth pass: search's share of BM25 lowered for the encoder's questions (0.15), at retrieve's 0.3
+    "search's words weighed as retrieve's (search_lexical_weight 0.3)": {"search_lexical_weight": 0.3},
     "without the boost for dates the question names": {"date_boost": 0.0},
     "without the context of the sitting": {"context_weight": 0.0},
     "without months named without their year": {"date_month_without_year": False},
@@ -66,8 +68,9 @@ WRITE_SETTINGS = frozenset({"memory_keys", "memory_keys_min_words", "memory_key_
 COMPARE: dict[str, dict[str, Any]] = {
     "mnemo ranked by the full retrieve score": {"rank_by": "score"},
     "mnemo, queries through the packaged model": {"fast_query_model": False, "search_query_model": False},
-    "bm25 only": {"lexical_weight": 1.0},
-    "embedding only (whole-memory cosine)": {"lexical_weight": 0.0, "sentence_weight": 0.0},
+    "bm25 only": {"lexical_weight": 1.0, "search_lexical_weight": 1.0},
+    "embedding only (whole-memory cosine)": {"lexical_weight": 0.0, "search_lexical_weight": 0.0,
+                                             "sentence_weight": 0.0},
 }
 
 

@@ -36,6 +36,8 @@ from mnemo.bootstrap import build_local
 from mnemo.clock import ManualClock
 from mnemo.settings import Settings
 
+TWIN = "retrieve's query twin"
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -55,7 +57,7 @@ def main() -> int:
             id_to_dia, _, _ = import_turns(service, data)
             client = InProcessClient(create_app(service))
             queries = service.retriever.search_queries
-            encoders = {"retrieve's query twin": service.retriever.queries.get,
+            encoders = {TWIN: service.retriever.queries.get,
                         "shipped search query encoder": queries.get}
             if args.tower is not None:
                 encoders[f"candidate {args.tower.name}"] = asked_through({s["sample_id"]: args.tower for s in data})
@@ -65,8 +67,11 @@ def main() -> int:
             print(f"\nLoCoMo {args.half} half, R@10 by category")
             print(f"  {'variant':<58} " + " ".join(f"{c[:7]:>7}" for c in ["all", *CATEGORY.values()]))
             for variant in [{}, *(json.loads(v) for v in args.variant)]:
-                object.__setattr__(service.ports, "settings", base.model_copy(update=variant))
+                settings = base.model_copy(update=variant)
                 for name, encoder in encoders.items():
+                    # search without its own encoder weighs words as retrieve does (Retriever.search)
+                    object.__setattr__(service.ports, "settings", settings if name != TWIN else settings.model_copy(
+                        update={"search_lexical_weight": settings.lexical_weight}))
                     queries.get = encoder
                     metrics = evaluate(client, data, id_to_dia, clock)["metrics"]
                     label = name + (f", {json.dumps(variant)}" if variant else "")

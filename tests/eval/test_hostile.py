@@ -323,7 +323,7 @@ def test_an_import_of_repeated_sentences_is_capped(api: ApiClient, service: Mnem
     real = service.ports.embedder
 
     class Counting:
-        dimension, model_id = real.dimension, real.model_id
+        dimension, model_id, own_search_model = real.dimension, real.model_id, real.own_search_model
 
         def embed(self, texts: Sequence[str]) -> Any:
             embedded.append(len(texts))
@@ -351,7 +351,7 @@ def test_one_long_memory_gets_at_most_the_capped_number_of_parts(api: ApiClient,
     real = service.ports.embedder
 
     class Counting:
-        dimension, model_id = real.dimension, real.model_id
+        dimension, model_id, own_search_model = real.dimension, real.model_id, real.own_search_model
 
         def embed(self, texts: Sequence[str]) -> Any:
             embedded.append(len(texts))

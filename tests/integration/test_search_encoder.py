@@ -26,6 +26,7 @@ class Counting:
 
     def __init__(self, real: Embedder) -> None:
         self.real, self.dimension, self.model_id = real, real.dimension, real.model_id
+        self.own_search_model = real.own_search_model
         self.calls: dict[str, list[str]] = {"embed": [], "queries": [], "search": []}
 
     def embed(self, texts: Sequence[str]) -> Any:
@@ -89,3 +90,28 @@ def test_switched_off_search_embeds_like_retrieve(tmp_path: Path) -> None:
         assert "cello" in top.memory.content
     finally:
         service.close()
+
+
+def test_search_weighs_words_by_its_own_share_only_with_its_encoder(tmp_path: Path) -> None:
+    # the same search at search_lexical_weight 1 (words only) and 0: with its own encoder search's relevance
+    # moves with it; asking through the twin, search keeps retrieve's lexical_weight and does not move
+    question = "Which city does my sister live in now?"
+    for own in (True, False):
+        relevances = []
+        for share in (1.0, 0.0):
+            settings = Settings(search_query_model=own, search_lexical_weight=share)
+            service = _service(tmp_path / f"{own}-{share}", shared_embedder(settings), search_query_model=own,
+                               search_lexical_weight=share)
+            try:
+                assert service.ports.embedder.own_search_model is own
+                ranked = service.retriever.search("tenant_a", "u", question, top_k=4)
+                assert "Porto" in ranked[0].memory.content
+                relevances.append({s.memory.content: round(s.relevance, 6) for s in ranked})
+            finally:
+                service.close()
+        words_only, meaning_only = relevances
+        if own:
+            assert words_only != meaning_only
+            assert words_only[FACTS[0]] > meaning_only[FACTS[0]]  # the one memory with the question's word
+        else:
+            assert words_only == meaning_only

@@ -232,6 +232,8 @@ class Retriever:
             categories=frozenset({category}) if category else None,
             second_vector=self._second_vector(query, vector, tenant_id, user_id)))
         params = replace(self._params(), second_weight=self.p.settings.second_query_weight)
+        if self.p.embedder.own_search_model:
+            params = replace(params, lexical_weight=self.p.settings.search_lexical_weight)
         ranked = rank(hits, self.p.clock.now(), params, self._dates(query))
         if rank_by == "relevance":
             ranked.sort(key=lambda s: (-s.relevance, -s.score, s.memory.memory_id))

@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--loss", choices=("any", "each"), default="any",
+                        help="any: one evidence turn above the rest is enough; each: every evidence turn is "
+                             "ranked against the non-evidence turns on its own (questions needing two turns)")
     args = parser.parse_args(argv)
     weights, tokenizer = seeded_minilm(args.seed, MAX_TOKENS)
     data = conversations(args.data, args.half, args.hold_out)
@@ -108,8 +111,15 @@ def main(argv: list[str] | None = None) -> int:
                 wanted = torch.zeros_like(scores, dtype=torch.bool)
                 for r, i in enumerate(rows):
                     wanted[r, evidence[i]] = True
-                loss = loss + (torch.logsumexp(scores, 1)
-                               - torch.logsumexp(scores.masked_fill(~wanted, -1e9), 1)).sum()
+                if args.loss == "any":
+                    loss = loss + (torch.logsumexp(scores, 1)
+                                   - torch.logsumexp(scores.masked_fill(~wanted, -1e9), 1)).sum()
+                else:
+                    # each evidence turn against the turns that answer nothing: -log softmax over itself and
+                    # the negatives, averaged over the question's evidence (the other evidence is not a rival)
+                    negatives = torch.logsumexp(scores.masked_fill(wanted, -1e9), 1, keepdim=True)
+                    each = torch.logaddexp(scores, negatives) - scores
+                    loss = loss + ((each * wanted).sum(1) / wanted.sum(1)).sum()
             loss = loss / len(batch)
             optimiser.zero_grad()
             loss.backward()
@@ -123,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.with_suffix(".json").write_text(json.dumps({
         "data": [p.name for p in args.data], "half": args.half, "hold_out": args.hold_out,
         "conversations": len(data), "questions": len(items), "epochs": args.epochs, "lr": args.lr,
-        "seed": args.seed, "tau": TAU, "seconds": round(time.perf_counter() - started, 1),
+        "seed": args.seed, "loss": args.loss, "tau": TAU, "seconds": round(time.perf_counter() - started, 1),
         "torch": torch.__version__}, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -29,6 +29,7 @@ class TitanEmbedder:
             raise ValueError(f"Titan V2 returns {DIMENSIONS} dimensions, not {dimension}")
         self._client = client
         self.model_id = model_id
+        self.own_search_model = False  # search asks with the same model
         self.dimension = dimension
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="titan")
 

@@ -100,6 +100,7 @@ class OnnxMiniLmEmbedder:
         self._paths = {"document": model_path, "query": query_model or model_path}
         if search_model is not None:
             self._paths["search"] = search_model
+        self.own_search_model = search_model is not None
         self._threads = threads
         self._sessions: dict[str, Any] = {}
         self._load_lock = threading.Lock()
