@@ -39,3 +39,17 @@ def test_a_constraint_buried_in_a_chatty_message_is_read_in_its_own_sentence(ext
     # a sentence read alone decides nothing but constraints: no name out of "it's Lyumjev."
     facts = stored(extractor, "the pump is new. it's Lyumjev. no wait. Fiasp.")
     assert not any(subject.startswith("name") for subject in facts)
+
+
+def _said(extractor: LearnedExtractor, text: str) -> set[str]:
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    return {c.content.lower() for c in extractor.extract([message]).accepted}
+
+
+def test_a_new_diet_said_in_its_own_sentence_after_the_old_one_ended_is_read(extractor: LearnedExtractor) -> None:
+    # read whole, the message gave only the ending of the old diet: the diet that replaces it was lost
+    assert _said(extractor, "quick update, im not vegan anymore, the doc told me to eat eggs again. so vegetarian "
+                            "now.") == {"user no longer follows this diet: vegan.", "user's diet: vegetarian."}
+    # someone else's diet in the next sentence stays theirs
+    assert _said(extractor, "im not vegan anymore. my flatmate is doing keto lol") == {
+        "user no longer follows this diet: vegan."}

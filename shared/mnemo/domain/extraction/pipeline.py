@@ -180,9 +180,15 @@ class LearnedExtractor:
             spans = _without_overlaps(read[index])
             # a sentence read alone adds the constraints its message's reading lost (in a long, chatty message
             # the tagger misses "im allergic to sesame" it finds said alone), over words that reading left
-            # unmarked; it decides nothing else: out of context "it's Lyumjev." reads as a name, "soy Lupita" as a pet
-            spans += _without_overlaps([s for s in alone_read[index] if s.slot in SENTENCE_SLOTS
-                                        and all(s.end <= k.start or s.start >= k.end for k in spans)])
+            # unmarked, and the diet that replaces one the whole reading found ended ("I am not vegan anymore, ...
+            # So now vegetarian.": a change said in two sentences, the second lost); it decides nothing else: out
+            # of context "it's Lyumjev." reads as a name, "soy Lupita" as a pet
+            new_diet = (any(k.slot == "diet" and k.negated for k in spans)
+                        and not any(k.slot == "diet" and not k.negated for k in spans))
+            spans += _without_overlaps([
+                s for s in alone_read[index]
+                if (s.slot in SENTENCE_SLOTS or (new_diet and s.slot == "diet" and not s.negated))
+                and all(s.end <= k.start or s.start >= k.end for k in spans)])
             for span in joined_fragments(text, sorted(spans, key=lambda s: s.start)):
                 value = text[span.start:span.end]
                 found.append(_Found(index, span, value, clause_around(text, span.start, span.end),
