@@ -20,6 +20,7 @@ from mnemo.domain.extraction.pipeline import (
     slot_candidate,
     stopped_taking,
     switched_from,
+    terse_rules,
 )
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
@@ -796,6 +797,30 @@ def test_a_negation_after_the_value_is_the_next_values(slot: str, value: str, cl
 def test_an_ending_said_of_a_name_in_passing_is_found(text: str, tagged: list[str],
                                                       expected: list[tuple[str, str, str]]) -> None:
     assert ended_in_passing(text, tagged) == expected
+
+
+@pytest.mark.parametrize(("text", "answer_clauses", "expected"), [
+    # a message made of terse rules about what answers hold or leave out, each sentence one
+    ("code only. no chit-chat.", [], ["code only", "no chit-chat"]),
+    ("only examples from now on. no intros", [], ["only examples from now on", "no intros"]),
+    ("just bullets pls, no emojis", [], ["just bullets pls, no emojis"]),
+    ("ok. markdown only", [], ["markdown only"]),
+    ("no headers or tables, thx", [], ["no headers or tables, thx"]),
+    # a sentence the tagger read as an answer rule of its own stands beside them
+    ("Keep it under five lines. Numbered lists.", ["Keep it under five lines"], ["Numbered lists"]),
+    # a request beside "code only" makes it this answer's, not a standing rule
+    ("refactor the loader. code only.", [], []),
+    ("can you fix this test? no explanations", [], []),
+    # tastes and plain words are no rules
+    ("I love tables and charts", [], []),
+    ("thanks!", [], []),
+    # a rule lifted as tersely is the rule now; a statement beside it does not make it a request
+    ("picked up zig properly now. prose ok.", [], ["prose ok"]),
+    ("examples are fine again", [], ["examples are fine again"]),
+])
+def test_a_message_of_terse_answer_rules_is_read_as_rules(text: str, answer_clauses: list[str],
+                                                         expected: list[str]) -> None:
+    assert terse_rules(text, answer_clauses) == expected
 
 
 @pytest.mark.parametrize(("slot", "value", "clause", "content"), [

@@ -130,6 +130,7 @@ class LearnedExtractor:
             candidates = [part for c in candidates for part in lifted_apart(c, message)]
             candidates = last_value_wins(candidates, self._later_value_doubt)
             candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
+            candidates = self._with_terse_rules(candidates, message, text)
             if index in corrected:
                 # the user corrects what the assistant assumed: their word, with the weight of a correction
                 for c in candidates:
@@ -161,6 +162,18 @@ class LearnedExtractor:
             candidate.only_to_retire = True
             out.append(candidate)
         return out
+
+    def _with_terse_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A message of terse answer rules ("tests first. no chit-chat.") as one answer-format rule (see
+        terse_rules), in place of what the tagger read into them as the user's own tastes ("User avoids chit-chat.")."""
+        answers = [c.evidence for c in candidates if c.should_store and c.tags and c.tags[0] in ANSWER_SLOTS]
+        rules = terse_rules(text, answers)
+        if not rules or any(c.should_store and c.tags and c.tags[0] == "answer_format" for c in candidates):
+            return candidates
+        kept = [c for c in candidates if not (c.tags and c.tags[0] in _NEGATIVE_SLOTS
+                                              and any(c.evidence in rule for rule in rules))]
+        rule = ", ".join(rules)
+        return [*kept, slot_candidate(SLOTS["answer_format"], rule, rule, False, message, PASSING_CONFIDENCE)]
 
     def _tag(self, texts: list[tuple[Message, str, bool]]) -> list[_Found]:
         pieces: list[tuple[int, int, str, bool]] = []  # which text, offset in it, piece, a sentence read alone
@@ -517,6 +530,49 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
         found.append(("health" if medicine else "hobby", name, said))
     return found
 
+
+
+# what an answer is made of, as a user names it in a terse rule ("code only", "no preamble", "bullet points")
+_FORM = (r"(?:code|prose|text|explanations?|comments?|bullet(?:\s+points?)?|bullets|numbered lists?|emojis?|"
+         r"pleasantries|small\s+talk|chit-?chat|preamble|intros?|introductions?|fluff|filler|tables?|markdown|"
+         r"headings?|headers?|caveats?|disclaimers?|summaries|apologies|examples?)")
+_RULE_TAIL = (r"(?:\s*,?\s*(?:please|pls|plz|thanks|thx|ty|next time|from now on|going forward|always|ever|again|"
+              r"in (?:your |the )?(?:replies|answers|responses)))*")
+_TERSE_RULE = re.compile(
+    r"^(?:(?:just|only)\s+" + _FORM + r"(?:\s+only)?|" + _FORM + r"\s+only|"
+    r"no(?:\s+more)?\s+" + _FORM + r"(?:\s*(?:,|or|and|/)\s*" + _FORM + r")*|"
+    r"(?:bullet\s+points|bullets|numbered lists?)|"
+    # a rule lifted as tersely ("prose ok", "examples are fine again"): the rule now, in the one-valued answer format
+    + _FORM + r"(?:\s+(?:is|are))?\s+(?:ok|okay|fine|welcome)(?:\s+again)?|" + _FORM + r"\s+again)"
+    + _RULE_TAIL + r"$", re.IGNORECASE)
+# a sentence that asks for a piece of work, whose "code only" beside it is for that answer alone
+_REQUEST = re.compile(
+    r"^\W*(?:(?:ok|okay|so|now|pls|please|can you|could you|would you|just)\b[\s,:]*)*"
+    r"(?:explain|summari[sz]e|draft|translate|fix|help|find|plan|create|make|tell|show|give|describe|compare|"
+    r"check|proofread|rewrite|generate|write|refactor|add|build|implement|debug|review|convert|list|suggest|"
+    r"recommend|port|optimi[sz]e|update|rename|format|test|do|send|sort|clean|speed)\b", re.IGNORECASE)
+
+# words said around rules that say nothing themselves ("ok. code only", "no prose, thanks")
+_FILLER = re.compile(r"^(?:ok|okay|k|kk|thanks|thank you|thx|ty|please|pls|plz|also|btw|and|oh|right|cool|great|"
+                     r"perfect|sure|got it)$", re.IGNORECASE)
+
+
+def terse_rules(text: str, answer_clauses: Sequence[str] = ()) -> list[str]:
+    """The terse answer rules of a message ("code only next time. no prose."): sentences that name what answers
+    should be or leave out, and nothing else. Beside a request ("write the parser. code only.", or a question)
+    a "code only" is for that answer alone: none. A sentence the tagger read as an answer rule of its own
+    (``answer_clauses``) is left to that reading; statements beside them ("switched to zig. prose ok") stand."""
+    rules, other = [], False
+    for _offset, sentence in sentences(text):
+        said = sentence.strip().strip(" .!;:")
+        if any(clause and clause in sentence for clause in answer_clauses):
+            continue  # the tagger's rule stands
+        parts = [part for part in re.split(r"\s*[,;]\s*", said) if part and not _FILLER.match(part)]
+        if parts and all(_TERSE_RULE.match(part) for part in parts):
+            rules.append(said)
+        elif parts and (is_question(sentence) or _REQUEST.match(said)):
+            other = True
+    return [] if other else rules
 
 # where a clause ends: "over", "gone" or "off" ends a value only there ("my yoga class is over at 7" ends nothing)
 _AT_CLAUSE_END = r"(?=\W*$|\s*[,.!;)])"
