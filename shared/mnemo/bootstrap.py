@@ -127,7 +127,8 @@ def _services(ports: Ports, summariser: Any = None, *, profile_in_parallel: bool
                           affinity=slot_affinity(ports.settings))
     readings = piece_readings(ports.settings)  # the learned extractor's of these settings (also an LLM's fallback)
     caches = UserCaches([retriever.queries, retriever.search_queries, signals,
-                         *([readings] if readings is not None else [])])
+                         *([readings] if readings is not None else []),
+                         *([ports.endings] if ports.endings is not None else [])])
     return Mnemo(ports=ports, writer=writer, retriever=retriever,
                  ingestor=Ingestor(ports, sessions), sessions=sessions, tuner=Tuner(ports), profiles=profiles,
                  forgetter=forgetter, extraction=ExtractionService(ports, writer, forgetter, signals, sessions),

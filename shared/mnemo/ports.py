@@ -74,8 +74,17 @@ class FactEndings(Protocol):
 
     version: str
 
-    def probabilities(self, message: str, statements: Sequence[str]) -> list[float]:
-        """One probability per statement, in order."""
+    def probabilities(self, message: str, statements: Sequence[str],
+                      owner: tuple[str, str] | None = None) -> list[float]:
+        """One probability per statement, in order; ``owner`` (tenant, user) whose facts they are, so that
+        what is kept of them is kept per user (and an erase can empty it)."""
+        ...
+
+    def owners(self) -> set[tuple[str, str]]:
+        """The (tenant, user) pairs it keeps something of (a user cache: mnemo.services.user_caches)."""
+        ...
+
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
         ...
 
 

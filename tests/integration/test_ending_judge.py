@@ -103,7 +103,14 @@ class PhraseJudge:
     def __init__(self) -> None:
         self.calls: list[tuple[str, list[str]]] = []
 
-    def probabilities(self, message: str, statements: Sequence[str]) -> list[float]:
+    def owners(self) -> set[tuple[str, str]]:
+        return set()
+
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
+        pass
+
+    def probabilities(self, message: str, statements: Sequence[str],
+                      owner: tuple[str, str] | None = None) -> list[float]:
         self.calls.append((message, list(statements)))
         out = []
         for statement in statements:
@@ -332,3 +339,27 @@ def test_a_fact_the_user_edited_after_it_was_judged_is_not_ended(service: Mnemo)
     results = service.writer.write(TENANT, USER, facts, actor="extraction", each_alone=True)
     assert [r.outcome for r in results] == ["rejected"]
     assert [s[2] for s in _by_subject(service, "hobby:boulder") if s[1]] == [Status.ACTIVE]
+
+
+def test_the_judge_keeps_each_users_facts_apart_by_digest_and_an_erase_empties_it(tmp_path: Path) -> None:
+    """The judge's cache of facts' readings held statements in the clear, keyed by the statement alone: no erase
+    could reach it (round 5's leftover). It is now per tenant and user, by digest, one of the user caches."""
+    from tests.conftest import ApiClient
+
+    service = build_local(Settings(data_dir=tmp_path, ending_enabled=True, ending_cross_encoder=False),
+                          clock=ManualClock(START))
+    try:
+        judge = service.ports.endings
+        assert isinstance(judge, EndingJudge)
+        assert judge in service.caches.caches
+        api = ApiClient(service)
+        for user in ("erased", "kept"):
+            assert api.call("POST", f"/v1/users/{user}/memories", {"content": "I live in Lisbon."})[0] == 201
+            say_next_day(service, "tenant_a", user, f"c-{user}", "We finally moved to Porto last week!")
+        assert judge.owners() >= {("tenant_a", "erased"), ("tenant_a", "kept")}
+        assert all(len(key) == 3 and isinstance(key[2], bytes) and len(key[2]) == 32 for key in judge._cache)
+        assert api.call("DELETE", "/v1/users/erased")[0] in (202, 204)
+        assert ("tenant_a", "erased") not in judge.owners()
+        assert ("tenant_a", "kept") in judge.owners()
+    finally:
+        service.close()

@@ -220,7 +220,8 @@ class ExtractionService:
             if message.role != "user":
                 continue
             said_before = [m for m in live if m.created_at <= message.created_at]
-            chances = endings.probabilities(message.content, [m.content for m in said_before])
+            chances = endings.probabilities(message.content, [m.content for m in said_before],
+                                            owner=(job.tenant_id, job.user_id))
             for old, chance in zip(said_before, chances, strict=True):
                 if chance < settings.ending_at_least:
                     continue

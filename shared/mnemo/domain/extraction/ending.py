@@ -14,6 +14,7 @@ runs them (numpy).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections import OrderedDict
@@ -125,14 +126,17 @@ class PairJudge(Protocol):
 
 
 class EndingJudge:
-    """How likely each of a user's facts is to be ended by a message. Facts' token states are cached by
-    statement (the same statements recur job after job); the cache is per process and holds no user's key, only
-    statements and their vectors, bounded by ``cache_size``.
+    """How likely each of a user's facts is to be ended by a message. Facts' token states are cached per
+    tenant and user by the statement's SHA-256 (the same statements recur job after job for one user), never
+    by its text, bounded by ``cache_size``; a per-user cache of the process (mnemo.services.user_caches), so an
+    erase empties it of the user. A call that names no ``owner`` keeps nothing.
 
     With ``confirm``, a pair this judge finds at least ``confirm_from`` likely is read again jointly and gets the
     lower of the two probabilities: a fact is ended only where both readers say so (each alone ends true facts
     on the hard cases: someone else's change, "still my fave band"); the joint reader runs only on those few
     pairs, as it costs a run of the encoder per pair."""
+
+    cache_name = "ending_facts"
 
     def __init__(self, encoder: TokenEncoder, model: EndingModel, cache_size: int = 4096,
                  confirm: PairJudge | None = None, confirm_from: float = 0.5) -> None:
@@ -141,29 +145,43 @@ class EndingJudge:
         self.confirm = confirm
         self.confirm_from = confirm_from
         self.version = model.version + ("+cross" if confirm is not None else "")
-        self._cache: OrderedDict[str, TokenStates] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str, bytes], TokenStates] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()  # one judge per process; the jobs may run on several threads
 
-    def _fact_states(self, statement: str) -> TokenStates:
+    def owners(self) -> set[tuple[str, str]]:
         with self._cache_lock:
-            found = self._cache.get(statement)
+            return {(tenant, user) for tenant, user, _ in self._cache}
+
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
+        with self._cache_lock:
+            for key in [k for k in self._cache if k[0] == tenant_id and k[1] == user_id]:
+                del self._cache[key]
+
+    def _fact_states(self, statement: str, owner: tuple[str, str] | None) -> TokenStates:
+        if owner is None:
+            return self.encoder.encode_tokens([statement])[0]
+        key = (owner[0], owner[1], hashlib.sha256(statement.encode("utf-8", "surrogatepass")).digest())
+        with self._cache_lock:
+            found = self._cache.get(key)
             if found is not None:
-                self._cache.move_to_end(statement)
+                self._cache.move_to_end(key)
                 return found
         states = self.encoder.encode_tokens([statement])[0]
         with self._cache_lock:
-            self._cache[statement] = states
+            self._cache[key] = states
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return states
 
-    def probabilities(self, message: str, statements: Sequence[str]) -> list[float]:
-        """For each fact's statement, the probability that ``message`` says it no longer holds."""
+    def probabilities(self, message: str, statements: Sequence[str],
+                      owner: tuple[str, str] | None = None) -> list[float]:
+        """For each fact's statement, the probability that ``message`` says it no longer holds; ``owner``
+        (tenant, user): whose facts they are, so that their readings may be kept for the next message."""
         if not statements or not message.strip():
             return [0.0] * len(statements)
         said = self.encoder.encode_tokens([message])[0]
-        rows = np.vstack([pair_features(self._fact_states(s), s, said) for s in statements])
+        rows = np.vstack([pair_features(self._fact_states(s, owner), s, said) for s in statements])
         chances = [float(p) for p in self.model.probabilities(rows)]
         if self.confirm is None:
             return chances
