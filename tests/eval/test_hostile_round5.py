@@ -297,3 +297,19 @@ def test_a_memory_that_expired_before_it_was_written_is_refused_like_a_future_da
     assert body["error"]["details"][0]["field"] == "items.1.expires_at"
     assert [m["content"] for m in api.memories(U)] == ["I live in Paris."]
     assert "Paris" in api.retrieve(U, "Where do I live?")["context"]
+
+
+# -- a spoken card at a line break between two strings of one field (helper-84's review of 9ad585b) ----------
+SPOKEN_CARD = "four one one one one one one one one one one one one one one one"  # 4111 1111 1111 1111
+
+
+@pytest.mark.parametrize("facts", [["The cat has nine", "\n" + SPOKEN_CARD],
+                                   ["card " + SPOKEN_CARD + "\n\n", "nine lives"]])
+def test_a_spoken_card_beside_a_line_break_between_strings_is_refused(api: ApiClient, facts: list[str]) -> None:
+    """A field's strings are screened once joined; a string is also read alone when a digit sits near an edge it
+    shares, but 'near' stopped at a line break while the spoken card's gaps take one: the card ran on into the
+    other string's 'nine', no card by its checksum, and the PUT stored it."""
+    status, body = api.call("PUT", f"/v1/users/{U}/sessions/s-card", {"confirmed_facts": facts})
+    assert status == 400, body
+    assert body["error"]["details"][0]["reason"] == "sensitive_data"
+    assert "one one one" not in json.dumps(api.call("GET", f"/v1/users/{U}/sessions/s-card")[1])

@@ -852,3 +852,15 @@ def test_a_value_does_not_end_on_a_word_that_leads_on(slot: str, value: str, cla
 def test_an_allergy_that_names_the_condition_is_said_as_one(value: str, clause: str, negated: bool,
                                                               content: str) -> None:
     assert said("allergy", value, clause, negated).content == content
+
+
+@pytest.mark.parametrize("text", ["code only" + " please" * 22 + " x", "no prose" + ", thanks" * 22 + " x",
+                                  "just code" + " again" * 11 + " from now on" * 11 + " ok x"])
+def test_a_sentence_of_repeated_tail_words_is_read_at_once(text: str) -> None:
+    # the rule's tail gave each gap two readings, and a sentence that then failed at its end cost 2^n tries:
+    # 22 repeats took 7.8 s (the jobs process held for every tenant); one reading now, whatever n
+    import time
+
+    started = time.perf_counter()
+    assert terse_rules(text) == []
+    assert time.perf_counter() - started < 1.0

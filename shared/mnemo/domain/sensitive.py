@@ -313,10 +313,11 @@ def sensitive_field(fields: Mapping[str, object]) -> str | None:
 
 # an edge of a string where the string beside it in the joined text can change what is read: a digit or a
 # spoken digit (a card, an IBAN or a spoken card run on over the space; the post-checks then read the longer
-# run) within reach of the edge
+# run) within reach of the edge, line breaks included: the spoken card's gaps take a line break too, so a card
+# after "\n" at a string's start ran on from the string before it and was missed (helper-84's review)
 _DIGIT_EDGE = rf"(?:\d|\b{_SPOKEN_DIGIT}\b)"
-_DIGIT_AT_END = re.compile(rf"{_DIGIT_EDGE}[^\n]{{0,80}}$", re.IGNORECASE)
-_DIGIT_AT_START = re.compile(rf"^[^\n]{{0,80}}?{_DIGIT_EDGE}", re.IGNORECASE)
+_DIGIT_AT_END = re.compile(rf"{_DIGIT_EDGE}.{{0,80}}\Z", re.IGNORECASE | re.DOTALL)
+_DIGIT_AT_START = re.compile(rf"\A.{{0,80}}?{_DIGIT_EDGE}", re.IGNORECASE | re.DOTALL)
 
 
 def sensitive_item(fields: Mapping[str, object]) -> tuple[str, int | None] | None:

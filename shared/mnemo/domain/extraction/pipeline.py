@@ -536,7 +536,10 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
 _FORM = (r"(?:code|prose|text|explanations?|comments?|bullet(?:\s+points?)?|bullets|numbered lists?|emojis?|"
          r"pleasantries|small\s+talk|chit-?chat|preamble|intros?|introductions?|fluff|filler|tables?|markdown|"
          r"headings?|headers?|caveats?|disclaimers?|summaries|apologies|examples?)")
-_RULE_TAIL = (r"(?:\s*,?\s*(?:please|pls|plz|thanks|thx|ty|next time|from now on|going forward|always|ever|again|"
+# one way only to read the gap before each word: "\s*,?\s*" could give a space to either "\s*", and a sentence of
+# repeated tail words that failed at "$" then took the engine 2^n tries ("code only please please ... x": one
+# turn stalled the jobs process for minutes, helper-84's review)
+_RULE_TAIL = (r"(?:[\s,]+(?:please|pls|plz|thanks|thx|ty|next time|from now on|going forward|always|ever|again|"
               r"in (?:your |the )?(?:replies|answers|responses)))*")
 _TERSE_RULE = re.compile(
     r"^(?:(?:just|only)\s+" + _FORM + r"(?:\s+only)?|" + _FORM + r"\s+only|"
