@@ -35,6 +35,7 @@ from mnemo.domain.ranking import Hit, RankingParams, Scored, diversify, rank
 from mnemo.domain.scope import visible_in_scope
 from mnemo.domain.slot_affinity import SlotAffinity, query_space
 from mnemo.domain.text import terms
+from mnemo.domain.user_entries import drop_user, owners_of
 from mnemo.domain.when import DateSpan, date_spans
 from mnemo.errors import InvalidInput
 from mnemo.ports import SearchRequest, Vector
@@ -132,12 +133,11 @@ class QueryEmbeddings:
 
     def owners(self) -> set[tuple[str, str]]:
         with self._lock:
-            return {(k[0], k[1]) for k in self._cache}
+            return owners_of(self._cache)
 
     def forget_user(self, tenant_id: str, user_id: str) -> None:
         with self._lock:
-            for key in [k for k in self._cache if k[0] == tenant_id and k[1] == user_id]:
-                del self._cache[key]
+            drop_user(self._cache, tenant_id, user_id)
 
     def get(self, text: str, tenant_id: str = "", user_id: str = "") -> Vector:
         key = (tenant_id, user_id, hashlib.sha256(" ".join(text.split()).lower().encode("utf-8", "replace")).digest())

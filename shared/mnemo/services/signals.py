@@ -11,6 +11,7 @@ import numpy as np
 
 from mnemo.domain.lifecycle import adjust_confidence
 from mnemo.domain.models import RETRIEVABLE, AuditEvent, FeedbackRecord, RetrievalTrace
+from mnemo.domain.user_entries import drop_user, owners_of
 from mnemo.ports import Vector
 from mnemo.services.context import Ports
 
@@ -28,12 +29,11 @@ class ImplicitSignals:
     # a per-user cache (mnemo.services.user_caches): the last question of each conversation, in the clear
     def owners(self) -> set[tuple[str, str]]:
         with self._lock:
-            return {(k[0], k[1]) for k in self._last_query}
+            return owners_of(self._last_query)
 
     def forget_user(self, tenant_id: str, user_id: str) -> None:
         with self._lock:
-            for key in [k for k in self._last_query if k[0] == tenant_id and k[1] == user_id]:
-                del self._last_query[key]
+            drop_user(self._last_query, tenant_id, user_id)
 
     def corrected(self, tenant_id: str, user_id: str, conversation_id: str, contents: Sequence[str],
                   subjects: Sequence[str]) -> list[str]:

@@ -27,6 +27,7 @@ import numpy as np
 
 from mnemo.domain.extraction.slots import SLOTS
 from mnemo.domain.extraction.tagger import Array, Mlp, TokenEncoder, TokenStates
+from mnemo.domain.user_entries import drop_user, owners_of
 
 # the pieces around the part of the message most like the value that the features read (where "from", "to",
 # "no longer", "now", "instead" stand)
@@ -151,12 +152,11 @@ class EndingJudge:
 
     def owners(self) -> set[tuple[str, str]]:
         with self._cache_lock:
-            return {(tenant, user) for tenant, user, _ in self._cache}
+            return owners_of(self._cache)
 
     def forget_user(self, tenant_id: str, user_id: str) -> None:
         with self._cache_lock:
-            for key in [k for k in self._cache if k[0] == tenant_id and k[1] == user_id]:
-                del self._cache[key]
+            drop_user(self._cache, tenant_id, user_id)
 
     def _fact_states(self, statement: str, owner: tuple[str, str] | None) -> TokenStates:
         if owner is None:

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from mnemo.domain.extraction.tagger import Span
+from mnemo.domain.user_entries import drop_user, owners_of
 
 # whose text the extractor reads now (tenant, user), set by the services that read a user's turns
 _READER: ContextVar[tuple[str, str] | None] = ContextVar("mnemo_extraction_reader", default=None)
@@ -80,12 +81,11 @@ class PieceReadings:
 
     def owners(self) -> set[tuple[str, str]]:
         with self._lock:
-            return {(k[0], k[1]) for k in self._kept}
+            return owners_of(self._kept)
 
     def forget_user(self, tenant_id: str, user_id: str) -> None:
         with self._lock:
-            for key in [k for k in self._kept if k[0] == tenant_id and k[1] == user_id]:
-                del self._kept[key]
+            drop_user(self._kept, tenant_id, user_id)
 
     def __len__(self) -> int:
         return len(self._kept)
