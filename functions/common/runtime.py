@@ -103,6 +103,7 @@ def resolver() -> APIGatewayHttpResolver:
 def serve(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Resolve one API Gateway event and record its latency and outcome (never its content)."""
     started = time.perf_counter()
+    service().caches.drop_erased()  # what another function erased since (mnemo.services.user_caches)
     response = resolver().resolve(event, context)
     status = int(response.get("statusCode", 500))
     metrics.add_metric(name="RequestLatency", unit=MetricUnit.Milliseconds,

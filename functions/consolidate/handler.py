@@ -31,6 +31,7 @@ warm_up(service)  # the model loads only if a cluster needs a summary embedded
 
 def consolidate_user(record: SQSRecord) -> None:
     body = json.loads(record.body)
+    service().caches.drop_erased()  # each job checks afresh what another function may have erased
     report = service().consolidator.run_user(body["tenant_id"], body["user_id"])
     metrics.add_metric(name="ConsolidationChanges", unit=MetricUnit.Count, value=report.total())
 
@@ -38,6 +39,7 @@ def consolidate_user(record: SQSRecord) -> None:
 def run_schedule(sqs: Any = None, job: str = "all") -> dict[str, Any]:
     """``job``: "consolidate", "tune" (the two EventBridge rules) or "all"."""
     mnemo = service()
+    mnemo.caches.drop_erased()
     fanned, inline, tuned = 0, 0, 0
     for tenant_id in mnemo.ports.memories.tenants():
         if job in ("tune", "all"):

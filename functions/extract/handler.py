@@ -45,6 +45,7 @@ def record_handler(record: SQSRecord, deadline: Deadline | None = None) -> None:
             come_back_in(record, settings().extract_queue_url, 0)
             raise
     job = job_from_body(record.body)
+    service().caches.drop_erased()  # each job checks afresh what another function may have erased
     try:
         report = service().extraction.process(job)
     except Throttled:

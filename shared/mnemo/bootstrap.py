@@ -244,7 +244,8 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
     transport = opensearch or _opensearch_transport(settings)
     table = DynamoTable(dynamodb, settings.state_table)
     keys = DynamoTable(dynamodb, settings.key_table) if settings.key_table else table
-    cipher = UserCipher(KmsKeyVault(kms, keys, settings.kms_key_id, settings.data_key_cache_seconds, legacy=table))
+    vault = KmsKeyVault(kms, keys, settings.kms_key_id, settings.data_key_cache_seconds, legacy=table)
+    cipher = UserCipher(vault)
     embedder = embedder or _aws_embedder(settings, bedrock)
     ports = Ports(
         settings=settings, clock=clock, embedder=embedder,
@@ -261,7 +262,11 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
         weights=DynamoWeightsStore(table), judge=_judge(settings, bedrock),
         key_extractor=_key_extractor(settings), endings=endings(settings),
     )
-    return _services(ports, _summariser(settings, bedrock))
+    service = _services(ports, _summariser(settings, bedrock))
+    # no erase notices in this home: each request and job checks the keys it uses afresh instead (KmsKeyVault)
+    service.caches.add(cipher, vault)
+    service.caches.on_request(vault.new_request)
+    return service
 
 
 def _summariser(settings: Settings, bedrock: Any = None) -> Any:

@@ -63,6 +63,8 @@ def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> M
     RAW[id(svc)] = raw
     FAKES[id(svc)] = fake
     DYNAMODB[id(svc)] = dynamodb
+    BESIDE[id(svc)] = lambda: build_aws(aws, clock=clock, embedder=embedder, dynamodb=dynamodb, kms=kms, sqs=sqs,
+                                        opensearch=fake.transport())
     return svc
 
 
@@ -70,6 +72,7 @@ def aws_service(settings: Settings, clock: ManualClock, embedder: Embedder) -> M
 RAW: dict[int, Callable[[], bytes]] = {}
 FAKES: dict[int, FakeOpenSearch] = {}  # the AWS home's OpenSearch, for fault injection
 DYNAMODB: dict[int, Any] = {}  # the AWS home's DynamoDB client (backups, fault injection)
+BESIDE: dict[int, Callable[[], Mnemo]] = {}  # another function (a warm Lambda) of the same AWS home's stores
 
 
 @pytest.fixture
@@ -108,3 +111,4 @@ def service(request: pytest.FixtureRequest, settings: Settings, clock: ManualClo
         RAW.pop(id(svc), None)
         FAKES.pop(id(svc), None)
         DYNAMODB.pop(id(svc), None)
+        BESIDE.pop(id(svc), None)

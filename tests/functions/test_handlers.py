@@ -192,3 +192,14 @@ def test_consolidate_fans_out_one_message_per_user_past_the_inline_limit(monkeyp
         assert run_schedule(sqs) == {"inline": 0, "fanned_out": 3}
         bodies = [json.loads(m["Body"]) for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]]
         assert sorted(b["user_id"] for b in bodies) == ["u1", "u2", "u3"]
+
+
+@pytest.mark.usefixtures("lambda_env")
+def test_every_invocation_starts_by_checking_what_other_functions_erased() -> None:
+    from functions.retrieve.handler import handler as retrieve
+
+    started: list[int] = []
+    runtime.service().caches.on_request(lambda: started.append(1))  # as the AWS home's key vault is told
+    for _ in range(2):
+        assert retrieve(event("POST", "/v1/users/u1/retrieve", {"query": "hello"}), Context())["statusCode"] == 200
+    assert len(started) == 2

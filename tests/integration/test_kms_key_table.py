@@ -78,3 +78,66 @@ def test_a_move_that_loses_the_race_with_an_erase_brings_nothing_back(
     assert vault.data_key("t", "u") != old
     assert keys.get("t#u", "DATAKEY") is not None  # a new key, not the erased one
     assert dynamodb.scan(TableName="state")["Items"] == []
+
+
+class CountingKms:
+    """The real (moto) KMS client, counting the unwraps."""
+
+    def __init__(self, kms: Any) -> None:
+        self._kms = kms
+        self.decrypts = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._kms, name)
+
+    def decrypt(self, **kwargs: Any) -> Any:
+        self.decrypts += 1
+        return self._kms.decrypt(**kwargs)
+
+
+def test_a_warm_function_uses_no_key_another_function_erased(aws: tuple[Any, Any, DynamoTable, DynamoTable]) -> None:
+    _, kms, _, keys = aws
+    key_id = kms.create_key()["KeyMetadata"]["KeyId"]
+    warm, other = KmsKeyVault(kms, keys, key_id), KmsKeyVault(kms, keys, key_id)  # two Lambda containers
+    shredded = warm.data_key("t", "u")  # kept for cache_seconds (300)
+    other.destroy("t", "u")
+    other.finish_erase("t", "u")
+    warm.new_request()
+    assert warm.existing_key("t", "u") is None  # the erased user has no key, here too
+    renewed = other.data_key("t", "u")  # the same user id writes again
+    warm.new_request()
+    assert warm.data_key("t", "u") == renewed != shredded  # what it seals now, the other function opens
+    other.destroy("t", "u")  # an erase under way when the next request starts: nothing may be sealed
+    warm.new_request()
+    with pytest.raises(ErasureUnderway):
+        warm.data_key("t", "u")
+
+
+def test_each_request_rereads_the_wrapped_key_but_unwraps_it_once(
+        aws: tuple[Any, Any, DynamoTable, DynamoTable]) -> None:
+    _, kms, _, keys = aws
+    counting = CountingKms(kms)
+    key_id = kms.create_key()["KeyMetadata"]["KeyId"]
+    vault = KmsKeyVault(counting, keys, key_id)
+    key = vault.data_key("t", "u")  # made here: nothing to unwrap
+    for _ in range(3):
+        vault.new_request()
+        assert vault.data_key("t", "u") == key
+        assert vault.existing_key("t", "u") == key
+    assert counting.decrypts == 0
+    reads = 0
+    original_get = keys.get
+
+    def counted(key_pk: str, sk: str) -> Any:
+        nonlocal reads
+        reads += 1
+        return original_get(key_pk, sk)
+
+    keys.get = counted  # type: ignore[method-assign]
+    vault.new_request()
+    for _ in range(5):
+        vault.data_key("t", "u")
+    assert reads == 1  # once per request, not per sealed value
+    fresh = KmsKeyVault(counting, keys, key_id)
+    assert fresh.existing_key("t", "u") == key
+    assert counting.decrypts == 1

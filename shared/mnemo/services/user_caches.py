@@ -12,7 +12,7 @@ questions until their LRU evicted them, however long that took.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 
@@ -48,6 +48,8 @@ class UserCaches:
         self._notices: EraseNotices | None = None
         self._seen = 0
         self._lock = threading.Lock()
+        # what a cache checks afresh once per request or job (the AWS home's data keys: see KmsKeyVault)
+        self._per_request: list[Callable[[], None]] = []
         if notices is not None:
             self.listen(notices)
 
@@ -58,6 +60,10 @@ class UserCaches:
 
     def add(self, *caches: UserCache) -> None:
         self.caches.extend(caches)
+
+    def on_request(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` at the start of every request and job (``drop_erased``)."""
+        self._per_request.append(hook)
 
     def held(self) -> set[tuple[str, str]]:
         return set().union(*(cache.owners() for cache in self.caches))
@@ -84,6 +90,8 @@ class UserCaches:
     def drop_erased(self) -> None:
         """At the start of a request or a job: drop every user erased by another process since the last look.
         One read of the store's last notice number when nothing happened."""
+        for hook in self._per_request:
+            hook()
         if self._notices is None:
             return
         with self._lock:

@@ -5,6 +5,13 @@ GenerateDataKey under the service's customer managed key, with the encryption co
 plaintext key is cached briefly in the function, so a warm Lambda does not call KMS on every
 request. Erasing a user deletes the wrapped key first (crypto-shredding).
 
+What is cached is the unwrapping, not the belief that the key is still the user's: another function may
+have erased the user since, and a later write made a new key. So the first use of a key in each request or
+job (``new_request``, run by the handlers through ``UserCaches.drop_erased``) reads the wrapped key again
+(one consistent GetItem, no KMS call while it is the same): a warm function never seals a new write under a
+shredded key (nobody could open it again, and it would outlive the erase), never hashes lookups with it
+(every lexical match of the user's new memories would be missed) and never finds the erased user's key.
+
 Where the wrapped keys live decides what an erase destroys. The KMS key never changes per erase
 (KMS keeps every key version it ever had, so rotating it would not help), so whoever holds a copy
 of a wrapped key can unwrap it for as long as the service runs. The stack therefore keeps them in
@@ -18,16 +25,26 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
 from mnemo.adapters.aws.errors import aws_errors
+from mnemo.crypto import TENANT_KEY_OWNER
 from mnemo.errors import BackendUnavailable, ErasureUnderway
 
 DATA_KEY = "DATAKEY"
 ERASING = "erasing"  # the attribute of the mark an erase under way leaves in place of the key
+
+
+@dataclass(frozen=True)
+class _Held:
+    unwrapped_at: float  # monotonic: the plaintext is dropped ``cache_seconds`` after KMS gave it
+    wrapped: bytes  # what the key table held when last read: the key is the user's while it still does
+    key: bytes
+    request: int  # the request in which the key table was last read
 
 
 class KmsKeyVault:
@@ -40,8 +57,14 @@ class KmsKeyVault:
         self._legacy = legacy if legacy is not None and legacy.table != keys.table else None
         self._key_id = key_id
         self._cache_seconds = cache_seconds
-        self._cache: dict[tuple[str, str], tuple[float, bytes]] = {}
+        self._cache: dict[tuple[str, str], _Held] = {}
+        self._request = 0
         self._lock = threading.Lock()
+
+    def new_request(self) -> None:
+        """A request or job starts: each cached key is checked against the key table at its next use."""
+        with self._lock:
+            self._request += 1
 
     @staticmethod
     def _context(tenant_id: str, user_id: str) -> dict[str, str]:
@@ -53,16 +76,25 @@ class KmsKeyVault:
         now = time.monotonic()
         with self._lock:
             hit = self._cache.get(owner)
-        if hit is not None and now - hit[0] < self._cache_seconds:
-            return hit[1]
+            request = self._request
+        fresh = hit is not None and now - hit.unwrapped_at < self._cache_seconds
+        # the tenant's secret is no user's: never erased, never replaced (mnemo.crypto.tenant_hash_key)
+        if hit is not None and fresh and (hit.request == request or user_id == TENANT_KEY_OWNER):
+            return hit.key
         item = self._t.get(pk(tenant_id, user_id), DATA_KEY) or self._move_legacy(tenant_id, user_id)
         if item is None or "wrapped" not in item:  # none, or an erase's mark in its place
+            self.forget_user(tenant_id, user_id)
             return None
-        with aws_errors("KMS"):
-            key = bytes(self._kms.decrypt(CiphertextBlob=item["wrapped"]["B"], KeyId=self._key_id,
-                                          EncryptionContext=self._context(tenant_id, user_id))["Plaintext"])
+        wrapped = bytes(item["wrapped"]["B"])
+        if hit is not None and fresh and hit.wrapped == wrapped:  # still the user's key: no KMS call
+            key, unwrapped_at = hit.key, hit.unwrapped_at
+        else:
+            with aws_errors("KMS"):
+                key = bytes(self._kms.decrypt(CiphertextBlob=wrapped, KeyId=self._key_id,
+                                              EncryptionContext=self._context(tenant_id, user_id))["Plaintext"])
+            unwrapped_at = now
         with self._lock:
-            self._cache[owner] = (now, key)
+            self._cache[owner] = _Held(unwrapped_at, wrapped, key, request)
         return key
 
     def data_key(self, tenant_id: str, user_id: str) -> bytes:
@@ -102,7 +134,11 @@ class KmsKeyVault:
             if self.erasing(tenant_id, user_id):
                 raise ErasureUnderway("the user is being erased; retry once the erase has finished")
             return self.data_key(tenant_id, user_id)
-        return bytes(generated["Plaintext"])
+        key = bytes(generated["Plaintext"])
+        with self._lock:
+            self._cache[(tenant_id, user_id)] = _Held(time.monotonic(), bytes(generated["CiphertextBlob"]), key,
+                                                      self._request)
+        return key
 
     def erasing(self, tenant_id: str, user_id: str) -> bool:
         item = self._t.get(pk(tenant_id, user_id), DATA_KEY)
@@ -111,11 +147,19 @@ class KmsKeyVault:
     def destroy(self, tenant_id: str, user_id: str) -> None:
         """The erase's mark replaces the key in one write: from then on no key can be created for the
         user until ``finish_erase`` (retrying an erase repeats this harmlessly)."""
-        with self._lock:
-            self._cache.pop((tenant_id, user_id), None)
+        self.forget_user(tenant_id, user_id)
         self._t.put({"pk": {"S": pk(tenant_id, user_id)}, "sk": {"S": DATA_KEY}, ERASING: {"BOOL": True}})
         if self._legacy is not None:  # a legacy copy is never moved over the mark (its move is conditional)
             self._legacy.delete(pk(tenant_id, user_id), DATA_KEY)
+
+    # a per-user cache (mnemo.services.user_caches): the unwrapped keys
+    def owners(self) -> set[tuple[str, str]]:
+        with self._lock:
+            return {owner for owner in self._cache if owner[1] != TENANT_KEY_OWNER}
+
+    def forget_user(self, tenant_id: str, user_id: str) -> None:
+        with self._lock:
+            self._cache.pop((tenant_id, user_id), None)
 
     def finish_erase(self, tenant_id: str, user_id: str) -> None:
         self._t.delete_if(pk(tenant_id, user_id), DATA_KEY, "attribute_exists(#e)", names={"#e": ERASING})
