@@ -266,6 +266,7 @@ def build_aws(settings: Settings, *, clock: Clock | None = None, embedder: Embed
     # no erase notices in this home: each request and job checks the keys it uses afresh instead (KmsKeyVault)
     service.caches.add(cipher, vault)
     service.caches.on_request(vault.new_request)
+    vault.erased_elsewhere = service.caches.forget_user
     return service
 
 

@@ -40,9 +40,13 @@ def functions(settings: Settings, clock: ManualClock, embedder: Embedder,
 def test_a_warm_function_writes_what_the_user_can_read_after_an_erase_elsewhere(functions: Any) -> None:
     warm, other = functions
     assert invoke(warm, "POST", f"/v1/users/{U}/memories", {"content": "I live in Lisbon"})[0] == 201
-    assert invoke(warm, "GET", f"/v1/users/{U}/memories")[0] == 200  # the key is cached in the warm function
+    # the key, the question's vector and the question itself (implicit signals) are kept in the warm function
+    assert invoke(warm, "POST", f"/v1/users/{U}/retrieve", {"query": "where should I go this weekend?",
+                                                               "conversation_id": "c1"})[0] == 200
+    assert (T, U) in warm.service.caches.held()
     assert invoke(other, "DELETE", f"/v1/users/{U}")[0] in (202, 204)
     assert invoke(warm, "GET", f"/v1/users/{U}/memories")[1]["items"] == []
+    assert (T, U) not in warm.service.caches.held()  # its first use of the gone key dropped them all
     assert invoke(other, "POST", f"/v1/users/{U}/memories", {"content": "I work as a nurse"})[0] == 201
     assert invoke(warm, "POST", f"/v1/users/{U}/memories", {"content": "I keep bees in the garden"})[0] == 201
     for function in (other, warm):

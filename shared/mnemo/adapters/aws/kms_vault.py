@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,9 @@ class KmsKeyVault:
         self._cache: dict[tuple[str, str], _Held] = {}
         self._request = 0
         self._lock = threading.Lock()
+        # told when a key held here turns out gone or replaced: the user was erased by another function, and
+        # whatever else this one keeps of the user (queries, last questions, readings) goes too
+        self.erased_elsewhere: Callable[[str, str], None] | None = None
 
     def new_request(self) -> None:
         """A request or job starts: each cached key is checked against the key table at its next use."""
@@ -82,10 +86,13 @@ class KmsKeyVault:
         if hit is not None and fresh and (hit.request == request or user_id == TENANT_KEY_OWNER):
             return hit.key
         item = self._t.get(pk(tenant_id, user_id), DATA_KEY) or self._move_legacy(tenant_id, user_id)
-        if item is None or "wrapped" not in item:  # none, or an erase's mark in its place
+        wrapped = bytes(item["wrapped"]["B"]) if item is not None and "wrapped" in item else None
+        if hit is not None and wrapped != hit.wrapped:
             self.forget_user(tenant_id, user_id)
+            if self.erased_elsewhere is not None:
+                self.erased_elsewhere(tenant_id, user_id)
+        if wrapped is None:  # none, or an erase's mark in its place
             return None
-        wrapped = bytes(item["wrapped"]["B"])
         if hit is not None and fresh and hit.wrapped == wrapped:  # still the user's key: no KMS call
             key, unwrapped_at = hit.key, hit.unwrapped_at
         else:
