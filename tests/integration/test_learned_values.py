@@ -53,3 +53,11 @@ def test_a_new_diet_said_in_its_own_sentence_after_the_old_one_ended_is_read(ext
     # someone else's diet in the next sentence stays theirs
     assert _said(extractor, "im not vegan anymore. my flatmate is doing keto lol") == {
         "user no longer follows this diet: vegan."}
+
+
+def test_one_fact_found_twice_in_a_message_is_one_memory(extractor: LearnedExtractor) -> None:
+    # the tagger's negated span and the switch read around it both ended glasgow: two memories of one fact
+    message = Message(role="user", content="moved from glasgow to paisley last month, commute is wors but rent is half",
+                      message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    contents = [c.content for c in extractor.extract([message]).accepted]
+    assert sorted(contents) == ["User lives in paisley.", "User no longer lives in glasgow."]

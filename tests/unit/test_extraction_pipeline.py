@@ -864,3 +864,22 @@ def test_a_sentence_of_repeated_tail_words_is_read_at_once(text: str) -> None:
     started = time.perf_counter()
     assert terse_rules(text) == []
     assert time.perf_counter() - started < 1.0
+
+
+def test_the_same_fact_found_twice_in_one_message_is_kept_once_at_its_surer_reading() -> None:
+    from mnemo.domain.extraction.pipeline import one_fact_once
+
+    def found(confidence: float, polarity: bool = False, city: str = "glasgow") -> Candidate:
+        return Candidate(category=Category.BIOGRAPHICAL, subject="home_location", polarity=polarity,
+                         content=f"User {'lives' if polarity else 'no longer lives'} in {city}.",
+                         confidence=confidence, evidence="moved from glasgow to paisley", message_id="m",
+                         occurred_at=MONDAY, tags=["home_location"])
+
+    twice = [found(0.9), found(0.95, True, "paisley"), found(0.95)]
+    kept = one_fact_once(twice)
+    assert [(c.content, c.confidence) for c in kept] == [("User lives in paisley.", 0.95),
+                                                        ("User no longer lives in glasgow.", 0.95)]
+    # a rejected reading is left as it is (it is reported, not stored), and different facts all stay
+    rejected = found(0.9)
+    rejected.should_store = False
+    assert len(one_fact_once([rejected, found(0.8), found(0.8, True, "paisley")])) == 3

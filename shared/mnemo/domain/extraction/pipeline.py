@@ -128,7 +128,7 @@ class LearnedExtractor:
             mine = [f for f in found if f.index == index]
             candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
             candidates = [part for c in candidates for part in lifted_apart(c, message)]
-            candidates = last_value_wins(candidates, self._later_value_doubt)
+            candidates = one_fact_once(last_value_wins(candidates, self._later_value_doubt))
             candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
             candidates = self._with_terse_rules(candidates, message, text)
             if index in corrected:
@@ -803,6 +803,18 @@ def last_value_wins(candidates: list[Candidate], doubt: float = 0.1) -> list[Can
             keep[c.subject] = i
     return [c for i, c in enumerate(candidates)
             if not (c.should_store and c.polarity and c.subject in keep and keep[c.subject] != i)]
+
+
+def one_fact_once(candidates: list[Candidate]) -> list[Candidate]:
+    """One message, one memory per fact: the same fact found twice in one message (the tagger's negated span
+    and the switch read around it: "moved from glasgow to paisley" ended glasgow both ways) is kept once, the
+    surer reading. Two memories of one fact are one too many (SPEC: one fact, one slot)."""
+    best: dict[tuple[str, bool, str], Candidate] = {}
+    for c in candidates:
+        key = (c.subject, c.polarity, c.content)
+        if c.should_store and (key not in best or c.confidence > best[key].confidence):
+            best[key] = c
+    return [c for c in candidates if not c.should_store or best[(c.subject, c.polarity, c.content)] is c]
 
 
 def _note(text: str, message: Message) -> Candidate:
