@@ -883,3 +883,45 @@ def test_the_same_fact_found_twice_in_one_message_is_kept_once_at_its_surer_read
     rejected = found(0.9)
     rejected.should_store = False
     assert len(one_fact_once([rejected, found(0.8), found(0.8, True, "paisley")])) == 3
+
+
+def test_a_weekday_that_labels_a_date_gives_that_date() -> None:
+    # "Thursday Feb 19" said on Monday 2 February: the weekday alone read as the next Thursday (5 February)
+    monday = datetime(2026, 2, 2, 10, tzinfo=UTC)
+    assert anchor("my eye test is Thursday Feb 19 at 10:30", monday, "future") == "2026-02-19"
+    assert anchor("its thurs 5 feb at 10am", monday, "future") == "2026-02-05"
+    assert anchor("Sat, 14 March", monday, "future") == "2026-03-14"
+    assert anchor("friday the 13th", monday, "future") == "2026-02-13"
+    assert anchor("on tuesday", monday, "future") == "2026-02-03"
+
+
+def test_a_value_is_dated_by_the_date_nearest_it_in_its_clause() -> None:
+    from mnemo.domain.extraction.dates import anchor_near
+
+    text = "training for the Berlin half, it's on 5 April, did 12 km today"
+    at = text.index("Berlin half")
+    # the first pattern that matched anywhere decided: "today" dated the race to the day it was mentioned
+    assert anchor(text, MONDAY, "future") == "2026-03-02"
+    assert anchor_near(text, at, at + len("Berlin half"), MONDAY, "future") == ("2026-04-05", "5 April")
+    text = "Monday was a board meeting, Tuesday I had jury duty"
+    at = text.index("jury duty")
+    assert anchor_near(text, at, at + 9, datetime(2026, 3, 5, tzinfo=UTC), "past") == ("2026-03-03", "Tuesday")
+    assert anchor_near("no date here", 0, 2, MONDAY) is None
+
+
+@pytest.mark.parametrize(("text", "meant"), [
+    ("the exam's on tuesday, wait no, wednesday", "the exam's on wednesday"),
+    ("physio is Monday March 9 at 4... sorry, 4:45. I always get that wrong",
+     "physio is Monday March 9 at 4:45. I always get that wrong"),
+    ("dentist on the 14th, sorry, the 15th", "dentist on the 15th"),
+    ("we meet at 7, no 8", "we meet at 8"),
+    ("flying out in may. actually june", "flying out in june"),
+    # no second day or time after the words that take back: nothing is corrected
+    ("Tuesday, no idea why", "Tuesday, no idea why"),
+    ("I run at 6am, no excuses", "I run at 6am, no excuses"),
+    ("i have 2 dogs, no cats", "i have 2 dogs, no cats"),
+])
+def test_a_day_or_time_taken_back_in_the_same_breath_is_read_as_the_one_meant(text: str, meant: str) -> None:
+    from mnemo.domain.extraction.dates import corrected_dates
+
+    assert corrected_dates(text) == meant

@@ -15,7 +15,13 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 _WEEKDAY = r"(?P<wd>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
 _MONTH = (r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|"
           r"ember)?")
+_DAY_OF_MONTH = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    # a weekday that only labels the date beside it ("Thursday Feb 19", "thurs 5 feb", "Friday the 14th"):
+    # the date is the exact one, the weekday says nothing more (read first, or the weekday alone would be)
+    (re.compile(rf"\b{_WEEKDAY}\.?,?\s+{_MONTH}\.?\s+{_DAY_OF_MONTH}\b", re.I), "day_month"),
+    (re.compile(rf"\b{_WEEKDAY}\.?,?\s+(?:the\s+)?{_DAY_OF_MONTH}(?:\s+of)?\s+{_MONTH}\b", re.I), "day_month"),
+    (re.compile(rf"\b{_WEEKDAY}\.?,?\s+the\s+{_DAY_OF_MONTH}\b", re.I), "day_only"),
     (re.compile(r"\b(?:yesterday|last night)\b", re.I), "yesterday"),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "today"),
     (re.compile(r"\b(?:tomorrow|tmrw|tmr|2moro)\b", re.I), "tomorrow"),
@@ -37,10 +43,32 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+def anchor_near(text: str, start: int, end: int, when: datetime, tense: str = "any") -> tuple[str, str] | None:
+    """The date the text names nearest to text[start:end] (a value in its clause), as (ISO form, the words that
+    name it): "Monday was a board meeting, Tuesday I had jury duty" dates the jury duty Tuesday. At the same
+    distance the patterns' order decides, as in ``anchor``."""
+    today = when.date()
+    best: tuple[int, int, str, str] | None = None
+    for order, (pattern, kind) in enumerate(_PATTERNS):
+        for m in pattern.finditer(text):
+            distance = max(0, m.start() - end, start - m.end())
+            if best is not None and (distance, order) >= best[:2]:
+                continue
+            resolved = _resolve(kind, m, today, tense)
+            if resolved:
+                best = (distance, order, resolved, m.group(0).strip())
+    return (best[2], best[3]) if best else None
+
+
 def anchor(text: str, when: datetime, tense: str = "any") -> str | None:
     """The date (or month) the text refers to, in ISO form, or None when it names none. A day and
     month without a year is the nearest one, or with ``tense`` "future" (a plan) the next one and
     with "past" (an event) the last one."""
+    found = _anchored(text, when, tense)
+    return found[0] if found else None
+
+
+def _anchored(text: str, when: datetime, tense: str) -> tuple[str, re.Match[str]] | None:
     today = when.date()
     for pattern, kind in _PATTERNS:
         m = pattern.search(text)
@@ -48,7 +76,7 @@ def anchor(text: str, when: datetime, tense: str = "any") -> str | None:
             continue
         resolved = _resolve(kind, m, today, tense)
         if resolved:
-            return resolved
+            return resolved, m
     return None
 
 
@@ -60,7 +88,7 @@ def _resolve(kind: str, m: re.Match[str], today: date, tense: str = "any") -> st
     if kind == "tomorrow":
         return (today + timedelta(days=1)).isoformat()
     if kind == "weekday":
-        return _weekday(m, today)
+        return _weekday(m, today, tense)
     if kind in ("offset", "in"):
         n = _count(m.group("n"))
         sign = -1 if kind == "offset" and m.group("dir").lower() == "ago" else 1
@@ -87,12 +115,13 @@ def _month(word: str) -> int:
     return next(i + 1 for i, name in enumerate(_MONTHS) if name.startswith(prefix))
 
 
-def _weekday(m: re.Match[str], today: date) -> str | None:
+def _weekday(m: re.Match[str], today: date, tense: str = "any") -> str | None:
     target = next(i for i, name in enumerate(_WEEKDAYS) if name.startswith(m.group("wd").lower()[:3]))
     rel = (m.group("rel") or "").lower().strip()
     ahead = (target - today.weekday()) % 7
-    if rel == "last":
-        back = (today.weekday() - target) % 7 or 7
+    # an event's weekday without "last" or "next" is the last one ("Tuesday I had jury duty", said on Thursday)
+    if rel == "last" or (tense == "past" and rel in ("", "on")):
+        back = (today.weekday() - target) % 7 or (7 if rel == "last" else 0)
         return (today - timedelta(days=back)).isoformat()
     if rel == "next":
         return (today + timedelta(days=ahead or 7)).isoformat()
@@ -181,3 +210,29 @@ def without_dates(text: str) -> str:
     for pattern, _kind in _PATTERNS:
         text = pattern.sub(" ", text)
     return text
+
+
+# a day or a time as a user names it, for a correction of one by another ("tuesday, wait no, wednesday")
+_A_WHEN = (rf"(?:(?:next|this|on|at|by|the)\s+)?(?:{_WEEKDAY.replace('?P<wd>', '?:')}|"
+           rf"{_MONTH.replace('?P<mon>', '?:')}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?|"
+           r"\d{1,2}(?:st|nd|rd|th)(?:\s+of)?(?:\s+" + _MONTH.replace("?P<mon>", "?:") + r")?|"
+           r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?|today|tonight|tomorrow|tmrw)")
+# what takes the day or time before it back: "wait no", "sorry", "i mean", "actually", "no,", "make that"
+_TAKEN_BACK = (r"(?:\s*(?:\.{2,}|…|[,;:.!-]))*\s*(?:(?:no+|nope|wait|sorry|oops|i mean|i meant|actually|scratch that|"
+               r"correction|make (?:that|it)|or rather|rather|it['’]?s|its|it is)\b(?:\s*(?:\.{2,}|…|[,;:.!-]))*\s*)+")
+_CORRECTED_WHEN = re.compile(rf"\b(?P<old>{_A_WHEN})(?P<back>{_TAKEN_BACK})(?P<new>{_A_WHEN})(?![\w:])",
+                             re.IGNORECASE)
+
+
+def corrected_dates(text: str) -> str:
+    """The text with a day or a time the user takes back in the same breath replaced by the one they meant:
+    "it's tuesday, wait no, wednesday" -> "it's wednesday"; "Thursday Feb 19 at 9... sorry, 10:30" -> "Thursday
+    Feb 19 at 10:30". Only a day or time followed at once by words that take it back and another day or time:
+    "Tuesday, no idea why" is no correction."""
+    def meant(m: re.Match[str]) -> str:
+        lead = re.match(r"(?:(?:next|this|on|at|by|the)\s+)?", m.group("old"), re.IGNORECASE)
+        new = m.group("new")
+        # "at 9... sorry, 10:30": keep "at" when the new time does not say it again
+        opening = lead.group(0) if lead and not re.match(r"(?:next|this|on|at|by|the)\s", new, re.IGNORECASE) else ""
+        return opening + new
+    return _CORRECTED_WHEN.sub(meant, text)

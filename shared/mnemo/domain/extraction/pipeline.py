@@ -9,7 +9,7 @@ from datetime import datetime
 
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
-from mnemo.domain.extraction.dates import anchor, whole_date
+from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
@@ -112,6 +112,9 @@ class LearnedExtractor:
                 result.forget.append(ForgetRequest(forget.group("x").strip(" .!"), message.message_id))
                 previous_assistant = ""
                 continue
+            # a day or time taken back in the same breath is read as the one meant ("tuesday, wait no, wednesday")
+            text = corrected_dates(text)
+            stripped = corrected_dates(stripped)
             remember = REMEMBER.match(stripped)
             opening = CORRECTION_OPENING.match(stripped)
             # a correction's opening words say nothing about the user and blur the tagger's view of the rest
@@ -700,7 +703,11 @@ def _qualifier(clause: str, value: str) -> str:
 
 def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime) -> str:
     if slot.category is Category.EPISODIC:
-        day = anchor(clause, when, "future" if slot.name == "plan" else "past" if slot.name == "event" else "any")
+        tense = "future" if slot.name == "plan" else "past" if slot.name == "event" else "any"
+        at = clause.find(value)
+        near = anchor_near(clause, at, at + len(value), when, tense) if at >= 0 else None
+        # the date nearest the value: "Monday was a board meeting, Tuesday I had jury duty" dates the jury duty
+        day = near[0] if near else anchor(clause, when, tense)
         text = (slot.negate if negated else slot.affirm).format(v=value).rstrip(".")
         if day:
             text += f" ({'on' if slot.name == 'event' else 'for'} {day})"
