@@ -61,3 +61,10 @@ def test_one_fact_found_twice_in_a_message_is_one_memory(extractor: LearnedExtra
                       message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
     contents = [c.content for c in extractor.extract([message]).accepted]
     assert sorted(contents) == ["User lives in paisley.", "User no longer lives in glasgow."]
+
+
+def test_a_dated_plan_lost_in_a_terse_message_is_read_in_its_own_sentence(extractor: LearnedExtractor) -> None:
+    # read whole, three terse sentences gave no plan at all; the flight's sentence read alone is one, and it
+    # keeps the user's words for the day beside the anchored date
+    facts = stored(extractor, "Lisbon based. Flight LIS-GRU on 5 Dec. aisle always")
+    assert "User plans: Flight LIS-GRU on 5 Dec (for 2026-12-05)." in facts.values()

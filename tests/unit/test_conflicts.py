@@ -236,6 +236,13 @@ def plan(mid: str, content: str, evidence: str, days: int = 0) -> Memory:
     # the same day is a restatement, not a change
     ("User plans: go back to Busan on July 3 (for 2026-07-03).", "User plans: go back on July 3 (for 2026-07-03).",
      "now I go back on July 3", False),
+    # the same barbecue said again in other words, the change said after it
+    ("User plans: barbecue in the garden 6 June (for 2026-06-06).",
+     "User plans: Omar's barbecue will be on Sunday 14 June (for 2026-06-14).",
+     "so Omar's barbecue will be on Sunday 14 June now, the forecast is better", True),
+    # a word in common is not enough where each names a place the other does not
+    ("User plans: trip to Paris in May (for 2026-05).", "User plans: trip to Rome in June (for 2026-06).",
+     "the Rome trip got moved to June", False),
 ])
 def test_a_plan_said_again_for_another_day_in_words_of_change_moves_it(old: str, new: str, evidence: str,
                                                                         moved: bool) -> None:
@@ -266,3 +273,26 @@ def test_a_lift_followed_by_what_holds_instead_comes_apart(rule: str, parts: tup
 ])
 def test_a_rule_that_does_not_open_with_a_lift_alone_stays_whole(rule: str) -> None:
     assert lift_and_rest(rule) is None
+
+
+def negated_plan(mid: str, content: str, days: int = 0) -> Memory:
+    return plan(mid, content, content, days).model_copy(update={"polarity": False})
+
+
+@pytest.mark.parametrize(("old", "new", "cosine", "called_off"), [
+    # "I can't run the race this year after all": the half marathon in May is off
+    ("User plans: Leeds half marathon 10 May (for 2026-05-10).", "User no longer plans: race this year (for 2026).",
+     0.66, True),
+    ("User plans: Leeds half marathon 10 May (for 2026-05-10).", "User no longer plans: the race.", 0.66, True),
+    # the day outside the period the negation names, another place, or too far apart: another plan
+    ("User plans: trip to Lisbon in June (for 2026-06).", "User no longer plans: gym this week (for 2026-01-02).",
+     0.7, False),
+    ("User plans: trip to Paris in May (for 2026-05).", "User no longer plans: going to Rome (for 2026-05).",
+     0.68, False),
+    ("User plans: Leeds half marathon 10 May (for 2026-05-10).", "User no longer plans: the race.", 0.4, False),
+])
+def test_a_negated_plan_calls_off_the_plan_it_refers_back_to(old: str, new: str, cosine: float,
+                                                             called_off: bool) -> None:
+    result = classify(negated_plan("b", new, days=20), [Existing(plan("a", old, old), cosine)],
+                      conflict_similarity=0.85, duplicate_similarity=0.95, retraction_similarity=0.5)
+    assert (result.relation is Relation.CONTRADICTS and result.new_wins) is called_off

@@ -925,3 +925,15 @@ def test_a_day_or_time_taken_back_in_the_same_breath_is_read_as_the_one_meant(te
     from mnemo.domain.extraction.dates import corrected_dates
 
     assert corrected_dates(text) == meant
+
+
+def test_a_plan_keeps_the_words_of_its_date_beside_the_anchored_day() -> None:
+    # the tagger marked "school concert" and left "feb 26" outside: "(for 2026-02-26)" alone, and the
+    # user's own words for the day were gone from the memory
+    message = Message(role="user", content="x", message_id="m1", created_at=datetime(2026, 2, 1, tzinfo=UTC))
+    candidate = slot_candidate(SLOTS["plan"], "school concert", "Noor's school concert is feb 26", False,
+                               message, 0.9)
+    assert candidate.content == "User plans: school concert feb 26 (for 2026-02-26)."
+    # a value that holds its date already is not given it twice
+    assert said("plan", "dentist on friday", "dentist on friday").content == \
+        "User plans: dentist on friday (for 2026-03-06)."

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from calendar import monthrange
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 
-from mnemo.domain.agenda import plan_day
+from mnemo.domain.agenda import PLAN_SLOT, plan_day
 from mnemo.domain.extraction.dates import without_dates
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS, only_lifts, retracts, slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Category, Memory, Scope, SourceKind
@@ -161,7 +163,65 @@ def reschedules(new: Memory, old: Memory) -> bool:
         return False
     doing, was = _doing(new), _doing(old)
     evidence = new.provenance.evidence or new.content
-    return bool(doing and was) and (doing <= was or was <= doing) and bool(_RESCHEDULED.search(evidence))
+    if not (doing and was):
+        return False
+    if (doing <= was or was <= doing) and _RESCHEDULED.search(evidence):
+        return True
+    # said again in other words, with the change said after it ("Isla's party will be on Saturday 16 May now"
+    # moves "small party at home 12 May"): one doing word in common is enough when neither names someone or
+    # somewhere the other does not ("my Paris trip got moved to June" leaves "trip to Rome in May" be)
+    return (bool(doing & was) and bool(_RESCHEDULED.search(evidence) or _CHANGED_NOW.search(evidence))
+            and not (_names(new) - _names(old) and _names(old) - _names(new)))
+
+
+def calls_off(new: Memory, old: Memory, cosine: float, at_least: float | None) -> bool:
+    """``new`` calls off the plan ``old``: "I will not do the race this year" (a plan negated) retires "Paris
+    marathon 12 April", the user's plan it refers back to in other words. The two must be as close as a
+    retraction (``at_least``, MNEMO_RETRACTION_SIMILARITY), the plan's day inside the period the new one names
+    when it names one ("this year" holds 12 April; "this week" does not hold next month's trip), and neither may
+    name someone or somewhere the other does not ("not going to Rome after all" leaves the Paris trip be). The
+    closest such plan only: the caller tries the most similar first."""
+    if (at_least is None or new.polarity or not old.polarity or cosine < at_least
+            or new.subject.partition(":")[0] != PLAN_SLOT or old.subject.partition(":")[0] != PLAN_SLOT):
+        return False
+    period, day = _period(new), plan_day(old)
+    if period is not None and (day is None or not period[0] <= day <= period[1]):
+        return False
+    return not (_names(new) - _names(old) and _names(old) - _names(new))
+
+
+_PERIOD = re.compile(r"\(for (\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\)")
+
+
+def _period(plan: Memory) -> tuple[date, date] | None:
+    """The first and last day of the day, month or year a plan is for ("(for 2026)": the whole year)."""
+    m = _PERIOD.search(plan.content)
+    if not m:
+        return None
+    year = int(m.group(1))
+    try:
+        if m.group(3):
+            day = date(year, int(m.group(2)), int(m.group(3)))
+            return day, day
+        if m.group(2):
+            month = int(m.group(2))
+            return date(year, month, 1), date(year, month, monthrange(year, month)[1])
+        return date(year, 1, 1), date(year, 12, 31)
+    except ValueError:
+        return None
+
+
+# "now" or "instead" closing what is said, not opening it ("now the dentist on Friday" may be a second appointment)
+_CHANGED_NOW = re.compile(r"\w\W.*\b(?:now|instead)\b(?=\s*(?:[,.;:!?)]|$))", re.IGNORECASE)
+_NAME = re.compile(r"\b[A-Z][a-zà-ÿ]+")
+_NOT_NAMES = frozenset(terms("january february march april may june july august september october november "
+                             "december monday tuesday wednesday thursday friday saturday sunday"))
+
+
+def _names(plan: Memory) -> set[str]:
+    """The capitalised words inside a plan's value (people, places), not a month or a day."""
+    value = _TARGET_NOTE.sub(" ", plan.content).partition(":")[2]
+    return {w.lower() for w in _NAME.findall(value) if not set(terms(w)) <= _NOT_NAMES}
 
 
 def doubtful_change(new: Memory, old: Memory, margin: float | None) -> bool:
@@ -202,7 +262,8 @@ def classify(
             if replaces_instruction(new, e, *instruction_similarity):
                 return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     for e in sorted(candidates, key=lambda e: -e.cosine):
-        if e.memory.created_at <= new.created_at and reschedules(new, e.memory):
+        if e.memory.created_at <= new.created_at and (reschedules(new, e.memory)
+                                                      or calls_off(new, e.memory, e.cosine, retraction_similarity)):
             return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     if retraction_similarity is not None:
         for e in sorted(candidates, key=lambda e: -e.cosine):

@@ -203,7 +203,8 @@ class LearnedExtractor:
                         and not any(k.slot == "diet" and not k.negated for k in spans))
             spans += _without_overlaps([
                 s for s in alone_read[index]
-                if (s.slot in SENTENCE_SLOTS or (new_diet and s.slot == "diet" and not s.negated))
+                if (s.slot in SENTENCE_SLOTS or (new_diet and s.slot == "diet" and not s.negated)
+                    or (s.slot == "plan" and not s.negated and _dated(text, s, message.created_at)))
                 and all(s.end <= k.start or s.start >= k.end for k in spans)])
             for span in joined_fragments(text, sorted(spans, key=lambda s: s.start)):
                 value = text[span.start:span.end]
@@ -707,7 +708,11 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
         at = clause.find(value)
         near = anchor_near(clause, at, at + len(value), when, tense) if at >= 0 else None
         # the date nearest the value: "Monday was a board meeting, Tuesday I had jury duty" dates the jury duty
-        day = near[0] if near else anchor(clause, when, tense)
+        day, said = near if near else (anchor(clause, when, tense), None)
+        if said and anchor(value, when, tense) is None:
+            # the value is the event and its date words (docs/slots.md): "Noor's concert is feb 26" keeps "feb 26",
+            # which the tagger often leaves outside the span, beside the date it anchors to
+            value = f"{value.rstrip(' ,.')} {said}"
         text = (slot.negate if negated else slot.affirm).format(v=value).rstrip(".")
         if day:
             text += f" ({'on' if slot.name == 'event' else 'for'} {day})"
@@ -783,6 +788,13 @@ def joined_fragments(text: str, spans: list[Span], gap_words: int = 3) -> list[S
         else:
             out.append(span)
     return out
+
+
+def _dated(text: str, span: Span, when: datetime) -> bool:
+    """The plan's sentence names the day it is for: a sentence read alone adds such a plan where the whole
+    message's reading lost it (a home, a flight on a date and a seat preference in three terse sentences gave the
+    home and no flight); an undated one it may have read out of context (a city named alone) it does not add."""
+    return anchor(sentence_around(text, span.start, span.end), when, "future") is not None
 
 
 def _without_overlaps(spans: list[Span]) -> list[Span]:
