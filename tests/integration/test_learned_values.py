@@ -68,3 +68,15 @@ def test_a_dated_plan_lost_in_a_terse_message_is_read_in_its_own_sentence(extrac
     # keeps the user's words for the day beside the anchored date
     facts = stored(extractor, "Lisbon based. Flight LIS-GRU on 5 Dec. aisle always")
     assert "User plans: Flight LIS-GRU on 5 Dec (for 2026-12-05)." in facts.values()
+
+
+@pytest.mark.parametrize(("text", "kept", "gone"), [
+    ("I use Waze instead of Google Maps", "User uses Waze instead of Google Maps.", "User no longer uses Google Maps."),
+    ("I use WeChat for everything, not WhatsApp.", "User uses WeChat for everything.", "User no longer uses WhatsApp."),
+])
+def test_a_value_set_against_another_is_the_one_the_user_does_not_have(extractor: LearnedExtractor, text: str,
+                                                                       kept: str, gone: str) -> None:
+    # the polarity head read both as used: "User uses Google Maps." beside Waze
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
+    assert facts == {kept: True, gone: False}

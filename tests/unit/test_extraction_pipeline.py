@@ -937,3 +937,19 @@ def test_a_plan_keeps_the_words_of_its_date_beside_the_anchored_day() -> None:
     # a value that holds its date already is not given it twice
     assert said("plan", "dentist on friday", "dentist on friday").content == \
         "User plans: dentist on friday (for 2026-03-06)."
+
+
+@pytest.mark.parametrize(("value", "clause", "expected"), [
+    ("Google Maps", "I use Waze instead of Google Maps", True),
+    ("WhatsApp", "I use WeChat for everything, not WhatsApp", True),
+    ("iphone", "i use android not iphone", True),
+    ("vim", "I code in emacs rather than vim", True),
+    ("Waze", "I use Waze instead of Google Maps", False),  # the one said first is the user's
+    ("Notion", "nothing beats Notion", False),  # "not" inside a word is none
+    ("Obsidian", "I'm not sure, Obsidian maybe", False),  # a "not" earlier in the clause is not the value's
+])
+def test_the_value_right_after_not_or_instead_of_is_the_one_the_user_does_not_have(
+        value: str, clause: str, expected: bool) -> None:
+    from mnemo.domain.extraction.pipeline import not_this_one
+
+    assert not_this_one(value, clause) is expected

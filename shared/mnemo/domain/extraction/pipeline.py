@@ -260,6 +260,11 @@ class LearnedExtractor:
                                                               or ended_just_after(value, f.clause)))
         negated = negated or (slot.name == "health" and stopped_taking(value, f.clause))
         negated = negated or (slot.name == "plan" and called_off(value, f.clause))
+        # a value the user sets another against ("I use Waze instead of Google Maps"): only where the slot is keyed
+        # by the value, so the "no" retires that value alone (a single value's "not" would retire the slot's
+        # value whatever it is, a preference's its whole topic: "tea, not coffee" keys both as drinks)
+        negated = negated or (slot.multi and slot.name in CEASABLE_SLOTS and slot.name != "prefers"
+                              and not_this_one(value, f.clause))
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -450,6 +455,18 @@ _STOPPED_TAKING = re.compile(
 def stopped_taking(value: str, clause: str) -> bool:
     """The clause says, right before a medicine, that the user stopped taking it (health facts end only so)."""
     return _said_before(_STOPPED_TAKING, value, clause) is not None
+
+
+# "I use Waze instead of Google Maps", "I use WeChat for everything, not WhatsApp", "android not iphone": the value
+# right after is the one the user does not have
+_NOT_THIS_ONE = re.compile(r"(?:\b(?:instead of|rather than)|(?<![\w'’])not)(?:\s+(?:the|my|a|an|any|on))?\s+$",
+                           re.IGNORECASE)
+
+
+def not_this_one(value: str, clause: str) -> bool:
+    """The value comes right after "not", "instead of" or "rather than": the user does not have it."""
+    at = clause.find(value)
+    return at > 0 and _NOT_THIS_ONE.search(clause[:at]) is not None
 
 
 def ended_just_before(value: str, clause: str) -> bool:
