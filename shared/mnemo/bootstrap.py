@@ -204,7 +204,9 @@ def build_local(settings: Settings, *, clock: Clock | None = None, embedder: Emb
     from mnemo.adapters.local.erase_notices import SqliteEraseNotices
 
     service.caches.add(memories, profiles, cipher, vault)
-    service.caches.listen(SqliteEraseNotices(db, TenantHashKeys(cipher, "erase-notice"), clock))
+    notices = SqliteEraseNotices(db, TenantHashKeys(cipher, "erase-notice"), clock)
+    service.caches.listen(notices)
+    service._closers.append(notices)
     return service
 
 
