@@ -76,6 +76,8 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
         except Exception:
             metrics.EXTRACTION_JOBS.labels(outcome="failed").inc()
             raise
+        finally:
+            service.caches.settle()  # and what it erased while this job ran
         metrics.count_extraction(result)
         return result
 

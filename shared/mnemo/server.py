@@ -225,10 +225,13 @@ class WsgiApp:
                  metrics_db: Path | None = None, metrics_key: str = "", access_log: bool = True,
                  mcp: Callable[[], McpHandler] | None = None, server_timing: bool = False,
                  resolvers: ResolverPool | None = None, step_aside: Callable[[], None] | None = None,
-                 before_request: Callable[[], None] | None = None) -> None:
+                 before_request: Callable[[], None] | None = None,
+                 after_request: Callable[[], None] | None = None) -> None:
         self.app = app
-        # the worker's own step before each request (drop what it caches of users another worker erased)
+        # the worker's own steps before and after each request (drop what it caches of users another worker
+        # erased; after: of users erased while the request ran, see mnemo.services.user_caches)
         self.before_request = before_request
+        self.after_request = after_request
         # a write hands this worker's accepting to its reserve process (mnemo.write_reserve)
         self.step_aside = step_aside
         self.resolvers = resolvers or ResolverPool([app])
@@ -300,11 +303,22 @@ class WsgiApp:
 
     # -- the steps of one request
     def _serve(self, environ: dict[str, Any], method: str, raw_uri: str, path: str) -> tuple[Reply, str, str]:
-        if self.before_request is not None:
-            try:
-                self.before_request()
-            except Exception as exc:  # a busy store: the next request looks again; this one is served
-                log.warning("the step before the request failed", extra={"error": type(exc).__name__})
+        self._step(self.before_request, "before")
+        try:
+            return self._steps(environ, method, raw_uri, path)
+        finally:
+            self._step(self.after_request, "after")
+
+    @staticmethod
+    def _step(step: Callable[[], None] | None, when: str) -> None:
+        if step is None:
+            return
+        try:
+            step()
+        except Exception as exc:  # a busy store: the next request looks again; this one is served
+            log.warning("a step around the request failed", extra={"error": type(exc).__name__, "when": when})
+
+    def _steps(self, environ: dict[str, Any], method: str, raw_uri: str, path: str) -> tuple[Reply, str, str]:
         if self.auth.open and not is_loopback(host_name(str(environ.get("HTTP_HOST", "")))):
             # DNS rebinding: a page on attacker.example resolving to 127.0.0.1 sends its own Host
             return error_reply(400, "invalid_host", "without API keys only a loopback Host is served",

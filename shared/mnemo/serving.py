@@ -155,7 +155,8 @@ class WorkerRuntime:
                            ready=self.readiness, metrics_db=settings.data_dir.expanduser() / "mnemo.db",
                            metrics_key=settings.metrics_key, access_log=settings.access_log, mcp=self._mcp,
                            server_timing=settings.server_timing, resolvers=self.resolvers,
-                           step_aside=step_aside, before_request=self._before_request)
+                           step_aside=step_aside, before_request=self._before_request,
+                           after_request=self.service.caches.settle)
         self._sizes_at = 0.0
         self._warm_up(resolvers)
         if threads > 1:
