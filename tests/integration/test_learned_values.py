@@ -80,3 +80,16 @@ def test_a_value_set_against_another_is_the_one_the_user_does_not_have(extractor
     message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
     facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
     assert facts == {kept: True, gone: False}
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("my cat died this morning 😭😭", "User no longer has the pet: cat."),
+    ("our old dog Rex passed away in August", "User no longer has the pet: old dog Rex."),
+    ("my mum passed in the autumn so it's just me and dad now", "User's family no longer includes: mum."),
+])
+def test_a_pet_or_a_relative_that_died_is_no_longer_in_the_users_life(extractor: LearnedExtractor, text: str,
+                                                                       gone: str) -> None:
+    # the polarity head read "my cat died" as the user having a cat
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
+    assert facts.get(gone) is False

@@ -953,3 +953,24 @@ def test_the_value_right_after_not_or_instead_of_is_the_one_the_user_does_not_ha
     from mnemo.domain.extraction.pipeline import not_this_one
 
     assert not_this_one(value, clause) is expected
+
+
+@pytest.mark.parametrize(("slot", "value", "clause", "expected"), [
+    ("pet", "old dog Rex", "our old dog Rex passed away in August", True),
+    ("pet", "cat", "my cat died this morning 😭😭", True),
+    ("pet", "cat", "my cat Milo sadly had to be put down", True),
+    ("family", "mum", "my mum passed in the autumn", True),
+    ("family", "dad", "since my dad passed", True),
+    ("relationship_status", "girlfriend", "My girlfriend and I broke up last weekend", True),
+    ("relationship_status", "husband", "my husband and I split up in the spring", True),
+    ("family", "son", "my son passed his driving test", False),  # a test passed is no death
+    ("family", "mum", "my mum's friend passed away", False),  # the owner's friend, not the owner
+    ("relationship_status", "partner", "my partner and I split the school runs", False),
+    ("family", "dad", "my dad lives with us", False),
+    ("owns", "phone", "my phone died", False),  # a thing's end is for the slots of things to read
+])
+def test_a_pet_or_relative_that_died_and_a_partner_parted_from_are_gone(
+        slot: str, value: str, clause: str, expected: bool) -> None:
+    from mnemo.domain.extraction.pipeline import gone_after
+
+    assert gone_after(slot, value, clause) is expected

@@ -265,6 +265,9 @@ class LearnedExtractor:
         # value whatever it is, a preference's its whole topic: "tea, not coffee" keys both as drinks)
         negated = negated or (slot.multi and slot.name in CEASABLE_SLOTS and slot.name != "prefers"
                               and not_this_one(value, f.clause))
+        # a pet or a relative that died, a partner the user parted from: the polarity head reads "my cat died" as
+        # the user having a cat
+        negated = negated or gone_after(slot.name, value, f.clause)
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -467,6 +470,28 @@ def not_this_one(value: str, clause: str) -> bool:
     """The value comes right after "not", "instead of" or "rather than": the user does not have it."""
     at = clause.find(value)
     return at > 0 and _NOT_THIS_ONE.search(clause[:at]) is not None
+
+
+# right after a pet or a relative, that they died ("our old dog Rex passed away in August", "my cat died this
+# morning"); right after a partner, that the user and they parted ("my girlfriend and I broke up")
+# (not the owner's: "my mum's friend passed away"; "passed" only said alone or with when: "my son passed his
+# driving test" is no death)
+_DIED_AFTER = re.compile(
+    r"^(?!['’]s\b)\W*(?:[\w'’-]+\s+){0,2}?(?:(?:has|have|had|just|sadly|recently|unfortunately)\s+)*"
+    r"(?:passed away|passed on|died|was put down|were put down|had to be put down|"
+    r"passed(?=\s*(?:$|[,.;:!?)]|(?:in|on|last|this|earlier|recently|suddenly|peacefully|yesterday|today|during|"
+    r"at|before|after|when|and|so|but|\d)\b)))(?!\w)", re.IGNORECASE)
+_PARTED_AFTER = re.compile(r"^\s+and i\s+(?:(?:just|finally|have|had|'ve)\s+)*"
+                           r"(?:broke up|split up|separated|got divorced|divorced)(?!\w)", re.IGNORECASE)
+_GONE_AFTER = {"pet": _DIED_AFTER, "family": _DIED_AFTER, "relationship_status": _PARTED_AFTER}
+
+
+def gone_after(slot: str, value: str, clause: str) -> bool:
+    """The clause says right after the value that the pet or the relative died, or that the user and their
+    partner parted: they are no longer in the user's life."""
+    pattern = _GONE_AFTER.get(slot)
+    at = clause.find(value)
+    return pattern is not None and at >= 0 and pattern.match(clause[at + len(value):]) is not None
 
 
 def ended_just_before(value: str, clause: str) -> bool:
