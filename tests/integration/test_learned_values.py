@@ -93,3 +93,14 @@ def test_a_pet_or_a_relative_that_died_is_no_longer_in_the_users_life(extractor:
     message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
     facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
     assert facts.get(gone) is False
+
+
+def test_a_tool_switched_to_in_passing_is_the_users_and_ends_the_one_left(extractor: LearnedExtractor) -> None:
+    # the tagger marked nothing here: the new tool was never learned and the old one stayed the user's
+    message = Message(role="user", content="we've shifted our books from QuickBooks to Xero, the accountant wanted "
+                      "it. how to do a credit note in Xero?", message_id="m1",
+                      created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    found = extractor.extract([message]).accepted
+    assert [c.content for c in found if c.polarity] == ["User uses Xero."]
+    assert [(c.content, c.only_to_retire) for c in found if not c.polarity] == [
+        ("User no longer uses QuickBooks.", True)]

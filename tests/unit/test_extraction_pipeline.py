@@ -974,3 +974,25 @@ def test_a_pet_or_relative_that_died_and_a_partner_parted_from_are_gone(
     from mnemo.domain.extraction.pipeline import gone_after
 
     assert gone_after(slot, value, clause) is expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("the whole team switched to Vitest with TypeScript last sprint",
+     [("project_stack", "Vitest with TypeScript", None)]),
+    ("we're migrating from Jenkins to GitLab CI, my manager decided", [("project_stack", "GitLab CI", "Jenkins")]),
+    ("we've shifted our books from QuickBooks to Xero", [("uses", "Xero", "QuickBooks")]),
+    ("moved the deploys from Heroku to Fly.io. so much cheaper", [("project_stack", "Fly.io", "Heroku")]),
+    # a home, a shift pattern, a diet, someone else's move, a day, a switch only thought of or asked about
+    ("we moved from Cardiff to Bristol in May", []),
+    ("I switched to nights at the hospital", []),
+    ("switched to Mediterranean food this year", []),
+    ("my brother is shifting to Pune for his job", []),
+    ("we changed the team meeting to Tuesday", []),
+    ("thinking of switching our app to Flutter", []),
+    ("should we migrate the backend to Go?", []),
+])
+def test_a_switch_of_tools_names_the_new_tool_and_the_one_left(
+        text: str, expected: list[tuple[str, str, str | None]]) -> None:
+    from mnemo.domain.extraction.switches import switched_to
+
+    assert [(slot, new, old) for slot, new, old, _sentence in switched_to(text)] == expected

@@ -26,6 +26,7 @@ from mnemo.domain.extraction.slots import (
     says_when,
     subject_for,
 )
+from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
 from mnemo.domain.grammar import is_past_verb, third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
@@ -131,6 +132,7 @@ class LearnedExtractor:
             mine = [f for f in found if f.index == index]
             candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
             candidates = [part for c in candidates for part in lifted_apart(c, message)]
+            candidates.extend(self._switched_to(message, text, [f.value for f in mine]))
             candidates = one_fact_once(last_value_wins(candidates, self._later_value_doubt))
             candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
             candidates = self._with_terse_rules(candidates, message, text)
@@ -164,6 +166,24 @@ class LearnedExtractor:
                 continue
             candidate.only_to_retire = True
             out.append(candidate)
+        return out
+
+    def _switched_to(self, message: Message, text: str, tagged: list[str]) -> list[Candidate]:
+        """The tools the user says they switched to where the tagger marked none of their words (switches.py),
+        and the tools they left, written only where those retire a stored fact."""
+        marked = {t for value in tagged for t in terms(value)}
+        out = []
+        for slot_name, new, old, sentence in switched_to(text):
+            if set(terms(new)) & marked:
+                continue  # the tagger's reading of the name stands
+            slot = SLOTS[slot_name]
+            if screen(new, sentence, slot_name, False, sentence, message.content):
+                continue
+            out.append(slot_candidate(slot, new, sentence, False, message, PASSING_CONFIDENCE))
+            if old and not set(terms(old)) & marked:
+                left = slot_candidate(slot, old, sentence, True, message, PASSING_CONFIDENCE)
+                left.only_to_retire = True
+                out.append(left)
         return out
 
     def _with_terse_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
