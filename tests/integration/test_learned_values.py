@@ -30,6 +30,14 @@ def test_a_height_is_no_age(extractor: LearnedExtractor) -> None:
     assert stored(extractor, "im 41 btw").get("age") == "User is 41 years old."
 
 
+@pytest.mark.parametrize("text", ["I grew up in Kumasi and came over when I was 19.",
+                                  "I'm a dabbawala in Mumbai, been doing it since I was 18",
+                                  "retired as of Friday!! 41 years at the post office"])
+def test_an_age_once_or_a_span_of_years_is_no_age(extractor: LearnedExtractor, text: str) -> None:
+    # the tagger reads the number as the user's age: "User is 19 years old."
+    assert "age" not in stored(extractor, text)
+
+
 def test_a_constraint_buried_in_a_chatty_message_is_read_in_its_own_sentence(extractor: LearnedExtractor) -> None:
     # read whole, the message gave the family and no allergy: a constraint lost in a long message's context
     facts = stored(extractor, "ok that worked, thanks. random but im allergic to sesame and my dad keeps putting "

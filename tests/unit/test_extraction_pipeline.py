@@ -996,3 +996,20 @@ def test_a_switch_of_tools_names_the_new_tool_and_the_one_left(
     from mnemo.domain.extraction.switches import switched_to
 
     assert [(slot, new, old) for slot, new, old, _sentence in switched_to(text)] == expected
+
+
+@pytest.mark.parametrize(("value", "clause", "expected"), [
+    ("19", "I grew up in Kumasi and came over when I was 19", True),
+    ("18", "been doing it since I was 18", True),
+    ("22", "I'm a bus driver in Istanbul, 22 years on the İETT buses", True),
+    ("41", "retired as of Friday!! 41 years at the post office", True),
+    ("14", "mostly 14 to 16 year olds", True),
+    ("41", "im 41 btw", False),
+    ("40", "im learnig to swim at 40 lol", False),  # "at 40": the age now
+    ("52", "I still hurl with the junior B team, God help me at 52", False),
+    ("25", "age 25, m, new to this app", False),
+])
+def test_an_age_once_or_a_span_of_years_is_not_the_users_age_now(value: str, clause: str, expected: bool) -> None:
+    from mnemo.domain.extraction.pipeline import not_the_age_now
+
+    assert not_the_age_now(value, clause) is expected
