@@ -68,6 +68,14 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
     clock = service.ports.clock
     process = service.extraction.process
 
+    def settle() -> None:
+        """What was erased while the job ran (mnemo.services.user_caches); a busy store is not the job's failure:
+        the next job's look drops what another process erased, and this process's own erases were dropped by id."""
+        try:
+            service.caches.settle()
+        except Exception as exc:
+            log.warning("dropping the users erased during a job failed", extra={"error": type(exc).__name__})
+
     def timed(job: ExtractionJob) -> ExtractionReport:
         metrics.EXTRACTION_LAG.observe(max(0.0, (clock.now() - job.due_at).total_seconds()))
         service.caches.drop_erased()  # what a request worker erased since the last job (mnemo.services.user_caches)
@@ -77,7 +85,7 @@ def run(settings: Settings, run_dir: Path, parent: int) -> int:
             metrics.EXTRACTION_JOBS.labels(outcome="failed").inc()
             raise
         finally:
-            service.caches.settle()  # and what it erased while this job ran
+            settle()
         metrics.count_extraction(result)
         return result
 
