@@ -105,8 +105,11 @@ def test_extract_consumes_jobs_and_reports_poison_records(capsys: pytest.Capture
     assert ingest(event("POST", "/v1/users/u1/conversations/c9/close", None), Context())["statusCode"] == 202
     jobs = runtime.service().ports.queue.due(runtime.service().ports.clock.now(), 10)
     assert len(jobs) == 1
+    started: list[int] = []
+    runtime.service().caches.on_request(lambda: started.append(1))  # each job checks what was erased elsewhere
     result = extract(sqs_event(job_to_body(jobs[0]), "{not a job"), Context())
     assert result == {"batchItemFailures": [{"itemIdentifier": "msg-1"}]}
+    assert len(started) == 1  # the job; the poison record never became one
     memories = list(runtime.service().ports.memories.all_for_user("tenant_a", "u1"))
     assert [m.content for m in memories] == ["User has a pet: cat named Miso."]
     # the same message delivered again changes nothing

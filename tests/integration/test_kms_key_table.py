@@ -3,6 +3,7 @@ erase removes every copy, so neither table's backups nor a later move bring a ke
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -141,3 +142,17 @@ def test_each_request_rereads_the_wrapped_key_but_unwraps_it_once(
     fresh = KmsKeyVault(counting, keys, key_id)
     assert fresh.existing_key("t", "u") == key
     assert counting.decrypts == 1
+
+
+def test_the_plaintext_keys_kept_are_bounded_and_expire(aws: tuple[Any, Any, DynamoTable, DynamoTable]) -> None:
+    _, kms, _, keys = aws
+    counting = CountingKms(kms)
+    key_id = kms.create_key()["KeyMetadata"]["KeyId"]
+    vault = KmsKeyVault(counting, keys, key_id, cache_seconds=0.2, kept=3)
+    made = {user: vault.data_key("t", user) for user in ("a", "b", "c", "d")}
+    assert vault.owners() == {("t", "b"), ("t", "c"), ("t", "d")}  # the least recently used went
+    time.sleep(0.25)
+    vault.new_request()  # the sweep: expired plaintext is dropped, the wrapped copy kept
+    assert all(held.key is None for held in vault._cache.values())
+    assert vault.existing_key("t", "d") == made["d"]
+    assert counting.decrypts == 1  # unwrapped again, once

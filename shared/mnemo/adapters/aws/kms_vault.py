@@ -8,9 +8,12 @@ request. Erasing a user deletes the wrapped key first (crypto-shredding).
 What is cached is the unwrapping, not the belief that the key is still the user's: another function may
 have erased the user since, and a later write made a new key. So the first use of a key in each request or
 job (``new_request``, run by the handlers through ``UserCaches.drop_erased``) reads the wrapped key again
-(one consistent GetItem, no KMS call while it is the same): a warm function never seals a new write under a
-shredded key (nobody could open it again, and it would outlive the erase), never hashes lookups with it
-(every lexical match of the user's new memories would be missed) and never finds the erased user's key.
+(one consistent GetItem, no KMS call while it is the same): a request or job that starts after an erase
+elsewhere does not seal a new write under the shredded key (nobody could open it again, and it would outlive
+the erase), hash lookups with it (every lexical match of the user's new memories would be missed) or find
+the erased user's key. Within one request the key read first is trusted; the writer's first use is under the
+user's lock, which an erase also holds. The plaintext is dropped ``cache_seconds`` after KMS gave it (at the
+next sweep, a minute late at most), and at most ``kept`` users are held.
 
 Where the wrapped keys live decides what an erase destroys. The KMS key never changes per erase
 (KMS keeps every key version it ever had, so rotating it would not help), so whoever holds a copy
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -42,15 +46,15 @@ ERASING = "erasing"  # the attribute of the mark an erase under way leaves in pl
 
 @dataclass(frozen=True)
 class _Held:
-    unwrapped_at: float  # monotonic: the plaintext is dropped ``cache_seconds`` after KMS gave it
+    unwrapped_at: float  # monotonic: the plaintext is used ``cache_seconds`` after KMS gave it, then dropped
     wrapped: bytes  # what the key table held when last read: the key is the user's while it still does
-    key: bytes
+    key: bytes | None  # None once dropped (the wrapped copy stays, to tell a replaced key)
     request: int  # the request in which the key table was last read
 
 
 class KmsKeyVault:
     def __init__(self, kms: Any, keys: DynamoTable, key_id: str, cache_seconds: float = 300.0,
-                 legacy: DynamoTable | None = None) -> None:
+                 legacy: DynamoTable | None = None, kept: int = 4096) -> None:
         """``keys`` holds the wrapped keys; ``legacy`` is the state table where they were kept before
         (read once per user to move the key over, and cleared on erase), or None when it is the same."""
         self._kms = kms
@@ -58,8 +62,10 @@ class KmsKeyVault:
         self._legacy = legacy if legacy is not None and legacy.table != keys.table else None
         self._key_id = key_id
         self._cache_seconds = cache_seconds
-        self._cache: dict[tuple[str, str], _Held] = {}
+        self._cache: OrderedDict[tuple[str, str], _Held] = OrderedDict()  # least recently used first
+        self._kept = kept
         self._request = 0
+        self._swept = time.monotonic()
         self._lock = threading.Lock()
         # told when a key held here turns out gone or replaced: the user was erased by another function, and
         # whatever else this one keeps of the user (queries, last questions, readings) goes too
@@ -67,8 +73,14 @@ class KmsKeyVault:
 
     def new_request(self) -> None:
         """A request or job starts: each cached key is checked against the key table at its next use."""
+        now = time.monotonic()
         with self._lock:
             self._request += 1
+            if now - self._swept >= min(self._cache_seconds, 60.0):  # expired plaintext goes, a minute at most late
+                self._swept = now
+                for owner, held in self._cache.items():
+                    if held.key is not None and now - held.unwrapped_at >= self._cache_seconds:
+                        self._cache[owner] = _Held(held.unwrapped_at, held.wrapped, None, held.request)
 
     @staticmethod
     def _context(tenant_id: str, user_id: str) -> dict[str, str]:
@@ -81,10 +93,10 @@ class KmsKeyVault:
         with self._lock:
             hit = self._cache.get(owner)
             request = self._request
-        fresh = hit is not None and now - hit.unwrapped_at < self._cache_seconds
+        held = hit.key if hit is not None and now - hit.unwrapped_at < self._cache_seconds else None
         # the tenant's secret is no user's: never erased, never replaced (mnemo.crypto.tenant_hash_key)
-        if hit is not None and fresh and (hit.request == request or user_id == TENANT_KEY_OWNER):
-            return hit.key
+        if hit is not None and held is not None and (hit.request == request or user_id == TENANT_KEY_OWNER):
+            return held
         item = self._t.get(pk(tenant_id, user_id), DATA_KEY) or self._move_legacy(tenant_id, user_id)
         wrapped = bytes(item["wrapped"]["B"]) if item is not None and "wrapped" in item else None
         if hit is not None and wrapped != hit.wrapped:
@@ -93,16 +105,22 @@ class KmsKeyVault:
                 self.erased_elsewhere(tenant_id, user_id)
         if wrapped is None:  # none, or an erase's mark in its place
             return None
-        if hit is not None and fresh and hit.wrapped == wrapped:  # still the user's key: no KMS call
-            key, unwrapped_at = hit.key, hit.unwrapped_at
+        if hit is not None and held is not None and hit.wrapped == wrapped:  # still the user's key: no KMS call
+            key, unwrapped_at = held, hit.unwrapped_at
         else:
             with aws_errors("KMS"):
                 key = bytes(self._kms.decrypt(CiphertextBlob=wrapped, KeyId=self._key_id,
                                               EncryptionContext=self._context(tenant_id, user_id))["Plaintext"])
             unwrapped_at = now
-        with self._lock:
-            self._cache[owner] = _Held(unwrapped_at, wrapped, key, request)
+        self._keep(owner, _Held(unwrapped_at, wrapped, key, request))
         return key
+
+    def _keep(self, owner: tuple[str, str], held: _Held) -> None:
+        with self._lock:
+            self._cache[owner] = held
+            self._cache.move_to_end(owner)
+            while len(self._cache) > self._kept:
+                self._cache.popitem(last=False)
 
     def data_key(self, tenant_id: str, user_id: str) -> bytes:
         key = self.existing_key(tenant_id, user_id)
@@ -142,9 +160,8 @@ class KmsKeyVault:
                 raise ErasureUnderway("the user is being erased; retry once the erase has finished")
             return self.data_key(tenant_id, user_id)
         key = bytes(generated["Plaintext"])
-        with self._lock:
-            self._cache[(tenant_id, user_id)] = _Held(time.monotonic(), bytes(generated["CiphertextBlob"]), key,
-                                                      self._request)
+        self._keep((tenant_id, user_id), _Held(time.monotonic(), bytes(generated["CiphertextBlob"]), key,
+                                               self._request))
         return key
 
     def erasing(self, tenant_id: str, user_id: str) -> bool:

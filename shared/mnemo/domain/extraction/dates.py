@@ -217,11 +217,24 @@ _A_WHEN = (rf"(?:(?:next|this|on|at|by|the)\s+)?(?:{_WEEKDAY.replace('?P<wd>', '
            rf"{_MONTH.replace('?P<mon>', '?:')}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?|"
            r"\d{1,2}(?:st|nd|rd|th)(?:\s+of)?(?:\s+" + _MONTH.replace("?P<mon>", "?:") + r")?|"
            r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?|today|tonight|tomorrow|tmrw)")
-# what takes the day or time before it back: "wait no", "sorry", "i mean", "actually", "no,", "make that"
-_TAKEN_BACK = (r"(?:\s*(?:\.{2,}|…|[,;:.!-]))*\s*(?:(?:no+|nope|wait|sorry|oops|i mean|i meant|actually|scratch that|"
-               r"correction|make (?:that|it)|or rather|rather|it['’]?s|its|it is)\b(?:\s*(?:\.{2,}|…|[,;:.!-]))*\s*)+")
+# what takes the day or time before it back: "wait no", "sorry", "i mean", "actually", "no,", "make that",
+# then perhaps "it's" ("no wait its the 15th"; "it's" alone adds to a date: "on Saturday, it's 8pm"). The
+# separators are one character class, so a run of them is read one way only (a dotted one was read 2^n ways)
+_GAP = r"[\s.…,;:!\-]*"
+_TAKEN_BACK = (_GAP + r"(?:(?:no+|nope|wait|sorry|oops|i mean|i meant|actually|scratch that|correction|"
+               r"make (?:that|it)|or rather|rather)\b" + _GAP + r")+(?:(?:it['’]?s|its|it is)\b" + _GAP + r")?")
 _CORRECTED_WHEN = re.compile(rf"\b(?P<old>{_A_WHEN})(?P<back>{_TAKEN_BACK})(?P<new>{_A_WHEN})(?![\w:])",
                              re.IGNORECASE)
+_LEAD = re.compile(r"(?:(?:next|this|on|at|by|the)\s+)?", re.IGNORECASE)
+_MONTH_NAMED = re.compile(_MONTH.replace("?P<mon>", "?:"), re.IGNORECASE)
+_ORDINAL_ALONE = re.compile(r"(?:the\s+)?(\d{1,2}(?:st|nd|rd|th))", re.IGNORECASE)
+_CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?", re.IGNORECASE)
+
+
+def _when_kind(when: str) -> str:
+    """"time" for a time of day ("9", "10:30", "at 8pm"), "day" for anything else _A_WHEN reads."""
+    lead = _LEAD.match(when)
+    return "time" if _CLOCK.fullmatch(when[lead.end() if lead else 0:]) else "day"
 
 
 def corrected_dates(text: str) -> str:
@@ -230,8 +243,14 @@ def corrected_dates(text: str) -> str:
     Feb 19 at 10:30". Only a day or time followed at once by words that take it back and another day or time:
     "Tuesday, no idea why" is no correction."""
     def meant(m: re.Match[str]) -> str:
-        lead = re.match(r"(?:(?:next|this|on|at|by|the)\s+)?", m.group("old"), re.IGNORECASE)
         new = m.group("new")
+        if _when_kind(m.group("old")) != _when_kind(new):  # "Friday no 5 people came": no day taken back
+            return m.group(0)
+        month = _MONTH_NAMED.search(m.group("old"))
+        day = _ORDINAL_ALONE.fullmatch(new)
+        lead = _LEAD.match(m.group("old"))
+        if month and day:  # "on march 14th, no wait its the 15th": on March the 15th
+            return f"{lead.group(0) if lead else ''}{month.group(0)} {day.group(1)}"
         # "at 9... sorry, 10:30": keep "at" when the new time does not say it again
         opening = lead.group(0) if lead and not re.match(r"(?:next|this|on|at|by|the)\s", new, re.IGNORECASE) else ""
         return opening + new
