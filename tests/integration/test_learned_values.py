@@ -112,3 +112,11 @@ def test_a_tool_switched_to_in_passing_is_the_users_and_ends_the_one_left(extrac
     assert [c.content for c in found if c.polarity] == ["User uses Xero."]
     assert [(c.content, c.only_to_retire) for c in found if not c.polarity] == [
         ("User no longer uses QuickBooks.", True)]
+
+
+def test_a_medicine_a_doctor_started_the_user_on_is_their_health(extractor: LearnedExtractor) -> None:
+    # the tagger marked nothing in either: the medicine was never stored
+    assert "User's health: ramipril 5mg." in stored(extractor, "the GP put me on ramipril 5mg last week, is "
+                                                               "ibuprofen ok with it?").values()
+    said = "quick q. consultant has started me on metformin 500mg with breakfast. can i still have porridge?"
+    assert "User's health: metformin 500mg." in stored(extractor, said).values()

@@ -214,9 +214,14 @@ def test_a_lift_retires_only_an_instruction_about_the_same_thing() -> None:
     assert not lifts_instruction(lift, fact("d", "likes:japanes", "User likes Japanese translation."))
 
 
+def told(slot: str, category: Category, mid: str, content: str, evidence: str, days: int = 0) -> Memory:
+    """A fact of ``slot`` the extractor made of ``evidence``."""
+    return fact(mid, f"{slot}:{mid}", content, days=days).model_copy(
+        update={"category": category, "provenance": Provenance(evidence=evidence)})
+
+
 def plan(mid: str, content: str, evidence: str, days: int = 0) -> Memory:
-    return fact(mid, f"plan:{mid}", content, days=days).model_copy(
-        update={"category": Category.EPISODIC, "provenance": Provenance(evidence=evidence)})
+    return told("plan", Category.EPISODIC, mid, content, evidence, days)
 
 
 @pytest.mark.parametrize(("old", "new", "evidence", "moved"), [
@@ -296,3 +301,21 @@ def test_a_negated_plan_calls_off_the_plan_it_refers_back_to(old: str, new: str,
     result = classify(negated_plan("b", new, days=20), [Existing(plan("a", old, old), cosine)],
                       conflict_similarity=0.85, duplicate_similarity=0.95, retraction_similarity=0.5)
     assert (result.relation is Relation.CONTRADICTS and result.new_wins) is called_off
+
+
+@pytest.mark.parametrize(("old", "new", "evidence", "replaced"), [
+    # a medicine said to take another's place ends it, typed as it comes
+    ("User's health: ramipril 5mg.", "User's health: losartan 50mg.",
+     "gp put me on losartan 50mg now insted, the ramipril made me cough", True),
+    ("User's health: ramipril 5mg.", "User's health: losartan 50mg.",
+     "the doctor put me on losartan 50mg, the old pill gave me a cough", True),
+    # a second medicine beside the first, or a condition, is not replaced
+    ("User's health: ramipril 5mg.", "User's health: metformin 500mg.", "also started me on metformin 500mg", False),
+    ("User's health: type 2 diabetes.", "User's health: metformin 500mg.",
+     "they put me on metformin 500mg instead of diet alone", False),
+])
+def test_a_medicine_said_to_replace_another_ends_it(old: str, new: str, evidence: str, replaced: bool) -> None:
+    result = classify(told("health", Category.CONSTRAINT, "b", new, evidence, days=20),
+                      [Existing(told("health", Category.CONSTRAINT, "a", old, old), 0.7)],
+                      conflict_similarity=0.85, duplicate_similarity=0.95)
+    assert (result.relation is Relation.CONTRADICTS and result.new_wins) is replaced

@@ -1017,7 +1017,7 @@ def test_a_switch_of_tools_names_the_new_tool_and_the_one_left(
         text: str, expected: list[tuple[str, str, str | None]]) -> None:
     from mnemo.domain.extraction.switches import switched_to
 
-    assert [(slot, new, old) for slot, new, old, _sentence in switched_to(text)] == expected
+    assert [(slot, new, old) for slot, new, old, _said, _sentence in switched_to(text)] == expected
 
 
 @pytest.mark.parametrize(("value", "clause", "expected"), [
@@ -1035,3 +1035,26 @@ def test_an_age_once_or_a_span_of_years_is_not_the_users_age_now(value: str, cla
     from mnemo.domain.extraction.pipeline import not_the_age_now
 
     assert not_the_age_now(value, clause) is expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("my GP put me on ramipril 5mg last week", ["ramipril 5mg"]),
+    ("the consultant has started me on metformin, twice a day", ["metformin"]),
+    ("doctor switched me off the sertraline and onto citalopram", ["citalopram"]),
+    ("the specialist prescribed me beta blockers for the palpitations", ["beta blockers"]),
+    ("the nurse increased my levothyroxine dose to 100 mcg", ["levothyroxine 100 mcg"]),
+    # put on hold, on nights, on a waiting list; no doctor and no dose; a question
+    ("the GP put me on a waiting list for physio", []),
+    ("they put me on nights again", []),
+    ("my manager put me on the Atlas project", []),
+    ("did the doctor put you on statins?", []),
+])
+def test_a_medicine_the_user_was_started_on_is_read_with_its_dose(text: str, expected: list[str]) -> None:
+    from mnemo.domain.extraction.medicines import started_on
+
+    assert [value for _slot, value, _old, _said, _sentence in started_on(text)] == expected
+
+
+def test_a_new_dose_of_a_medicine_is_the_same_fact_changed() -> None:
+    assert said("health", "levothyroxine 100 mcg", "increased my levothyroxine dose to 100 mcg").subject == \
+        said("health", "levothyroxine 75 mcg", "started me on levothyroxine 75 mcg").subject == "health:levothyroxin"

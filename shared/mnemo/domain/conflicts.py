@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from mnemo.domain.agenda import PLAN_SLOT, plan_day
 from mnemo.domain.extraction.dates import without_dates
+from mnemo.domain.extraction.medicines import names_a_dose
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS, only_lifts, retracts, slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Category, Memory, Scope, SourceKind
 from mnemo.domain.text import normalise_content, terms
@@ -174,6 +175,24 @@ def reschedules(new: Memory, old: Memory) -> bool:
             and not (_names(new) - _names(old) and _names(old) - _names(new)))
 
 
+# words that say a medicine took another's place ("put me on amlodipine now instead", "switched me to apixaban")
+# (typed as it comes: "insted"), or that it ended the one before ("the old pill gave me a cough")
+_REPLACED = re.compile(r"\b(?:inst[ea]+d|switch\w*|chang\w*|swap\w*|replac\w*|moved me|in place of|"
+                       r"(?:the|my) (?:old|other|previous|last) (?:pills?|meds?|medicines?|medication|tablets?|drug|"
+                       r"prescription|one))\b", re.IGNORECASE)
+
+
+def replaces_medicine(new: Memory, old: Memory) -> bool:
+    """``new`` is a medicine said to take another's place ("doc put me on amlodipine 5mg now instead, the old pill
+    gave me a cough") and ``old`` a live medicine of the user's (both give a dose, so neither is a condition): the
+    closest such one ends. Health is multi-valued, so without this the old pill stayed beside the new one."""
+    if not (new.polarity and old.polarity and new.subject.partition(":")[0] == old.subject.partition(":")[0] == "health"
+            and new.subject != old.subject):
+        return False
+    evidence = new.provenance.evidence or ""
+    return names_a_dose(new.content) and names_a_dose(old.content) and bool(_REPLACED.search(evidence))
+
+
 def calls_off(new: Memory, old: Memory, cosine: float, at_least: float | None) -> bool:
     """``new`` calls off the plan ``old``: "I will not do the race this year" (a plan negated) retires "Paris
     marathon 12 April", the user's plan it refers back to in other words. The two must be as close as a
@@ -269,7 +288,8 @@ def classify(
                 return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if e.memory.created_at <= new.created_at and (reschedules(new, e.memory)
-                                                      or calls_off(new, e.memory, e.cosine, retraction_similarity)):
+                                                      or calls_off(new, e.memory, e.cosine, retraction_similarity)
+                                                      or replaces_medicine(new, e.memory)):
             return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     if retraction_similarity is not None:
         for e in sorted(candidates, key=lambda e: -e.cosine):

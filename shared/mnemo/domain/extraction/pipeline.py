@@ -10,6 +10,7 @@ from datetime import datetime
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
+from mnemo.domain.extraction.medicines import started_on, without_dose
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
@@ -132,7 +133,7 @@ class LearnedExtractor:
             mine = [f for f in found if f.index == index]
             candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
             candidates = [part for c in candidates for part in lifted_apart(c, message)]
-            candidates.extend(self._switched_to(message, text, [f.value for f in mine]))
+            candidates.extend(self._said_in_passing(message, text, [c.content for c in candidates if c.should_store]))
             candidates = one_fact_once(last_value_wins(candidates, self._later_value_doubt))
             candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
             candidates = self._with_terse_rules(candidates, message, text)
@@ -168,17 +169,20 @@ class LearnedExtractor:
             out.append(candidate)
         return out
 
-    def _switched_to(self, message: Message, text: str, tagged: list[str]) -> list[Candidate]:
-        """The tools the user says they switched to where the tagger marked none of their words (switches.py),
-        and the tools they left, written only where those retire a stored fact."""
-        marked = {t for value in tagged for t in terms(value)}
+    def _said_in_passing(self, message: Message, text: str, stored: list[str]) -> list[Candidate]:
+        """The tools the user says they switched to (switches.py) and the medicines a doctor started them on
+        (medicines.py) where no fact found (``stored``) names them, and the tools they left, written only where
+        those retire a stored fact. A reading the screen refused does not stand in the way: "Doctor has increased my
+        thyroxine dose" is the user's dose, not the doctor's."""
+        marked = {t for fact in stored for t in terms(fact)}
         out = []
-        for slot_name, new, old, sentence in switched_to(text):
+        for slot_name, new, old, said, sentence in [*switched_to(text), *started_on(text)]:
             if set(terms(new)) & marked:
-                continue  # the tagger's reading of the name stands
+                continue  # the fact found stands
             slot = SLOTS[slot_name]
-            if screen(new, sentence, slot_name, False, sentence, message.content):
+            if screen(new, said, slot_name, False, sentence, message.content):
                 continue
+            # the sentence is the evidence: what it says around the words ("... now instead") tells a change
             out.append(slot_candidate(slot, new, sentence, False, message, PASSING_CONFIDENCE))
             if old and not set(terms(old)) & marked:
                 left = slot_candidate(slot, old, sentence, True, message, PASSING_CONFIDENCE)
@@ -743,6 +747,8 @@ def _key_source(slot: Slot, value: str, clause: str) -> str:
             return m.group("kind")
     if slot.name == "prefers":
         return topic_of(value) or topic_of(clause) or value
+    if slot.name == "health":
+        return without_dose(value)
     if slot.multi and not set(terms(value)) - ACTIVITY_VERBS:
         # the tagger kept only the verb ("eating"): the words after it say what is liked
         at = clause.lower().find(value.lower())

@@ -48,9 +48,10 @@ _NOT_A_TOOL = re.compile(r"^(?:january|february|march|april|may|june|july|august
                          r"s?$", re.IGNORECASE)
 
 
-def switched_to(text: str) -> list[tuple[str, str, str | None, str]]:
-    """(slot, new tool, old tool or None, the sentence) for each switch of tools the text states."""
-    found: list[tuple[str, str, str | None, str]] = []
+def switched_to(text: str) -> list[tuple[str, str, str | None, str, str]]:
+    """(slot, new tool, old tool or None, the sentence, the sentence) for each switch of tools the text states
+    (the shape of medicines.started_on, whose words said differ from their sentence)."""
+    found: list[tuple[str, str, str | None, str, str]] = []
     for m in _SWITCH.finditer(text):
         sentence = sentence_around(text, m.start(), m.end())
         verb = m.group("verb").lower()
@@ -63,5 +64,5 @@ def switched_to(text: str) -> list[tuple[str, str, str | None, str]]:
         if _NOT_A_TOOL.match(new.split()[0]):
             continue
         old = m.group("old").strip() if m.group("old") else None
-        found.append(("project_stack" if _BUILDING.search(sentence) else "uses", new, old, sentence))
+        found.append(("project_stack" if _BUILDING.search(sentence) else "uses", new, old, sentence, sentence))
     return found
