@@ -73,8 +73,15 @@ def test_the_shipped_model_is_what_the_committed_pairs_train(tmp_path: Path) -> 
     assert training.main(["--out", str(out)]) == 0
     trained, shipped = EndingModel.load(out), EndingModel.load(ENDING_PATH)
     assert trained.version == shipped.version
-    np.testing.assert_allclose(trained.net.w2, shipped.net.w2, atol=1e-3)
-    np.testing.assert_allclose(trained.net.b2, shipped.net.b2, atol=1e-3)
+    # judged by what the two say, not by their weights: the encoder's floats differ in their last bits from one
+    # CPU to another (another machine's retraining moved output weights by ~0.004), and so do the weights fitted
+    from mnemo.adapters.local.onnx_embedder import OnnxMiniLmEmbedder
+
+    pairs = training.with_unrelated(training.load(training.training_files()), training.UNRELATED, 7)
+    rows = training.features(pairs, OnnxMiniLmEmbedder(query_model=training.ENCODER, verify=False))
+    now, then = trained.probabilities(rows), shipped.probabilities(rows)
+    assert float(np.abs(now - then).mean()) < 0.01  # this machine: 0.0007 (its 99th percentile 0.005)
+    assert float(np.mean((now >= 0.5) == (then >= 0.5))) >= 0.99  # this machine: every verdict the same
 
 
 def test_the_judge_is_off_by_default_and_scores_pairs_when_on(tmp_path: Path) -> None:

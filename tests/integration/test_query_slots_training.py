@@ -27,5 +27,18 @@ def test_the_shipped_model_is_what_the_committed_data_trains(tmp_path: Path) -> 
     trained, shipped = SlotAffinity.load(out), SlotAffinity.load(SLOT_AFFINITY_PATH)
     assert trained.slots == shipped.slots
     assert trained.version == shipped.version
-    np.testing.assert_allclose(trained.weights, shipped.weights, atol=1e-3)
-    np.testing.assert_allclose(trained.bias, shipped.bias, atol=1e-3)
+    # judged by what the two say, not by their weights: the query model's floats differ in their last bits from
+    # one CPU to another, and so do the weights fitted on them (by more than 1e-3 on another machine)
+    from mnemo.bootstrap import shared_embedder
+    from mnemo.settings import Settings
+
+    embedder = shared_embedder(Settings())
+    requests = [text for text, _slots in query_slots.load_all(query_slots.training_files())]
+    x = np.vstack([embedder.embed_queries([text]) for text in requests]).astype(np.float32)
+
+    def chances(model: SlotAffinity) -> np.ndarray:
+        return np.asarray(1.0 / (1.0 + np.exp(-(x @ model.weights.T + model.bias))))
+
+    now, then = chances(trained), chances(shipped)
+    assert float(np.abs(now - then).mean()) < 0.01  # this machine: 0.0003
+    assert float(np.mean((now >= 0.5) == (then >= 0.5))) >= 0.99  # this machine: 0.9999
