@@ -120,3 +120,9 @@ def test_a_medicine_a_doctor_started_the_user_on_is_their_health(extractor: Lear
                                                                "ibuprofen ok with it?").values()
     said = "quick q. consultant has started me on metformin 500mg with breakfast. can i still have porridge?"
     assert "User's health: metformin 500mg." in stored(extractor, said).values()
+
+
+def test_a_diet_named_before_the_word_diet_is_the_users_diet(extractor: LearnedExtractor) -> None:
+    # the tagger marked nothing: the user's diet was never stored
+    facts = stored(extractor, "lol so I'm on a pescatarian diet now, the kids think it's hilarious. fish pie ideas?")
+    assert facts.get("diet") == "User's diet: pescatarian."

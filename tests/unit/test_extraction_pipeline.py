@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import numpy as np
@@ -9,6 +10,8 @@ import pytest
 
 from mnemo.domain.extraction.candidates import Candidate
 from mnemo.domain.extraction.dates import anchor, whole_date
+from mnemo.domain.extraction.diets import diets_followed
+from mnemo.domain.extraction.medicines import started_on
 from mnemo.domain.extraction.pipeline import (
     CEASABLE_SLOTS,
     called_off,
@@ -1037,24 +1040,40 @@ def test_an_age_once_or_a_span_of_years_is_not_the_users_age_now(value: str, cla
     assert not_the_age_now(value, clause) is expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("my GP put me on ramipril 5mg last week", ["ramipril 5mg"]),
-    ("the consultant has started me on metformin, twice a day", ["metformin"]),
-    ("doctor switched me off the sertraline and onto citalopram", ["citalopram"]),
-    ("the specialist prescribed me beta blockers for the palpitations", ["beta blockers"]),
-    ("the nurse increased my levothyroxine dose to 100 mcg", ["levothyroxine 100 mcg"]),
-    # put on hold, on nights, on a waiting list; no doctor and no dose; a question
-    ("the GP put me on a waiting list for physio", []),
-    ("they put me on nights again", []),
-    ("my manager put me on the Atlas project", []),
-    ("did the doctor put you on statins?", []),
-])
-def test_a_medicine_the_user_was_started_on_is_read_with_its_dose(text: str, expected: list[str]) -> None:
-    from mnemo.domain.extraction.medicines import started_on
-
-    assert [value for _slot, value, _old, _said, _sentence in started_on(text)] == expected
-
-
 def test_a_new_dose_of_a_medicine_is_the_same_fact_changed() -> None:
     assert said("health", "levothyroxine 100 mcg", "increased my levothyroxine dose to 100 mcg").subject == \
         said("health", "levothyroxine 75 mcg", "started me on levothyroxine 75 mcg").subject == "health:levothyroxin"
+
+
+def _values(reader: Callable[[str], list[tuple[str, str, str | None, str, str]]]) -> Callable[[str], list[str]]:
+    """The values one of the readers of facts said in passing finds in a text."""
+    return lambda text: [value for _slot, value, _old, _said, _sentence in reader(text)]
+
+
+_medicines = _values(started_on)
+_diets = _values(diets_followed)
+
+
+@pytest.mark.parametrize(("read", "text", "expected"), [
+    (_medicines, "my GP put me on ramipril 5mg last week", ["ramipril 5mg"]),
+    (_medicines, "the consultant has started me on metformin, twice a day", ["metformin"]),
+    (_medicines, "doctor switched me off the sertraline and onto citalopram", ["citalopram"]),
+    (_medicines, "the specialist prescribed me beta blockers for the palpitations", ["beta blockers"]),
+    (_medicines, "the nurse increased my levothyroxine dose to 100 mcg", ["levothyroxine 100 mcg"]),
+    # put on hold, on nights, on a waiting list; no doctor and no dose; a question
+    (_medicines, "the GP put me on a waiting list for physio", []),
+    (_medicines, "they put me on nights again", []),
+    (_medicines, "my manager put me on the Atlas project", []),
+    (_medicines, "did the doctor put you on statins?", []),
+    (_diets, "I'm starting a low FODMAP diet this week", ["low FODMAP"]),
+    (_diets, "we've been doing a Nordic kind of diet since spring", ["Nordic"]),
+    (_diets, "i follow a plant-based diet", ["plant-based"]),
+    # how a diet is kept, no diet named, one only thought of or asked about
+    (_diets, "im on a strict diet", []),
+    (_diets, "I was going to start a diet today but the donuts won", []),
+    (_diets, "thinking of trying a vegan diet", []),
+    (_diets, "is a keto diet good for runners?", []),
+])
+def test_a_medicine_started_or_a_diet_named_is_read_where_it_is_said(
+        read: Callable[[str], list[str]], text: str, expected: list[str]) -> None:
+    assert read(text) == expected

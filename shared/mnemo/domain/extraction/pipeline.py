@@ -10,6 +10,7 @@ from datetime import datetime
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
+from mnemo.domain.extraction.diets import diets_followed
 from mnemo.domain.extraction.medicines import started_on, without_dose
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
@@ -170,15 +171,16 @@ class LearnedExtractor:
         return out
 
     def _said_in_passing(self, message: Message, text: str, stored: list[str]) -> list[Candidate]:
-        """The tools the user says they switched to (switches.py) and the medicines a doctor started them on
-        (medicines.py) where no fact found (``stored``) names them, and the tools they left, written only where
-        those retire a stored fact. A reading the screen refused does not stand in the way: "Doctor has increased my
-        thyroxine dose" is the user's dose, not the doctor's."""
+        """The tools the user says they switched to (switches.py), the medicines a doctor started them on
+        (medicines.py) and the diets they follow by name (diets.py) where no fact found (``stored``) says them
+        already, and the tools they left, written only where those retire a stored fact. A reading the screen
+        refused does not stand in the way: "Doctor has increased my thyroxine dose" is the user's dose, not the
+        doctor's."""
         marked = {t for fact in stored for t in terms(fact)}
         out = []
-        for slot_name, new, old, said, sentence in [*switched_to(text), *started_on(text)]:
-            if set(terms(new)) & marked:
-                continue  # the fact found stands
+        for slot_name, new, old, said, sentence in [*switched_to(text), *started_on(text), *diets_followed(text)]:
+            if set(terms(new)) <= marked:
+                continue  # a fact found says it already
             slot = SLOTS[slot_name]
             if screen(new, said, slot_name, False, sentence, message.content):
                 continue
