@@ -126,3 +126,10 @@ def test_a_diet_named_before_the_word_diet_is_the_users_diet(extractor: LearnedE
     # the tagger marked nothing: the user's diet was never stored
     facts = stored(extractor, "lol so I'm on a pescatarian diet now, the kids think it's hilarious. fish pie ideas?")
     assert facts.get("diet") == "User's diet: pescatarian."
+
+
+def test_a_job_is_the_users_whole_phrase_not_the_piece_the_tagger_marked(extractor: LearnedExtractor) -> None:
+    # the tagger marked "bookkeeping for small charities around Leeds": that they are freelance was lost
+    facts = stored(extractor, "so I left the agency, I'm freelance now doing bookkeeping for small charities "
+                              "around Leeds")
+    assert facts.get("job") == "User's job: freelance now doing bookkeeping for small charities around Leeds."

@@ -1077,3 +1077,27 @@ _diets = _values(diets_followed)
 def test_a_medicine_started_or_a_diet_named_is_read_where_it_is_said(
         read: Callable[[str], list[str]], text: str, expected: list[str]) -> None:
     assert read(text) == expected
+
+
+@pytest.mark.parametrize(("value", "clause", "expected"), [
+    # the tagger's piece of a job runs back to where the user says what they do
+    ("Rotterdam", "I work since 4 years as process engineer by Shell in Rotterdam",
+     "process engineer by Shell in Rotterdam"),
+    ("for private clients", "I'm freelance now doing bookkeeping for private clients",
+     "freelance now doing bookkeeping for private clients"),
+    ("Baker Bros", "I am managing a small cafe in Leeds, name is Baker Bros",
+     "managing a small cafe in Leeds, name is Baker Bros"),
+    ("Lidl", "im at Lidl now", "Lidl"),
+    # a title taken back on the way: the one meant only
+    ("junior designer", "I joined an agency as junior developer, sorry, junior designer", "junior designer"),
+    # no "I" before it, or too far: the value as found
+    ("nurse", "nurse, nights, mostly", "nurse"),
+    ("Acme", "I love my job at Acme", "Acme"),
+    # another subject between: what follows is no part of the job
+    ("tests", "I work as QA in a fintech called Finvo and we use Jest for the tests", "tests"),
+    ("Acme", "I'm so tired this week, the kids were sick and the car broke down and work is mad at Acme", "Acme"),
+])
+def test_a_piece_of_a_job_runs_back_to_where_the_user_says_what_they_do(value: str, clause: str, expected: str) -> None:
+    from mnemo.domain.extraction.pipeline import job_phrase
+
+    assert job_phrase(value, clause) == expected

@@ -300,6 +300,8 @@ class LearnedExtractor:
             return None
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
+        if slot.name == "job" and not negated:
+            value = job_phrase(value, f.clause)
         if slot.name == "age" and _A_MEASURE.search(value):
             return None  # "i'm 5'11 and vegan": a height, not "User is 5'11 years old."
         if slot.name == "age" and not_the_age_now(value, f.clause):
@@ -370,6 +372,47 @@ def lifted_apart(candidate: Candidate, message: Message) -> list[Candidate]:
         # one statement, one weight: the new rule must not lose to its own lift (R6 ranks sources)
         part.source, part.correction = candidate.source, candidate.correction
     return parts
+
+
+# the user saying what they do, right before the job's words: "Now I work", "I'm", "I am", "I've been"
+_ADVERBS = r"(?:\s+(?:now|also|just|currently|still|finally|officially|actually))*"
+_JOB_OPENER = re.compile(
+    r"\b(?:i(?:['’]m|m| am|['’]ve been|ve been| have been)\b" + _ADVERBS + "|"
+    r"i\b" + _ADVERBS + r"(?:\s+(?:have|['’]ve))?\s+(?:work|working|joined|run|running|manage|managing|own|teach|"
+    r"teaching)\b)(?:\s+(?:now|also|just|currently|still|am|working|employed|a|an)\b)*\s*", re.IGNORECASE)
+JOB_PHRASE_MAX_WORDS = 14
+
+
+def job_phrase(value: str, clause: str) -> str:
+    """A job is title and employer as one fact (docs/slots.md), and the tagger marks a piece of it ("Stuttgart" of
+    "I work since 6 years as mechanical engineer by Bosch in Stuttgart", "& Co" of "I am running a small bakery
+    in Pune, name is Crumb & Co"): the value runs back to where the user says what they do, the last "I work",
+    "I'm", "I am" before it in its clause, when that is near (``JOB_PHRASE_MAX_WORDS``)."""
+    at = clause.find(value)
+    if at < 0:
+        return value
+    openers = list(_JOB_OPENER.finditer(clause, 0, at))
+    if not openers:
+        return value
+    start = openers[-1].end()
+    # a title taken back on the way keeps only the one meant ("as senior data analyst, sorry, senior data engineer")
+    phrase = _TAKEN_BACK_IN_PHRASE.split(clause[start:at + len(value)])[-1].strip(" ,")
+    # how long, "as" and "at" say nothing of which job: "since 6 years as engineer" -> "engineer", "at Target" -> Target
+    phrase = _HOW_LONG_AS.sub("", phrase) or phrase
+    if _NEW_SUBJECT.search(phrase[:max(0, phrase.find(value))]):
+        return value  # "I work as QA at Finvo and we use Cypress for the e2e tests": "tests" is no part of the job
+    return phrase if value in phrase and len(phrase.split()) <= JOB_PHRASE_MAX_WORDS else value
+
+
+_NEW_SUBJECT = re.compile(r"\b(?:and|but|so|while|because)\s+(?:we|i|they|he|she|my|our|it)\b", re.IGNORECASE)
+
+
+_HOW_LONG_AS = re.compile(r"^(?:(?:since|for)\s+(?:\w+\s+){0,2}(?:years?|months?|weeks?)\s+)?(?:as|at)\s+|"
+                          r"^(?:since|for)\s+(?:\w+\s+){0,2}(?:years?|months?|weeks?)\s+", re.IGNORECASE)
+
+
+_TAKEN_BACK_IN_PHRASE = re.compile(r"[,;.]*\s*\b(?:sorry|i mean|i meant|wait,? no|no,? wait|or rather|scratch that)\b"
+                                   r"[,;:.]*\s*", re.IGNORECASE)
 
 
 def completed_phrase(value: str, clause: str) -> str:
