@@ -292,3 +292,37 @@ def test_a_value_switched_from_is_retired_by_the_one_switched_to(service: Mnemo,
     assert "User uses Linux laptop." in now
     # what was switched from no longer holds (listed as a retraction, never as a fact)
     assert not any(("Mac" in c or "neovim" in c) and "no longer" not in c for c in now), now
+
+
+def session(service: Mnemo, conversation: str, *said: tuple[str, str]) -> None:
+    """The user says each (message id, text) in one conversation, which then closes and is extracted."""
+    for message_id, text in said:
+        say(service, text, conversation=conversation, message_id=message_id)
+    service.ingestor.close("t", "u", conversation)
+    run_due_jobs(service)
+
+
+def health(service: Mnemo, user: str = "u") -> list[str]:
+    """The user's health facts that hold now (retractions aside: they are listed, never injected)."""
+    return sorted(c for c in contents(service, user) if c.startswith("User's health:"))
+
+
+def test_a_medicine_switched_from_ends_and_the_one_switched_to_is_kept(service: Mnemo, clock) -> None:
+    session(service, "c1", ("a", "fyi my gp put me on ramipril for the blood pressure"))
+    assert "User's health: ramipril." in health(service)
+    clock.advance(days=20)
+    session(service, "c2", ("b", "the gp moved me off ramipril and onto candesartan, the cough was driving me mad"))
+    now = health(service)
+    assert "User's health: candesartan." in now
+    assert not any("ramipril" in c for c in now), now
+
+
+def test_a_new_dose_replaces_the_old_dose_and_a_relatives_medicine_is_not_the_users(service: Mnemo,
+                                                                                        clock) -> None:
+    session(service, "c1",
+            ("a", "been on sertraline 50mg since the spring"),
+            ("b", "my husband takes warfarin, he has afib"))
+    assert health(service) == ["User's health: sertraline 50mg."]
+    clock.advance(days=30)
+    session(service, "c2", ("c", "the psychiatrist raised my sertraline to 100mg"))
+    assert health(service) == ["User's health: sertraline 100mg."]

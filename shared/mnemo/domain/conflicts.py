@@ -258,6 +258,16 @@ def doubtful_change(new: Memory, old: Memory, margin: float | None) -> bool:
             and new.confidence + margin <= old.confidence)
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def new_dose(new: Memory, old: Memory) -> bool:
+    """One medicine at another dose ("sertraline 100mg" after "sertraline 50mg", one subject): a change, not the
+    same fact said again, however close the two statements' vectors (they barely see numbers)."""
+    return (new.subject.partition(":")[0] == old.subject.partition(":")[0] == "health"
+            and set(_NUMBER.findall(new.content)) != set(_NUMBER.findall(old.content)))
+
+
 def classify(
     new: Memory, existing: list[Existing], *, conflict_similarity: float, duplicate_similarity: float,
     instruction_similarity: tuple[float, float] | None = None, retraction_similarity: float | None = None,
@@ -273,7 +283,8 @@ def classify(
     for e in candidates:
         same_slot = slot_identity(e.memory.subject) == slot_identity(new.subject)
         if (normalise_content(e.memory.content) == new_norm
-                or (same_slot and e.memory.polarity == new.polarity and e.cosine >= duplicate_similarity)):
+                or (same_slot and e.memory.polarity == new.polarity and e.cosine >= duplicate_similarity
+                    and not new_dose(new, e.memory))):
             return Resolution(Relation.SAME, e.memory)
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if slot_identity(e.memory.subject) == slot_identity(new.subject):

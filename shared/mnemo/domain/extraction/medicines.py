@@ -6,11 +6,18 @@ construction: someone put, started or switched the user onto a named drug ("doc 
 "has started me on thyroxine 50 mcg", "switched me off the warfarin and onto apixaban", "prescribed me
 sertraline"), or changed its dose ("increased my thyroxine dose to 75 mcg"). The same words also put people
 on hold, on nights or on a waiting list, so the sentence must talk of a doctor or medicine, or give a dose.
+
+The tagger also misreads the medicines it does mark ("Now im on Jardiance" as avoided, "now I take Eliquis" as a
+routine) and never marks one said in other words ("begun taking levothyroxine", "no more warfarin"):
+medicines_in reads the medicines a text says are taken, with the wider set of ways people say so, where the name
+itself says medicine (an INN stem such as "-pril", "-sartan", "-statin"; a dose or a form after it; or a doctor
+or medicines spoken of); ended_medicines the ones a switch or an ending leaves behind.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from mnemo.domain.extraction.segment import is_question, sentence_around
 
@@ -71,3 +78,184 @@ def without_dose(value: str) -> str:
 def names_a_dose(text: str) -> bool:
     """The text gives a dose ("amlodipine 5mg"): a medicine, not a condition."""
     return _A_DOSE.search(text) is not None
+
+
+# the message speaks of medicine: who prescribes, what is taken, how much
+MEDICAL_TALK = re.compile(
+    r"\b(?:doctors?|doc|docter|doktor|gp|physician|nurse|cardiologist|endocrinologist|psychiatrist|specialist|"
+    r"consultant|rheumatologist|neurologist|dermatologist|pharmacist|pharmacy|chemist|meds?|medications?|"
+    r"medicines?|medicin|pills?|tablets?|capsules?|dose|doses|dosage|prescri\w*|mg|mcg|milligrams?|"
+    r"micrograms?|inhaler|blood pressure|bp|cholesterol|diabet\w*|thyroid|heart|clots?|"
+    r"blood thinners?|anticoagulants?)\b",
+    re.IGNORECASE)
+# stems of international non-proprietary names (WHO) common in what users take: a word that ends so is a
+# medicine's name ("lisinopril", "amlodipine", "rosuvastatin", "apixaban", "empagliflozin", "semaglutide")
+_INN_STEM = re.compile(
+    r"(?:pril|prilat|sartan|olol|alol|dipine|vastatin|formin|gliflozin|gliptin|glutide|glinide|gliclazide|"
+    r"glipizide|xaban|gatran|parin|farin|prazole|tidine|oxetine|opram|alopram|traline|triptyline|ipramine|"
+    r"azepam|azolam|cillin|mycin|cycline|floxacin|oxacin|olone|isone|sone|thyroxine|thyronine|mazole|"
+    r"umab|ximab|zumab|tinib|ciclovir|cyclovir|setron|triptan|dronate|lukast|terol|sonide|semide|thiazide|"
+    r"afil|profen|coxib|gabalin|gabapentin|piprazole|apine|idone|lamotrigine|valproate|etiracetam|"
+    r"trigine|amide|osin|asteride|tamsulosin|statin|aspirin|insulin|warfarin|metformin|lithium|"
+    r"paracetamol|acetaminophen|ibuprofen|naproxen|codeine|tramadol|morphine|methotrexate|allopurinol|"
+    r"colchicine|digoxin|furosemide|spironolactone|levothyroxine|thyroxine|prednisone|prednisolone)$",
+    re.IGNORECASE)
+# a dose or a form right after the name: "amlodipine 5mg", "metformin 500", "ramipril tablets"
+_TAKEN_DOSE = (r"\d+(?:[.,]\d+)*\s*(?:mg|mcg|µg|ug|milligrams?|micrograms?|units?|iu|ml|puffs?|x)?\b")
+_FORM = r"(?:pills?|tablets?|tabs|capsules?|injections?|jabs?|shots?|inhaler|patch(?:es)?|spray|drops|syrup)\b"
+_BARE_NUMBER = re.compile(r"^\s*\d+(?:[.,]\d+)*$")
+_AFTER = re.compile(r"^\s*(?:" + _TAKEN_DOSE + r"|" + _FORM + r")", re.IGNORECASE)
+# the words right before a medicine's name: someone putting the user on it, being on it, taking it, its prescription
+_PUT_ON = (r"(?:put|puts|putting|started|starts|starting|start|got|gets|getting|switched|switching|moved|"
+           r"moving|changed|changing|swapped|has|have|had|keeps?|kept|want|wants|tried|trying|placed)\s+"
+           r"(?:me|him|her|us)\s+(?:back\s+|now\s+)?(?:on|onto|to)")
+_ON = (r"(?:i'?m|im|i am|am|been|being|was|now|still|stay(?:ing)?|going|went|go|got|get|gotten|started|starting|"
+       r"start|begun|began|begin|remain|remaining|be|are|we're)\s+(?:back\s+|now\s+|also\s+)?on(?:to)?|onto")
+_TAKE = (r"(?:take|takes|taking|takin|took|tak|inject|injecting|started|start|starting|begun|began|begin|"
+         r"beginning|commenced|restarted|continue|continuing)(?:\s+(?:taking|on|with|using))?")
+_TAKEN_PRESCRIBED = r"(?:prescribed|prescribe|prescribes|prescribing)(?:\s+(?:me|him|her))?"
+_GAVE = r"(?:gave|given|give|giving|gives|added|adding)(?:\s+(?:me|him|her))?"
+_NEW_MEDS = (r"(?:new|my|the|current)\s+(?:meds?|medicines?|medications?|medicin|pills?|tablets?|prescription)"
+             r"\s*(?:is called|are called|is|are|:|=|-)\s*(?:now\s+)?")
+# a switch names what it leads to: "from bisoprolol to nebivolol", "swapped naproxen for celecoxib", "replaced the
+# lansoprazole with famotidine"
+_SWITCH_TO = (r"(?:from\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+\d[\d.,]*\s*(?:mg|mcg|units)?)?\s+(?:to|onto)|"
+              r"(?:swap\w*|swopped|trad\w*)\s+(?:the\s+|my\s+)?[\w'-]+\s+for|"
+              r"replac\w*\s+(?:the\s+|my\s+)?[\w'-]+\s+with)")
+_FRAME = re.compile(
+    r"\b(?P<frame>" + _PUT_ON + r"|" + _ON + r"|" + _TAKE + r"|" + _TAKEN_PRESCRIBED + r"|" + _GAVE + r"|" + _NEW_MEDS
+    + r"|" + _SWITCH_TO + r")\s+(?:the\s+|my\s+|some\s+|a\s+course\s+of\s+|a\s+low\s+dose\s+of\s+)?"
+    r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)", re.IGNORECASE)
+# frames that say medicine wherever the message speaks of a doctor or of medicines: someone putting the user on
+# something, a prescription, a list of medicines, starting on something
+_STRONG = re.compile(r"^(?:" + _PUT_ON + r"|" + _TAKEN_PRESCRIBED + r"|" + _NEW_MEDS + r"|" + _SWITCH_TO
+                     + r"|(?:started|starting|start|begun|began|begin)\s+on)\s*$", re.IGNORECASE)
+# frames after which a name written as a brand is ("now I take Eliquis") is a medicine where medicines are spoken of
+_BRAND_FRAME = re.compile(r"^(?:take|takes|taking|takin|took|tak|inject|injecting)\s*$", re.IGNORECASE)
+_ON_FRAME = re.compile(r"^(?:" + _ON + r")\s*$", re.IGNORECASE)
+# a medicine the clause says the user stopped, or does not take: "stopped taking X", "not on X", "don't take X"
+_NOT_TAKEN_BEFORE = re.compile(r"(?:\b(?:stop\w*|quit\w*|not|no longer|never|off|cant|cannot|dont|doesnt|didnt|wont|"
+                               r"shouldnt|mustnt|avoid\w*|allergic to)|n['’]t)\s*$", re.IGNORECASE)
+# a second word that is part of a medicine's name ("insulin glargine", "vitamin D", "salbutamol inhaler")
+_FIRST_OF_TWO = frozenset({"insulin", "vitamin", "iron", "fish", "folic", "blood", "beta", "water", "hormone",
+                           "nicotine", "st"})
+_SECOND_OF_TWO = re.compile(r"^(?:" + _FORM + r"|xr|er|sr|xl|cr|la|d|d3|b12|b6|c)$", re.IGNORECASE)
+# words after a verb of taking that are never a medicine
+_NOT_A_MEDICINE = frozenset("""
+a an the it them this that these those me my him her us you your our their one some any all something anything
+nothing everything off out up down in on at to for of with from by about over into onto back again now still
+also just only really too very more less much many lot lots bit time times day days week weeks month months
+year years morning mornings night nights evening evenings daily twice once every each care break rest bed
+holiday holidays leave list waiting wait hold call phone speaker rota shift shifts team project job case course
+diet walk walks bus train car taxi tube plane flight stairs lift photo photos picture pictures class classes
+lesson lessons test tests exam exams look notes note advice chance risk step steps action decision place
+track board road way trip swimming running yoga gym meds medicine medicines medication medications pill pills
+tablet tablets dose doses prescription treatment sick ill better worse fine ok okay well good bad
+low high less lower higher same new old other another both either nights days weekends weight pounds kilos
+stone early exercises stretches leaflet referral scan appointment results antibiotics waitlist physio therapy
+january february march april may june july august september october november december monday tuesday wednesday
+thursday friday saturday sunday
+""".split())
+# a medicine's name has at least this many letters ("D" of "vitamin D" only as the second word)
+_MIN_LETTERS = 3
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A medicine named in a text: its name (with its dose where one follows) and where it stands."""
+
+    name: str
+    start: int
+    end: int
+
+
+def has_medicine_stem(word: str) -> bool:
+    """The word ends as an international non-proprietary name does ("ramipril", "candesartan")."""
+    return len(word) > _MIN_LETTERS + 2 and bool(_INN_STEM.search(word))
+
+
+def _name_in(match: re.Match[str]) -> tuple[str, int]:
+    """The medicine's name of a frame's match: its first word, with the second where the two are one name."""
+    words = match.group("name").split()
+    first = words[0]
+    if len(words) > 1 and (first.lower() in _FIRST_OF_TWO or _SECOND_OF_TWO.match(words[1])):
+        return f"{first} {words[1]}", match.start("name")
+    return first, match.start("name")
+
+
+def medicines_in(text: str) -> list[Mention]:
+    """Every medicine the text says is taken, prescribed, started or dosed anew, in order: the name after a verb
+    of taking where the name says medicine (a medicine's stem, a dose or a form after it), or, where the text
+    speaks of a doctor or of medicines, after a verb that says so plainly ("put me on", "prescribed", "my new
+    pills are") or as a name written as a brand is (a capital inside the sentence: "now I take Eliquis");
+    and a medicine whose dose changed ("raised my levothyroxine to 100 mcg"), with its new dose."""
+    talk = bool(MEDICAL_TALK.search(text))
+    out: list[Mention] = []
+    for m in _FRAME.finditer(text):
+        name, start = _name_in(m)
+        head = name.split()[0]
+        if (head.lower() in _NOT_A_MEDICINE or len(head) < _MIN_LETTERS
+                or _NOT_TAKEN_BEFORE.search(text[:m.start()])):
+            continue
+        end = start + len(name)
+        after = _AFTER.match(text[end:])
+        # a bare number after a name is a dose only where medicines are spoken of ("Python 3.12", "July 10")
+        dose = after if after is not None and (talk or not _BARE_NUMBER.match(after.group(0).strip())) else None
+        frame = m.group("frame")
+        brand = head[:1].isupper() and not _sentence_start(text, start) and (
+            bool(_BRAND_FRAME.match(frame))
+            or (bool(_ON_FRAME.match(frame)) and bool(re.search(r"\bnow\b", text[max(0, m.start() - 12):end + 12],
+                                                               re.IGNORECASE))))
+        if not (has_medicine_stem(head) or dose is not None or (talk and (bool(_STRONG.match(frame)) or brand))):
+            continue
+        if dose is not None and re.match(r"^\s*\d", dose.group(0)):
+            end += len(dose.group(0).rstrip())
+        out.append(Mention(text[start:end].strip(), start, end))
+    for m in _TAKEN_DOSE_CHANGED.finditer(text):
+        group = "name" if m.group("name") else "name2"
+        head = m.group(group)
+        if head.lower() in _NOT_A_MEDICINE or not (talk or has_medicine_stem(head)):
+            continue
+        if not any(o.start < m.end("dose") and o.end > m.start(group) for o in out):
+            out.append(Mention(f"{head} {m.group('dose').strip()}", m.start(group), m.end("dose")))
+    return sorted(out, key=lambda mention: mention.start)
+
+
+# a new dose: "raised my levothyroxine to 100 mcg", "increased my thyroxine dose to 75 mcg", "my sertraline went
+# up to 100mg", "the ramipril dose is now 10 mg"
+_TAKEN_DOSE_UNIT = r"\d+(?:[.,]\d+)*\s*(?:mg|mcg|µg|ug|milligrams?|micrograms?|units?|iu|ml)\b"
+_TAKEN_DOSE_CHANGED = re.compile(
+    r"(?:\b(?:increas|rais|lower|reduc|upp|chang|doubl|halv|adjust|bump|put|cut|drop)\w*\s+(?:up\s+|down\s+)?"
+    r"(?:my|the)\s+(?P<name>[^\W\d_][\w-]*)|\b(?:my|the)\s+(?P<name2>[^\W\d_][\w-]*))"
+    r"(?:\s+(?:dose|dosage))?\s+(?:(?:went|goes|going|was|is|got|has gone|has been)\s+)?"
+    r"(?:(?:up|down|increased|raised|lowered|reduced|now|changed)\s+)?(?:to|at)\s+(?P<dose>" + _TAKEN_DOSE_UNIT + r")",
+    re.IGNORECASE)
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    return bool(re.search(r"(?:^|[.!?]\s+)\W*$", text[:at]))
+
+
+# what a switch names as ended, where it is a medicine: "from X to Y", "Y instead of X", "Y rather than X",
+# "no more X", "not more X", "replaced X with Y", "swapped X for Y"
+_OLD_NAMED = re.compile(
+    r"\b(?:(?:switch\w*|chang\w*|mov\w*|swap\w*|transferr\w*|went|go|going|put)\s+(?:me\s+|him\s+|her\s+)?"
+    r"(?:over\s+|back\s+)?from|instead of|insted of|in place of|rather than|no more|not more|no longer on|"
+    r"replac\w*|swap\w*|swopped|stopped|stop|came off|come off|off)"
+    r"\s+(?:the\s+|my\s+|taking\s+)?(?P<name>[^\W\d_][\w'-]*)", re.IGNORECASE)
+
+
+def ended_medicines(text: str) -> list[Mention]:
+    """Medicines a message names as the ones a switch or an ending left behind: a name whose stem says medicine,
+    or any name where the message speaks of a doctor or of medicines."""
+    talk = bool(MEDICAL_TALK.search(text))
+    out = []
+    for m in _OLD_NAMED.finditer(text):
+        name = m.group("name")
+        if name.lower() in _NOT_A_MEDICINE or len(name) < _MIN_LETTERS:
+            continue
+        after = _AFTER.match(text[m.end():])
+        dosed = after is not None and not _BARE_NUMBER.match(after.group(0).strip())
+        if has_medicine_stem(name) or (talk and (name[:1].isupper() or dosed)):
+            out.append(Mention(name, m.start("name"), m.end("name")))
+    return out

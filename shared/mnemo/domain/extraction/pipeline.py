@@ -11,7 +11,7 @@ from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequ
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
 from mnemo.domain.extraction.diets import diets_followed
-from mnemo.domain.extraction.medicines import started_on, without_dose
+from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, started_on, without_dose
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
@@ -131,13 +131,14 @@ class LearnedExtractor:
             previous_assistant = ""
         found = self._tag(texts)
         for index, (message, text, explicit) in enumerate(texts):
-            mine = [f for f in found if f.index == index]
+            mine = with_medicines([f for f in found if f.index == index], index, message, text, explicit)
             candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
             candidates = [part for c in candidates for part in lifted_apart(c, message)]
             candidates.extend(self._said_in_passing(message, text, [c.content for c in candidates if c.should_store]))
             candidates = one_fact_once(last_value_wins(candidates, self._later_value_doubt))
             candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
             candidates = self._with_terse_rules(candidates, message, text)
+            candidates.extend(self._medicines_ended(message, text, candidates))
             if index in corrected:
                 # the user corrects what the assistant assumed: their word, with the weight of a correction
                 for c in candidates:
@@ -190,6 +191,22 @@ class LearnedExtractor:
                 left = slot_candidate(slot, old, sentence, True, message, PASSING_CONFIDENCE)
                 left.only_to_retire = True
                 out.append(left)
+        return out
+
+    def _medicines_ended(self, message: Message, text: str, candidates: list[Candidate]) -> list[Candidate]:
+        """Retractions of the medicines a switch or an ending names as left behind ("instead of simvastatin", "no
+        more warfarin", "swapped the naproxen for ...") that no candidate retracts already, to be written only where
+        they retire a stored fact."""
+        retracted = {c.subject for c in candidates if c.should_store and not c.polarity}
+        out = []
+        for mention in ended_medicines(text):
+            clause = clause_around(text, mention.start, mention.end)
+            candidate = slot_candidate(SLOTS["health"], mention.name, clause, True, message, PASSING_CONFIDENCE)
+            if candidate.subject in retracted or screen(mention.name, clause, "health", False, clause, message.content):
+                continue
+            candidate.only_to_retire = True
+            retracted.add(candidate.subject)
+            out.append(candidate)
         return out
 
     def _with_terse_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
@@ -322,6 +339,46 @@ class LearnedExtractor:
             candidate.should_store = False
             candidate.rejection_reason = reason
         return candidate
+
+
+# slots a medicine said as taken may be misread into ("Now im on Jardiance" as avoided, "take losartan every
+# morning" as a routine, "prescribed gabapentin" as an allergy); never an allergy where the clause speaks of one
+# ("allergic to penicillin" names a medicine the user must not take)
+_NEVER_A_MEDICINE = frozenset({"name", "preferred_name", "age", "birthday", "family", "relationship_status",
+                               "pet", "languages_spoken", "nationality", "hometown", "home_location"})
+
+
+def with_medicines(found: list[_Found], index: int, message: Message, text: str,
+                   explicit: bool) -> list[_Found]:
+    """The found values with the medicines the text says the user takes (medicines.py) read as health facts: a
+    value over a medicine's name becomes that medicine (whatever slot the tagger gave it), a medicine the tagger
+    left unmarked is added, and a medicine the text names as left behind is negated."""
+    mentions = medicines_in(text)
+    left = ended_medicines(text)
+    ended = {m.name.split()[0].lower() for m in left}
+    out: list[_Found] = []
+    used: set[Mention] = set()
+    for f in found:
+        mention = next((m for m in [*mentions, *left] if m.start < f.span.end and m.end > f.span.start), None)
+        if (mention is None or f.span.slot in _NEVER_A_MEDICINE
+                or (f.span.slot == "allergy" and _ALLERGY_TALK.search(f.clause))):
+            out.append(f)
+            continue
+        used.add(mention)
+        out.append(_medicine_found(f.index, mention, max(f.span.confidence, PASSING_CONFIDENCE), message, text,
+                                   explicit, ended))
+    for mention in mentions:
+        if mention not in used and all(mention.end <= f.span.start or mention.start >= f.span.end for f in found):
+            out.append(_medicine_found(index, mention, PASSING_CONFIDENCE, message, text, explicit, ended))
+    return sorted(out, key=lambda f: f.span.start)
+
+
+def _medicine_found(index: int, mention: Mention, confidence: float, message: Message, text: str, explicit: bool,
+                    ended: set[str]) -> _Found:
+    negated = mention.name.split()[0].lower() in ended
+    return _Found(index, Span(mention.start, mention.end, "health", confidence, negated), mention.name,
+                  clause_around(text, mention.start, mention.end), sentence_around(text, mention.start, mention.end),
+                  message, explicit)
 
 
 def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: Message, confidence: float,

@@ -41,7 +41,7 @@ _OTHER_PERSON = re.compile(
     # "my wife Ananya and daughter Diya are going to Mysuru": several of them, still not the user
     rf"(?:(?:and|&)\s+(?:my\s+|our\s+)?(?:\w+\s+)?{_PEOPLE}(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?)*"
     rf"(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
-    rf"lives?|works?|moved|eats?|can't|cannot|doesn't|does|don't|got|gets|wants?|says|said|started|doing|"
+    rf"lives?|works?|moved|eats?|can't|cannot|doesn't|does|don't|got|gets|wants?|says|said|started|doing|takes|took|"
     rf"'s|'re|keeps?|never|always|es|está|tiene|come|est|a|mange|ist|hat|isst|é|tem|come|è|ha|mangia)\b",
     re.IGNORECASE)
 # the value, at most two more words ("AWS" "key"), then "is", ":" or "=" and the marker
@@ -131,13 +131,16 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     """The value sits where the clause talks of someone else: "I'm a nurse and my mum is vegan" (vegan is
     the mum's, nurse the user's); "I'm vegan and my mum is too" (the user's)."""
     at = clause.lower().find(value.lower())
-    if at < 0:
-        return _OTHER_PERSON.search(clause) is not None  # the value is not in it as written: the person decides
+    if at < 0:  # the value is not in it as written: the person decides (a doctor's doing to the user is the user's)
+        person = _OTHER_PERSON.search(clause)
+        return person is not None and not (_CLINICIAN.search(person.group(0))
+                                           and _THE_USER.search(clause[person.start():]))
     # the user speaking of themselves again between the person and the value takes it back ("my doctor
     # told me I'm type 2 diabetic", "my mum is vegan and I'm a nurse")
     for m in _OTHER_PERSON.finditer(clause):
         if (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
-                and not _names_the_value(value, clause[m.start():at])):
+                and not _names_the_value(value, clause[m.start():at])
+                and not (_CLINICIAN.search(m.group(0)) and _THE_USER.search(clause[m.start():at]))):
             return True
     for m in _SHE_OR_HE.finditer(clause):
         if at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]):
@@ -182,6 +185,10 @@ def _spoken_of(value: str, clause: str) -> bool:
                             or _OTHER_THAN_SELF_BEFORE_NAME.search(clause[:at]))
 
 
+# a doctor's words and doings about the user are the user's facts: "the GP has put me on ramipril", "my doctor
+# has found that my thyroid is underactive"
+_CLINICIAN = re.compile(r"\b(?:doctor|gp|doc|nurse)\b", re.IGNORECASE)
+_THE_USER = re.compile(r"\b(?:me|my|myself)\b", re.IGNORECASE)
 _USER_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd)\b", re.IGNORECASE)
 _OPENER_ONLY = re.compile(r"^\W*(?:(?:and|but|while|whereas|though|also|so|oh|btw|lol)\s+)*$", re.IGNORECASE)
 _STARTS_WITH_PERSON = re.compile(rf"{_PEOPLE}\b", re.IGNORECASE)
