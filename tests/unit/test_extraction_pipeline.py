@@ -1015,6 +1015,7 @@ def test_a_pet_or_relative_that_died_and_a_partner_parted_from_are_gone(
     ("we changed the team meeting to Tuesday", []),
     ("thinking of switching our app to Flutter", []),
     ("should we migrate the backend to Go?", []),
+    ("we're migrating the app from java 8 to 17 this quarter", []),  # a version, not a tool
 ])
 def test_a_switch_of_tools_names_the_new_tool_and_the_one_left(
         text: str, expected: list[tuple[str, str, str | None]]) -> None:
@@ -1101,3 +1102,15 @@ def test_a_piece_of_a_job_runs_back_to_where_the_user_says_what_they_do(value: s
     from mnemo.domain.extraction.pipeline import job_phrase
 
     assert job_phrase(value, clause) == expected
+
+
+@pytest.mark.parametrize(("value", "clause", "expected"), [
+    # the tagger read the number beside the deadline as the deadline
+    ("of 4", "beta deadline is 30 April, team of 4", "30 April"),
+    ("end of May", "launch is end of May", "end of May"),
+    ("Q3", "ship by Q3, team of 4", "Q3"),
+])
+def test_a_deadline_read_as_a_bare_number_is_the_date_beside_it(value: str, clause: str, expected: str) -> None:
+    from mnemo.domain.extraction.pipeline import deadline_date
+
+    assert deadline_date(value, clause, MONDAY) == expected

@@ -296,8 +296,10 @@ class LearnedExtractor:
         if slot.name in TIME_ONLY_SLOTS and only_when(f.value):
             return None  # "User plans: next" lost what is planned
         found = whole_date(f.value, f.clause) if slot.name in DATED_SLOTS else f.value
-        if slot.name == "project_deadline" and not says_when(found):
-            return None
+        if slot.name == "project_deadline":
+            found = deadline_date(found, f.clause, f.message.created_at)
+            if not says_when(found):
+                return None
         value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause, found)
         negated = negated or (slot.name in CEASABLE_SLOTS and (ended_just_before(value, f.clause)
                                                               or ended_just_after(value, f.clause)))
@@ -470,6 +472,19 @@ _HOW_LONG_AS = re.compile(r"^(?:(?:since|for)\s+(?:\w+\s+){0,2}(?:years?|months?
 
 _TAKEN_BACK_IN_PHRASE = re.compile(r"[,;.]*\s*\b(?:sorry|i mean|i meant|wait,? no|no,? wait|or rather|scratch that)\b"
                                    r"[,;:.]*\s*", re.IGNORECASE)
+
+
+_A_NUMBER_ONLY = re.compile(r"^\W*(?:(?:of|a|an|the|to|by|is|was|for)\s+)*\d+\W*$", re.IGNORECASE)
+
+
+def deadline_date(value: str, clause: str, when: datetime) -> str:
+    """A deadline the tagger read as a bare number beside the date ("of 3" of "MVP deadline is 15 March, team of
+    3") is the date its clause names nearest to it; any other value stands."""
+    if not _A_NUMBER_ONLY.match(value):
+        return value
+    at = clause.find(value)
+    near = anchor_near(clause, at, at + len(value), when) if at >= 0 else None
+    return near[1] if near else value
 
 
 def completed_phrase(value: str, clause: str) -> str:

@@ -61,8 +61,8 @@ def switched_to(text: str) -> list[tuple[str, str, str | None, str, str]]:
         if is_question(sentence) or _NOT_DONE.search(text[:m.start()]):
             continue
         new = m.group("new").strip()
-        if _NOT_A_TOOL.match(new.split()[0]):
-            continue
+        if _NOT_A_TOOL.match(new.split()[0]) or new.replace(".", "").isdigit():
+            continue  # a day, a month, or a bare version number ("java 8 to 17": the tool's version, not a tool)
         old = m.group("old").strip() if m.group("old") else None
         found.append(("project_stack" if _BUILDING.search(sentence) else "uses", new, old, sentence, sentence))
     return found
