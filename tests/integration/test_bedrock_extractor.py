@@ -61,7 +61,7 @@ def test_structured_facts_in_the_slot_vocabulary_pass_the_same_screening(bedrock
 
 def test_the_tool_schema_is_the_slot_vocabulary(bedrock) -> None:
     from mnemo.domain.extraction.llm import FACT_SCHEMA
-    from mnemo.domain.extraction.slots import SLOTS
+    from mnemo.domain.extraction.slots import FOUND_AROUND_THE_TAGGER, SLOTS
 
     client, stubber = bedrock
     tool = {"tools": [{"toolSpec": {"name": "record_facts", "description": ANY,
@@ -71,7 +71,8 @@ def test_the_tool_schema_is_the_slot_vocabulary(bedrock) -> None:
         "modelId": MODEL, "system": ANY, "messages": ANY, "toolConfig": tool, "inferenceConfig": ANY})
     BedrockExtractor(client, MODEL).extract(messages(("user", "I love tea")))
     stubber.assert_no_pending_responses()
-    assert FACT_SCHEMA["properties"]["facts"]["items"]["properties"]["slot"]["enum"] == list(SLOTS)
+    offered = [s for s in SLOTS if s not in FOUND_AROUND_THE_TAGGER]
+    assert FACT_SCHEMA["properties"]["facts"]["items"]["properties"]["slot"]["enum"] == offered
 
 
 def test_a_schema_violation_falls_back_and_is_counted(bedrock) -> None:

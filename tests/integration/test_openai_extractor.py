@@ -14,7 +14,7 @@ from mnemo.adapters.openai_extractor import OpenAIExtractor
 from mnemo.bootstrap import build_local, learned_extractor, run_due_jobs
 from mnemo.domain.extraction.llm import FACT_SCHEMA, SYSTEM
 from mnemo.domain.extraction.pipeline import LearnedExtractor, slot_candidate
-from mnemo.domain.extraction.slots import SLOTS
+from mnemo.domain.extraction.slots import FOUND_AROUND_THE_TAGGER, SLOTS
 from mnemo.domain.models import Category, Message
 from mnemo.errors import ConfigurationError
 from mnemo.fallbacks import EXTRACTOR_FALLBACKS, FallbackCounter
@@ -68,9 +68,10 @@ def test_the_request_is_the_chat_completions_wire_format(server, learned, counte
         "name": "record_facts", "strict": True, "schema": FACT_SCHEMA}}
     # the schema is the slot vocabulary, and the prompt describes every slot
     fact = body["response_format"]["json_schema"]["schema"]["properties"]["facts"]["items"]
-    assert fact["properties"]["slot"]["enum"] == list(SLOTS)
+    offered = [s for s in SLOTS if s not in FOUND_AROUND_THE_TAGGER]  # family_care names who: found by rule
+    assert fact["properties"]["slot"]["enum"] == offered
     assert set(fact["required"]) == {"message", "slot", "value", "negated", "evidence"}
-    assert all(f"- {name} (" in SYSTEM for name in SLOTS)
+    assert all(f"- {name} (" in SYSTEM for name in offered)
 
 
 def test_facts_become_the_candidates_the_learned_pipeline_makes(server, learned, counter) -> None:

@@ -82,3 +82,14 @@ def test_it_applies_only_over_the_query_vectors_it_was_trained_on() -> None:
 def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="slot affinity model"):
         SlotAffinity.load(tmp_path / "nowhere.npz")
+
+
+def test_a_dependants_facts_are_needed_where_the_users_family_is() -> None:
+    # family_care has no model of its own: a request that needs the user's family (a lunchbox, a family meal)
+    # needs their children's allergies and school; one that needs only the user's diet does not
+    weights = np.array([[8.0, 0.0, 0.0], [0.0, 8.0, 0.0]], dtype=np.float32)
+    m = SlotAffinity(["family", "diet"], weights, np.full(2, -4.0, dtype=np.float32), "minilm:3")
+    family_meal = np.array([1.0, 1.0, 0.0], dtype=np.float32)
+    gains = m.gains(family_meal, boost=0.2, at_least=0.5)
+    assert gains["family_care"] == pytest.approx(gains["family"])
+    assert "family_care" not in m.gains(np.array([0.0, 1.0, 0.0], dtype=np.float32), boost=0.2, at_least=0.5)

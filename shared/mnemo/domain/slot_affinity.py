@@ -36,6 +36,11 @@ KINDRED: tuple[frozenset[str], ...] = (
     frozenset({"hobby", "habit"}),
 )
 
+# slots with no model of their own that a request needs exactly when it needs another: a dependant's allergy or
+# school (family_care) helps where the user's family does ("lunchbox ideas for this week?", "what should I cook
+# for the Sunday lunch with the family?"), and not in the user's own requests ("snacks for my run")
+BORROWED: dict[str, str] = {"family_care": "family"}
+
 
 class SlotAffinity:
     """P(a fact of this slot helps answer the request | the request's vector), for every slot."""
@@ -69,6 +74,8 @@ class SlotAffinity:
         for kin in KINDRED:
             none = math.prod(1.0 - probs.get(slot, 0.0) for slot in kin)
             needed.update({slot: max(needed[slot], 1.0 - none) for slot in kin if slot in needed})
+        needed.update({slot: needed[source] for slot, source in BORROWED.items()
+                       if source in needed and slot not in needed})
         return {slot: boost * p for slot, p in needed.items() if p >= at_least}
 
     def save(self, path: Path) -> None:

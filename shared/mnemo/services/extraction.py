@@ -8,9 +8,20 @@ from datetime import timedelta
 
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
+from mnemo.domain.extraction.household import Person, family_value, household_of, people_in
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS
-from mnemo.domain.models import RETRIEVABLE, BufferedTurn, Memory, Message, Provenance, Scope, SourceKind
+from mnemo.domain.models import (
+    RETRIEVABLE,
+    BufferedTurn,
+    Category,
+    Memory,
+    Message,
+    Provenance,
+    Scope,
+    SourceKind,
+    Status,
+)
 from mnemo.domain.screening import defuse
 from mnemo.ports import Claim, ExtractionJob, FactEndings
 from mnemo.services.context import Ports
@@ -147,10 +158,18 @@ class ExtractionService:
     def _read(self, turns: list[BufferedTurn]) -> Extraction:
         return self.p.extractor.extract([defuse_message(t.message) for t in turns])
 
+    def _family(self, job: ExtractionJob) -> list[Person]:
+        """The people the user's live family facts name ("daughter Jess"): a later session's "Jess is
+        pescatarian now" is then known as a dependant's (domain/extraction/household.py)."""
+        facts = self.p.memories.page(job.tenant_id, job.user_id, statuses=[Status.ACTIVE],
+                                     category=Category.BIOGRAPHICAL, limit=self.p.settings.max_active_memories,
+                                     cursor=None).items
+        return [p for m in facts if m.subject.startswith("family:") for p in people_in(family_value(m.content))]
+
     def _prepare(self, job: ExtractionJob, turns: list[BufferedTurn]) -> Prepared:
         """What the extractor finds in ``turns``: the facts to store, embedded, and what it rejected."""
         # the user's own readings of pieces read before (the rolling summary's fold reads these turns again)
-        with reading_for(job.tenant_id, job.user_id):
+        with reading_for(job.tenant_id, job.user_id), household_of(self._family(job)):
             extraction = self._read(turns)
         project_id = next((t.project_id for t in turns if t.project_id), None)
         facts: list[NewFact] = []

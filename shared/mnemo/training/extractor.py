@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemo.domain.extraction.segment import chunks
-from mnemo.domain.extraction.slots import SLOTS
+from mnemo.domain.extraction.slots import FOUND_AROUND_THE_TAGGER, SLOTS
 from mnemo.domain.extraction.tagger import (
     Mlp,
     SlotTagger,
@@ -139,7 +139,7 @@ def pieces(example: Example) -> list[Example]:
 
 
 def tag_names() -> list[str]:
-    return ["O", *[f"{p}-{slot}" for slot in SLOTS for p in ("B", "I")]]
+    return ["O", *[f"{p}-{slot}" for slot in SLOTS if slot not in FOUND_AROUND_THE_TAGGER for p in ("B", "I")]]
 
 
 def token_tags(offsets: list[tuple[int, int]], spans: list[tuple[int, int, str, bool]],

@@ -21,15 +21,16 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS
-from mnemo.domain.slot_affinity import SlotAffinity, query_space
+from mnemo.domain.slot_affinity import BORROWED, SlotAffinity, query_space
 
 Array = npt.NDArray[np.float32]
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 DEV = HERE.parents[2] / "tests" / "eval" / "data" / "dev" / "query_slots_dev.txt"
 OUT = HERE.parent / "models" / "query_slots.npz"
-# answer instructions go into every block anyway: no request needs to ask for them
-NEEDED_SLOTS = [s for s in SLOTS if s not in ANSWER_SLOTS]
+# answer instructions go into every block anyway: no request needs to ask for them; a borrowing slot reads
+# another's model (slot_affinity.BORROWED)
+NEEDED_SLOTS = [s for s in SLOTS if s not in ANSWER_SLOTS and s not in BORROWED]
 
 
 def training_files() -> list[Path]:

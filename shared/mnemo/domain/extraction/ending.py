@@ -25,7 +25,7 @@ from typing import Protocol
 
 import numpy as np
 
-from mnemo.domain.extraction.slots import SLOTS
+from mnemo.domain.extraction.slots import FOUND_AROUND_THE_TAGGER, SLOTS
 from mnemo.domain.extraction.tagger import Array, Mlp, TokenEncoder, TokenStates
 from mnemo.domain.user_entries import drop_user, owners_of
 
@@ -34,7 +34,9 @@ from mnemo.domain.user_entries import drop_user, owners_of
 WINDOW = 4
 # how sharply the alignment picks the message's pieces most like the value (cosine x this, then softmax)
 SHARPNESS = 10.0
-_SLOT_NAMES = sorted(SLOTS)
+# the slots the judge was trained over: not family_care, whose statements have no form of their own
+_JUDGED = {name: slot for name, slot in SLOTS.items() if name not in FOUND_AROUND_THE_TAGGER}
+_SLOT_NAMES = sorted(_JUDGED)
 _FEATURE_SCALARS = 4
 
 
@@ -45,7 +47,7 @@ def _template(affirm: str) -> re.Pattern[str]:
 
 # the value inside a fact's statement: "User's health: warfarin." -> "warfarin"; tried longest prefix first, so
 # "User's project uses" is not read as the generic event form "User {v}."
-_TEMPLATES = sorted(((_template(slot.affirm), slot.name) for slot in SLOTS.values()),
+_TEMPLATES = sorted(((_template(slot.affirm), slot.name) for slot in _JUDGED.values()),
                     key=lambda t: -len(t[0].pattern))
 
 

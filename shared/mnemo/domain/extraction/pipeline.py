@@ -11,6 +11,20 @@ from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequ
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
 from mnemo.domain.extraction.diets import diets_followed
+from mnemo.domain.extraction.household import (
+    AN_AGE,
+    ARRANGED_SLOTS,
+    CARE_SLOTS,
+    Person,
+    Stretch,
+    arranged,
+    family_value,
+    known_household,
+    people_in,
+    stretches,
+)
+from mnemo.domain.extraction.household import content as care_content
+from mnemo.domain.extraction.household import subject as care_subject
 from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, started_on, without_dose
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
@@ -130,9 +144,15 @@ class LearnedExtractor:
                 texts.append((message, answered, False))
             previous_assistant = ""
         found = self._tag(texts)
+        household = self._household(texts, found)
+        cared = {index: stretches(text, household) for index, (_m, text, _e) in enumerate(texts)}
+        cared_found = self._tag_cared(texts, cared)
         for index, (message, text, explicit) in enumerate(texts):
-            mine = with_medicines([f for f in found if f.index == index], index, message, text, explicit)
+            # a value said of a dependant is theirs, never the user's ("our youngest is lactose intolerant")
+            mine = [f for f in with_medicines([f for f in found if f.index == index], index, message, text, explicit)
+                    if not (f.span.slot in _THEIRS_ONLY and _inside(f.span, cared[index]))]
             candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
+            candidates.extend(self._cared_for(cared_found.get(index, []), candidates, text))
             candidates = [part for c in candidates for part in lifted_apart(c, message)]
             candidates.extend(self._said_in_passing(message, text, [c.content for c in candidates if c.should_store]))
             candidates = one_fact_once(last_value_wins(candidates, self._later_value_doubt))
@@ -148,6 +168,58 @@ class LearnedExtractor:
                 candidates.append(_note(text, message))
             result.candidates.extend(candidates)
         return result
+
+    def _household(self, texts: list[tuple[Message, str, bool]], found: list[_Found]) -> dict[str, Person]:
+        """The user's family by name: as stored before (household.known_household), as this conversation's
+        family facts say ("mum of 3 (leo 9, ...)" -> leo), as its messages name them ("my granddaughter Sofia")."""
+        people: dict[str, Person] = {p.name.lower(): p for p in known_household() if p.name}
+        for f in found:
+            if f.span.slot == "family":
+                value = family_value(slot_candidate(SLOTS["family"], f.value, f.clause, False, f.message, 1.0).content)
+                people.update({p.name.lower(): p for p in people_in(value) if p.name.lower() not in people
+                               or (p.kin and not people[p.name.lower()].kin)})
+        for _message, text, _explicit in texts:
+            for stretch in stretches(text, {}):
+                if stretch.person.name and stretch.person.kin:
+                    people[stretch.person.name.lower()] = stretch.person
+        return people
+
+    def _tag_cared(self, texts: list[tuple[Message, str, bool]],
+                   cared: dict[int, list[Stretch]]) -> dict[int, list[tuple[Stretch, _Found]]]:
+        """What each stretch about a dependant says, read by the tagger in the first person."""
+        said = [(index, stretch) for index, found in cared.items() for stretch in found]
+        out: dict[int, list[tuple[Stretch, _Found]]] = {}
+        for (index, stretch), spans in zip(said, self._spans([s.first_person for _i, s in said]), strict=True):
+            message = texts[index][0]
+            for span in _without_overlaps([s for s in spans if s.slot in CARE_SLOTS]):
+                text = stretch.first_person
+                out.setdefault(index, []).append((stretch, _Found(
+                    index, span, text[span.start:span.end], clause_around(text, span.start, span.end),
+                    sentence_around(text, span.start, span.end), message, False)))
+        return out
+
+    def _cared_for(self, found: list[tuple[Stretch, _Found]], own: list[Candidate], text: str) -> list[Candidate]:
+        """The dependants' facts (docs/slots.md, family_care), each filed under the person: "User's son Leo is
+        allergic to tree nut." A value the user's own reading already holds (a plan for "maisie's party") is
+        not said twice."""
+        out = []
+        for stretch, f in found:
+            candidate = self._candidate(f)
+            if candidate is None or not candidate.should_store:
+                continue
+            slot, value = SLOTS[f.span.slot], f.value
+            if (slot.name in ARRANGED_SLOTS and not arranged(candidate.content)) or AN_AGE.match(value):
+                continue
+            if any(c.should_store and c.tags and c.tags[0] == slot.name
+                   and set(terms(value)) <= set(terms(c.content)) for c in own):
+                continue
+            candidate.subject = care_subject(stretch.person, slot.name, value)
+            candidate.content = care_content(stretch.person, candidate.content)
+            candidate.category, candidate.tags = Category.BIOGRAPHICAL, [CARE_SLOT, slot.name]
+            candidate.sensitivity, candidate.importance = Sensitivity.PERSONAL, SLOTS[CARE_SLOT].importance
+            candidate.high_stakes, candidate.evidence = False, text[stretch.start:stretch.end].strip()
+            out.append(candidate)
+        return out
 
     def classify(self, statement: str, when: datetime) -> Candidate | None:
         """Category, slot and content of one statement an app hands over (remember, import)."""
@@ -381,6 +453,15 @@ def _medicine_found(index: int, mention: Mention, confidence: float, message: Me
     return _Found(index, Span(mention.start, mention.end, "health", confidence, negated), mention.name,
                   clause_around(text, mention.start, mention.end), sentence_around(text, mention.start, mention.end),
                   message, explicit)
+
+
+CARE_SLOT = "family_care"
+# what said of a dependant is never the user's too (a child's party or school run is on the user's calendar)
+_THEIRS_ONLY = frozenset({"allergy", "diet", "health", "avoids"})
+
+
+def _inside(span: Span, cared: list[Stretch]) -> bool:
+    return any(s.start <= span.start and span.end <= s.end for s in cared)
 
 
 def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: Message, confidence: float,

@@ -52,6 +52,9 @@ SLOTS: dict[str, Slot] = {s.name: s for s in (
          Importance.MEDIUM, "married, engaged, partner, single, widowed, divorced"),
     Slot("family", _B, True, "User's family: {v}.", "User's family no longer includes: {v}.", Importance.MEDIUM,
          "children, parents, siblings in the user's life"),
+    Slot("family_care", _B, True, "User's {v}.", "User's {v} no longer holds.", Importance.HIGH,
+         "facts of the user's children or grandchildren that shape what the user does for them (allergies, diet, "
+         "health, school or nursery, routines, plans), filed under the person"),
     Slot("pet", _B, True, "User has a pet: {v}.", "User no longer has the pet: {v}.", Importance.MEDIUM,
          "the user's pets"),
     Slot("languages_spoken", _B, True, "User speaks {v}.", "User does not speak {v}.", Importance.MEDIUM,
@@ -106,6 +109,9 @@ SLOTS: dict[str, Slot] = {s.name: s for s in (
          "something the user will do, with its date"),
 )}
 
+# slots no model is asked to fill: a dependant's fact names who it is about, which the learned extractor finds
+# by rule around what its tagger reads (domain/extraction/household.py) and a copied value cannot say
+FOUND_AROUND_THE_TAGGER = frozenset({"family_care"})
 # a negated fact that retired a value: listed and kept, never injected (it would only name the old value)
 RETRACTION_TAG = "retraction"
 # what an ending said of a name in passing ("stopped the futsal") may retire: pastimes, routines, likes, tools,

@@ -1,0 +1,229 @@
+"""The people in the user's care: facts about the user's dependants that shape what the user does for them.
+
+"leo has a tree nut allergy so packed lunches are a minefield", "my granddaughter Sofia, she is allergic to
+eggs", "my daughter Jess just decided she's vegetarian": the screen keeps these out of the user's own slots
+(the user is not allergic), but a parent packing a lunchbox or a grandfather cooking Sunday lunch needs them.
+A dependant is a child or grandchild the user names with a word of kinship ("my son", "our youngest", "my
+granddaughter Sofia") or by a name the user's family facts hold ("leo", known from "mum of 3 (leo 9, ...)");
+other adults (a sister, a wife, a friend) keep the screen's answer.
+
+Who a stretch of a message is about is found by rule (exact: the nearest person named before it, "she" and
+"he" carrying that person on); what the stretch says is read by the learned tagger itself, over the stretch
+said in the first person ("leo has a tree nut allergy" -> "I have a tree nut allergy"), so that the slot
+(allergy, diet, health, school, routine) is the one the user's own words would get. The fact is filed under
+``family_care``, keyed by the person and the slot (docs/slots.md): "User's son Leo is allergic to tree nut."
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from mnemo.domain.extraction.slots import value_key
+
+# children and grandchildren: the people a user cooks, packs and plans for
+_DEPENDANT_KIN = (r"(?:step-?)?sons?|(?:step-?)?daughters?|kids?|kiddos?|child|children|bab(?:y|ies)|toddlers?|"
+                  r"little ones?|youngest|eldest|oldest|middle one|twins|boys|girls|grand(?:son|daughter|kid|child)s?|"
+                  r"grandchildren|granddaughters|hij[oa]s?|niet[oa]s?|fils|fille|sohn|tochter|filh[oa]s?|figli[oa]")
+# everyone else a clause may be about: a stretch about one of them is theirs, not a dependant's
+_OTHER_KIN = (r"co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|brothers?|bro|sisters?|sis|mom|mum|"
+              r"mother|dad|father|parents?|husband|hubby|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|"
+              r"uncle|cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|nan|roommate|flatmate|housemate|"
+              r"neighbou?r|teacher|doctor|landlord|in-laws?|mother-in-law|father-in-law|sister-in-law|"
+              r"brother-in-law|ex|dog|cat|puppy|kitten")
+_DEPENDANT = re.compile(rf"^(?:{_DEPENDANT_KIN})$", re.IGNORECASE)
+_KIN = re.compile(
+    rf"\b(?:(?:my|our|the|mi|mis)\s+)?(?:(?:little|baby|youngest|eldest|oldest|two|three|\d)\s+)?"
+    rf"(?P<kin>{_DEPENDANT_KIN}|{_OTHER_KIN})\b"
+    # the person's name after the word ("my son Leo", "my granddaughter, Sofia"), capitalised
+    r"(?:,?\s+(?-i:(?P<name>(?!I\b|Im\b)[A-Z][a-zà-ÿ]+))\b)?", re.IGNORECASE)
+_NAME_CASE = re.compile(r"^[A-Z][a-zà-ÿ]+$")
+# the user speaking of themselves: where a stretch about someone else ends
+_SELF = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our)\b", re.IGNORECASE)
+# "she" and "he" carry the person on; "they" is too often nobody in particular
+_CARRY = re.compile(r"\b(?:she|he)(?:'s|’s|'d|'ll)?\b", re.IGNORECASE)
+_STRETCH_END = re.compile(r"[.!?;\n]|\b(?:but|anyway|btw|also)\b", re.IGNORECASE)
+# the slots a dependant's fact may fill: what the user must allow for (food, health) and what the user
+# arranges for them (school or nursery, a routine or a plan there)
+CARE_SLOTS = frozenset({"allergy", "diet", "health", "avoids", "education", "habit", "plan"})
+# a dependant's studies, routine or plan the user arranges: at school, nursery, a club, a party. Elsewhere it is
+# their own life ("my daughter is studying medicine in Kazan", "my son Richard lives in Toronto and telephones
+# every Sunday", "my daughter is going to Mysuru for a week"), which the dev conversations showed in the user's
+# own blocks
+ARRANGED_SLOTS = frozenset({"habit", "plan", "education"})
+_ARRANGED = re.compile(r"\b(?:school|nursery|daycare|day care|preschool|pre-school|kindergarten|kinder|reception|"
+                       r"childminder|creche|crèche|nanny|club|practice|lessons?|class(?:es)?|party|birthday|"
+                       r"appointment|check-?up|dentist|doctor|therapy|tutor\w*|exams?|swimming|football|ballet|"
+                       r"camp|playgroup|school run)\b", re.IGNORECASE)
+
+
+def arranged(value: str) -> bool:
+    """A routine or plan of a dependant's that the user arranges (see ARRANGED_SLOTS)."""
+    return _ARRANGED.search(value) is not None
+# single-valued per person: a new diet or school replaces the old one
+_ONE_PER_PERSON = frozenset({"diet", "education"})
+@dataclass(frozen=True)
+class Person:
+    name: str  # as the user writes it ("Leo"), or "" when only the kinship word is said
+    kin: str  # "son", "granddaughter", "" when only the name is known
+
+    @property
+    def label(self) -> str:
+        """How a fact names them: "son Leo", "granddaughter", "family member Ivy"."""
+        name = self.name[:1].upper() + self.name[1:] if self.name else ""
+        return " ".join(p for p in (self.kin.lower() or "family member", name) if p)
+
+    @property
+    def key(self) -> str:
+        return (self.name or self.kin).lower()
+
+
+# who is in the user's care, as the user's stored family facts say (set by the service that reads the turns)
+_KNOWN: ContextVar[tuple[Person, ...]] = ContextVar("mnemo_known_household", default=())
+
+
+@contextmanager
+def household_of(people: Iterable[Person]) -> Iterator[None]:
+    """Within this block the extractor knows these people as the user's family (from earlier sessions)."""
+    token = _KNOWN.set(tuple(people))
+    try:
+        yield
+    finally:
+        _KNOWN.reset(token)
+
+
+def known_household() -> tuple[Person, ...]:
+    return _KNOWN.get()
+
+
+def people_in(family_value: str) -> list[Person]:
+    """The people a family fact's value names: "daughter Jess" -> Jess (daughter); "leo" -> leo; "two kids" and
+    "mum of 3" name nobody. A name the user wrote in lower case is a name here only alone ("leo")."""
+    words = family_value.strip(" .").split()
+    kin = next((w for w in words if _DEPENDANT.match(w) or re.fullmatch(_OTHER_KIN, w, re.IGNORECASE)), "")
+    names = [w for w in words if _NAME_CASE.match(w) and not re.fullmatch(_DEPENDANT_KIN + "|" + _OTHER_KIN, w,
+                                                                            re.IGNORECASE)]
+    if not names and len(words) == 1 and not kin and words[0].isalpha() and len(words[0]) > 1:
+        names = [words[0]]
+    return [Person(n, kin) for n in names]
+
+
+def family_value(content: str) -> str:
+    """The value of a stored family fact ("User's family: daughter Jess." -> "daughter Jess")."""
+    return content.partition(":")[2].strip(" .") if content.startswith("User's family:") else ""
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A part of a message about one dependant, said again in the first person for the tagger."""
+
+    person: Person
+    start: int  # where it starts in the message (the person's mention)
+    end: int
+    first_person: str
+
+
+def _dependant(person: Person, household: dict[str, Person]) -> Person | None:
+    """The person as a dependant (with what the household knows of them), or None for anyone else."""
+    known = household.get(person.name.lower()) if person.name else None
+    kin = person.kin or (known.kin if known else "")
+    if kin and not _DEPENDANT.match(kin):
+        return None
+    if not kin and known is None:
+        return None  # a name nobody said is family: a friend, a colleague, a place
+    return Person(person.name or (known.name if known else ""), kin)
+
+
+def _mentions(text: str, household: dict[str, Person]) -> list[tuple[int, int, Person]]:
+    """Every person named in the text (kinship words with their names, and the household's names), in order."""
+    found: list[tuple[int, int, Person]] = [(m.start(), m.end(), Person(m.group("name") or "", m.group("kin")))
+                                            for m in _KIN.finditer(text)]
+    if household:
+        names = "|".join(re.escape(n) for n in sorted(household, key=len, reverse=True))
+        for m in re.finditer(rf"\b(?:{names})\b", text, re.IGNORECASE):
+            if not any(s <= m.start() < e for s, e, _p in found):
+                found.append((m.start(), m.end(), Person(m.group(0), "")))
+    return sorted(found, key=lambda f: f[0])
+
+
+# the kinship word is someone else's: "my neighbour's kid", "her son", "their twins"
+_SOMEONE_ELSES = re.compile(r"(?:\b\w+['’]s|\w+s'|\b(?:her|his|their|your))\s+$", re.IGNORECASE)
+# an age said of a child is no health need ("baby Theo is 7 weeks")
+AN_AGE = re.compile(r"^\W*\d+\s*(?:days?|weeks?|wks?|months?|mos?|years?|yrs?|y/o)(?:\s+old)?\W*$", re.IGNORECASE)
+_PLURAL = re.compile(r"^(?:kids?|kiddos|children|babies|toddlers|little ones|twins|boys|girls|grand\w*s|"
+                     r"grandchildren|sons|daughters)$", re.IGNORECASE)
+
+
+def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
+    """The parts of ``text`` about a dependant: from their mention to the next person, the user speaking of
+    themselves again, or the end of the sentence; "she" and "he" go on with the same person."""
+    out = []
+    mentions = _mentions(text, household)
+    for i, (start, end, person) in enumerate(mentions):
+        who = _dependant(person, household)
+        if who is None or _SOMEONE_ELSES.search(text[:start]):
+            continue
+        stop = mentions[i + 1][0] if i + 1 < len(mentions) else len(text)
+        for pattern in (_SELF, _STRETCH_END):
+            m = pattern.search(text, end, stop)
+            if m:
+                stop = m.start()
+        said = _first_person(text[end:stop])
+        if said is not None and len(said.split()) >= 2:
+            out.append(Stretch(who, start, stop, said))
+    return out
+
+
+_AFTER_SUBJECT = {"is": "am", "'s": "'m", "’s": "'m", "has": "have", "does": "do", "doesn't": "don't",
+                  "isn't": "am not", "hasn't": "haven't", "was": "was", "wasn't": "wasn't"}
+# after "Ivy's": a state or a doing is "I'm" ("ivy's starting nursery"); anything else is hers ("maisie's party")
+_IS_AFTER = re.compile(r"^\s*(?:\w+ing|been|got|gonna|going|just|now|also|still|always|never|not|allergic|"
+                       r"intolerant|vegetarian|vegan|pescatarian|coeliac|celiac|diabetic|autistic|a|an|very|so|"
+                       r"really|only|off|on|in|at|back|finally)\b", re.IGNORECASE)
+_VERB_S = re.compile(r"^(\s*)(\w+?)(e?s)\b")
+
+
+def _first_person(rest: str) -> str | None:
+    """What follows a person's mention, said by them: "has a tree nut allergy so" -> "I have a tree nut allergy
+    so"; ", she is allergic to eggs" -> "I am allergic to eggs"; "'s starting nursery" -> "I'm starting nursery"."""
+    rest = re.sub(r"^\s*,?\s*(?:(?:who|she|he)\b|,)", " ", rest, count=1, flags=re.IGNORECASE)
+    possessive = re.match(r"^['’]s\b", rest.lstrip()) is not None
+    body = rest.lstrip()[2:] if possessive else rest
+    if possessive and not _IS_AFTER.match(body):
+        said = "My" + body
+    else:
+        first = re.match(r"^\s*(\S+)", body)
+        if first and first.group(1).lower() in _AFTER_SUBJECT:
+            said = "I " + _AFTER_SUBJECT[first.group(1).lower()] + body[first.end():]
+        elif possessive:
+            said = "I'm" + body
+        else:
+            verb = _VERB_S.match(body)
+            said = "I" + (body[:verb.start(3)] + body[verb.end(3):] if verb and len(verb.group(2)) > 2
+                          and not verb.group(2).endswith("s") else body)
+    said = _CARRY.sub(lambda m: "I'm" if m.group(0).lower().endswith("s") else "I", said)
+    said = re.sub(r"\bI is\b", "I am", said)
+    said = re.sub(r"\bI has\b", "I have", said)
+    said = re.sub(r"\b(?:her|his)\b", "my", said, flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", said).strip(" ,") or None
+
+
+def subject(person: Person, slot: str, value: str) -> str:
+    """family_care:<person>_<slot>, and the value's key where the person may have many (allergies)."""
+    key = re.sub(r"\W+", "_", person.key).strip("_") or "someone"
+    return f"family_care:{key}_{slot}" + ("" if slot in _ONE_PER_PERSON else f"_{value_key(value)}")
+
+
+def content(person: Person, statement: str) -> str:
+    """The user's statement of the value, said of the person: "User is allergic to eggs." -> "User's
+    granddaughter Sofia is allergic to eggs."; "User's diet: vegetarian." -> "User's daughter Jess's diet: ..."."""
+    if statement.startswith("User's "):
+        owner = person.label + ("'" if person.label.endswith("s") else "'s")
+        return f"User's {owner} " + statement[len("User's "):]
+    said = statement.removeprefix("User ")
+    if _PLURAL.match(person.kin) and not person.name:
+        said = re.sub(r"^is\b", "are", said)
+    return f"User's {person.label} " + said

@@ -1,0 +1,61 @@
+"""A dependant's facts (docs/slots.md, family_care) through the local home with the learned extractor: filed
+under the person, never as the user's own, replaced when they change, and in the block when the request is
+about what the user does for the family, not for the user's own requests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from mnemo.bootstrap import Mnemo, build_local
+from mnemo.clock import ManualClock
+from mnemo.domain.models import Status
+from mnemo.settings import Settings
+from tests.integration.conversation_steps import say_next_day
+
+TENANT, USER = "t-care", "u-care"
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Mnemo]:
+    built = build_local(Settings(data_dir=tmp_path, extractor="learned"),
+                        clock=ManualClock(datetime(2026, 3, 1, 9, tzinfo=UTC)))
+    yield built
+    built.close()
+
+
+def _live(service: Mnemo) -> dict[str, str]:
+    now = service.ports.clock.now()
+    return {m.subject: m.content for m in service.ports.memories.all_for_user(TENANT, USER)
+            if m.is_live(now) and m.status is Status.ACTIVE}
+
+
+def _block(service: Mnemo, query: str) -> str:
+    return service.retriever.retrieve(TENANT, USER, query, top_k=8, token_budget=500).context or ""
+
+
+def test_a_grandchilds_allergy_is_theirs_and_helps_the_family_meal_only(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1",
+                 "Every Saturday my grandson Omar comes for lunch, he is allergic to sesame, so no tahini for him.")
+    live = _live(service)
+    care = [c for s, c in live.items() if s.startswith("family_care:")]
+    assert care == ["User's grandson Omar is allergic to sesame."]
+    assert not [s for s in live if s.startswith("allergy:")]  # the user is not allergic
+    assert "sesame" in _block(service, "what can I make for lunch with the family on Saturday?")
+    assert "sesame" not in _block(service, "what should I eat before my morning run?")
+
+
+def test_a_childs_new_diet_replaces_the_old_one_in_a_later_conversation(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "my daughter Nell just went vegan, so dinners are interesting now")
+    say_next_day(service, TENANT, USER, "c2", "Nell is vegetarian now, she eats eggs again")
+    diets = {s: c for s, c in _live(service).items() if s.startswith("family_care:nell_diet")}
+    assert list(diets.values()) == ["User's daughter Nell's diet: vegetarian."]
+    assert not [s for s in _live(service) if s == "diet"]
+
+
+def test_a_sisters_diet_is_not_kept(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "my sister Bea is vegan so christmas dinner is always a debate")
+    assert not [c for c in _live(service).values() if "vegan" in c.lower()]
