@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from moto import mock_aws
 
 from mnemo.adapters.aws.dynamo_state import create_table
+from mnemo.adapters.aws.opensearch_store import IndexTuning, ensure_index
 from mnemo.bootstrap import Mnemo, build_aws, build_local
 from mnemo.clock import ManualClock
 from mnemo.ports import Embedder
@@ -128,8 +129,10 @@ class AwsHome:
         create_table(self.dynamodb, f"mnemo-state-{self.count}")
         aws = Settings(backend="aws", kms_key_id=self.key_id, extract_queue_url=queue_url,
                        state_table=f"mnemo-state-{self.count}", **RACE_SETTINGS)
+        transport = self.fake.transport()  # the real client on the wire (the job reads the user's family facts)
+        ensure_index(transport, aws.opensearch_index, self.embedder.dimension, tuning=IndexTuning.from_settings(aws))
         svc: Mnemo = build_aws(aws, clock=clock, embedder=self.embedder, dynamodb=self.dynamodb, kms=self.kms,
-                               sqs=self.sqs, opensearch=self.fake)
+                               sqs=self.sqs, opensearch=transport)
         return Harness(svc, clock, tenant=f"t{self.count}", sqs=self.sqs, learn=False)
 
 
@@ -139,7 +142,9 @@ def aws_home(embedder: Embedder) -> Iterator[AwsHome]:
         for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
             patch.setenv(name, "testing")
         with mock_aws():
-            yield AwsHome(embedder)
+            home = AwsHome(embedder)
+            yield home
+            home.fake.close()
 
 
 @examples("aws")

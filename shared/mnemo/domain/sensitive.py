@@ -37,9 +37,18 @@ def luhn_valid(digits: str) -> bool:
     return total % 10 == 0
 
 
+# the countries that issue IBANs (the SWIFT registry, and those that use the format unregistered): a lowercase hex
+# id ("ef7570fb0f3e4b87ae42ca...", one uuid4 in 70) passed the checksum under a made-up country and was refused
+_IBAN_COUNTRIES = frozenset(
+    "AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI GL GR GT HR HU IE IL "
+    "IQ IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE "
+    "SI SK SM SO ST SV TL TN TR UA VA VG XK YE DZ AO BJ BF CM CV CF TD KM CG CI GQ GA GW HN IR MG ML MA MZ NE SN TG "
+    "GF GP MQ RE PF TF YT NC PM WF".split())
+
+
 def iban_valid(candidate: str) -> bool:
     iban = re.sub(r"[ -]", "", candidate).upper()
-    if not 15 <= len(iban) <= 34 or not iban[:2].isalpha() or not iban[2:4].isdigit():
+    if not 15 <= len(iban) <= 34 or iban[:2] not in _IBAN_COUNTRIES or not iban[2:4].isdigit():
         return False
     rearranged = iban[4:] + iban[:4]
     try:
