@@ -7,6 +7,7 @@ import hmac
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -160,6 +161,11 @@ def _fingerprinted(content: str) -> str:
 
 # the owner of each tenant's own secret in the vault: '#' is never in a user id, so no user can be it
 TENANT_KEY_OWNER = "#tenant"
+
+
+def user_key_owners(owners: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The users among the owners of cached data keys: the tenant's own secret is no user's (no erase reaches it)."""
+    return {owner for owner in owners if owner[1] != TENANT_KEY_OWNER}
 
 
 def tenant_hash(vault: KeyVault, tenant_id: str, purpose: str, value: str) -> str:

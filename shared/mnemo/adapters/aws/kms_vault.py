@@ -37,7 +37,7 @@ from botocore.exceptions import ClientError
 
 from mnemo.adapters.aws.dynamo_state import DynamoTable, pk
 from mnemo.adapters.aws.errors import aws_errors
-from mnemo.crypto import TENANT_KEY_OWNER
+from mnemo.crypto import TENANT_KEY_OWNER, user_key_owners
 from mnemo.errors import BackendUnavailable, ErasureUnderway
 
 DATA_KEY = "DATAKEY"
@@ -179,7 +179,7 @@ class KmsKeyVault:
     # a per-user cache (mnemo.services.user_caches): the unwrapped keys
     def owners(self) -> set[tuple[str, str]]:
         with self._lock:
-            return {owner for owner in self._cache if owner[1] != TENANT_KEY_OWNER}
+            return user_key_owners(self._cache)
 
     def forget_user(self, tenant_id: str, user_id: str) -> None:
         with self._lock:

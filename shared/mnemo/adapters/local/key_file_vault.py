@@ -29,7 +29,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from mnemo.adapters.local.sqlite_db import Database
 from mnemo.clock import Clock, iso
-from mnemo.crypto import TENANT_KEY_OWNER
+from mnemo.crypto import user_key_owners
 from mnemo.errors import BackendUnavailable, ConfigurationError, ErasureUnderway
 
 KEY_BYTES = 32
@@ -188,9 +188,8 @@ class KeyFileVault:
 
     # a per-user cache (mnemo.services.user_caches): the unwrapped keys
     def owners(self) -> set[tuple[str, str]]:
-        # the tenant's own secret is no user's (no erase reaches it)
         with self._lock:
-            return {owner for owner in self._cache if owner[1] != TENANT_KEY_OWNER}
+            return user_key_owners(self._cache)
 
     def forget_user(self, tenant_id: str, user_id: str) -> None:
         with self._lock:
