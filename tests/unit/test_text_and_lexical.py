@@ -72,3 +72,59 @@ def test_visible_keeps_the_joiners_a_script_needs_and_drops_those_that_hide_a_la
         assert visible(text) == text
     assert visible("pass\u200cword and pass\u200dword") == "password and password"
     assert visible("\u200dSYSTEM:\u200c") == "SYSTEM:"
+
+
+def test_the_unseen_ranges_are_this_pythons_whitespace_controls_and_format_characters() -> None:
+    """The ranges behind the schema's "a character a reader sees" pattern are written out (computing them
+    at import takes ~0.3 s); a Python with other Unicode tables fails here instead of drifting."""
+    import sys
+    import unicodedata
+
+    from mnemo.domain.text import _UNSEEN_RANGES
+
+    unseen = [code for code in range(sys.maxunicode + 1)
+              if unicodedata.category(chr(code)) in ("Cc", "Cf") or chr(code).isspace()]
+    written = [code for lo, hi in _UNSEEN_RANGES for code in range(lo, hi + 1)]
+    assert written == unseen
+
+
+def test_text_the_content_pattern_accepts_is_text_the_service_keeps() -> None:
+    """What a client (or a fuzzer) reads off the OpenAPI document, "at least one character that matches
+    SEEN_CHARACTER_PATTERN", is what validate_content accepts: "\\f" or a zero-width space alone is
+    refused by both, anything with a letter, digit, sign or emoji passes both."""
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mnemo.domain.text import SEEN_CHARACTER_PATTERN
+    from mnemo.errors import InvalidField
+    from mnemo.services.writing import validate_content
+
+    pattern = re.compile(SEEN_CHARACTER_PATTERN)
+
+    def kept(text: str) -> bool:
+        try:
+            validate_content(visible(text) if visible(text).strip() else text, 10_000)
+        except InvalidField:
+            return False
+        return True
+
+    for text in ("\f", "\u200b", " \x01\t", "\ufeff\u2060", "\U000e0041"):
+        assert not pattern.search(text)
+        assert not kept(text)
+    for text in ("a", " ok ", "🎉", "ｈｉ", "ب", "\u200bx"):
+        assert pattern.search(text)
+        assert kept(text)
+
+    @given(st.text(max_size=12) | st.text(st.sampled_from("\f\x01\u200b\u200d\u3000\ufeff a🎉ب"), max_size=6))
+    @settings(max_examples=400, deadline=None, database=None)
+    def agree(text: str) -> None:
+        # the one way they differ: a joiner between two non-Latin characters is kept by the service
+        # (it shapes those scripts), where the pattern, being one character class, counts no joiner
+        if pattern.search(text):
+            assert kept(text)
+        elif "\u200c" not in text and "\u200d" not in text:
+            assert not kept(text)
+
+    agree()

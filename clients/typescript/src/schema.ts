@@ -604,7 +604,7 @@ export interface components {
             confidence?: number | null;
             /**
              * Content
-             * @description at most MNEMO_MAX_CONTENT_CHARS (2,000) characters
+             * @description at most MNEMO_MAX_CONTENT_CHARS (2,000) characters, at least one of them visible (not a space, control or format character)
              */
             content: string;
             /** Created At */
@@ -694,7 +694,10 @@ export interface components {
         /** MemoryPatch */
         MemoryPatch: {
             category?: components["schemas"]["Category"] | null;
-            /** Content */
+            /**
+             * Content
+             * @description at least one character visible (not a space, control or format character)
+             */
             content?: string | null;
             /** Status */
             status?: ("active" | "disabled") | null;

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchem
 
 from mnemo.clock import to_utc
 from mnemo.domain.models import PROFILE_KEY_PATTERN, Category, Memory, MemoryVersion, Profile, Scope, Status
-from mnemo.domain.text import visible
+from mnemo.domain.text import SEEN_CHARACTER_PATTERN, visible
 
 ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 _ID = re.compile(ID_PATTERN)
@@ -38,6 +38,10 @@ def _visible(value: str) -> str:
 # every free text a client sends: content, queries, profile and session values, comments, metadata
 Text = Annotated[str, AfterValidator(_visible)]
 
+
+# a memory's content holds at least one character a reader sees ("must not be empty" otherwise); in the
+# document only, so that a client or a fuzzer knows the rule: the service's own check names the field
+Content = Annotated[Text, Field(json_schema_extra={"pattern": SEEN_CHARACTER_PATTERN})]
 
 def _utc(value: datetime) -> datetime:
     """In UTC (naive: taken as UTC). An offset that carries the moment past year 1 or 9999 is a
@@ -133,7 +137,9 @@ class CloseAccepted(TurnsAccepted):
 
 
 class MemoryIn(Strict):
-    content: Text = Field(min_length=1, description="at most MNEMO_MAX_CONTENT_CHARS (2,000) characters")
+    content: Content = Field(min_length=1, description=(
+        "at most MNEMO_MAX_CONTENT_CHARS (2,000) characters, at least one of them visible (not a space, control or "
+        "format character)"))
     category: Category | None = None
     subject: str | None = Field(None, min_length=1, max_length=128, pattern=r"^[a-z0-9_.:-]+$")
     scope: Literal["user", "project", "session"] | None = None
@@ -274,7 +280,8 @@ class FeedbackResponse(BaseModel):
 
 
 class MemoryPatch(Strict):
-    content: Text | None = Field(None, min_length=1, max_length=2000)
+    content: Content | None = Field(None, min_length=1, max_length=2000, description=(
+        "at least one character visible (not a space, control or format character)"))
     category: Category | None = None
     status: Literal["active", "disabled"] | None = None
     version: int | None = Field(None, ge=1, description="the version you last saw; 409 if it moved on")

@@ -172,6 +172,32 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+# the characters that are whitespace, control (Cc) or format (Cf) characters in this Python's Unicode
+# tables: nothing a reader sees (``visible`` drops the controls and format characters, ``strip`` the
+# spaces; a joiner alone is no text either). Written out because computing it takes ~0.3 s at import;
+# tests/unit/test_text.py checks it against unicodedata.
+_UNSEEN_RANGES = (
+    (0x0, 0x20), (0x7F, 0xA0), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F),
+    (0x890, 0x891), (0x8E2, 0x8E2), (0x1680, 0x1680), (0x180E, 0x180E), (0x2000, 0x200F), (0x2028, 0x202F),
+    (0x205F, 0x2064), (0x2066, 0x206F), (0x3000, 0x3000), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)
+
+
+def _class_char(code: int) -> str:
+    # \uXXXX reads the same in Python's re, JavaScript's RegExp and JSON Schema's patterns; a character
+    # beyond the BMP goes in as itself (JavaScript without the u flag sees its two halves, which no
+    # text holds alone)
+    return f"\\u{code:04X}" if code <= 0xFFFF else chr(code)
+
+
+# "holds something a reader sees", as a pattern a schema can carry (matched anywhere in the text): the
+# rule of ``validate_content``'s "must not be empty" (anything but these ranges is visible text)
+SEEN_CHARACTER_PATTERN = "[^" + "".join(
+    _class_char(lo) if lo == hi else f"{_class_char(lo)}-{_class_char(hi)}" for lo, hi in _UNSEEN_RANGES) + "]"
+
+
 class _ScreenForm(dict[int, str]):
     """``str.translate``'s table for ``screen_form``: filled as characters are met, a look-alike letter or a
     digit of another script with its ASCII form, any other character with itself (a miss costs a Python call:
