@@ -13,6 +13,40 @@ def test_iban_checksum() -> None:
     assert not iban_valid("GB82 WEST 1234 5698 7654 33")
 
 
+def test_an_iban_has_its_countrys_length() -> None:
+    """The checksum alone passes one string in 97: "de42e16b043f4ba4838194", the start of a uuid4 hex, is
+    22 characters and checksum-valid under Germany; cut to 16 ("be98b3f010b2492a") it was a Belgian one."""
+    assert iban_valid("BE68 5390 0754 7034")
+    assert iban_valid("NO93 8601 1117 947")
+    assert iban_valid("FR14 2004 1010 0505 0001 3M02 606")
+    assert not iban_valid("DE42E16B043F4BA48381942")  # checksum-valid at 23 too; Germany's are 22
+    assert find_sensitive("send it to DE89370400440532013000please")[0].end == len("send it to ") + 22
+
+
+def test_ids_a_program_made_are_no_card_and_no_iban() -> None:
+    """A uuid or a digest has digit runs that pass Luhn and starts that pass an IBAN's checksum (one uuid4 in
+    ~450); as a LangGraph store's key in metadata it was refused as a secret. The same digits as a card stay
+    a card."""
+    import uuid
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    for found in ("5dce3b5b1f4547618064542866526f0d", "3d6f2a8689644888937abf1cbfee428f",
+                  "de42e16b043f4ba483819425f17bea07", "ad099a41c4084736a95ec0b17acf6009",
+                  "5dce3b5b-1f45-4761-8064-542866526f0d", "5DCE3B5B1F4547618064542866526F0D"):
+        assert find_sensitive(f"store key {found}") == [], found
+    assert find_sensitive("card 8689644888937 please")  # the run from the second id, on its own
+    assert find_sensitive("x4111111111111111y")
+
+    @given(st.uuids(), st.booleans())
+    @settings(max_examples=2000, deadline=None, database=None)
+    def never(value: uuid.UUID, dashed: bool) -> None:
+        assert find_sensitive(str(value) if dashed else value.hex) == []
+
+    never()
+
+
 def test_card_number_is_redacted_but_the_sentence_survives() -> None:
     text, kinds = redact("My card is 4111 1111 1111 1111 and I live in Porto.")
     assert "4111" not in text

@@ -37,18 +37,28 @@ def luhn_valid(digits: str) -> bool:
     return total % 10 == 0
 
 
-# the countries that issue IBANs (the SWIFT registry, and those that use the format unregistered): a lowercase hex
-# id ("ef7570fb0f3e4b87ae42ca...", one uuid4 in 70) passed the checksum under a made-up country and was refused
-_IBAN_COUNTRIES = frozenset(
-    "AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI GL GR GT HR HU IE IL "
-    "IQ IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE "
-    "SI SK SM SO ST SV TL TN TR UA VA VG XK YE DZ AO BJ BF CM CV CF TD KM CG CI GQ GA GW HN IR MG ML MA MZ NE SN TG "
-    "GF GP MQ RE PF TF YT NC PM WF".split())
+# the countries that issue IBANs and the length of theirs (the SWIFT IBAN registry; the countries that use the
+# format unregistered, as the banks that serve them publish it; the French territories' are France's). A
+# lowercase hex id ("ef7570fb0f3e4b87ae42ca...") passed the checksum under a made-up country (one uuid4 in
+# 70), then under a real one at any length from 15 to 32 (one in 230): an IBAN has its country's length
+_IBAN_LENGTHS: dict[str, int] = {
+    **dict.fromkeys("BE".split(), 16), **dict.fromkeys("NO".split(), 15),
+    **dict.fromkeys("DK FI FK FO GL NL SD".split(), 18), **dict.fromkeys("MK SI".split(), 19),
+    **dict.fromkeys("AT BA EE KZ LT LU MN XK".split(), 20), **dict.fromkeys("CH HR LI LV".split(), 21),
+    **dict.fromkeys("BG BH CR DE GB GE IE ME RS VA".split(), 22),
+    **dict.fromkeys("AE GI IL IQ OM SO TL".split(), 23),
+    **dict.fromkeys("AD CZ ES MD PK RO SA SE SK TN VG".split(), 24),
+    **dict.fromkeys("LY PT ST AO CV GW MZ".split(), 25), **dict.fromkeys("IS TR DZ IR".split(), 26),
+    **dict.fromkeys("BI DJ FR GR IT MC MR SM CM CF TD KM CG GQ GA MG GF GP MQ RE PF TF YT NC PM WF".split(), 27),
+    **dict.fromkeys("AL AZ BY CY DO GT HU LB NI PL SV BJ BF CI HN ML MA NE SN TG".split(), 28),
+    **dict.fromkeys("BR EG PS QA UA".split(), 29), **dict.fromkeys("JO KW MU YE".split(), 30),
+    **dict.fromkeys("MT SC".split(), 31), **dict.fromkeys("LC".split(), 32), **dict.fromkeys("RU".split(), 33),
+}
 
 
 def iban_valid(candidate: str) -> bool:
     iban = re.sub(r"[ -]", "", candidate).upper()
-    if not 15 <= len(iban) <= 34 or iban[:2] not in _IBAN_COUNTRIES or not iban[2:4].isdigit():
+    if len(iban) != _IBAN_LENGTHS.get(iban[:2]) or not iban[2:4].isdigit():
         return False
     rearranged = iban[4:] + iban[:4]
     try:
@@ -68,6 +78,12 @@ _CARD = re.compile(
     rf"(?<!\d)(?<!\d(?:{_CARD_SEP}))(?<!\d(?:{_CARD_SEP}){{2}})(?<!\d(?:{_CARD_SEP}){{3}})"
     rf"(?:\d(?:{_CARD_SEP}){{0,3}}){{12,18}}\d(?!\d)(?!(?:{_CARD_SEP}){{1,3}}\d)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?\b", re.IGNORECASE)
+# an id a program made (a uuid, bare or dashed; a SHA-1 or SHA-256 digest): its digits are no card and its
+# start no IBAN, though one uuid in ~450 has a Luhn-valid digit run or a checksum-valid "de42e16b..." in it
+# (a LangGraph store's keys in metadata were refused as secrets)
+_HEX_ID = re.compile(
+    r"(?<![0-9A-Za-z])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|[0-9a-f]{40}"
+    r"|[0-9a-f]{64})(?![0-9A-Za-z])", re.IGNORECASE)
 # a run of base64 long enough to hide a card or a token: decoded and screened again
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 
@@ -81,11 +97,9 @@ def _iban_prefix(candidate: str) -> str | None:
         if iban_valid(text):
             return text
         if len(chunks) == 1:
-            # unspaced: try every length from the longest down
-            for end in range(len(text) - 1, 14, -1):
-                if iban_valid(text[:end]):
-                    return text[:end]
-            return None
+            # unspaced, a word run on after it: the country's length is where it ends
+            end = _IBAN_LENGTHS.get(text[:2].upper(), 0)
+            return text[:end] if end and iban_valid(text[:end]) else None
         chunks.pop()
     return None
 _KEYWORD_VALUE = r"\s*(?:is|was|:|=|->|of)?\s*[\"'`]?"
@@ -216,6 +230,10 @@ def find_sensitive(text: str, depth: int = 0) -> list[Finding]:
         found = _iban_prefix(m.group())
         if found:
             findings.append(Finding("iban", m.start(), m.start() + len(found)))
+    ids = [m.span() for m in _HEX_ID.finditer(text)]
+    if ids:
+        findings = [f for f in findings if f.kind not in ("payment_card", "iban")
+                    or not any(start <= f.start and f.end <= end for start, end in ids)]
     if depth == 0:
         for m in _BASE64.finditer(text):
             decoded = _decoded(m.group())
