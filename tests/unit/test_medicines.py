@@ -24,6 +24,17 @@ from mnemo.domain.extraction.screen import screen
     ("started on vitamin D tablets after the blood test", ["vitamin D"]),
     ("my new pills are called Entresto, the doctor says twice a day", ["Entresto"]),
     ("doc has me on metforman 500, sugar was bad", ["metforman 500"]),
+    ("my GP put me on ramipril 5mg last week", ["ramipril 5mg"]),
+    ("the consultant has started me on metformin, twice a day", ["metformin"]),
+    ("doctor switched me off the sertraline and onto citalopram", ["citalopram"]),
+    ("the specialist prescribed me beta blockers for the palpitations", ["beta blockers"]),
+    ("the nurse increased my levothyroxine dose to 100 mcg", ["levothyroxine 100 mcg"]),
+    # the two readers merged: each one's ways of saying it, read by the one reader
+    ("the doc took me off the warfarin and on apixaban", ["apixaban"]),
+    ("dr put me on Ozempic last month", ["Ozempic"]),
+    ("the endo moved me straight onto Mounjaro", ["Mounjaro"]),
+    ("they transferred me over to edoxaban, the doctor said it's simpler", ["edoxaban"]),
+    ("was diagnosed in May and put on levothyroxine", ["levothyroxine"]),
     # no medicine: a bus, a swim, a shift, a weight, a course of nothing, one stopped
     ("I take the bus to work most days", []),
     ("the doctor said I should start swimming", []),
@@ -32,6 +43,10 @@ from mnemo.domain.extraction.screen import screen
     ("I'm on holiday next week, need my prescription early", []),
     ("stopped taking omeprazole, the heartburn is gone", []),
     ("I'm on Slack all day at work", []),
+    ("the GP put me on a waiting list for physio", []),
+    ("my manager put me on the Atlas project", []),
+    ("I put on weight over the holidays", []),
+    ("I take my dog to the vet on tuesdays, the vet's a doctor too", []),
 ])
 def test_a_medicine_is_read_where_it_is_said_to_be_taken(text: str, names: list[str]) -> None:
     assert [m.name for m in medicines_in(text)] == names

@@ -1,17 +1,16 @@
-"""Medicines a doctor started the user on, where the tagger marked nothing.
+"""Medicines the user takes (docs/slots.md files them under ``health``): how a message names one, and which one a
+switch or an ending leaves behind.
 
-docs/slots.md files the medicines a user takes regularly under ``health``. The tagger learned conditions
-("type 2 diabetic") far better than the drugs for them, and the way a prescription is told is a closed
-construction: someone put, started or switched the user onto a named drug ("doc put me on lisinopril 10mg",
-"has started me on thyroxine 50 mcg", "switched me off the warfarin and onto apixaban", "prescribed me
-sertraline"), or changed its dose ("increased my thyroxine dose to 75 mcg"). The same words also put people
-on hold, on nights or on a waiting list, so the sentence must talk of a doctor or medicine, or give a dose.
-
-The tagger also misreads the medicines it does mark ("Now im on Jardiance" as avoided, "now I take Eliquis" as a
-routine) and never marks one said in other words ("begun taking levothyroxine", "no more warfarin"):
-medicines_in reads the medicines a text says are taken, with the wider set of ways people say so, where the name
-itself says medicine (an INN stem such as "-pril", "-sartan", "-statin"; a dose or a form after it; or a doctor
-or medicines spoken of); ended_medicines the ones a switch or an ending leaves behind.
+The tagger learned conditions ("type 2 diabetic") far better than the drugs for them: it reads "doc put me on
+lisinopril 10mg" as nothing, "Now im on Jardiance" as something avoided and "now I take Eliquis" as a routine.
+A medicine is said in a few fixed ways: someone puts, starts, switches or prescribes the user onto it ("has
+started me on thyroxine 50 mcg", "switched me off the warfarin and onto apixaban"), the user takes, is on or began
+it ("begun taking levothyroxine", "been on prednisolone"), a list of medicines names it ("my new pills are called
+Entresto"), or its dose changes ("increased my thyroxine dose to 75 mcg"). The same words put people on hold, on
+nights or on a waiting list and have them take the bus, so the name itself must say medicine (an INN stem such as
+"-pril", "-sartan", "-statin"; a dose or a form after it), or the message must speak of a doctor or of medicines.
+medicines_in reads the medicines a text says are taken; ended_medicines the ones a switch or an ending leaves
+behind.
 """
 
 from __future__ import annotations
@@ -19,71 +18,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemo.domain.extraction.segment import is_question, sentence_around
-
-_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ug|g|ml|units?|iu)\b"
-# a drug's name, with the word that says what kind of drug when it is two ("beta blockers", "vitamin D", "B12 shots")
-_DRUG = (r"(?P<name>[A-Za-z][\w-]{2,}(?:\s+(?:blockers?|thinners?|tablets?|pills?|inhalers?|patch(?:es)?|drops|"
-         r"injections?|shots?|supplements?|[A-Z0-9][\w-]*)\b)?)")
-_ARTICLE = r"(?:(?:a|an|the|some|my)\s+)?"
-_STARTED_ON = re.compile(
-    r"\b(?:put|puts|putting|started|starts|starting|switched|moved|changed|swapped|transferred)\s+(?:me|him|her)\s+"
-    rf"(?:over\s+|back\s+|straight\s+)?(?:on|onto|on to)\s+{_ARTICLE}{_DRUG}(?P<dose>\s*{_DOSE})?", re.IGNORECASE)
-# "switched me off the warfarin and onto apixaban": the second half, after an "off"
-_AND_ONTO = re.compile(rf"\boff\b[^,.;!?]{{1,40}}?\b(?:and|then)\s+(?:put\s+(?:me\s+)?)?(?:onto|on to|on)\s+"
-                       rf"{_ARTICLE}{_DRUG}(?P<dose>\s*{_DOSE})?", re.IGNORECASE)
-_PRESCRIBED = re.compile(rf"\bprescribed\s+(?:me\s+)?{_ARTICLE}{_DRUG}(?P<dose>\s*{_DOSE})?", re.IGNORECASE)
-_NEW_DOSE = re.compile(rf"\b(?:increased|raised|upped|lowered|reduced|changed|adjusted|doubled|halved)\s+my\s+"
-                       rf"{_DRUG}\s+(?:dose|dosage)\s+(?:to|up to|down to)\s+(?P<dose>{_DOSE})", re.IGNORECASE)
-_MEDICAL = re.compile(r"\b(?:doctor|doc|dr|gp|consultant|specialist|cardiologist|endo\w*|nurse|meds?|medications?|"
-                      r"medicines?|pills?|tablets?|dose|dosage|prescri\w*|diagnosed|pharmac\w*)\b", re.IGNORECASE)
-# what one is put on that is no medicine
-_NOT_A_DRUG = frozenset({
-    "hold", "list", "waiting", "nights", "days", "shift", "shifts", "rota", "duty", "duties", "call", "leave", "diet",
-    "speaker", "mute", "notice", "probation", "track", "spot", "team", "project", "case", "phone", "line", "plan",
-    "bed", "rest", "medication", "medicine", "meds", "pills", "tablets", "something", "that", "this", "it", "them",
-    "new", "different", "another", "stronger", "higher", "lower", "low", "high",
-})
-
-
-def started_on(text: str) -> list[tuple[str, str, str | None, str, str]]:
-    """("health", the drug with its dose when said, None, the words that say so, their sentence) for each drug
-    the user was started on."""
-    found: list[tuple[str, str, str | None, str, str]] = []
-    for pattern in (_STARTED_ON, _AND_ONTO, _PRESCRIBED, _NEW_DOSE):
-        for m in pattern.finditer(text):
-            name = m.group("name")
-            if name.split()[0].lower() in _NOT_A_DRUG:
-                continue
-            sentence = sentence_around(text, m.start("name"), m.end("name"))
-            dose = (m.group("dose") or "").strip()
-            if not (dose or _MEDICAL.search(sentence)) or is_question(sentence):
-                continue
-            value = f"{name} {dose}".strip()
-            if all(value.lower() != v.lower() for _s, v, _o, _t, _u in found):
-                # what was said of it, from the verb that names the user ("doctor has increased my thyroxine
-                # dose ...": the doctor is the one acting, the dose is the user's)
-                found.append(("health", value, None, text[m.start():m.end()].strip(), sentence))
-    return found
-
-
-_A_DOSE = re.compile(r"\s*" + _DOSE, re.IGNORECASE)
-
-
-def without_dose(value: str) -> str:
-    """The drug without its dose: "thyroxine 75 mcg" -> "thyroxine", so a new dose is the same fact, changed."""
-    return _A_DOSE.sub("", value).strip() or value
-
-
-def names_a_dose(text: str) -> bool:
-    """The text gives a dose ("amlodipine 5mg"): a medicine, not a condition."""
-    return _A_DOSE.search(text) is not None
-
-
 # the message speaks of medicine: who prescribes, what is taken, how much
 MEDICAL_TALK = re.compile(
-    r"\b(?:doctors?|doc|docter|doktor|gp|physician|nurse|cardiologist|endocrinologist|psychiatrist|specialist|"
-    r"consultant|rheumatologist|neurologist|dermatologist|pharmacist|pharmacy|chemist|meds?|medications?|"
+    r"\b(?:doctors?|doc|docter|doktor|dr|gp|physician|nurse|cardiologist|endo\w*|psychiatrist|specialist|"
+    r"consultant|rheumatologist|neurologist|dermatologist|pharmac\w*|chemist|meds?|medications?|diagnosed|"
     r"medicines?|medicin|pills?|tablets?|capsules?|dose|doses|dosage|prescri\w*|mg|mcg|milligrams?|"
     r"micrograms?|inhaler|blood pressure|bp|cholesterol|diabet\w*|thyroid|heart|clots?|"
     r"blood thinners?|anticoagulants?)\b",
@@ -100,17 +38,33 @@ _INN_STEM = re.compile(
     r"paracetamol|acetaminophen|ibuprofen|naproxen|codeine|tramadol|morphine|methotrexate|allopurinol|"
     r"colchicine|digoxin|furosemide|spironolactone|levothyroxine|thyroxine|prednisone|prednisolone)$",
     re.IGNORECASE)
+_UNIT = r"(?:mg|mcg|µg|ug|g|milligrams?|micrograms?|units?|iu|ml)"
+# a dose: "5mg", "75 mcg", "8 units"
+_DOSE_UNIT = r"\d+(?:[.,]\d+)*\s*" + _UNIT + r"\b"
+_A_DOSE = re.compile(r"\s*" + _DOSE_UNIT, re.IGNORECASE)
+
+
+def without_dose(value: str) -> str:
+    """The drug without its dose: "thyroxine 75 mcg" -> "thyroxine", so a new dose is the same fact, changed."""
+    return _A_DOSE.sub("", value).strip() or value
+
+
+def names_a_dose(text: str) -> bool:
+    """The text gives a dose ("amlodipine 5mg"): a medicine, not a condition."""
+    return _A_DOSE.search(text) is not None
+
+
 # a dose or a form right after the name: "amlodipine 5mg", "metformin 500", "ramipril tablets"
-_TAKEN_DOSE = (r"\d+(?:[.,]\d+)*\s*(?:mg|mcg|µg|ug|milligrams?|micrograms?|units?|iu|ml|puffs?|x)?\b")
+_TAKEN_DOSE = r"\d+(?:[.,]\d+)*\s*(?:" + _UNIT + r"|puffs?|x)?\b"
 _FORM = r"(?:pills?|tablets?|tabs|capsules?|injections?|jabs?|shots?|inhaler|patch(?:es)?|spray|drops|syrup)\b"
 _BARE_NUMBER = re.compile(r"^\s*\d+(?:[.,]\d+)*$")
 _AFTER = re.compile(r"^\s*(?:" + _TAKEN_DOSE + r"|" + _FORM + r")", re.IGNORECASE)
 # the words right before a medicine's name: someone putting the user on it, being on it, taking it, its prescription
 _PUT_ON = (r"(?:put|puts|putting|started|starts|starting|start|got|gets|getting|switched|switching|moved|"
-           r"moving|changed|changing|swapped|has|have|had|keeps?|kept|want|wants|tried|trying|placed)\s+"
-           r"(?:me|him|her|us)\s+(?:back\s+|now\s+)?(?:on|onto|to)")
+           r"moving|changed|changing|swapped|transferred|has|have|had|keeps?|kept|want|wants|tried|trying|placed)\s+"
+           r"(?:me|him|her|us)\s+(?:back\s+|now\s+|over\s+|straight\s+)?(?:on|onto|on to|to)")
 _ON = (r"(?:i'?m|im|i am|am|been|being|was|now|still|stay(?:ing)?|going|went|go|got|get|gotten|started|starting|"
-       r"start|begun|began|begin|remain|remaining|be|are|we're)\s+(?:back\s+|now\s+|also\s+)?on(?:to)?|onto")
+       r"start|begun|began|begin|remain|remaining|be|are|we're|put)\s+(?:back\s+|now\s+|also\s+)?on(?:to)?|onto")
 _TAKE = (r"(?:take|takes|taking|takin|took|tak|inject|injecting|started|start|starting|begun|began|begin|"
          r"beginning|commenced|restarted|continue|continuing)(?:\s+(?:taking|on|with|using))?")
 _TAKEN_PRESCRIBED = r"(?:prescribed|prescribe|prescribes|prescribing)(?:\s+(?:me|him|her))?"
@@ -121,7 +75,10 @@ _NEW_MEDS = (r"(?:new|my|the|current)\s+(?:meds?|medicines?|medications?|medicin
 # lansoprazole with famotidine"
 _SWITCH_TO = (r"(?:from\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+\d[\d.,]*\s*(?:mg|mcg|units)?)?\s+(?:to|onto)|"
               r"(?:swap\w*|swopped|trad\w*)\s+(?:the\s+|my\s+)?[\w'-]+\s+for|"
-              r"replac\w*\s+(?:the\s+|my\s+)?[\w'-]+\s+with)")
+              r"replac\w*\s+(?:the\s+|my\s+)?[\w'-]+\s+with|"
+              # "switched me off the warfarin and onto apixaban": the second half, after an "off"
+              r"off\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+\d[\d.,]*\s*(?:mg|mcg|units)?)?\s+(?:and|then)\s+"
+              r"(?:put\s+(?:me\s+)?)?on(?:to| to)?)")
 _FRAME = re.compile(
     r"\b(?P<frame>" + _PUT_ON + r"|" + _ON + r"|" + _TAKE + r"|" + _TAKEN_PRESCRIBED + r"|" + _GAVE + r"|" + _NEW_MEDS
     + r"|" + _SWITCH_TO + r")\s+(?:the\s+|my\s+|some\s+|a\s+course\s+of\s+|a\s+low\s+dose\s+of\s+)?"
@@ -139,7 +96,8 @@ _NOT_TAKEN_BEFORE = re.compile(r"(?:\b(?:stop\w*|quit\w*|not|no longer|never|off
 # a second word that is part of a medicine's name ("insulin glargine", "vitamin D", "salbutamol inhaler")
 _FIRST_OF_TWO = frozenset({"insulin", "vitamin", "iron", "fish", "folic", "blood", "beta", "water", "hormone",
                            "nicotine", "st"})
-_SECOND_OF_TWO = re.compile(r"^(?:" + _FORM + r"|xr|er|sr|xl|cr|la|d|d3|b12|b6|c)$", re.IGNORECASE)
+_SECOND_OF_TWO = re.compile(r"^(?:" + _FORM + r"|blockers?|thinners?|supplements?|xr|er|sr|xl|cr|la|d|d3|b12|b6|c)$",
+                            re.IGNORECASE)
 # words after a verb of taking that are never a medicine
 _NOT_A_MEDICINE = frozenset("""
 a an the it them this that these those me my him her us you your our their one some any all something anything
@@ -153,6 +111,7 @@ track board road way trip swimming running yoga gym meds medicine medicines medi
 tablet tablets dose doses prescription treatment sick ill better worse fine ok okay well good bad
 low high less lower higher same new old other another both either nights days weekends weight pounds kilos
 stone early exercises stretches leaflet referral scan appointment results antibiotics waitlist physio therapy
+duty duties mute notice probation spot line plan different stronger
 january february march april may june july august september october november december monday tuesday wednesday
 thursday friday saturday sunday
 """.split())
@@ -191,9 +150,12 @@ def medicines_in(text: str) -> list[Mention]:
     and a medicine whose dose changed ("raised my levothyroxine to 100 mcg"), with its new dose."""
     talk = bool(MEDICAL_TALK.search(text))
     out: list[Mention] = []
-    for m in _FRAME.finditer(text):
+    at = 0
+    while (m := _FRAME.search(text, at)) is not None:
         name, start = _name_in(m)
         head = name.split()[0]
+        # a frame may start inside words refused ("took me off the warfarin and on apixaban": "took" + "me")
+        at = start
         if (head.lower() in _NOT_A_MEDICINE or len(head) < _MIN_LETTERS
                 or _NOT_TAKEN_BEFORE.search(text[:m.start()])):
             continue
@@ -211,6 +173,7 @@ def medicines_in(text: str) -> list[Mention]:
         if dose is not None and re.match(r"^\s*\d", dose.group(0)):
             end += len(dose.group(0).rstrip())
         out.append(Mention(text[start:end].strip(), start, end))
+        at = end
     for m in _TAKEN_DOSE_CHANGED.finditer(text):
         group = "name" if m.group("name") else "name2"
         head = m.group(group)
@@ -223,12 +186,11 @@ def medicines_in(text: str) -> list[Mention]:
 
 # a new dose: "raised my levothyroxine to 100 mcg", "increased my thyroxine dose to 75 mcg", "my sertraline went
 # up to 100mg", "the ramipril dose is now 10 mg"
-_TAKEN_DOSE_UNIT = r"\d+(?:[.,]\d+)*\s*(?:mg|mcg|µg|ug|milligrams?|micrograms?|units?|iu|ml)\b"
 _TAKEN_DOSE_CHANGED = re.compile(
     r"(?:\b(?:increas|rais|lower|reduc|upp|chang|doubl|halv|adjust|bump|put|cut|drop)\w*\s+(?:up\s+|down\s+)?"
     r"(?:my|the)\s+(?P<name>[^\W\d_][\w-]*)|\b(?:my|the)\s+(?P<name2>[^\W\d_][\w-]*))"
     r"(?:\s+(?:dose|dosage))?\s+(?:(?:went|goes|going|was|is|got|has gone|has been)\s+)?"
-    r"(?:(?:up|down|increased|raised|lowered|reduced|now|changed)\s+)?(?:to|at)\s+(?P<dose>" + _TAKEN_DOSE_UNIT + r")",
+    r"(?:(?:up|down|increased|raised|lowered|reduced|now|changed)\s+)?(?:to|at)\s+(?P<dose>" + _DOSE_UNIT + r")",
     re.IGNORECASE)
 
 

@@ -25,7 +25,7 @@ from mnemo.domain.extraction.household import (
 )
 from mnemo.domain.extraction.household import content as care_content
 from mnemo.domain.extraction.household import subject as care_subject
-from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, started_on, without_dose
+from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, without_dose
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
@@ -244,14 +244,12 @@ class LearnedExtractor:
         return out
 
     def _said_in_passing(self, message: Message, text: str, stored: list[str]) -> list[Candidate]:
-        """The tools the user says they switched to (switches.py), the medicines a doctor started them on
-        (medicines.py) and the diets they follow by name (diets.py) where no fact found (``stored``) says them
-        already, and the tools they left, written only where those retire a stored fact. A reading the screen
-        refused does not stand in the way: "Doctor has increased my thyroxine dose" is the user's dose, not the
-        doctor's."""
+        """The tools the user says they switched to (switches.py) and the diets they follow by name (diets.py)
+        where no fact found (``stored``) says them already, and the tools they left, written only where those
+        retire a stored fact."""
         marked = {t for fact in stored for t in terms(fact)}
         out = []
-        for slot_name, new, old, said, sentence in [*switched_to(text), *started_on(text), *diets_followed(text)]:
+        for slot_name, new, old, said, sentence in [*switched_to(text), *diets_followed(text)]:
             if set(terms(new)) <= marked:
                 continue  # a fact found says it already
             slot = SLOTS[slot_name]

@@ -50,7 +50,7 @@ _NOT_A_TOOL = re.compile(r"^(?:january|february|march|april|may|june|july|august
 
 def switched_to(text: str) -> list[tuple[str, str, str | None, str, str]]:
     """(slot, new tool, old tool or None, the sentence, the sentence) for each switch of tools the text states
-    (the shape of medicines.started_on, whose words said differ from their sentence)."""
+    (the shape of diets.diets_followed, whose words said differ from their sentence)."""
     found: list[tuple[str, str, str | None, str, str]] = []
     for m in _SWITCH.finditer(text):
         sentence = sentence_around(text, m.start(), m.end())
