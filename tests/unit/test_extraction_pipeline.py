@@ -625,6 +625,12 @@ def test_an_episode_keeps_where_and_when_it_happens(slot: str, value: str, claus
     # the place moved from, with or without where to ("I live in Porto since last year, I moved from Curitiba")
     ("home_location", "Curitiba", "I live in Porto since last year, I moved from Curitiba", True),
     ("home_location", "Denver", "We relocated from Denver to Boise in the spring", True),
+    # words between the move and the place it left ("having moved the household from Bradford", "moved to Leeds
+    # from Bradford", "we moved here last year from Porto")
+    ("home_location", "Bradford", "We have now settled in Headingley, having moved the household from Bradford", True),
+    ("home_location", "Bradford", "I moved to Leeds from Bradford last spring", True),
+    ("home_location", "Porto", "we moved here last year from Porto and honestly I love it", True),
+    ("home_location", "Leeds", "I moved to Leeds from Bradford last spring", False),
     ("project_stack", "Angular", "We moved from Angular to Vue", True),
     # a move still ahead has not ended anything
     ("home_location", "Lyon", "we are moving from Lyon to Berlin next month", False),

@@ -644,7 +644,7 @@ CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", 
 _TAKEN_OFF = r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off"
 _ENDED_BEFORE = re.compile(
     r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|" + _TAKEN_OFF + r"|"
-    r"moved (?:out of|away from)|(?:moved|relocated) from|no longer|not anymore|"
+    r"moved (?:out of|away from)|(?:moved|relocated)(?:\s+[\w'’]+){0,3}?\s+from|no longer|not anymore|"
     # "I'm done with the book club"; not "when I'm done with the course"
     r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
     r"(?:so |totally |officially |"
