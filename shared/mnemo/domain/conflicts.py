@@ -250,12 +250,35 @@ def _names(plan: Memory) -> set[str]:
 
 
 def doubtful_change(new: Memory, old: Memory, margin: float | None) -> bool:
-    """A value the extractor was far less sure of than of the one it would replace, said without any word
-    of change: "I joined a climbing gym near Sendlinger Tor" is no new job over "engineer at BMW". A
-    correction or an explicit statement ranks above both, so a real change still wins."""
+    """A value said without any word of change that is unlikely to be one: the extractor was far less sure
+    of it than of the one it would replace ("I joined a climbing gym near Sendlinger Tor" is no new job over
+    "engineer at BMW"), or the one it would replace was said earlier in the same conversation (see
+    said_again_in_passing). A correction or an explicit statement ranks above both, so a real change still
+    wins."""
     return (margin is not None and new.provenance.source is SourceKind.EXTRACTED
             and SOURCE_TIER[old.provenance.source] >= SOURCE_TIER[new.provenance.source]
-            and new.confidence + margin <= old.confidence)
+            and (new.confidence + margin <= old.confidence or said_again_in_passing(new, old)))
+
+
+def said_again_in_passing(new: Memory, old: Memory) -> bool:
+    """``new`` is another value of the user's own single-valued slot ``old`` fills (who they are, where they
+    live, their job, studies, diet: a biographical or constraint slot) read later in the same conversation,
+    with no word of change: "I'm starting a part-time MSc in critical care nursing ... I've 6 years ICU
+    experience, mostly cardiothoracic" does not make the user's studies cardiothoracic, nor "my name is Harold
+    Whitcombe ... Whitcombe, as I said" their name Whitcombe. Within one sitting a second value of these is an
+    aside, an example or a misreading far more often than a change the user did not say was one (a change
+    said as one, "actually", "now", "switched", is a correction and stands). Not answer rules, refined as a
+    conversation goes ("no long answers" -> "3 sentences max"), nor project facts, which follow what the
+    conversation is about ("backend @ fernwerk. go, postgres" then "side proj: dotsync. rust cli")."""
+    conversation = new.provenance.conversation_id
+    return (conversation is not None and conversation == old.provenance.conversation_id
+            and new.polarity and old.polarity and old.created_at <= new.created_at
+            and new.category is old.category and new.category in _ONE_PERSON
+            and new.subject.partition(":")[0] not in ANSWER_SLOTS)
+
+
+# the categories of what the user is (not what they work on, nor how they want answers)
+_ONE_PERSON = frozenset({Category.BIOGRAPHICAL, Category.CONSTRAINT})
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
