@@ -256,8 +256,10 @@ class Settings(BaseModel):
     # with it; 0 switches it off
     needed_slot_at_least: float = Field(0.7, ge=0, le=1)
     # a request the gate would skip as general knowledge is searched after all when the slot affinity gives
-    # a slot at least this probability (chosen on the dev requests, where `python -m mnemo.training.query_slots`
-    # prints 7 of 13 skipped ones that needed a fact searched, 1 of 24 that did not); 0 switches it off
+    # a slot at least this probability, its own or that of its kindred slots as the boost reads it (chosen on
+    # the dev requests, where `python -m mnemo.training.query_slots` printed 7 of 13 skipped ones that needed a
+    # fact searched, 1 of 24 that did not; with the kindred slots 8 of 13, 9 with the shipped weights, and 2 of
+    # 24); 0 switches it off
     gate_second_look_at_least: float = Field(0.6, ge=0, le=1)
     # a query the gate skips (general knowledge, about the assistant) still gets the user's standing
     # answer instructions (format, language, length, tone) and nothing else (issue 10, item 5)

@@ -130,15 +130,28 @@ def names_its_value(retraction: Memory, old: Memory) -> bool:
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
     ("User's hobby: volleyball"), when the two are close and every word of the negated value is in the old
-    fact. A negated constraint also retires a fact whose value is at least half of its own ("not gluten free
-    any more" retires "avoids gluten", "not lactose intolerant" retires "allergic to lactose"); elsewhere the
-    longer value is often another thing ("no longer likes coffee cake" leaves "likes coffee")."""
+    fact. A negated constraint also retires a fact whose value is at least half of its own ("not gluten free any
+    more" retires "avoids gluten", "not lactose intolerant" retires "allergic to lactose"), a tool left one whose
+    value is any part of its own (leaving "Zoho Books" retires "uses Zoho"); elsewhere the longer value is often
+    another thing ("no longer likes coffee cake" leaves "likes coffee")."""
     if new.polarity or not old.memory.polarity or old.cosine < at_least:
         return False
     words, theirs = _value_words(new), _value_words(old.memory)
     return bool(words) and (words <= set(terms(old.memory.content))
-                            or (new.category is Category.CONSTRAINT and bool(theirs) and theirs <= words
-                                and 2 * len(theirs) >= len(words)))
+                            or (bool(theirs) and theirs <= words
+                                and (_both_tools(new, old.memory)
+                                     or (new.category is Category.CONSTRAINT and 2 * len(theirs) >= len(words)))))
+
+
+# the slots of the tools the user works with: a tool is often named by its maker alone ("Zoho" for Zoho Books)
+_TOOL_SLOTS = frozenset({"uses", "project_stack"})
+
+
+def _both_tools(new: Memory, old: Memory) -> bool:
+    """Both facts are of tools: "shifted accounts from Zoho Books to Tally Prime" leaves "Zoho Books", which
+    ends "User's project uses Zoho.", and "migrated the shop from Square Online Store" ends "User uses Square."
+    (a product is named by its maker and more words, any number of them)."""
+    return new.subject.partition(":")[0] in _TOOL_SLOTS and old.subject.partition(":")[0] in _TOOL_SLOTS
 
 
 # words that say a plan's day changed ("the wedding got moved to June", "now I go back on July 10 not July 3")

@@ -250,13 +250,14 @@ class LearnedExtractor:
         marked = {t for fact in stored for t in terms(fact)}
         out = []
         for slot_name, new, old, said, sentence in [*switched_to(text), *diets_followed(text)]:
-            if set(terms(new)) <= marked:
-                continue  # a fact found says it already
             slot = SLOTS[slot_name]
             if screen(new, said, slot_name, False, sentence, message.content):
                 continue
-            # the sentence is the evidence: what it says around the words ("... now instead") tells a change
-            out.append(slot_candidate(slot, new, sentence, False, message, PASSING_CONFIDENCE))
+            # where a fact found says the new one already ("migrated the shop from Square Online Store to
+            # Shopify": the tagger marked Shopify), the one left is retired all the same
+            if not set(terms(new)) <= marked:
+                # the sentence is the evidence: what it says around the words ("... now instead") tells a change
+                out.append(slot_candidate(slot, new, sentence, False, message, PASSING_CONFIDENCE))
             if old and not set(terms(old)) & marked:
                 left = slot_candidate(slot, old, sentence, True, message, PASSING_CONFIDENCE)
                 left.only_to_retire = True
