@@ -104,6 +104,19 @@ def test_a_later_instruction_replaces_an_earlier_one_about_the_same_thing_only(
     assert resolve(new, old, cosine) is relation
 
 
+@pytest.mark.parametrize(("said", "relation"), [
+    # "from now on" opened the user's words, and is no part of the rule stored
+    ("from now on: explain reasoning before code. tired of just snippets", Relation.CONTRADICTS),
+    # the same rule said with no word of change: two rules
+    ("explain reasoning before code. tired of just snippets", Relation.INDEPENDENT),
+])
+def test_a_rule_whose_words_said_a_change_replaces_a_close_one_on_its_topic(said: str, relation: Relation) -> None:
+    old = instruction("a", "How to answer the user: answers: code first, minimal prose.", 0)
+    new = instruction("b", "How to answer the user: explain reasoning before code.", 9)
+    new = new.model_copy(update={"provenance": Provenance(source=SourceKind.EXTRACTED, evidence=said)})
+    assert resolve(new, old, 0.741) is relation
+
+
 def test_a_negated_fact_retires_the_value_it_names_in_another_slot() -> None:
     old = fact("a", "hobby:volleyball", "User's hobby: volleyball.")
     new = fact("b", "habit:volleyball", "User no longer does volleyball.", polarity=False, days=30)

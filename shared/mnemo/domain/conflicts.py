@@ -83,7 +83,14 @@ def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_a
     # close, saying it changes something, and about the same thing: "stop using emojis" does not replace
     # "stop using exclamation marks" (0.75 apart), though both say "stop"
     shared = (set(terms(new.content)) & set(terms(old.memory.content))) - _INSTRUCTION_WORDS
-    return old.cosine >= change_at and bool(_CHANGES.search(new.content)) and bool(shared)
+    return old.cosine >= change_at and says_a_change(new) and bool(shared)
+
+
+def says_a_change(rule: Memory) -> bool:
+    """The rule, or the user's words it was read from, say it changes something: "from now on: explain
+    reasoning before code" is stored as "explain reasoning before code." (an instruction's opening is no part of
+    it), and its "from now on" still replaces "code first, minimal prose"."""
+    return bool(_CHANGES.search(rule.content) or _CHANGES.search(rule.provenance.evidence or ""))
 
 
 def lifts_instruction(new: Memory, old: Memory) -> bool:
