@@ -317,6 +317,35 @@ def test_a_medicine_switched_from_ends_and_the_one_switched_to_is_kept(service: 
     assert not any("ramipril" in c for c in now), now
 
 
+def test_a_medicine_said_to_replace_an_unnamed_one_ends_the_users_only_medicine(service: Mnemo, clock) -> None:
+    session(service, "c1", ("a", "i take atenolol 50mg every morning"))
+    clock.advance(days=20)
+    session(service, "c2", ("b", "doc put me on bisoprolol now insted, the old pills made my hands freezing"))
+    now = health(service)
+    assert any("bisoprolol" in c for c in now), now
+    assert not any("atenolol" in c for c in now), now
+
+
+def test_a_new_medicine_adds_and_ends_nothing_unless_it_says_which_it_replaces(service: Mnemo, clock) -> None:
+    session(service, "c1", ("a", "I take metformin for my diabetes and my GP has me on ramipril for my blood pressure"))
+    assert {"User's health: metformin.", "User's health: ramipril."} <= set(health(service))
+    clock.advance(days=10)
+    # started, replacing nothing: both stay; a replacement that says neither which one nor what for: nothing
+    # ends on a guess
+    session(service, "c2",
+            ("b", "the nurse started me on atorvastatin as well"),
+            ("c", "oh and they changed my tablets, I'm on Entresto now"))
+    assert {"User's health: metformin.", "User's health: ramipril.", "User's health: atorvastatin.",
+            "User's health: Entresto."} <= set(health(service))
+    clock.advance(days=10)
+    # a replacement for the blood pressure ends the blood pressure medicine only
+    session(service, "c3", ("d", "the cardiologist put me on amlodipine for my blood pressure instead"))
+    now = health(service)
+    assert "User's health: amlodipine." in now
+    assert "User's health: metformin." in now
+    assert not any("ramipril" in c for c in now), now
+
+
 def test_a_new_dose_replaces_the_old_dose_and_a_relatives_medicine_is_not_the_users(service: Mnemo,
                                                                                         clock) -> None:
     session(service, "c1",

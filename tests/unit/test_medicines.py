@@ -1,5 +1,5 @@
-"""Medicines the user takes: how a message names one, which one a switch leaves behind
-(domain/extraction/medicines.py), and whose medicine it is."""
+"""Medicines the user takes: how a message names one, which one a switch leaves behind, which one a new medicine
+replaces when the message does not name it (domain/extraction/medicines.py), and whose medicine it is."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import pytest
 from mnemo.domain.extraction.medicines import (
     ended_medicines,
     medicines_in,
+    replaces_unnamed,
+    stored_medicine,
+    which_replaced,
 )
 from mnemo.domain.extraction.screen import screen
 
@@ -63,6 +66,47 @@ def test_a_medicine_is_read_where_it_is_said_to_be_taken(text: str, names: list[
 ])
 def test_the_medicine_a_switch_or_an_ending_leaves_behind_is_read(text: str, names: list[str]) -> None:
     assert [m.name for m in ended_medicines(text)] == names
+
+
+@pytest.mark.parametrize(("text", "replaces"), [
+    ("doc put me on nebivolol insted, the old ones made me dizzy", True),
+    ("they changed my pills to candesartan", True),
+    # typed as it comes; an old pill spoken of; someone switching the user to it
+    ("gp put me on losartan 50mg now insted, the ramipril made me cough", True),
+    ("the doctor put me on losartan 50mg, the old pill gave me a cough", True),
+    ("the cardiologist switched me to apixaban last week", True),
+    ("also started me on metformin 500mg", False),
+    ("the doctor started me on sertraline", False),
+    ("started vitamin D as well, the GP said my levels were low", False),
+])
+def test_a_new_medicine_said_to_take_an_unnamed_ones_place_is_read(text: str, replaces: bool) -> None:
+    assert replaces_unnamed(text) is replaces
+
+
+@pytest.mark.parametrize(("value", "evidence", "name"), [
+    ("ramipril 5mg", "doc put me on ramipril 5mg", "ramipril"),
+    ("Jardiance", "now im on Jardiance", "Jardiance"),
+    ("high blood pressure", "i have high blood pressure", None),
+    ("type 2 diabetes", "got type 2 diabetes last year", None),
+])
+def test_a_stored_health_fact_is_a_medicine_where_its_words_say_so(value: str, evidence: str,
+                                                                     name: str | None) -> None:
+    assert stored_medicine(value, evidence) == name
+
+
+def test_the_replaced_medicine_is_the_one_for_the_same_thing_or_the_only_one() -> None:
+    two = [("m1", "metformin", "I take metformin for my diabetes"),
+           ("m2", "ramipril", "the doctor put me on ramipril for my blood pressure")]
+    # the new one is for the blood pressure: the medicine said of it, not the other
+    assert which_replaced("amlodipine", "the gp put me on amlodipine for my blood pressure instead", two) == ["m2"]
+    # nothing says which of two: neither ends (an ending is decided on evidence)
+    assert which_replaced("amlodipine", "the gp put me on amlodipine instead", two) == []
+    # the user's only medicine
+    assert which_replaced("amlodipine", "on amlodipine now instead", two[1:]) == ["m2"]
+    # the user's only medicine is for something else than the new one
+    assert which_replaced("atorvastatin", "on atorvastatin for my cholesterol instead", two[:1]) == []
+    # a new dose of the same medicine replaces nothing here (its subject does that)
+    assert which_replaced("ramipril 10mg", "ramipril 10mg instead now", two[1:]) == []
 
 
 @pytest.mark.parametrize(("value", "clause", "theirs"), [

@@ -10,7 +10,6 @@ from enum import StrEnum
 
 from mnemo.domain.agenda import PLAN_SLOT, plan_day
 from mnemo.domain.extraction.dates import without_dates
-from mnemo.domain.extraction.medicines import names_a_dose
 from mnemo.domain.extraction.slots import ANSWER_SLOTS, SLOTS, only_lifts, retracts, slot_identity
 from mnemo.domain.models import SOURCE_PRECEDENCE, SOURCE_TIER, Category, Memory, Scope, SourceKind
 from mnemo.domain.text import normalise_content, terms
@@ -83,14 +82,7 @@ def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_a
     # close, saying it changes something, and about the same thing: "stop using emojis" does not replace
     # "stop using exclamation marks" (0.75 apart), though both say "stop"
     shared = (set(terms(new.content)) & set(terms(old.memory.content))) - _INSTRUCTION_WORDS
-    return old.cosine >= change_at and says_a_change(new) and bool(shared)
-
-
-def says_a_change(rule: Memory) -> bool:
-    """The rule, or the user's words it was read from, say it changes something: "from now on: explain
-    reasoning before code" is stored as "explain reasoning before code." (an instruction's opening is no part of
-    it), and its "from now on" still replaces "code first, minimal prose"."""
-    return bool(_CHANGES.search(rule.content) or _CHANGES.search(rule.provenance.evidence or ""))
+    return old.cosine >= change_at and bool(_CHANGES.search(new.content)) and bool(shared)
 
 
 def lifts_instruction(new: Memory, old: Memory) -> bool:
@@ -137,28 +129,15 @@ def names_its_value(retraction: Memory, old: Memory) -> bool:
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
     ("User's hobby: volleyball"), when the two are close and every word of the negated value is in the old
-    fact. A negated constraint also retires a fact whose value is at least half of its own ("not gluten free any
-    more" retires "avoids gluten", "not lactose intolerant" retires "allergic to lactose"), a tool left one whose
-    value is any part of its own (leaving "Zoho Books" retires "uses Zoho"); elsewhere the longer value is often
-    another thing ("no longer likes coffee cake" leaves "likes coffee")."""
+    fact. A negated constraint also retires a fact whose value is at least half of its own ("not gluten free
+    any more" retires "avoids gluten", "not lactose intolerant" retires "allergic to lactose"); elsewhere the
+    longer value is often another thing ("no longer likes coffee cake" leaves "likes coffee")."""
     if new.polarity or not old.memory.polarity or old.cosine < at_least:
         return False
     words, theirs = _value_words(new), _value_words(old.memory)
     return bool(words) and (words <= set(terms(old.memory.content))
-                            or (bool(theirs) and theirs <= words
-                                and (_both_tools(new, old.memory)
-                                     or (new.category is Category.CONSTRAINT and 2 * len(theirs) >= len(words)))))
-
-
-# the slots of the tools the user works with: a tool is often named by its maker alone ("Zoho" for Zoho Books)
-_TOOL_SLOTS = frozenset({"uses", "project_stack"})
-
-
-def _both_tools(new: Memory, old: Memory) -> bool:
-    """Both facts are of tools: "shifted accounts from Zoho Books to Tally Prime" leaves "Zoho Books", which
-    ends "User's project uses Zoho.", and "migrated the shop from Square Online Store" ends "User uses Square."
-    (a product is named by its maker and more words, any number of them)."""
-    return new.subject.partition(":")[0] in _TOOL_SLOTS and old.subject.partition(":")[0] in _TOOL_SLOTS
+                            or (new.category is Category.CONSTRAINT and bool(theirs) and theirs <= words
+                                and 2 * len(theirs) >= len(words)))
 
 
 # words that say a plan's day changed ("the wedding got moved to June", "now I go back on July 10 not July 3")
@@ -193,24 +172,6 @@ def reschedules(new: Memory, old: Memory) -> bool:
     # somewhere the other does not ("my Paris trip got moved to June" leaves "trip to Rome in May" be)
     return (bool(doing & was) and bool(_RESCHEDULED.search(evidence) or _changed_now(evidence))
             and not (_names(new) - _names(old) and _names(old) - _names(new)))
-
-
-# words that say a medicine took another's place ("put me on amlodipine now instead", "switched me to apixaban")
-# (typed as it comes: "insted"), or that it ended the one before ("the old pill gave me a cough")
-_REPLACED = re.compile(r"\b(?:inst[ea]+d|switch\w*|chang\w*|swap\w*|replac\w*|moved me|in place of|"
-                       r"(?:the|my) (?:old|other|previous|last) (?:pills?|meds?|medicines?|medication|tablets?|drug|"
-                       r"prescription|one))\b", re.IGNORECASE)
-
-
-def replaces_medicine(new: Memory, old: Memory) -> bool:
-    """``new`` is a medicine said to take another's place ("doc put me on amlodipine 5mg now instead, the old pill
-    gave me a cough") and ``old`` a live medicine of the user's (both give a dose, so neither is a condition): the
-    closest such one ends. Health is multi-valued, so without this the old pill stayed beside the new one."""
-    if not (new.polarity and old.polarity and new.subject.partition(":")[0] == old.subject.partition(":")[0] == "health"
-            and new.subject != old.subject):
-        return False
-    evidence = new.provenance.evidence or ""
-    return names_a_dose(new.content) and names_a_dose(old.content) and bool(_REPLACED.search(evidence))
 
 
 def calls_off(new: Memory, old: Memory, cosine: float, at_least: float | None) -> bool:
@@ -270,35 +231,12 @@ def _names(plan: Memory) -> set[str]:
 
 
 def doubtful_change(new: Memory, old: Memory, margin: float | None) -> bool:
-    """A value said without any word of change that is unlikely to be one: the extractor was far less sure
-    of it than of the one it would replace ("I joined a climbing gym near Sendlinger Tor" is no new job over
-    "engineer at BMW"), or the one it would replace was said earlier in the same conversation (see
-    said_again_in_passing). A correction or an explicit statement ranks above both, so a real change still
-    wins."""
+    """A value the extractor was far less sure of than of the one it would replace, said without any word
+    of change: "I joined a climbing gym near Sendlinger Tor" is no new job over "engineer at BMW". A
+    correction or an explicit statement ranks above both, so a real change still wins."""
     return (margin is not None and new.provenance.source is SourceKind.EXTRACTED
             and SOURCE_TIER[old.provenance.source] >= SOURCE_TIER[new.provenance.source]
-            and (new.confidence + margin <= old.confidence or said_again_in_passing(new, old)))
-
-
-def said_again_in_passing(new: Memory, old: Memory) -> bool:
-    """``new`` is another value of the user's own single-valued slot ``old`` fills (who they are, where they
-    live, their job, studies, diet: a biographical or constraint slot) read later in the same conversation,
-    with no word of change: "I'm starting a part-time MSc in critical care nursing ... I've 6 years ICU
-    experience, mostly cardiothoracic" does not make the user's studies cardiothoracic, nor "my name is Harold
-    Whitcombe ... Whitcombe, as I said" their name Whitcombe. Within one sitting a second value of these is an
-    aside, an example or a misreading far more often than a change the user did not say was one (a change
-    said as one, "actually", "now", "switched", is a correction and stands). Not answer rules, refined as a
-    conversation goes ("no long answers" -> "3 sentences max"), nor project facts, which follow what the
-    conversation is about ("backend @ fernwerk. go, postgres" then "side proj: dotsync. rust cli")."""
-    conversation = new.provenance.conversation_id
-    return (conversation is not None and conversation == old.provenance.conversation_id
-            and new.polarity and old.polarity and old.created_at <= new.created_at
-            and new.category is old.category and new.category in _ONE_PERSON
-            and new.subject.partition(":")[0] not in ANSWER_SLOTS)
-
-
-# the categories of what the user is (not what they work on, nor how they want answers)
-_ONE_PERSON = frozenset({Category.BIOGRAPHICAL, Category.CONSTRAINT})
+            and new.confidence + margin <= old.confidence)
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -342,8 +280,7 @@ def classify(
                 return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     for e in sorted(candidates, key=lambda e: -e.cosine):
         if e.memory.created_at <= new.created_at and (reschedules(new, e.memory)
-                                                      or calls_off(new, e.memory, e.cosine, retraction_similarity)
-                                                      or replaces_medicine(new, e.memory)):
+                                                      or calls_off(new, e.memory, e.cosine, retraction_similarity)):
             return Resolution(Relation.CONTRADICTS, e.memory, new_wins=outranks(new, e.memory))
     if retraction_similarity is not None:
         for e in sorted(candidates, key=lambda e: -e.cosine):

@@ -9,6 +9,7 @@ from datetime import timedelta
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.household import Person, family_value, household_of, people_in
+from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS
 from mnemo.domain.models import (
@@ -183,6 +184,7 @@ class ExtractionService:
                 rejected["low_confidence"] = rejected.get("low_confidence", 0) + 1
                 continue
             facts.append(self._fact(job, c, project_id))
+        facts = self._with_replaced_medicines(job, turns, extraction, facts)
         if self.p.endings is not None:
             facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
         # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
@@ -253,8 +255,40 @@ class ExtractionService:
                 out.append(self._ending(job, message, old, chance, endings.version))
         return out
 
+    def _with_replaced_medicines(self, job: ExtractionJob, turns: list[BufferedTurn], extraction: Extraction,
+                                 facts: list[NewFact]) -> list[NewFact]:
+        """``facts`` and a retraction of the stored medicine each new one replaces where the message does not name
+        it ("the doctor put me on nebivolol instead"): the medicine said of what the new one is for, or the user's
+        one medicine (medicines.which_replaced); none where the user's facts do not say which."""
+        new = [c for c in extraction.candidates if c.replaces_unnamed and c.should_store and c.polarity]
+        if not new:
+            return facts
+        read = {t.message.message_id: t.message for t in turns}
+        stored = [(m, stored_medicine(m.content[slice(*read_statement(m.content)[:2])], m.provenance.evidence or ""))
+                  for m in self.p.memories.all_for_user(job.tenant_id, job.user_id)
+                  if m.status in RETRIEVABLE and m.polarity and m.scope is Scope.USER
+                  and m.subject.partition(":")[0] == "health" and RETRACTION_TAG not in m.tags
+                  and not set(read) & set(m.provenance.message_ids)]
+        medicines = {m.memory_id: (m, name) for m, name in stored if name is not None}
+        ended = {f.subject for f in facts if not f.polarity}
+        out = list(facts)
+        for c in new:
+            message = read.get(c.message_id)
+            if message is None:
+                continue
+            start, end, _form = read_statement(c.content)
+            listed = [(i, name, m.provenance.evidence or m.content) for i, (m, name) in medicines.items()
+                      if m.subject not in ended and m.created_at <= message.created_at]
+            for memory_id in which_replaced(c.content[start:end], message.content, listed):
+                old = medicines[memory_id][0]
+                ended.add(old.subject)
+                out.append(self._ending(job, message, old, c.confidence, self.p.extractor.version,
+                                        extractor=self.p.extractor.name))
+        return out
+
     @staticmethod
-    def _ending(job: ExtractionJob, message: Message, old: Memory, chance: float, version: str) -> NewFact:
+    def _ending(job: ExtractionJob, message: Message, old: Memory, chance: float, version: str,
+                extractor: str = "ending-judge") -> NewFact:
         slot = SLOTS.get(old.subject.partition(":")[0])
         start, end, _form = read_statement(old.content)
         value = old.content[start:end]
@@ -265,7 +299,7 @@ class ExtractionService:
             scope=old.scope, project_id=old.project_id, session_id=old.session_id, ends=old.memory_id,
             ends_version=old.version,
             provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
-                                  message_ids=[message.message_id], extractor="ending-judge",
+                                  message_ids=[message.message_id], extractor=extractor,
                                   extractor_version=version,
                                   evidence=message.content[:500]),
             # the ended fact's id too: one message may end two facts of one subject (the user's and the project's),

@@ -1,5 +1,5 @@
-"""Medicines the user takes (docs/slots.md files them under ``health``): how a message names one, and which one a
-switch or an ending leaves behind.
+"""Medicines the user takes (docs/slots.md files them under ``health``): how a message names one, and which
+medicine a change of medicine ends.
 
 The tagger learned conditions ("type 2 diabetic") far better than the drugs for them: it reads "doc put me on
 lisinopril 10mg" as nothing, "Now im on Jardiance" as something avoided and "now I take Eliquis" as a routine.
@@ -16,6 +16,7 @@ behind.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # the message speaks of medicine: who prescribes, what is taken, how much
@@ -47,11 +48,6 @@ _A_DOSE = re.compile(r"\s*" + _DOSE_UNIT, re.IGNORECASE)
 def without_dose(value: str) -> str:
     """The drug without its dose: "thyroxine 75 mcg" -> "thyroxine", so a new dose is the same fact, changed."""
     return _A_DOSE.sub("", value).strip() or value
-
-
-def names_a_dose(text: str) -> bool:
-    """The text gives a dose ("amlodipine 5mg"): a medicine, not a condition."""
-    return _A_DOSE.search(text) is not None
 
 
 # a dose or a form right after the name: "amlodipine 5mg", "metformin 500", "ramipril tablets"
@@ -142,13 +138,14 @@ def _name_in(match: re.Match[str]) -> tuple[str, int]:
     return first, match.start("name")
 
 
-def medicines_in(text: str) -> list[Mention]:
+def medicines_in(text: str, medical: bool | None = None) -> list[Mention]:
     """Every medicine the text says is taken, prescribed, started or dosed anew, in order: the name after a verb
     of taking where the name says medicine (a medicine's stem, a dose or a form after it), or, where the text
     speaks of a doctor or of medicines, after a verb that says so plainly ("put me on", "prescribed", "my new
     pills are") or as a name written as a brand is (a capital inside the sentence: "now I take Eliquis");
-    and a medicine whose dose changed ("raised my levothyroxine to 100 mcg"), with its new dose."""
-    talk = bool(MEDICAL_TALK.search(text))
+    and a medicine whose dose changed ("raised my levothyroxine to 100 mcg"), with its new dose. ``medical``:
+    the text is known to speak of medicine (a stored health fact's words), whatever words it holds."""
+    talk = bool(MEDICAL_TALK.search(text)) if medical is None else medical
     out: list[Mention] = []
     at = 0
     while (m := _FRAME.search(text, at)) is not None:
@@ -198,6 +195,36 @@ def _sentence_start(text: str, at: int) -> bool:
     return bool(re.search(r"(?:^|[.!?]\s+)\W*$", text[:at]))
 
 
+def stored_medicine(value: str, evidence: str) -> str | None:
+    """The medicine a stored health fact names (its value and the words it was learned from), or None for a
+    condition ("high blood pressure"): a medicine's stem, or a name its words say was taken."""
+    name = without_dose(value)
+    if not name or len(name.split()) > 2:
+        return None
+    if has_medicine_stem(name.split()[0]):
+        return name
+    first = name.split()[0].lower()
+    return name if any(m.name.split()[0].lower() == first for m in medicines_in(evidence, medical=True)) else None
+
+
+# a message that says the new medicine takes an earlier one's place without naming that one: "now on X
+# instead", "the old pills made me dizzy", "changed my medicine", "X in place of the old one"
+_REPLACES_UNNAMED = re.compile(
+    r"\b(?:instead|insted|instaed|in stead|in place of (?:the|my) (?:old|other|previous)|"
+    r"(?:the|my) (?:old|previous|last|other|former) (?:one|ones|pills?|tablets?|meds?|medicines?|medications?|"
+    r"drug|stuff|prescription|blood thinner|inhaler)|"
+    r"(?:changed?|change|switched|swapped|replaced|changing|switching) (?:my|the|me) (?:meds?|medicines?|"
+    r"medications?|medicin|pills?|tablets?|prescription|blood thinner|inhaler)|"
+    r"(?:changed?|switched|swapped|replaced) (?:them|it)\b|got switched|been switched|"
+    r"(?:switch|chang|mov|swapp|transferr)\w* (?:me|him|her) (?:over |straight )?(?:to|onto|on to))",
+    re.IGNORECASE)
+
+
+def replaces_unnamed(text: str) -> bool:
+    """The text says a medicine replaces an earlier one it does not name."""
+    return bool(_REPLACES_UNNAMED.search(text))
+
+
 # what a switch names as ended, where it is a medicine: "from X to Y", "Y instead of X", "Y rather than X",
 # "no more X", "not more X", "replaced X with Y", "swapped X for Y"
 _OLD_NAMED = re.compile(
@@ -221,3 +248,44 @@ def ended_medicines(text: str) -> list[Mention]:
         if has_medicine_stem(name) or (talk and (name[:1].isupper() or dosed)):
             out.append(Mention(name, m.start("name"), m.end("name")))
     return out
+
+
+_CONDITION_FOR = re.compile(r"\bfor (?:my|the|his|her)\s+(?P<what>[\w' -]{3,40}?)(?=[,.;!?]|\s+(?:and|but|so|"
+                            r"because|since|last|this|next|now|which|as)\b|$)", re.IGNORECASE)
+
+
+def condition_named(text: str) -> str | None:
+    """What a medicine is said to be for ("for my blood pressure" -> "blood pressure")."""
+    m = _CONDITION_FOR.search(text)
+    return m.group("what").strip() if m else None
+
+
+def _condition_words(name: str, said: str) -> set[str]:
+    """The words of what a stored medicine was said to be for, right after its name ("ramipril for my blood
+    pressure" -> blood, pressure); none where nothing was."""
+    at = said.lower().find(name.lower().split()[0])
+    condition = condition_named(said[at:]) if at >= 0 else None
+    return set(re.findall(r"[a-z]{3,}", condition.lower())) if condition else set()
+
+
+def which_replaced(new_name: str, message: str, stored: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Which of the user's stored medicines a new one replaces where the message names none of them:
+    ``stored`` holds (memory id, medicine, what was said of it) for each live medicine, the new one left out.
+    The message says what the new one is for ("for my blood pressure"): the medicines said of that; it says
+    nothing of that (or of it none of them is said to be for): the one medicine the user takes, if it is one alone
+    and not said to be for something else. Otherwise none: an ending is decided
+    only on evidence, and a medicine the user still takes, retired, is a fact lost."""
+    others = [(i, name, said) for i, name, said in stored if name.lower().split()[0] != new_name.lower().split()[0]]
+    if not others:
+        return []
+    condition = condition_named(message)
+    if condition:
+        words = set(re.findall(r"[a-z]{3,}", condition.lower()))
+        named = [i for i, name, said in others if words & _condition_words(name, said)]
+        if named:
+            return named
+        # the one medicine, said to be for something else ("metformin for my diabetes"), is not the one
+        # replaced by a medicine for the blood pressure
+        if len(others) == 1 and _condition_words(others[0][1], others[0][2]):
+            return []
+    return [others[0][0]] if len(others) == 1 else []
