@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: query-towers search-model api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor train-encoder \
+.PHONY: query-towers search-model api-docs install install-run run test unit integration e2e eval lint bench demo clean fuzz synth checkov train-extractor train-judge train-encoder \
 	train-query-slots \
 	query-model lock footprint ts-client ts-test
 # jsii (under aws-cdk-lib) warns at every start that Node 20 is past its end of life; 20 is what this machine has
@@ -108,6 +108,11 @@ bench: $(STAMP)
 # the learned extractor's tagger (writes shared/mnemo/models/extractor_tagger.npz), over the fine-tuned encoder
 train-extractor: $(STAMP)
 	$(BIN)/python -m mnemo.training.extractor
+
+# the judge of the learned extractor's candidates (writes shared/mnemo/models/extractor_judge.npz; ~7 min: five
+# fold taggers, each extractor run over the fold it did not see; off by default, MNEMO_EXTRACTOR_JUDGE_KEEP_AT_LEAST)
+train-judge: $(STAMP)
+	$(BIN)/python -m mnemo.training.judge
 
 # the judge of whether a message ends a stored fact (writes shared/mnemo/models/ending.npz; seconds; off by
 # default, MNEMO_ENDING_ENABLED; tests/eval/ending.py scores it on its blind check set)

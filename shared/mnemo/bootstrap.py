@@ -15,6 +15,7 @@ from typing import Any
 from mnemo.clock import Clock, SystemClock
 from mnemo.domain.extraction import RuleBasedExtractor
 from mnemo.domain.extraction.ending import EndingJudge, EndingModel
+from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.extraction.readings import PieceReadings
 from mnemo.domain.extraction.tagger import SlotTagger, TokenEncoder
@@ -39,11 +40,13 @@ from mnemo.services.writing import MemoryWriter
 from mnemo.settings import Settings
 
 TAGGER_PATH = Path(__file__).resolve().parent / "models" / "extractor_tagger.npz"
+JUDGE_PATH = Path(__file__).resolve().parent / "models" / "extractor_judge.npz"
 ENDING_PATH = Path(__file__).resolve().parent / "models" / "ending.npz"
 CROSS_PATH = Path(__file__).resolve().parent / "models" / "ending-cross-int8.onnx"
 SLOT_AFFINITY_PATH = Path(__file__).resolve().parent / "models" / "query_slots.npz"
 _AFFINITIES: dict[Path, SlotAffinity] = {}
 _TAGGERS: dict[Path | None, SlotTagger] = {}
+_CANDIDATE_JUDGES: dict[Path | None, CandidateJudge] = {}
 _ENDING_JUDGES: dict[tuple[Path, Path | None, float, Path | None, Path | None], EndingJudge] = {}
 _TOKEN_ENCODERS: dict[tuple[int, int, str, str], TokenEncoder] = {}
 _PIECE_READINGS: dict[tuple[object, ...], PieceReadings] = {}
@@ -379,9 +382,16 @@ def learned_extractor(settings: Settings) -> LearnedExtractor:
         tagger = SlotTagger.load(settings.extractor_model_path or TAGGER_PATH)
         _TAGGERS[settings.extractor_model_path] = tagger
     encoder = shared_token_encoder(settings)
+    judge = None
+    if settings.extractor_judge_keep_at_least > 0:
+        judge = _CANDIDATE_JUDGES.get(settings.extractor_judge_path)
+        if judge is None:
+            judge = CandidateJudge.load(settings.extractor_judge_path or JUDGE_PATH)
+            _CANDIDATE_JUDGES[settings.extractor_judge_path] = judge
     return LearnedExtractor(encoder, tagger, settings.extractor_min_confidence, settings.extractor_outside_at_least,
                             settings.extractor_verify_at_least, settings.extractor_later_value_doubt,
-                            settings.extractor_bio_penalty, readings=piece_readings(settings))
+                            settings.extractor_bio_penalty, readings=piece_readings(settings), judge=judge,
+                            judge_keep_at_least=settings.extractor_judge_keep_at_least)
 
 
 def piece_readings(settings: Settings) -> PieceReadings | None:

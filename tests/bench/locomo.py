@@ -131,10 +131,11 @@ def evaluate(client: InProcessClient, data: list[dict[str, Any]], id_to_dia: dic
 
 
 @contextmanager
-def tuning_half(path: Path, prefix: str) -> Iterator[tuple[list[dict[str, Any]], ManualClock, Any]]:
-    """The tuning half's conversations imported into a fresh embedded home (retention off, the clock a day
-    after the last turn): (the conversations, the clock, the service), removed on exit."""
-    data = select(json.loads(path.read_text()), "tuning")
+def tuning_half(path: Path, prefix: str,
+                half: str = "tuning") -> Iterator[tuple[list[dict[str, Any]], ManualClock, Any]]:
+    """The tuning half's conversations (or ``half``'s) in a fresh embedded home (retention off, the clock a day
+    after the last turn), not yet imported: (the conversations, the clock, the service), removed on exit."""
+    data = select(json.loads(path.read_text()), half)
     clock = ManualClock(max(t[2] for s in data for t in turns_of(s)) + timedelta(days=1))
     workdir = Path(tempfile.mkdtemp(prefix=prefix))
     try:

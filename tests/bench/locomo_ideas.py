@@ -323,17 +323,20 @@ RUN: dict[str, Callable[[Bench, list[Asked]], None]] = {
 
 def run_ideas(description: str | None, runs: Mapping[str, Callable[[Any, list[Any]], None]], default: Sequence[str],
               prefix: str, bench_of: Callable[[Any, dict[str, str], ManualClock], Any]) -> int:
-    """The command line every ideas script shares: the tuning half imported once, its questions asked through
-    ``bench_of``'s bench, then each idea of ``runs`` that ``--only`` names (default ``default``) run over them."""
+    """The command line every ideas script shares: the tuning half (or ``--half``'s) imported once, its questions
+    asked through ``bench_of``'s bench, then each idea of ``runs`` that ``--only`` names (default ``default``) run
+    over them."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--only", nargs="+", choices=tuple(runs), default=list(default))
+    parser.add_argument("--half", choices=("tuning", "checking"), default="tuning",
+                        help="checking: once, for figures of what the tuning half chose")
     args = parser.parse_args()
-    with tuning_half(args.data, prefix) as (data, clock, service):
+    with tuning_half(args.data, prefix, args.half) as (data, clock, service):
         id_to_dia, _, _ = import_turns(service, data)
         bench = bench_of(service, id_to_dia, clock)
         asked = list(bench.questions(data))
-        print(f"\nLoCoMo tuning half, {len(asked)} questions, R@10 by category")
+        print(f"\nLoCoMo {args.half} half, {len(asked)} questions")
         for idea in args.only:
             runs[idea](bench, asked)
     return 0

@@ -78,12 +78,14 @@ def timeline(data: dict[str, Any]) -> list[tuple[datetime, dict[str, Any], int, 
 
 def run(data: dict[str, Any], extractor: str, model: Path | None = None,
         min_confidence: float | None = None, ending_at_least: float | None = None,
-        ending_cross: bool = True) -> dict[str, Any]:
+        ending_cross: bool = True, judge_keep_at_least: float | None = None) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         sessions = timeline(data)
         clock = ManualClock(sessions[0][0])
         knobs: dict[str, Any] = {} if min_confidence is None else {"extractor_min_confidence": min_confidence}
+        if judge_keep_at_least is not None:
+            knobs["extractor_judge_keep_at_least"] = judge_keep_at_least
         if ending_at_least is not None:
             knobs.update(ending_enabled=True, ending_at_least=ending_at_least, ending_cross_encoder=ending_cross)
         service = build_local(Settings(data_dir=Path(tmp), extractor=extractor, extractor_model_path=model,
@@ -141,9 +143,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="switch the learned judge of endings on at this threshold (default: the settings')")
     parser.add_argument("--no-cross", action="store_true",
                         help="with --ending-at-least: the first judge of endings alone (MNEMO_ENDING_CROSS_ENCODER)")
+    parser.add_argument("--judge-keep-at-least", type=float, default=None,
+                        help="MNEMO_EXTRACTOR_JUDGE_KEEP_AT_LEAST (default: the setting's)")
     args = parser.parse_args(argv)
     report = run(json.loads(args.data.read_text()), args.extractor, args.model, args.min_confidence,
-                 args.ending_at_least, not args.no_cross)
+                 args.ending_at_least, not args.no_cross, args.judge_keep_at_least)
     share = report["later_right"] / max(report["later_probes"], 1)
     print(f"conversation benchmark ({args.data.name}, {args.extractor} extractor): "
           f"{report['right']}/{report['probes']} probes right; later sessions {report['later_right']}/"

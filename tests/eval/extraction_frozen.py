@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections import defaultdict
@@ -33,13 +32,13 @@ from mnemo.domain.extraction.slots import SLOTS
 from mnemo.domain.models import Message
 from mnemo.domain.text import terms
 from mnemo.ports import Extractor
+from mnemo.training.judge import cases
 
 HERE = Path(__file__).resolve().parent
 FROZEN = HERE / "data" / "frozen" / "extraction_frozen.txt"
 DEV = HERE / "data" / "dev" / "extraction_dev.txt"
 TRAINING = HERE.parents[1] / "shared" / "mnemo" / "training" / "data"
 PENDING = TRAINING / "pending"
-_LABEL = re.compile(r"^(?P<neg>-)?(?P<category>[a-z_]+):(?P<slot>[a-z_]+)=(?P<value>.+)$")
 WHEN = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 
 
@@ -52,20 +51,8 @@ class Label:
 
 
 def load(paths: list[Path]) -> list[tuple[str, list[Label]]]:
-    cases = []
-    for path in paths:
-        for line in path.read_text().splitlines():
-            if not line.strip() or line.startswith("#") or " || " not in line:
-                continue
-            message, _, labels = line.partition(" || ")
-            parsed = []
-            for label in ([] if labels.strip() == "-" else labels.split(";")):
-                m = _LABEL.match(label.strip())
-                if m:
-                    parsed.append(Label(m.group("category"), m.group("slot"), m.group("value").strip(),
-                                        not m.group("neg")))
-            cases.append((message.strip(), parsed))
-    return cases
+    """Every labelled message and its labels (read as the candidates' judge is trained to score them)."""
+    return [(message, [Label(*label) for label in labels]) for message, labels in cases(paths)]
 
 
 def _value_matches(got: str, want: str) -> bool:
@@ -133,7 +120,7 @@ def table(title: str, report: dict[str, Any]) -> None:
         print(f"  {category:<14} {f['precision']:>9.3f} {f['recall']:>7.3f} {f['tp']:>4} {f['fp']:>4} {f['fn']:>4}")
 
 
-def build_extractor(kind: str, model: Path | None = None, **knobs: float) -> Extractor:
+def build_extractor(kind: str, model: Path | None = None, **knobs: float | None) -> Extractor:
     from mnemo.bootstrap import _extractor
     from mnemo.settings import Settings
 
@@ -148,14 +135,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="the blind set to score: frozen (to report), dev or pending (to work on)")
     parser.add_argument("--model", type=Path, default=None, help="a tagger's weights (default: the shipped one)")
     parser.add_argument("--no-training", action="store_true", help="skip scoring the training data")
-    for knob in ("min_confidence", "outside_at_least", "verify_at_least", "bio_penalty"):
+    for knob in ("min_confidence", "outside_at_least", "verify_at_least", "bio_penalty", "judge_keep_at_least"):
         parser.add_argument(f"--{knob.replace('_', '-')}", dest=knob, type=float, default=None,
                             help=f"MNEMO_EXTRACTOR_{knob.upper()} (default: the setting's)")
     parser.add_argument("-v", action="store_true", help="print every error of the training data, and of the dev set")
     args = parser.parse_args(argv)
     extractor = build_extractor(args.extractor, args.model, min_confidence=args.min_confidence,
                                 outside_at_least=args.outside_at_least, verify_at_least=args.verify_at_least,
-                                bio_penalty=args.bio_penalty)
+                                bio_penalty=args.bio_penalty, judge_keep_at_least=args.judge_keep_at_least)
     sets = {"frozen": [FROZEN], "dev": [DEV], "pending": sorted(PENDING.glob("extraction_train_*.txt"))}
     reports = {args.which: evaluate(extractor, load(sets[args.which]))}
     if not args.no_training:

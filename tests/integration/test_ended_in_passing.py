@@ -101,3 +101,21 @@ def test_a_medicine_the_user_was_moved_from_is_retired(service: Mnemo) -> None:
     _remember(service, "User's health: takes methotrexate weekly.", "health:methotrexat", Category.CONSTRAINT)
     _said(service, "c2", "The rheumatologist changed me from methotrexate to a weekly injection, fingers crossed.")
     assert not [c for c in _live(service) if "methotrexate" in c.lower() and "no longer" not in c.lower()]
+
+
+SWITCH = "We migrated the shop from Square Online Store to Shopify, how do I set up shipping zones?"
+
+
+def test_a_tool_left_by_its_longer_name_retires_the_one_stored_by_its_maker(service: Mnemo) -> None:
+    # the tagger marks Shopify itself; the switch read around it still ends the tool left, stored shorter
+    _remember(service, "User uses Square.", "uses:squar", Category.PREFERENCE)
+    say_next_day(service, TENANT, USER, "c2", SWITCH)
+    live = _live(service)
+    assert any("Shopify" in c for c in live)
+    assert not [c for c in live if "Square" in c and "no longer" not in c.lower()]
+
+
+def test_a_tool_that_only_shares_a_word_with_the_one_left_stays(service: Mnemo) -> None:
+    _remember(service, "User uses Square Terminal.", "uses:squar_termin", Category.PREFERENCE)
+    say_next_day(service, TENANT, USER, "c2", SWITCH)
+    assert "User uses Square Terminal." in _live(service)

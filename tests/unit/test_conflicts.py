@@ -104,6 +104,19 @@ def test_a_later_instruction_replaces_an_earlier_one_about_the_same_thing_only(
     assert resolve(new, old, cosine) is relation
 
 
+@pytest.mark.parametrize(("said", "relation"), [
+    # "from now on" opened the user's words, and is no part of the rule stored
+    ("from now on: explain reasoning before code. tired of just snippets", Relation.CONTRADICTS),
+    # the same rule said with no word of change: two rules
+    ("explain reasoning before code. tired of just snippets", Relation.INDEPENDENT),
+])
+def test_a_rule_whose_words_said_a_change_replaces_a_close_one_on_its_topic(said: str, relation: Relation) -> None:
+    old = instruction("a", "How to answer the user: answers: code first, minimal prose.", 0)
+    new = instruction("b", "How to answer the user: explain reasoning before code.", 9)
+    new = new.model_copy(update={"provenance": Provenance(source=SourceKind.EXTRACTED, evidence=said)})
+    assert resolve(new, old, 0.741) is relation
+
+
 def test_a_negated_fact_retires_the_value_it_names_in_another_slot() -> None:
     old = fact("a", "hobby:volleyball", "User's hobby: volleyball.")
     new = fact("b", "habit:volleyball", "User no longer does volleyball.", polarity=False, days=30)
@@ -201,6 +214,46 @@ def test_a_far_less_certain_value_does_not_replace_a_slot_without_a_word_of_chan
     assert result.new_wins is new_wins
     # without the margin the later value always stands
     assert classify(new, [Existing(old, 0.3)], conflict_similarity=0.85, duplicate_similarity=0.95).new_wins
+
+
+def said_in(conversation: str, mid: str, subject: str, category: Category, content: str, *, minutes: int = 0,
+            source: SourceKind = SourceKind.EXTRACTED) -> Memory:
+    when = T0 + timedelta(minutes=minutes)
+    return Memory(memory_id=mid, tenant_id="t", user_id="u", category=category, subject=subject, content=content,
+                  confidence=0.9, created_at=when, updated_at=when, last_confirmed_at=when,
+                  provenance=Provenance(source=source, conversation_id=conversation))
+
+
+@pytest.mark.parametrize(("subject", "category", "old", "new", "second_conversation", "source", "new_wins"), [
+    # an aside later in the same sitting does not replace what the user said of themselves
+    ("education", Category.BIOGRAPHICAL, "User's studies: part-time MSc in nursing.",
+     "User's studies: cardiothoracic.", "c1", SourceKind.EXTRACTED, False),
+    ("name", Category.BIOGRAPHICAL, "User's name is Harold Whitcombe.", "User's name is Whitcombe.", "c1",
+     SourceKind.EXTRACTED, False),
+    ("diet", Category.CONSTRAINT, "User's diet: vegetarian.", "User's diet: keto.", "c1", SourceKind.EXTRACTED,
+     False),
+    # the same value said in a later conversation is a change
+    ("education", Category.BIOGRAPHICAL, "User's studies: part-time MSc in nursing.",
+     "User's studies: cardiothoracic.", "c2", SourceKind.EXTRACTED, True),
+    # a change said as one ("actually", "now") stands in the same sitting too
+    ("home_location", Category.BIOGRAPHICAL, "User lives in Leeds.", "User lives in York.", "c1",
+     SourceKind.USER_EXPLICIT, True),
+    # project facts follow the conversation ("backend: go, postgres" then "side project: rust cli")
+    ("project_stack", Category.PROJECT_FACT, "User's project uses postgres.", "User's project uses rust.", "c1",
+     SourceKind.EXTRACTED, True),
+    # answer rules are refined as a conversation goes
+    ("answer_style", Category.PROCEDURAL, "How to answer the user: no long answers.",
+     "How to answer the user: 3 sentences max.", "c1", SourceKind.EXTRACTED, True),
+])
+def test_a_second_value_later_in_the_same_conversation_does_not_replace_the_users_own_slot(
+        subject: str, category: Category, old: str, new: str, second_conversation: str, source: SourceKind,
+        new_wins: bool) -> None:
+    first = said_in("c1", "a", subject, category, old)
+    second = said_in(second_conversation, "b", subject, category, new, minutes=5, source=source)
+    result = classify(second, [Existing(first, 0.3)], conflict_similarity=0.85, duplicate_similarity=0.95,
+                      doubt_margin=0.15)
+    assert result.relation is Relation.CONTRADICTS
+    assert result.new_wins is new_wins
 
 
 def test_a_lift_retires_only_an_instruction_about_the_same_thing() -> None:

@@ -936,6 +936,12 @@ def test_a_value_is_dated_by_the_date_nearest_it_in_its_clause() -> None:
     ("Got my 2nd jab tuesday. It's 3 weeks till the next one",
      "Got my 2nd jab tuesday. It's 3 weeks till the next one"),
     ("Friday no 5 people came", "Friday no 5 people came"),
+    # a day before its month, as many write it, and "well" before the words that take it back
+    ("she visits on 20 march, no, 21 march", "she visits on 21 march"),
+    ("the gig is on the 6th of June well actually it's the 7th", "the gig is on the 7th of June"),
+    ("test on 14 april, no wait, it is 15 april, the 14 is her birthday", "test on 15 april, the 14 is her birthday"),
+    ("on Saturday, well, Sunday works too", "on Saturday, well, Sunday works too"),
+    ("I have 2 may, no, 3 mayors", "I have 2 may, no, 3 mayors"),
 ])
 def test_a_day_or_time_taken_back_in_the_same_breath_is_read_as_the_one_meant(text: str, meant: str) -> None:
     from mnemo.domain.extraction.dates import corrected_dates
@@ -944,7 +950,8 @@ def test_a_day_or_time_taken_back_in_the_same_breath_is_read_as_the_one_meant(te
 
 
 @pytest.mark.parametrize("text", ["tuesday" + "." * 40 + "x", "tuesday" + " sorry, ..." * 400 + " x",
-                                  "at 9" + "." * 3000 + "x", "See you on tuesday" + "." * 30 + " can't wait"])
+                                  "at 9" + "." * 3000 + "x", "See you on tuesday" + "." * 30 + " can't wait",
+                                  "on 20 march" + " well" * 2000 + " x", "the 6th of June" + ", well. " * 2000])
 def test_a_run_of_dots_after_a_day_is_read_in_linear_time(text: str) -> None:
     # the separators between the words that take a day back were read two ways each (".." as one or two):
     # 22 dots after "tuesday" took 7.8 s, a message ending in 30 held its extraction job for hours

@@ -82,7 +82,14 @@ def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_a
     # close, saying it changes something, and about the same thing: "stop using emojis" does not replace
     # "stop using exclamation marks" (0.75 apart), though both say "stop"
     shared = (set(terms(new.content)) & set(terms(old.memory.content))) - _INSTRUCTION_WORDS
-    return old.cosine >= change_at and bool(_CHANGES.search(new.content)) and bool(shared)
+    return old.cosine >= change_at and says_a_change(new) and bool(shared)
+
+
+def says_a_change(rule: Memory) -> bool:
+    """The rule, or the user's words it was read from, say it changes something: "from now on: explain
+    reasoning before code" is stored as "explain reasoning before code." (an instruction's opening is no part of
+    it), and its "from now on" still replaces "code first, minimal prose"."""
+    return bool(_CHANGES.search(rule.content) or _CHANGES.search(rule.provenance.evidence or ""))
 
 
 def lifts_instruction(new: Memory, old: Memory) -> bool:
@@ -129,15 +136,28 @@ def names_its_value(retraction: Memory, old: Memory) -> bool:
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
     ("User's hobby: volleyball"), when the two are close and every word of the negated value is in the old
-    fact. A negated constraint also retires a fact whose value is at least half of its own ("not gluten free
-    any more" retires "avoids gluten", "not lactose intolerant" retires "allergic to lactose"); elsewhere the
-    longer value is often another thing ("no longer likes coffee cake" leaves "likes coffee")."""
+    fact. A negated constraint also retires a fact whose value is at least half of its own ("not gluten free any
+    more" retires "avoids gluten", "not lactose intolerant" retires "allergic to lactose"), a tool left one whose
+    value is any part of its own (leaving "Zoho Books" retires "uses Zoho"); elsewhere the longer value is often
+    another thing ("no longer likes coffee cake" leaves "likes coffee")."""
     if new.polarity or not old.memory.polarity or old.cosine < at_least:
         return False
     words, theirs = _value_words(new), _value_words(old.memory)
     return bool(words) and (words <= set(terms(old.memory.content))
-                            or (new.category is Category.CONSTRAINT and bool(theirs) and theirs <= words
-                                and 2 * len(theirs) >= len(words)))
+                            or (bool(theirs) and theirs <= words
+                                and (_both_tools(new, old.memory)
+                                     or (new.category is Category.CONSTRAINT and 2 * len(theirs) >= len(words)))))
+
+
+# the slots of the tools the user works with: a tool is often named by its maker alone ("Zoho" for Zoho Books)
+_TOOL_SLOTS = frozenset({"uses", "project_stack"})
+
+
+def _both_tools(new: Memory, old: Memory) -> bool:
+    """Both facts are of tools: "shifted accounts from Zoho Books to Tally Prime" leaves "Zoho Books", which
+    ends "User's project uses Zoho.", and "migrated the shop from Square Online Store" ends "User uses Square."
+    (a product is named by its maker and more words, any number of them)."""
+    return new.subject.partition(":")[0] in _TOOL_SLOTS and old.subject.partition(":")[0] in _TOOL_SLOTS
 
 
 # words that say a plan's day changed ("the wedding got moved to June", "now I go back on July 10 not July 3")
@@ -231,12 +251,35 @@ def _names(plan: Memory) -> set[str]:
 
 
 def doubtful_change(new: Memory, old: Memory, margin: float | None) -> bool:
-    """A value the extractor was far less sure of than of the one it would replace, said without any word
-    of change: "I joined a climbing gym near Sendlinger Tor" is no new job over "engineer at BMW". A
-    correction or an explicit statement ranks above both, so a real change still wins."""
+    """A value said without any word of change that is unlikely to be one: the extractor was far less sure
+    of it than of the one it would replace ("I joined a climbing gym near Sendlinger Tor" is no new job over
+    "engineer at BMW"), or the one it would replace was said earlier in the same conversation (see
+    said_again_in_passing). A correction or an explicit statement ranks above both, so a real change still
+    wins."""
     return (margin is not None and new.provenance.source is SourceKind.EXTRACTED
             and SOURCE_TIER[old.provenance.source] >= SOURCE_TIER[new.provenance.source]
-            and new.confidence + margin <= old.confidence)
+            and (new.confidence + margin <= old.confidence or said_again_in_passing(new, old)))
+
+
+def said_again_in_passing(new: Memory, old: Memory) -> bool:
+    """``new`` is another value of the user's own single-valued slot ``old`` fills (who they are, where they
+    live, their job, studies, diet: a biographical or constraint slot) read later in the same conversation,
+    with no word of change: "I'm starting a part-time MSc in critical care nursing ... I've 6 years ICU
+    experience, mostly cardiothoracic" does not make the user's studies cardiothoracic, nor "my name is Harold
+    Whitcombe ... Whitcombe, as I said" their name Whitcombe. Within one sitting a second value of these is an
+    aside, an example or a misreading far more often than a change the user did not say was one (a change
+    said as one, "actually", "now", "switched", is a correction and stands). Not answer rules, refined as a
+    conversation goes ("no long answers" -> "3 sentences max"), nor project facts, which follow what the
+    conversation is about ("backend @ fernwerk. go, postgres" then "side proj: dotsync. rust cli")."""
+    conversation = new.provenance.conversation_id
+    return (conversation is not None and conversation == old.provenance.conversation_id
+            and new.polarity and old.polarity and old.created_at <= new.created_at
+            and new.category is old.category and new.category in _ONE_PERSON
+            and new.subject.partition(":")[0] not in ANSWER_SLOTS)
+
+
+# the categories of what the user is (not what they work on, nor how they want answers)
+_ONE_PERSON = frozenset({Category.BIOGRAPHICAL, Category.CONSTRAINT})
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")

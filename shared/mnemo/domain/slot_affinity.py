@@ -69,6 +69,11 @@ class SlotAffinity:
         p being the slot's own probability or, when higher, the probability that one of its kindred slots
         (``KINDRED``) is needed, 1 - prod(1 - p_k): "how do i add a subcommand" needs the user's project 0.49
         and its stack 0.49, each short of 0.5, and a fact of the project 0.74."""
+        return {slot: boost * p for slot, p in self.needed(vector).items() if p >= at_least}
+
+    def needed(self, vector: Array) -> dict[str, float]:
+        """Each slot's probability of being needed, its own or, when higher, that of one of its kindred slots
+        (``KINDRED``) being needed; a borrowing slot (``BORROWED``) reads its source's."""
         probs = self.probabilities(vector)
         needed = dict(probs)
         for kin in KINDRED:
@@ -76,7 +81,7 @@ class SlotAffinity:
             needed.update({slot: max(needed[slot], 1.0 - none) for slot in kin if slot in needed})
         needed.update({slot: needed[source] for slot, source in BORROWED.items()
                        if source in needed and slot not in needed})
-        return {slot: boost * p for slot, p in needed.items() if p >= at_least}
+        return needed
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -380,7 +380,7 @@ class Retriever:
         if (gate.decision is not GateDecision.SKIP or gate.reason != GENERAL_KNOWLEDGE or self.affinity is None
                 or not self.p.settings.slot_boost or not at_least):
             return gate
-        needed = self.affinity.probabilities(self.queries.get(query, tenant_id, user_id))
+        needed = self.affinity.needed(self.queries.get(query, tenant_id, user_id))
         slot = max(needed, key=needed.__getitem__)
         if needed[slot] < at_least:
             return gate

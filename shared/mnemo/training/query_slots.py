@@ -108,7 +108,7 @@ def second_look(model: SlotAffinity, x: Array, cases: list[tuple[str, set[str]]]
         if decide(text).reason != GENERAL_KNOWLEDGE:
             continue
         skipped[bool(wanted)] += 1
-        rescued[bool(wanted)] += max(model.probabilities(vector).values()) >= at
+        rescued[bool(wanted)] += max(model.needed(vector).values()) >= at  # as retrieval's second look
     print(f"second look at >= {at}: of the requests the gate skips, {rescued[True]} of {skipped[True]} that need "
           f"a fact are searched, {rescued[False]} of {skipped[False]} that need none")
 

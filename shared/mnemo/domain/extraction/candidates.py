@@ -31,6 +31,9 @@ class Candidate:
     # an ending said of a name the user only refers back to ("stopped the futsal"): written only where it retires
     # a stored fact, since alone it says nothing that holds
     only_to_retire: bool = False
+    # what the learned tagger saw of the value (tagger.reading_features), for the judge (judge.py); None when
+    # no tagger found it (a rule did, or another extractor)
+    reading: object | None = field(default=None, repr=False, compare=False)
     # a new medicine the message says takes the place of an earlier one it does not name ("the doctor put me on
     # nebivolol instead"): the write path ends the one medicine it replaces, where the user's facts say which
     replaces_unnamed: bool = False

@@ -216,12 +216,16 @@ def without_dates(text: str) -> str:
 _A_WHEN = (rf"(?:(?:next|this|on|at|by|the)\s+)?(?:{_WEEKDAY.replace('?P<wd>', '?:')}|"
            rf"{_MONTH.replace('?P<mon>', '?:')}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?|"
            r"\d{1,2}(?:st|nd|rd|th)(?:\s+of)?(?:\s+" + _MONTH.replace("?P<mon>", "?:") + r")?|"
+           # "20 march", as many write it
+           r"\d{1,2}\s+" + _MONTH.replace("?P<mon>", "?:") + r"\b|"
            r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?|today|tonight|tomorrow|tmrw)")
 # what takes the day or time before it back: "wait no", "sorry", "i mean", "actually", "no,", "make that",
 # then perhaps "it's" ("no wait its the 15th"; "it's" alone adds to a date: "on Saturday, it's 8pm"). The
 # separators are one character class, so a run of them is read one way only (a dotted one was read 2^n ways)
 _GAP = r"[\s.…,;:!\-]*"
-_TAKEN_BACK = (_GAP + r"(?:(?:no+|nope|wait|sorry|oops|i mean|i meant|actually|scratch that|correction|"
+# ("well" only before one of them: "Saturday, well, Sunday works too" takes nothing back)
+_TAKEN_BACK = (_GAP + r"(?:well\b" + _GAP + r")?"
+               r"(?:(?:no+|nope|wait|sorry|oops|i mean|i meant|actually|scratch that|correction|"
                r"make (?:that|it)|or rather|rather)\b" + _GAP + r")+(?:(?:it['’]?s|its|it is)\b" + _GAP + r")?")
 _CORRECTED_WHEN = re.compile(rf"\b(?P<old>{_A_WHEN})(?P<back>{_TAKEN_BACK})(?P<new>{_A_WHEN})(?![\w:])",
                              re.IGNORECASE)
@@ -250,7 +254,10 @@ def corrected_dates(text: str) -> str:
         day = _ORDINAL_ALONE.fullmatch(new)
         lead = _LEAD.match(m.group("old"))
         if month and day:  # "on march 14th, no wait its the 15th": on March the 15th
-            return f"{lead.group(0) if lead else ''}{month.group(0)} {day.group(1)}"
+            opening = lead.group(0) if lead else ""
+            if re.match(r"\d", m.group("old")[len(opening):]):  # "the 6th of June, well actually it's the 7th"
+                return f"{opening}{day.group(1)} of {month.group(0)}"
+            return f"{opening}{month.group(0)} {day.group(1)}"
         # "at 9... sorry, 10:30": keep "at" when the new time does not say it again
         opening = lead.group(0) if lead and not re.match(r"(?:next|this|on|at|by|the)\s", new, re.IGNORECASE) else ""
         return opening + new

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
@@ -25,6 +25,7 @@ from mnemo.domain.extraction.household import (
 )
 from mnemo.domain.extraction.household import content as care_content
 from mnemo.domain.extraction.household import subject as care_subject
+from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, replaces_unnamed, without_dose
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
@@ -99,9 +100,13 @@ class LearnedExtractor:
 
     def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5,
                  outside_at_least: float = 0.5, verify_at_least: float = 0.3, later_value_doubt: float = 0.1,
-                 bio_penalty: float = BIO_PENALTY, readings: PieceReadings | None = None) -> None:
+                 bio_penalty: float = BIO_PENALTY, readings: PieceReadings | None = None,
+                 judge: CandidateJudge | None = None, judge_keep_at_least: float = 0.0) -> None:
         """``readings``: where the spans of a user's pieces are kept while a service reads that user's text
-        (readings.py); None keeps none."""
+        (readings.py); None keeps none. ``judge``: the second look at each message's candidates (judge.py),
+        which stores only those at least ``judge_keep_at_least`` likely (0: no judging)."""
+        self._judge = judge
+        self._judge_keep_at_least = judge_keep_at_least
         self._encoder = encoder
         self._readings = readings
         self._tagger = tagger
@@ -161,6 +166,8 @@ class LearnedExtractor:
             candidates.extend(self._medicines_ended(message, text, candidates))
             for c in candidates:
                 c.replaces_unnamed = c.should_store and c.polarity and c.subject in replacing
+            if self._judge is not None:
+                candidates = self._judge.judge(candidates, text, self._judge_keep_at_least)
             if index in corrected:
                 # the user corrects what the assistant assumed: their word, with the weight of a correction
                 for c in candidates:
@@ -252,13 +259,14 @@ class LearnedExtractor:
         marked = {t for fact in stored for t in terms(fact)}
         out = []
         for slot_name, new, old, said, sentence in [*switched_to(text), *diets_followed(text)]:
-            if set(terms(new)) <= marked:
-                continue  # a fact found says it already
             slot = SLOTS[slot_name]
             if screen(new, said, slot_name, False, sentence, message.content):
                 continue
-            # the sentence is the evidence: what it says around the words ("... now instead") tells a change
-            out.append(slot_candidate(slot, new, sentence, False, message, PASSING_CONFIDENCE))
+            # where a fact found says the new one already ("migrated the shop from Square Online Store to
+            # Shopify": the tagger marked Shopify), the one left is retired all the same
+            if not set(terms(new)) <= marked:
+                # the sentence is the evidence: what it says around the words ("... now instead") tells a change
+                out.append(slot_candidate(slot, new, sentence, False, message, PASSING_CONFIDENCE))
             if old and not set(terms(old)) & marked:
                 left = slot_candidate(slot, old, sentence, True, message, PASSING_CONFIDENCE)
                 left.only_to_retire = True
@@ -305,7 +313,7 @@ class LearnedExtractor:
         for (index, offset, _piece, alone_), in_piece in zip(pieces, self._spans([p for _i, _o, p, _a in pieces]),
                                                              strict=True):
             (alone_read if alone_ else read)[index].extend(
-                Span(s.start + offset, s.end + offset, s.slot, s.confidence, s.negated) for s in in_piece)
+                replace(s, start=s.start + offset, end=s.end + offset) for s in in_piece)
         found: list[_Found] = []
         for index, (message, text, explicit) in enumerate(texts):
             spans = _without_overlaps(read[index])
@@ -408,6 +416,7 @@ class LearnedExtractor:
             value, negated = happened, False  # an event is what happened; "lost", "passed" and "moved" are no negation
         confidence = 1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3)
         candidate = slot_candidate(slot, value, f.clause, negated, f.message, confidence, f.explicit)
+        candidate.reading = f.span.features
         reason = screen(value, f.clause, slot.name, f.explicit, f.sentence, f.message.content)
         if reason:
             candidate.should_store = False
@@ -1072,8 +1081,8 @@ def joined_fragments(text: str, spans: list[Span], gap_words: int = 3) -> list[S
         between = text[last.end:span.start] if last is not None else ""
         if (last is not None and last.slot == span.slot and span.slot in PHRASE_SLOTS
                 and len(between.split()) <= gap_words and _FRAGMENT_GAP.match(between + " ")):
-            out[-1] = Span(last.start, span.end, span.slot, max(last.confidence, span.confidence),
-                           last.negated or span.negated)
+            out[-1] = replace(last, end=span.end, confidence=max(last.confidence, span.confidence),
+                              negated=last.negated or span.negated)
         else:
             out.append(span)
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -52,6 +52,27 @@ class Span:
     slot: str
     confidence: float
     negated: bool
+    # what the tagger saw of the value, for the judge of the candidates (judge.py): see reading_features
+    features: Array | None = field(default=None, compare=False, repr=False)
+
+
+# the tagger's own figures about a span that reading_features appends to the span's and the text's vectors
+READING_FIGURES = 9
+
+
+def reading_features(states: Array, probs: Array, first: int, last: int, confidence: float,
+                     negated_probability: float) -> Array:
+    """A found value as the tagger read it: its pieces' mean vector, the text's mean vector, and the tagger's
+    figures (its confidence, the least sure piece, the margin of its slot over the next slot, how many pieces,
+    where in the text, the text's length, how likely negated)."""
+    n = len(states)
+    inside = probs[first:last + 1]
+    tags = np.sort(inside[:, 1:], axis=1)
+    margin = float(np.mean(tags[:, -1] - tags[:, -2])) if tags.shape[1] > 1 else 0.0
+    figures = np.array([confidence, float(np.min(1.0 - inside[:, 0])), margin, float(last - first + 1) / 8.0,
+                        first / max(n, 1), (last + 1) / max(n, 1), np.log1p(n) / 5.0, negated_probability,
+                        float(np.max(inside[:, 0]))], dtype=np.float32)
+    return np.concatenate([states[first:last + 1].mean(axis=0), states.mean(axis=0), figures]).astype(np.float32)
 
 
 def token_features(states: Array) -> Array:
@@ -214,9 +235,11 @@ class SlotTagger:
             confidence = float(np.mean([1.0 - probs[k, 0] for k in range(i, j + 1)]))
             start, end = _word_bounds(text, tokens.offsets[i][0], tokens.offsets[j][1])
             if confidence >= min_confidence and end > start:
-                negated = float(self.polarity_net.probabilities(
-                    span_features(tokens.states, i, j)[None, :])[0, 1]) > 0.5
-                found.append((Span(start, end, slot, confidence, negated), i, j))
+                negated_probability = float(self.polarity_net.probabilities(
+                    span_features(tokens.states, i, j)[None, :])[0, 1])
+                found.append((Span(start, end, slot, confidence, negated_probability > 0.5,
+                                   reading_features(tokens.states, probs, i, j, confidence, negated_probability)),
+                              i, j))
             i = j + 1
         return found
 
