@@ -78,12 +78,31 @@ _CARD = re.compile(
     rf"(?<!\d)(?<!\d(?:{_CARD_SEP}))(?<!\d(?:{_CARD_SEP}){{2}})(?<!\d(?:{_CARD_SEP}){{3}})"
     rf"(?:\d(?:{_CARD_SEP}){{0,3}}){{12,18}}\d(?!\d)(?!(?:{_CARD_SEP}){{1,3}}\d)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?\b", re.IGNORECASE)
-# an id a program made (a uuid, bare or dashed; a SHA-1 or SHA-256 digest): its digits are no card and its
-# start no IBAN, though one uuid in ~450 has a Luhn-valid digit run or a checksum-valid "de42e16b..." in it
-# (a LangGraph store's keys in metadata were refused as secrets)
+# an id a program made (a uuid, bare or dashed, with its version and variant; a SHA-1 or SHA-256 digest): one uuid
+# in ~450 has a Luhn-valid digit run or a checksum-valid "de42e16b..." in it (a LangGraph store's keys in metadata
+# were refused as secrets). Only a run the id's hex letters enclose on both sides, or one no card network starts,
+# is let go (and an IBAN-shaped start of a bare uuid): a card or IBAN padded out to an id's length, or set in its
+# dashes, is still one (one random uuid in ~2,000 is still refused)
 _HEX_ID = re.compile(
-    r"(?<![0-9A-Za-z])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|[0-9a-f]{40}"
-    r"|[0-9a-f]{64})(?![0-9A-Za-z])", re.IGNORECASE)
+    r"(?<![0-9A-Za-z])(?:(?P<uuid>[0-9a-f]{8}-?[0-9a-f]{4}-?[1-8][0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12})"
+    r"|[0-9a-f]{40}|[0-9a-f]{64})(?![0-9A-Za-z])", re.IGNORECASE)
+_HEX_LETTER = frozenset("abcdefABCDEF")
+
+
+def _part_of_an_id(finding: Finding, text: str, ids: list[re.Match[str]]) -> bool:
+    for m in ids:
+        if not (m.start() <= finding.start and finding.end <= m.end()):
+            continue
+        if finding.kind == "iban" and m.group("uuid") and finding.start == m.start() and "-" not in m.group():
+            return True
+        enclosed = (finding.start > m.start() and text[finding.start - 1] in _HEX_LETTER
+                    and finding.end < m.end() and text[finding.end] in _HEX_LETTER)
+        # no network issues a card starting 0, 1, 7, 8 or 9 (_CARD_NETWORKS, below): in an id it is the id's digits
+        if finding.kind == "payment_card" and (enclosed or text[finding.start] not in _CARD_NETWORKS):
+            return True
+    return False
+
+
 # a run of base64 long enough to hide a card or a token: decoded and screened again
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 
@@ -230,10 +249,9 @@ def find_sensitive(text: str, depth: int = 0) -> list[Finding]:
         found = _iban_prefix(m.group())
         if found:
             findings.append(Finding("iban", m.start(), m.start() + len(found)))
-    ids = [m.span() for m in _HEX_ID.finditer(text)]
+    ids = list(_HEX_ID.finditer(text))
     if ids:
-        findings = [f for f in findings if f.kind not in ("payment_card", "iban")
-                    or not any(start <= f.start and f.end <= end for start, end in ids)]
+        findings = [f for f in findings if not _part_of_an_id(f, text, ids)]
     if depth == 0:
         for m in _BASE64.finditer(text):
             decoded = _decoded(m.group())
