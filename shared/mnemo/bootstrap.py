@@ -401,7 +401,8 @@ def piece_readings(settings: Settings) -> PieceReadings | None:
         return None
     key = (settings.extraction_cache_size, settings.extractor_model_path, settings.extractor_encoder_path,
            settings.model_dir, settings.extractor_min_confidence, settings.extractor_outside_at_least,
-           settings.extractor_verify_at_least, settings.extractor_bio_penalty)
+           settings.extractor_verify_at_least, settings.extractor_bio_penalty,
+           settings.extractor_judge_keep_at_least > 0)  # a judge's spans carry what the tagger saw of them
     if key not in _PIECE_READINGS:
         _PIECE_READINGS[key] = PieceReadings(settings.extraction_cache_size)
     return _PIECE_READINGS[key]

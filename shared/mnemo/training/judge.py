@@ -123,7 +123,8 @@ def out_of_fold(encoder: TokenEncoder, folds: int, members: int, epochs: int, se
         tagger.more_tag_nets = [fit_tag_net(train, epochs, seed + fold + 100 * n) for n in range(1, members)]
         extractor = LearnedExtractor(encoder, tagger, settings.extractor_min_confidence,
                                      settings.extractor_outside_at_least, settings.extractor_verify_at_least,
-                                     settings.extractor_later_value_doubt, settings.extractor_bio_penalty)
+                                     settings.extractor_later_value_doubt, settings.extractor_bio_penalty,
+                                     with_features=True)
         held = [(text, labels) for text, labels in labelled if fold_of(text, folds) == fold]
         n = 0
         for text, labels in held:

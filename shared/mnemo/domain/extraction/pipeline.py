@@ -101,11 +101,15 @@ class LearnedExtractor:
     def __init__(self, encoder: TokenEncoder, tagger: SlotTagger, min_confidence: float = 0.5,
                  outside_at_least: float = 0.5, verify_at_least: float = 0.3, later_value_doubt: float = 0.1,
                  bio_penalty: float = BIO_PENALTY, readings: PieceReadings | None = None,
-                 judge: CandidateJudge | None = None, judge_keep_at_least: float = 0.0) -> None:
+                 judge: CandidateJudge | None = None, judge_keep_at_least: float = 0.0,
+                 with_features: bool | None = None) -> None:
         """``readings``: where the spans of a user's pieces are kept while a service reads that user's text
         (readings.py); None keeps none. ``judge``: the second look at each message's candidates (judge.py),
-        which stores only those at least ``judge_keep_at_least`` likely (0: no judging)."""
+        which stores only those at least ``judge_keep_at_least`` likely (0: no judging). ``with_features``: each
+        candidate carries what the tagger saw of it (``Candidate.reading``); by default only where a judge reads it
+        (its training asks for them without one)."""
         self._judge = judge
+        self._with_features = judge is not None if with_features is None else with_features
         self._judge_keep_at_least = judge_keep_at_least
         self._encoder = encoder
         self._readings = readings
@@ -349,7 +353,7 @@ class LearnedExtractor:
                                               for i in missing])
         for i, tokens in zip(missing, states, strict=True):
             spans = tuple(self._tagger.spans(pieces[i], tokens, self._min_confidence, self._outside_at_least,
-                                             self._verify_at_least, self._bio_penalty))
+                                             self._verify_at_least, self._bio_penalty, self._with_features))
             out[i] = spans
             if readings is not None and keys:
                 readings.put(keys[i], spans)

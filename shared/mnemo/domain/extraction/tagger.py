@@ -191,7 +191,7 @@ class SlotTagger:
 
     def spans(self, text: str, tokens: TokenStates, min_confidence: float = 0.5,
               outside_at_least: float = 0.5, verify_at_least: float = 0.3,
-              bio_penalty: float = BIO_PENALTY) -> list[Span]:
+              bio_penalty: float = BIO_PENALTY, with_features: bool = False) -> list[Span]:
         """``outside_at_least``: O's log-probability gains log((1 - t) / t) before the reading is chosen
         (0.5: O as the tagger gives it; higher: fewer pieces outside every value, a recall knob).
         ``bio_penalty``: what a reading of the pieces pays (log-odds) for each value that starts with an
@@ -199,7 +199,7 @@ class SlotTagger:
         ``verify_at_least``: the verifier keeps a span when it is at least this likely to state a value
         (a precision knob). The slot stays the tagger's: measured on the dev set, letting the verifier
         relabel slots lost recall and gained no precision."""
-        proposed = self._propose(text, tokens, min_confidence, outside_at_least, bio_penalty)
+        proposed = self._propose(text, tokens, min_confidence, outside_at_least, bio_penalty, with_features)
         if self.verifier is None or not proposed:
             return [span for span, _i, _j in proposed]
         rows = np.vstack([verify_features(tokens.states, i, j, self.slots.index(span.slot), len(self.slots),
@@ -207,8 +207,10 @@ class SlotTagger:
         states_a_value = 1.0 - self.verifier.probabilities(rows)[:, 0]
         return [span for (span, _i, _j), p in zip(proposed, states_a_value, strict=True) if p >= verify_at_least]
 
-    def _propose(self, text: str, tokens: TokenStates, min_confidence: float,
-                 outside_at_least: float, bio_penalty: float) -> list[tuple[Span, int, int]]:
+    def _propose(self, text: str, tokens: TokenStates, min_confidence: float, outside_at_least: float,
+                 bio_penalty: float, with_features: bool = False) -> list[tuple[Span, int, int]]:
+        """``with_features``: each span carries reading_features, for the judge (judge.py) or its training; ~3 KB
+        a span that a reader without a judge would only keep in its piece readings."""
         if not tokens.offsets:
             return []
         features = token_features(tokens.states)
@@ -237,9 +239,9 @@ class SlotTagger:
             if confidence >= min_confidence and end > start:
                 negated_probability = float(self.polarity_net.probabilities(
                     span_features(tokens.states, i, j)[None, :])[0, 1])
-                found.append((Span(start, end, slot, confidence, negated_probability > 0.5,
-                                   reading_features(tokens.states, probs, i, j, confidence, negated_probability)),
-                              i, j))
+                seen = (reading_features(tokens.states, probs, i, j, confidence, negated_probability)
+                            if with_features else None)
+                found.append((Span(start, end, slot, confidence, negated_probability > 0.5, seen), i, j))
             i = j + 1
         return found
 
