@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
 import selectors
 import socket
@@ -241,8 +242,12 @@ def ladder(server: Server, rates: list[float], step_s: float, seed: int) -> list
 
 
 def step(server: Server, rate: float, step_s: float, seed: int) -> dict[str, Any]:
-    """One rate of the ladder, and whether the extraction kept up with it (read from /metrics at its end)."""
-    result = open_loop(address_of(server), mixed_requests(int(rate * step_s), seed + int(rate)), rate)
+    """One rate of the ladder, whether the extraction kept up with it (read from /metrics at its end), and
+    where the machine's cores went meanwhile."""
+    requests = mixed_requests(int(rate * step_s), seed + int(rate))
+    machine, mine = machine_ticks(), os.times()
+    result = open_loop(address_of(server), requests, rate)
+    result["cores"] = cores_used(machine, mine)
     extraction = extraction_state(server)
     result["extraction"] = extraction
     result["extraction_kept_up"] = extraction["oldest_due_s"] <= EXTRACTION_BEHIND_S
@@ -250,8 +255,34 @@ def step(server: Server, rate: float, step_s: float, seed: int) -> dict[str, Any
     print(f"    offered {rate:>6.0f}/s -> {result['throughput_rps']:>7.1f}/s  retrieve p50 "
           f"{retrieve.get('p50', 0):>7.2f} p99 {retrieve.get('p99', 0):>8.2f} ms  errors "
           f"{sum(result['errors'].values())}  extraction: {extraction['due']:.0f} due, oldest "
-          f"{extraction['oldest_due_s']:.1f} s", flush=True)
+          f"{extraction['oldest_due_s']:.1f} s  cores busy {result['cores']['machine']:.2f}, of them the "
+          f"generator {result['cores']['generator']:.2f}", flush=True)
     return result
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, total) clock ticks of every core since boot, from /proc/stat (Linux); (0, 0) elsewhere."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return 0, 0
+    idle = fields[3] + fields[4]  # idle and iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def cores_used(machine_before: tuple[int, int], mine_before: os.times_result) -> dict[str, float]:
+    """Cores busy on the whole machine and in this process (the load generator) since the marks.
+
+    The generator shares the machine's cores with the server: at the two workers' saturation on a
+    2-core machine, what it takes is what the workers cannot have, so the figure says how far the
+    2-vs-1 ratio is bounded by the measuring itself."""
+    busy, total = machine_ticks()
+    mine = os.times()
+    elapsed = mine.elapsed - mine_before.elapsed
+    cores = os.cpu_count() or 1
+    machine = cores * (busy - machine_before[0]) / (total - machine_before[1]) if total > machine_before[1] else 0.0
+    generator = ((mine.user - mine_before.user) + (mine.system - mine_before.system)) / elapsed if elapsed > 0 else 0.0
+    return {"machine": round(machine, 2), "generator": round(generator, 2), "cores": cores}
 
 
 def kept_up(result: dict[str, Any]) -> bool:
@@ -511,6 +542,10 @@ def main() -> int:
     health = many["health_during_import"]
     print(f"saturation: 1 worker {one['saturation_rps']} req/s, {args.workers} workers {many['saturation_rps']} "
           f"req/s: {many['speedup']}x (the request workers, the extraction starved)")
+    for run in (one, many):
+        top = max(run["ladder"], key=lambda s: s["throughput_rps"])
+        print(f"  at {run['workers']} worker(s)' saturation: the machine's {top['cores']['cores']} cores "
+              f"{top['cores']['machine']:.2f} busy, the load generator {top['cores']['generator']:.2f} of them")
     print(f"sustained (requests and extraction keeping up): 1 worker {one['sustained_rps']} req/s, "
           f"{args.workers} workers {many['sustained_rps']} req/s")
     after = hold["extraction_after"]
