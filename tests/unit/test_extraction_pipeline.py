@@ -79,6 +79,23 @@ def test_the_clause_around_a_value_stops_at_breaks_and_keeps_its_question_mark()
 
 
 
+def test_so_opens_a_clause_but_a_so_that_says_how_much_does_not() -> None:
+    # "not so many difficult words" was cut before "so": the rule kept "so many difficult words", the inverse
+    # of what was asked
+    rule = "write plain english for me pls, not so many hard words"
+    at = rule.index("hard")
+    assert clause_around(rule, at, at + 4) == rule
+    assert said("answer_tone", "hard words", rule).content == (
+        "How to answer the user: write plain english for them pls, not so many hard words.")
+    tired = "honestly i am so tired of the night bus"
+    assert clause_around(tired, tired.index("bus"), len(tired)) == tired
+    emojis = "you use so many emojis. cut it out"
+    assert clause_around(emojis, emojis.index("emojis"), emojis.index("emojis") + 6) == "you use so many emojis"
+    # the conjunction still opens one
+    knee = "my knee is wrecked so i quit football"
+    assert clause_around(knee, knee.index("football"), len(knee)) == "so i quit football"
+
+
 def test_a_full_stop_inside_a_number_or_a_word_ends_no_clause_and_a_terse_question_asks() -> None:
     # "1.22" had cut "matrix for go 1" out of its question, and "matrix" became the project's stack in place
     # of the "github actions" said before it

@@ -14,11 +14,20 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[;])\s+")
 # where one clause ends and the next begins inside a sentence; a full stop inside a word or number is none
 # ("go 1.22", "node.js", "5.5 km", "needs .ai files": "matrix for go 1.22/1.23?" is one question), but one
 # before the user speaking again is, space or not ("not vegan anymore.im vegetarian now")
+# words after which "so" qualifies what follows rather than opening a clause ("not so many", "i'm so tired");
+# each a fixed-width look-behind, so listed one by one
+_BEFORE_AN_INTENSIFYING_SO = ("not", "and", "or", "be", "is", "am", "are", "was", "were", "been", "feel", "feels",
+                              "felt", "get", "got", "look", "looks", "seem", "seems", "im", "i'm", "it's", "its",
+                              "that's", "thats", "too", "just", "really", "also", "ever", "quite", "never")
 _CLAUSE_BREAK = re.compile(
     r"[.!?]+(?!\w)|[.!?]+(?=(?:i|im|i['’]m|ive|i['’]ve|id|i['’]d|my|we|now|but)\s)|[;\n]+|\s[-–—]\s"
     r"|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
     r"what|how|can|could|would|should|any|do|does|is|are|i|im|i'm|i've|ive|my|we|our)\b)"
-    r"|\s(?=(?:but|so|because|bc|cuz|although|though|whereas|anyway|anyways|btw)\s)"
+    r"|\s(?=(?:but|because|bc|cuz|although|though|whereas|anyway|anyways|btw)\s)"
+    # "so" opens a clause ("my back hurts so i stopped running"), but not where it says how much: after a word
+    # it then qualifies ("not so many hard words", "i am so tired") or before one it measures ("so many emojis")
+    r"|" + "".join(rf"(?<!\b{w})" for w in _BEFORE_AN_INTENSIFYING_SO)
+    + r"\s(?=so\s(?!(?:many|much|few|little|far|often|long|well|badly|hard|bad|good|very)\b))"
     r"|\s(?:lol|lmao|haha|tbh|ngl)\b", re.IGNORECASE)
 _QUESTION_START = re.compile(
     r"^\W*(?:what|what's|whats|how|where|which|who|when|why|can|could|would|will|should|shall|do|does|did|is|are|"
