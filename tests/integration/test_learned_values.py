@@ -133,3 +133,10 @@ def test_a_job_is_the_users_whole_phrase_not_the_piece_the_tagger_marked(extract
     facts = stored(extractor, "so I left the agency, I'm freelance now doing bookkeeping for small charities "
                               "around Leeds")
     assert facts.get("job") == "User's job: freelance now doing bookkeeping for small charities around Leeds."
+
+
+def test_what_the_user_does_for_a_living_is_their_job_not_a_hobby(extractor: LearnedExtractor) -> None:
+    # the tagger reads it as a hobby: "User's hobby: yacht deliveries for a living."
+    facts = stored(extractor, "I do yacht deliveries for a living")
+    assert facts.get("job") == "User's job: yacht deliveries."
+    assert not any(subject.startswith("hobby") for subject in facts)

@@ -79,6 +79,15 @@ def test_the_clause_around_a_value_stops_at_breaks_and_keeps_its_question_mark()
 
 
 
+def test_what_the_user_does_for_a_living_is_their_job() -> None:
+    from mnemo.domain.extraction.pipeline import for_a_living
+    assert for_a_living("yacht deliveries", "i do yacht deliveries for a living, mostly atlantic") == "yacht deliveries"
+    assert for_a_living("fix old boats for a living", "i fix old boats for a living") == "fix old boats"
+    assert for_a_living("drive a cab", "I drive a cab to pay the bills") == "drive a cab"
+    assert for_a_living("paint", "I paint for fun") is None
+    assert for_a_living("running", "running is how I stay sane") is None
+
+
 def test_so_opens_a_clause_but_a_so_that_says_how_much_does_not() -> None:
     # "not so many difficult words" was cut before "so": the rule kept "so many difficult words", the inverse
     # of what was asked

@@ -401,6 +401,11 @@ class LearnedExtractor:
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
             return None
+        if slot.name in PASTIME_SLOTS and not negated:
+            earned = for_a_living(value, f.clause)
+            if earned is not None:
+                # "I do yacht deliveries for a living" is the user's job, not a hobby or a routine
+                slot, value = SLOTS["job"], earned
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
         if slot.name == "job" and not negated:
@@ -539,6 +544,25 @@ _JOB_OPENER = re.compile(
     r"i\b" + _ADVERBS + r"(?:\s+(?:have|['’]ve))?\s+(?:work|working|joined|run|running|manage|managing|own|teach|"
     r"teaching)\b)(?:\s+(?:now|also|just|currently|still|am|working|employed|a|an)\b)*\s*", re.IGNORECASE)
 JOB_PHRASE_MAX_WORDS = 14
+
+
+# slots a job said as what the user does is misread into ("I do yacht deliveries for a living" as a hobby)
+PASTIME_SLOTS = frozenset({"hobby", "habit", "likes"})
+# what the user does to earn: said right after the value, or closing it
+_FOR_A_LIVING = re.compile(r"^\s*(?:for (?:a|my|our) living|to (?:earn|make) (?:a|my|our) living|"
+                           r"to pay (?:the|my|our) (?:bills|rent))\b", re.IGNORECASE)
+_CLOSES_WITH_A_LIVING = re.compile(r"\s+(?:for (?:a|my|our) living|to (?:earn|make) (?:a|my|our) living|"
+                                   r"to pay (?:the|my|our) (?:bills|rent))\s*$", re.IGNORECASE)
+
+
+def for_a_living(value: str, clause: str) -> str | None:
+    """The value without its "for a living" when the user says they do it to earn ("i fix boats for a living",
+    "drive a cab to pay the bills"): a job; None when the clause says no such thing of it."""
+    closing = _CLOSES_WITH_A_LIVING.search(value)
+    if closing is not None:
+        return value[:closing.start()].strip() or None
+    at = clause.find(value)
+    return value if at >= 0 and _FOR_A_LIVING.match(clause[at + len(value):]) else None
 
 
 def job_phrase(value: str, clause: str) -> str:
