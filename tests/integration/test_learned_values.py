@@ -140,3 +140,11 @@ def test_what_the_user_does_for_a_living_is_their_job_not_a_hobby(extractor: Lea
     facts = stored(extractor, "I do yacht deliveries for a living")
     assert facts.get("job") == "User's job: yacht deliveries."
     assert not any(subject.startswith("hobby") for subject in facts)
+
+
+@pytest.mark.parametrize("text", ["on the bright side my supervisor, Karin, finally agreed to the field trip",
+                                  "Femke passed her exams, she starts at the hospital in september",
+                                  "my new charge nurse is filipina too haha small world"])
+def test_a_name_the_user_gives_someone_else_is_not_the_users_name(extractor: LearnedExtractor, text: str) -> None:
+    # the tagger reads each as the user's name: "User's name is Karin."
+    assert "name" not in stored(extractor, text)

@@ -27,6 +27,7 @@ from mnemo.domain.extraction.household import content as care_content
 from mnemo.domain.extraction.household import subject as care_subject
 from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, replaces_unnamed, without_dose
+from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
@@ -410,6 +411,8 @@ class LearnedExtractor:
             value = completed_phrase(value, f.clause)
         if slot.name == "job" and not negated:
             value = job_phrase(value, f.clause)
+        if slot.name == "name" and not names_self(value, f.message.content):
+            return None  # "my supervisor, Karin, agreed": a name the user gives someone else (names.py)
         if slot.name == "age" and _A_MEASURE.search(value):
             return None  # "i'm 5'11 and vegan": a height, not "User is 5'11 years old."
         if slot.name == "age" and not_the_age_now(value, f.clause):
