@@ -148,3 +148,9 @@ def test_what_the_user_does_for_a_living_is_their_job_not_a_hobby(extractor: Lea
 def test_a_name_the_user_gives_someone_else_is_not_the_users_name(extractor: LearnedExtractor, text: str) -> None:
     # the tagger reads each as the user's name: "User's name is Karin."
     assert "name" not in stored(extractor, text)
+
+
+def test_a_language_is_no_place_to_live(extractor: LearnedExtractor) -> None:
+    # the tagger reads the language as where the user lives: "User lives in tagalog."
+    facts = stored(extractor, "lookin for a catholic church near yonge n eglinton, english or tagalog mass")
+    assert "tagalog" not in facts.get("home_location", "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from mnemo.domain.extraction.languages import is_a_language
 from mnemo.domain.extraction.segment import is_question
 from mnemo.domain.extraction.slots import ANSWER_SLOTS
 from mnemo.domain.screening import rejection_reason
@@ -200,6 +201,9 @@ def _names_the_value(value: str, before: str) -> bool:
     return bool(_OPENER_ONLY.match(before) and _STARTS_WITH_PERSON.match(value))
 
 
+_PLACE_SLOTS = frozenset({"home_location", "hometown"})
+
+
 def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
            message: str = "") -> str | None:
     """Why the value must not become a fact, or None. ``sentence`` and ``message`` hold the clause (an
@@ -221,6 +225,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "about_someone_else"
     if slot == "name" and _spoken_of(value, clause):
         return "about_someone_else"
+    if slot in _PLACE_SLOTS and is_a_language(value):
+        return "not_a_place"  # "english or tagalog mass": a language, not where the user lives
     # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")
     reason = rejection_reason(_MARKED.sub(" ", clause))
     if reason == "uncertain" and explicit:

@@ -1,0 +1,28 @@
+"""The English names of the languages users speak of, for telling a language from a place.
+
+A language is no place to live ("english or tagalog mass" was stored as "User lives in tagalog."), and the
+names of languages, unlike those of places, are few and fixed: an exact list is the right tool. Each name is
+one a language goes by and no country, region or city does ("Georgian", not "Georgia").
+"""
+
+from __future__ import annotations
+
+LANGUAGES = frozenset("""
+afrikaans akan albanian amharic arabic armenian assamese azerbaijani azeri basque belarusian bengali bangla
+bosnian breton bulgarian burmese cantonese catalan cebuano chichewa chinese cornish croatian czech danish dari
+dutch english esperanto estonian ewe faroese farsi filipino finnish flemish french frisian fula fulani galician
+georgian german greek guarani gujarati haitian creole hausa hawaiian hebrew hindi hmong hungarian icelandic igbo
+ilocano ilokano indonesian irish gaelic italian japanese javanese kannada kazakh khmer kinyarwanda kirundi korean
+kurdish kurmanji kyrgyz lao latin latvian lingala lithuanian luganda luxembourgish macedonian malagasy malay
+malayalam maltese mandarin manx maori marathi mongolian nepali norwegian odia oriya oromo pashto persian polish
+portuguese punjabi quechua romanian romansh russian samoan sanskrit scots serbian sesotho setswana shona sindhi
+sinhala sinhalese slovak slovenian slovene somali sorani spanish sundanese swahili kiswahili swedish tagalog
+tajik tamil tatar telugu thai tibetan tigrinya tongan turkish turkmen twi ukrainian urdu uyghur uzbek vietnamese
+welsh wolof xhosa yiddish yoruba zulu
+""".split())
+
+
+def is_a_language(value: str) -> bool:
+    """Whether ``value`` is a language's name, and nothing more ("tagalog", "Haitian Creole")."""
+    words = value.lower().strip(" .,!?").split()
+    return bool(words) and all(w in LANGUAGES for w in words)
