@@ -202,6 +202,15 @@ def _names_the_value(value: str, before: str) -> bool:
 
 
 _PLACE_SLOTS = frozenset({"home_location", "hometown"})
+# a place the clause puts something near, and no word that the user lives there ("I live near Leeds" does)
+_NEAR = re.compile(r"\b(?:near|nearby|around|close to|close by)\s+(?:the\s+)?$", re.IGNORECASE)
+_LIVING = re.compile(r"\b(?:live|lives|living|livin|based|moved|move|settled|home|house|flat|apartment|stay|staying|"
+                     r"reside|residing|resident)\b", re.IGNORECASE)
+
+
+def _only_near(value: str, clause: str) -> bool:
+    at = clause.find(value)
+    return at >= 0 and bool(_NEAR.search(clause[:at])) and not _LIVING.search(clause)
 
 
 def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
@@ -227,6 +236,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "about_someone_else"
     if slot in _PLACE_SLOTS and is_a_language(value):
         return "not_a_place"  # "english or tagalog mass": a language, not where the user lives
+    if slot == "home_location" and _only_near(value, clause):
+        return "not_home"  # "a church near yonge n eglinton": where the user looks, not where they live
     # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")
     reason = rejection_reason(_MARKED.sub(" ", clause))
     if reason == "uncertain" and explicit:
