@@ -1124,6 +1124,9 @@ def test_a_diet_named_is_read_where_it_is_said(
     # another subject between: what follows is no part of the job
     ("tests", "I work as QA in a fintech called Finvo and we use Jest for the tests", "tests"),
     ("Acme", "I'm so tired this week, the kids were sick and the car broke down and work is mad at Acme", "Acme"),
+    # an introduction's list: the name and the age before it are no part of the job
+    ("nurse", "hey im dana, 41, nurse", "nurse"),
+    ("retired teacher", "I'm 62, recently retired teacher", "retired teacher"),
 ])
 def test_a_piece_of_a_job_runs_back_to_where_the_user_says_what_they_do(value: str, clause: str, expected: str) -> None:
     from mnemo.domain.extraction.pipeline import job_phrase

@@ -586,9 +586,13 @@ def job_phrase(value: str, clause: str) -> str:
     phrase = _HOW_LONG_AS.sub("", phrase) or phrase
     if _NEW_SUBJECT.search(phrase[:max(0, phrase.find(value))]):
         return value  # "I work as QA at Finvo and we use Cypress for the e2e tests": "tests" is no part of the job
+    if _INTRO_LIST.search(phrase[:max(0, phrase.find(value))]):
+        return value  # "im dana, 41, nurse": the name and the age are no part of the job
     return phrase if value in phrase and len(phrase.split()) <= JOB_PHRASE_MAX_WORDS else value
 
 
+# an introduction's list before the job: a number said alone between commas (the age), as in "dana, 41, nurse"
+_INTRO_LIST = re.compile(r"(?:^|,)\s*\d{1,3}\s*(?:,|$)")
 _NEW_SUBJECT = re.compile(r"\b(?:and|but|so|while|because)\s+(?:we|i|they|he|she|my|our|it)\b", re.IGNORECASE)
 
 
