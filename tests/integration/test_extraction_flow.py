@@ -355,3 +355,35 @@ def test_a_new_dose_replaces_the_old_dose_and_a_relatives_medicine_is_not_the_us
     clock.advance(days=30)
     session(service, "c2", ("c", "the psychiatrist raised my sertraline to 100mg"))
     assert health(service) == ["User's health: sertraline 100mg."]
+
+
+def in_conversation(service: Mnemo, conversation: str, *said: tuple[str, str]) -> None:
+    """(message id, text) turns said in a conversation that is then closed and extracted."""
+    for message_id, text in said:
+        say(service, text, conversation=conversation, message_id=message_id)
+    service.ingestor.close("t", "u", conversation)
+    run_due_jobs(service)
+
+
+def test_a_planned_move_is_the_home_once_its_date_has_come(service: Mnemo, clock) -> None:
+    # 1 January: the user lives in Dubai and plans to move to Toronto in April
+    in_conversation(service, "c1", ("a", "I live in Dubai, I'm a nurse."))
+    in_conversation(service, "c2", ("b", "omg i got the offer!! moving to Toronto in april"))
+    assert "User lives in Dubai." in contents(service)  # not yet: a plan is no move
+    # in April, a later conversation that never names the city again
+    clock.advance(days=100)
+    in_conversation(service, "c3", ("c", "first week at the new hospital done, its freezing here"))
+    assert [c for c in contents(service) if c.startswith("User lives in")] == ["User lives in Toronto."]
+    # a later job writes it no second time
+    in_conversation(service, "c4", ("d", "ok going to sleep"))
+    lives = [m for m in service.ports.memories.all_for_user("t", "u") if m.content == "User lives in Toronto."]
+    assert len(lives) == 1
+
+
+def test_a_home_named_after_the_plan_stands(service: Mnemo, clock) -> None:
+    in_conversation(service, "c1", ("a", "moving to Toronto in april"))
+    clock.advance(days=60)
+    in_conversation(service, "c2", ("b", "change of plans, we ended up in Ottawa"), ("b2", "I live in Ottawa now."))
+    clock.advance(days=60)
+    in_conversation(service, "c3", ("c", "nice weather today"))
+    assert [c for c in contents(service) if c.startswith("User lives in")] == ["User lives in Ottawa."]

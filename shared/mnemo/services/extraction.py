@@ -10,6 +10,7 @@ from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.household import Person, family_value, household_of, people_in
 from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
+from mnemo.domain.extraction.moves import due_move
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS
 from mnemo.domain.models import (
@@ -185,6 +186,7 @@ class ExtractionService:
                 continue
             facts.append(self._fact(job, c, project_id))
         facts = self._with_replaced_medicines(job, turns, extraction, facts)
+        facts = self._with_due_moves(job, facts)
         if self.p.endings is not None:
             facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
         # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
@@ -285,6 +287,45 @@ class ExtractionService:
                 out.append(self._ending(job, message, old, c.confidence, self.p.extractor.version,
                                         extractor=self.p.extractor.name))
         return out
+
+    def _live(self, job: ExtractionJob, category: Category) -> list[Memory]:
+        """The user's own live facts of one category (not a project's)."""
+        page = self.p.memories.page(job.tenant_id, job.user_id, statuses=[Status.ACTIVE], category=category,
+                                    limit=self.p.settings.max_active_memories, cursor=None).items
+        return [m for m in page if m.scope is Scope.USER and m.polarity]
+
+    def _with_due_moves(self, job: ExtractionJob, facts: list[NewFact]) -> list[NewFact]:
+        """``facts`` and the home a stored plan to move has made true by now (domain/extraction/moves.py): the
+        plan's place, unless the user has named a home since the plan (or does in this job). Its id is the
+        plan's: a job that runs again writes it once."""
+        home = SLOTS["home_location"]
+        if any(f.subject == home.name and f.polarity for f in facts):
+            return facts
+        now = self.p.clock.now()
+        # plans are episodic: one category read in every job, the homes only where a move has come due
+        plans = [m for m in self._live(job, Category.EPISODIC)
+                 if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags]
+        for plan in sorted(plans, key=lambda m: m.created_at, reverse=True):
+            place = due_move(plan.content, now)
+            if place is None:
+                continue
+            provenance = plan.provenance
+            said = set(provenance.message_ids) if provenance else set()
+            if any(m.subject == home.name and m.created_at > plan.created_at
+                   and not said & set(m.provenance.message_ids if m.provenance else [])
+                   for m in self._live(job, home.category)):
+                return facts  # a home named since the plan says where the user lives
+            return [*facts, NewFact(
+                content=home.affirm.format(v=place), category=home.category, subject=home.name,
+                # the user said it, dated: a stated fact (an inferred one would never replace the stated home, R6)
+                confidence=plan.confidence, source=SourceKind.EXTRACTED, occurred_at=now, importance=home.importance,
+                provenance=Provenance(source=SourceKind.EXTRACTED,
+                                      conversation_id=provenance.conversation_id if provenance else None,
+                                      message_ids=list(provenance.message_ids) if provenance else [],
+                                      extractor="due-move", extractor_version="1",
+                                      evidence=((provenance.evidence if provenance else None) or plan.content)[:500]),
+                memory_id=stable_id(job.tenant_id, job.user_id, "due-move", plan.memory_id))]
+        return facts
 
     @staticmethod
     def _ending(job: ExtractionJob, message: Message, old: Memory, chance: float, version: str,

@@ -1,0 +1,36 @@
+"""A move the user planned, come due: "moving to toronto in april", said in February, is their home by May.
+
+The plan is stored as what it is, a plan with its date ("User plans: moving to toronto in april (for
+2026-04)."). Nothing said later need repeat it: a user who wrote "first week done, it's freezing here" from
+Toronto never says "I live in Toronto now", and the home stayed the city they left. Once the plan's date has
+come, its destination is where the user lives, unless they have named a home since.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+# "User plans: moving to toronto in april (for 2026-04)." -> "toronto", "2026-04"
+_MOVE = re.compile(
+    r"^User plans: (?:(?:we(?:'re| are)|i(?:'m| am)) )?(?:moving|relocating|relocate|move|emigrating|emigrate)"
+    r"(?: back| over| out| house| home)?(?: to| into) (?P<place>[^\d()]+?)"
+    r"(?:\s+(?:in|on|at|by|next|this|for|after|before|around|with|from|once|when|end|early|late|mid|the)\b[^()]*)?"
+    r"\s*\(for (?P<when>\d{4}-\d{2}(?:-\d{2})?)\)\.?$", re.IGNORECASE)
+_MAX_PLACE_WORDS = 4
+# words that say the destination is no place of the user's own ("moving to a bigger flat", "moving to nights")
+_NOT_A_PLACE = re.compile(r"^(?:a|an|the|my|our|his|her|their|bigger|smaller|another|nights?|days?|shifts?|"
+                          r"part|full|remote)\b", re.IGNORECASE)
+
+
+def due_move(plan: str, now: datetime) -> str | None:
+    """The place a stored plan says the user moves to, once the plan's date has come; None otherwise."""
+    m = _MOVE.match(plan.strip())
+    if m is None:
+        return None
+    place = m.group("place").strip(" ,.")
+    if not place or len(place.split()) > _MAX_PLACE_WORDS or _NOT_A_PLACE.match(place):
+        return None
+    parts = [int(p) for p in m.group("when").split("-")]
+    starts = datetime(parts[0], parts[1], parts[2] if len(parts) > 2 else 1, tzinfo=UTC)
+    return place if now >= starts else None
