@@ -579,6 +579,10 @@ def test_a_single_valued_slot_said_twice_keeps_the_later_value_unless_it_is_doub
     ("plan", "retire", False, "I plan to retire next year", True),
     ("plan", "propose", False, "i'm going to propose", True),
     ("pet", "Biscuit", False, "my dog Biscuit", True),  # other slots are names
+    # a verb that needs what follows it says nothing alone
+    ("habit", "use", False, "i use a cpap every night", False),
+    ("habit", "stop", False, "I stop the long distance", False),
+    ("plan", "start", False, "i start at the new place monday", False),
 ])
 def test_a_plan_or_a_routine_says_what_is_done(slot: str, value: str, negated: bool, clause: str,
                                                kept: bool) -> None:

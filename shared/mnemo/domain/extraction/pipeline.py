@@ -1078,11 +1078,18 @@ DOING_MIN_WORDS = 2
 _DOER = r"(?:i|we|to|still|gonna|will|'ll|i'll|i'm|im|also|never|always|usually)"
 
 
+# verbs that say what is done only with what follows them: alone, no routine or plan
+_SAYS_NOTHING_ALONE = frozenset("use stop start get make take do have need want try keep like love hate begin finish "
+                                "go work put let give".split())
+
+
 def says_what_is_done(slot: str, value: str, negated: bool, clause: str = "") -> bool:
     """A plan or a routine names what is done ("fuel up in ogallala on tuesdays"), not only where or who; a
     routine given up may be one word ("quit smoking"), and so may a verb ("I smoke", "going to propose")."""
     if slot not in _DOINGS or negated or len(value.split()) >= DOING_MIN_WORDS:
         return True
+    if value.strip().lower() in _SAYS_NOTHING_ALONE:
+        return False  # "User's routine: stop.", "User's routine: use." (of "I stop the long distance", "i use a cpap")
     word = re.escape(value.strip())
     return value.strip().lower().endswith("ing") or bool(re.search(rf"\b{_DOER}\s+{word}\b", clause, re.IGNORECASE))
 
