@@ -387,3 +387,20 @@ def test_a_home_named_after_the_plan_stands(service: Mnemo, clock) -> None:
     clock.advance(days=60)
     in_conversation(service, "c3", ("c", "nice weather today"))
     assert [c for c in contents(service) if c.startswith("User lives in")] == ["User lives in Ottawa."]
+
+
+def test_a_planned_move_said_again_for_a_later_date_waits_for_it(service: Mnemo, clock) -> None:
+    in_conversation(service, "c1", ("a", "I live in Dubai."), ("a2", "moving to Toronto in april"))
+    clock.advance(days=70)  # 12 March
+    in_conversation(service, "c2", ("b", "the visa is late, so now we're moving to Toronto in june"))
+    clock.advance(days=30)  # April: the first plan's date, not the second's
+    in_conversation(service, "c3", ("c", "nice weather today"))
+    assert [c for c in contents(service) if c.startswith("User lives in")] == ["User lives in Dubai."]
+
+
+def test_a_move_planned_in_the_conversation_that_named_the_home_still_comes_due(service: Mnemo, clock) -> None:
+    # a later value of the home in the conversation that named the first is taken for an aside: the move is not
+    in_conversation(service, "c1", ("a", "I live in Dubai."), ("a2", "moving to Toronto in april"))
+    clock.advance(days=100)
+    in_conversation(service, "c2", ("b", "first week done, its freezing here"))
+    assert [c for c in contents(service) if c.startswith("User lives in")] == ["User lives in Toronto."]

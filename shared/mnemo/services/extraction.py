@@ -309,6 +309,8 @@ class ExtractionService:
             place = due_move(plan.content, now)
             if place is None:
                 continue
+            if any(other.created_at > plan.created_at and place.lower() in other.content.lower() for other in plans):
+                continue  # the move said again since, maybe for another date ("toronto is pushed to june")
             provenance = plan.provenance
             said = set(provenance.message_ids) if provenance else set()
             if any(m.subject == home.name and m.created_at > plan.created_at
@@ -319,8 +321,9 @@ class ExtractionService:
                 content=home.affirm.format(v=place), category=home.category, subject=home.name,
                 # the user said it, dated: a stated fact (an inferred one would never replace the stated home, R6)
                 confidence=plan.confidence, source=SourceKind.EXTRACTED, occurred_at=now, importance=home.importance,
-                provenance=Provenance(source=SourceKind.EXTRACTED,
-                                      conversation_id=provenance.conversation_id if provenance else None,
+                # of the conversation it comes due in: a value said later in the plan's own conversation is taken
+                # for an aside (said_again_in_passing), and this one is a change
+                provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
                                       message_ids=list(provenance.message_ids) if provenance else [],
                                       extractor="due-move", extractor_version="1",
                                       evidence=((provenance.evidence if provenance else None) or plan.content)[:500]),
