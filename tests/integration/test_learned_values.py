@@ -142,6 +142,13 @@ def test_what_the_user_does_for_a_living_is_their_job_not_a_hobby(extractor: Lea
     assert not any(subject.startswith("hobby") for subject in facts)
 
 
+def test_a_trade_done_for_a_named_employer_is_the_job_not_a_routine(extractor: LearnedExtractor) -> None:
+    # the tagger reads it as a routine: "User's routine: drive for Bring, local delivery with a van."
+    facts = stored(extractor, "Good news and bad news. I stop the long distance. Now I drive for Bring, local "
+                              "delivery with a van, I am home every night.")
+    assert facts.get("job") == "User's job: drive for Bring, local delivery with a van."
+
+
 @pytest.mark.parametrize("text", ["on the bright side my supervisor, Karin, finally agreed to the field trip",
                                   "Femke passed her exams, she starts at the hospital in september",
                                   "my new charge nurse is filipina too haha small world"])
@@ -155,3 +162,20 @@ def test_a_language_is_no_place_to_live(extractor: LearnedExtractor) -> None:
     facts = stored(extractor, "lookin for a catholic church near yonge n eglinton, english or tagalog mass")
     assert "home_location" not in facts  # nor the place the church is looked for near
     assert stored(extractor, "I live near Leeds with my wife").get("home_location") == "User lives in Leeds."
+
+
+def test_a_terse_list_of_technologies_is_the_whole_stack(extractor: LearnedExtractor) -> None:
+    # the tagger marks "postgres" alone of the list
+    assert stored(extractor, "kai. backend @ fernwerk. go, postgres, k8s.").get("project_stack") == (
+        "User's project uses go, postgres, k8s.")
+    # and reads an item of the list as the user's job: "User's job: k8s."
+    facts = stored(extractor, "new job stack: rust, kafka, k8s. no go at all. ramping up")
+    assert facts.get("project_stack") == "User's project uses rust, kafka, k8s."
+    assert "job" not in facts
+
+
+
+def test_an_employer_after_an_at_sign_is_the_job(extractor: LearnedExtractor) -> None:
+    # the tagger read "@ stripe" as nothing, or as the stack: "User's project uses stripe."
+    facts = stored(extractor, "left fernwerk. now @ kessel, payments infra.")
+    assert facts.get("job") == "User's job: kessel."

@@ -79,6 +79,21 @@ def test_the_clause_around_a_value_stops_at_breaks_and_keeps_its_question_mark()
 
 
 
+def test_an_at_sign_between_words_is_read_as_at() -> None:
+    from mnemo.domain.extraction.pipeline import at_spelled_out
+    assert at_spelled_out("kai. backend @ fernwerk. go") == "kai. backend at fernwerk. go"
+    assert at_spelled_out("mail me at kai@fernwerk.de or ping @kai") == "mail me at kai@fernwerk.de or ping @kai"
+
+
+def test_a_trade_done_for_a_named_employer_is_a_job() -> None:
+    from mnemo.domain.extraction.pipeline import works_for
+    assert works_for("drive for Bring, local delivery with a van") == "drive for Bring, local delivery with a van"
+    assert works_for("writes for The Guardian") == "writes for The Guardian"
+    assert works_for("drive for fun") is None
+    assert works_for("cook for my kids") is None
+    assert works_for("walk for an hour") is None
+
+
 def test_what_the_user_does_for_a_living_is_their_job() -> None:
     from mnemo.domain.extraction.pipeline import for_a_living
     assert for_a_living("yacht deliveries", "i do yacht deliveries for a living, mostly atlantic") == "yacht deliveries"

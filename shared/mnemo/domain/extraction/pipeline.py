@@ -46,6 +46,7 @@ from mnemo.domain.extraction.slots import (
 )
 from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
+from mnemo.domain.extraction.tech import names_a_language, tech_lists, widened_stack
 from mnemo.domain.grammar import is_past_verb, third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
 from mnemo.domain.screening import rejection_reason
@@ -140,8 +141,8 @@ class LearnedExtractor:
                 previous_assistant = ""
                 continue
             # a day or time taken back in the same breath is read as the one meant ("tuesday, wait no, wednesday")
-            text = corrected_dates(text)
-            stripped = corrected_dates(stripped)
+            text = at_spelled_out(corrected_dates(text))
+            stripped = at_spelled_out(corrected_dates(stripped))
             remember = REMEMBER.match(stripped)
             opening = CORRECTION_OPENING.match(stripped)
             # a correction's opening words say nothing about the user and blur the tagger's view of the rest
@@ -168,6 +169,7 @@ class LearnedExtractor:
             candidates = one_fact_once(last_value_wins(candidates, self._later_value_doubt))
             candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
             candidates = self._with_terse_rules(candidates, message, text)
+            candidates = self._with_tech_lists(candidates, message, text)
             candidates.extend(self._medicines_ended(message, text, candidates))
             for c in candidates:
                 c.replaces_unnamed = c.should_store and c.polarity and c.subject in replacing
@@ -294,6 +296,30 @@ class LearnedExtractor:
             out.append(candidate)
         return out
 
+    def _with_tech_lists(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A fragment that lists technologies ("go, postgres, k8s.", tech.py) as the stack where no stack found
+        says it, in place of items the tagger read as something else ("User's job: k8s."); a stack the tagger
+        found elsewhere in the message joins the list (the slot holds one value)."""
+        out = candidates
+        for found in tech_lists(text):
+            sentence = sentence_around(text, found.start, found.end)
+            if is_question(sentence):
+                continue  # "go, rust or zig for this?" asks
+            words = set(terms(found.text))
+            out = [c for c in out if not (c.should_store and c.tags and c.tags[0] in _NOT_A_TECHNOLOGY
+                                          and _names_only(c.content, words))]
+            stacks = [c for c in out if c.should_store and c.polarity and c.tags and c.tags[0] == "project_stack"]
+            if not names_a_language(found.text):
+                continue  # "tokio + serde" adds to a stack the user has, which a new value would replace
+            if any(set(terms(c.content)) & words for c in stacks) or screen(
+                    found.text, sentence, "project_stack", False, sentence, message.content):
+                continue
+            value = ", ".join([found.text, *(_value_of(c) for c in stacks)])
+            out = [c for c in out if c not in stacks]
+            out.append(slot_candidate(SLOTS["project_stack"], value, sentence, False, message,
+                                      max([PASSING_CONFIDENCE, *(c.confidence for c in stacks)])))
+        return out
+
     def _with_terse_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A message of terse answer rules ("tests first. no chit-chat.") as one answer-format rule (see
         terse_rules), in place of what the tagger read into them as the user's own tastes ("User avoids chit-chat.")."""
@@ -403,10 +429,12 @@ class LearnedExtractor:
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
             return None
         if slot.name in PASTIME_SLOTS and not negated:
-            earned = for_a_living(value, f.clause)
+            earned = for_a_living(value, f.clause) or works_for(value)
             if earned is not None:
                 # "I do yacht deliveries for a living" is the user's job, not a hobby or a routine
                 slot, value = SLOTS["job"], earned
+        if slot.name == "project_stack":
+            value = widened_stack(value, f.sentence)  # "postgres" of "go, postgres, k8s." is the list
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
         if slot.name == "job" and not negated:
@@ -434,6 +462,38 @@ class LearnedExtractor:
             candidate.should_store = False
             candidate.rejection_reason = reason
         return candidate
+
+
+# "backend @ fernwerk", "now @ kessel": an "@" between words, as texting and terse notes write "at" (an address or
+# a handle has no space on both sides of it); the tagger, trained on "at", reads "@" as a piece of the name
+_AT_SIGN = re.compile(r"(?<=\w) @ (?=\w)")
+
+
+def at_spelled_out(text: str) -> str:
+    """The text with an "@" written for "at" spelled out ("backend @ fernwerk" -> "backend at fernwerk")."""
+    return _AT_SIGN.sub(" at ", text)
+
+
+# slots a technology in a terse list is misread into ("User's job: k8s.", "User lives in postgres.")
+_NOT_A_TECHNOLOGY = frozenset({"job", "name", "home_location", "hometown", "health", "avoids", "education"})
+
+
+_STACK_SAID = re.compile(r"^User's project uses (.+?)\.?$")
+
+
+def _value_of(stack: Candidate) -> str:
+    """A stack fact's value ("User's project uses Rails." -> "Rails")."""
+    said = _STACK_SAID.match(stack.content)
+    return said.group(1) if said else stack.evidence
+
+
+_SLOT_WORDS = frozenset(terms("User User's job lives in is originally from avoids health studies name no longer"))
+
+
+def _names_only(content: str, names: set[str]) -> bool:
+    """Whether a fact's content says nothing but some of these names in its slot's words ("User's job: k8s.")."""
+    said = set(terms(content))
+    return bool(said & names) and said <= names | _SLOT_WORDS
 
 
 # slots a medicine said as taken may be misread into ("Now im on Jardiance" as avoided, "take losartan every
@@ -566,6 +626,19 @@ def for_a_living(value: str, clause: str) -> str | None:
         return value[:closing.start()].strip() or None
     at = clause.find(value)
     return value if at >= 0 and _FOR_A_LIVING.match(clause[at + len(value):]) else None
+
+
+# a trade's verb and an employer named after "for": "drive for Bring", "writes for The Guardian" (a capital, so
+# "i cook for my kids" and "i drive for fun" stay what they were)
+_WORKS_FOR = re.compile(r"^(?:drive|deliver|write|code|cook|clean|teach|design|fly|sell|build|develop|program|"
+                        r"freelance|contract|consult|nurse|ride|courier|translate|edit|report|play)(?:s|ing)? "
+                        r"for (?:the )?[A-Z0-9]\w")
+
+
+def works_for(value: str) -> str | None:
+    """The value when it is a trade done for a named employer ("drive for Bring, local delivery with a van"): the
+    user's job, not a routine; None otherwise."""
+    return value if _WORKS_FOR.match(value) else None
 
 
 def job_phrase(value: str, clause: str) -> str:

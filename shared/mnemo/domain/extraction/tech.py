@@ -1,0 +1,115 @@
+"""Lists of technologies a developer writes tersely: "go, postgres, k8s.", "kotlin + spring", "bubbletea + lipgloss".
+
+The tagger marks one item of such a list ("postgres") or none, and sometimes reads an item as something else
+("User's job: k8s."). A stack is the whole list, so a stack value the tagger found is widened to the list it sits
+in, and a fragment that is nothing but a list of known technologies is a stack even where the tagger saw none.
+The list of names is exact and short on purpose: what it lacks, the tagger may still mark and the list widening
+still carries.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# names that are technologies wherever they are written
+_TECH = frozenset("""
+python javascript typescript golang kotlin scala haskell elixir erlang clojure ocaml fortran cobol php perl lua
+c++ c# f# .net dotnet java zig nim solidity bash powershell sql nosql graphql grpc protobuf wasm webassembly
+django fastapi flask-restful laravel symfony rails sinatra nestjs nextjs next.js nuxt nuxtjs sveltekit svelte vue
+vuejs react reactjs angular angularjs jquery htmx alpinejs tailwind tailwindcss bootstrap redux vite webpack
+esbuild babel node nodejs node.js deno bun npm yarn pnpm pip poetry conda uv cargo gradle maven sbt cmake bazel
+spring-boot springboot hibernate jpa quarkus micronaut ktor gin fastify koa hapi expressjs phoenix ecto
+postgres postgresql postgis mysql mariadb sqlite mongodb mongo redis memcached cassandra dynamodb cockroachdb
+clickhouse snowflake bigquery redshift elasticsearch opensearch solr neo4j supabase firebase firestore pocketbase
+kafka rabbitmq nats zeromq celery sidekiq airflow dagster dbt spark hadoop flink pandas numpy scipy polars
+pytorch tensorflow keras jax sklearn scikit-learn xgboost lightgbm huggingface langchain llamaindex
+docker podman kubernetes k8s k3s helm terraform pulumi ansible puppet chef-infra nginx apache caddy traefik
+aws gcp azure lambda ec2 s3 cloudflare vercel netlify heroku render fly.io hetzner digitalocean linode
+github gitlab bitbucket jenkins circleci travis buildkite argocd prometheus grafana datadog sentry
+jest vitest mocha cypress playwright selenium pytest junit testify rspec
+flutter react-native swiftui jetpack xamarin ionic electron tauri unity unreal godot
+rust-analyzer tokio actix axum rocket diesel sqlx serde clap ratatui bubbletea lipgloss cobra chi echo-framework
+express.js prisma drizzle sequelize typeorm sqlalchemy alembic pydantic mypy ruff htmx.org jinja
+wordpress shopify drupal magento strapi contentful
+""".split())
+# names that are technologies only beside another one ("go" and "rust" are words; "go, postgres" is a stack)
+_BESIDE_ANOTHER = frozenset("""
+go rust swift ruby dart julia elm r c java kafka spring express flask rails node react remix next chi gin echo
+fiber vapor pandas spark docker lambda render fly deno bun vue
+""".split())
+
+# programming languages: a list naming one says what a thing is built in, not only what was added to it
+_LANGUAGES = frozenset("""
+python javascript typescript golang go kotlin scala haskell elixir erlang clojure ocaml php perl lua c++ c# f# java
+zig rust swift ruby dart julia r c nim solidity
+""".split())
+
+_FRAGMENT = re.compile(r"[^.;:!?\n()]+")
+_ITEM_SEPARATOR = re.compile(r"\s*(?:,|\+|/|&|\band\b|\bwith\b|\bplus\b)\s*", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z0-9][\w.#+-]*")
+# an item is a name and at most a word about it ("htmx frontend", "go 1.22")
+ITEM_MAX_WORDS = 2
+
+
+@dataclass(frozen=True)
+class TechList:
+    start: int  # character offsets of the list in the text
+    end: int
+    text: str
+
+
+def _known(word: str) -> str | None:
+    w = word.lower().rstrip(".")
+    if w in _TECH:
+        return "sure"
+    return "beside" if w in _BESIDE_ANOTHER else None
+
+
+def _items(fragment: str) -> list[str] | None:
+    """The fragment's items when it is a list of short items, else None."""
+    items = [i.strip() for i in _ITEM_SEPARATOR.split(fragment) if i.strip()]
+    if len(items) < 2 or any(len(_WORD.findall(i)) > ITEM_MAX_WORDS or not _WORD.search(i) for i in items):
+        return None
+    return items
+
+
+def is_stack(items: list[str]) -> bool:
+    """Two items or more that name technologies, one of them a name that is nothing else."""
+    kinds = [next((k for k in map(_known, _WORD.findall(item)) if k), None) for item in items]
+    named = [k for k in kinds if k]
+    return len(named) >= 2 and "sure" in named and len(named) * 2 >= len(items)
+
+
+def names_a_language(listed: str) -> bool:
+    """Whether a list of technologies names a programming language ("kotlin + spring", not "tokio + serde")."""
+    return any(word.lower().rstrip(".") in _LANGUAGES for word in _WORD.findall(listed))
+
+
+def tech_lists(text: str) -> list[TechList]:
+    """The fragments of the text (between sentence marks) that are lists of technologies."""
+    out = []
+    for fragment in _FRAGMENT.finditer(text):
+        body = fragment.group(0)
+        items = _items(body)
+        if items is None or not is_stack(items):
+            continue
+        if text[fragment.end():fragment.end() + 1] == "?":
+            continue  # "go, postgres, redis?" asks which
+        lead = len(body) - len(body.lstrip())
+        start, end = fragment.start() + lead, fragment.start() + len(body.rstrip())
+        out.append(TechList(start, end, text[start:end]))
+    return out
+
+
+def widened_stack(value: str, text: str) -> str:
+    """A stack value the tagger found, as the whole list of technologies it sits in ("postgres" of "go, postgres,
+    k8s." -> "go, postgres, k8s"); the value itself when it is in no such list."""
+    at = text.find(value)
+    if at < 0:
+        return value
+    for found in tech_lists(text):
+        # within the list, or over it and past its end ("go + postgres. at pesaflow": the tagger ran on)
+        if found.start <= at < found.end or at <= found.start < at + len(value):
+            return found.text
+    return value

@@ -1,0 +1,45 @@
+"""Terse lists of technologies read as a stack (domain/extraction/tech.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemo.domain.extraction.tech import tech_lists, widened_stack
+
+
+@pytest.mark.parametrize(("text", "listed"), [
+    ("kai. backend @ fernwerk. go, postgres, k8s.", ["go, postgres, k8s"]),
+    ("left fernwerk. now @ kessel, payments infra. kotlin + spring. sigh.", ["kotlin + spring"]),
+    ("side project: matatu route tracker. go, postgis, htmx frontend. hosted on a cheap hetzner box",
+     ["go, postgis, htmx frontend"]),
+    ("new job stack: rust, kafka, k8s. no go at all", ["rust, kafka, k8s"]),
+])
+def test_a_fragment_that_lists_technologies_is_a_stack(text: str, listed: list[str]) -> None:
+    assert [found.text for found in tech_lists(text)] == listed
+
+
+@pytest.mark.parametrize("text", [
+    "I love spring and summer",          # "spring" alone is a season
+    "we had eggs, toast and coffee",
+    "go, see, conquer",                  # "go" counts only beside a name that is nothing else
+    "my kids, my job and my dog",
+    "rust and go",                       # two words that are also plain words
+    "quick one: go, postgres, redis? or just sqlite?",  # asks which
+    "we use django and htmx with postgres on render for the whole thing",  # an item too long to be a name
+])
+def test_a_list_of_other_things_is_no_stack(text: str) -> None:
+    assert tech_lists(text) == []
+
+
+def test_a_stack_value_is_the_whole_list_it_sits_in() -> None:
+    assert widened_stack("postgres", "kai. go, postgres, k8s.") == "go, postgres, k8s"
+    # the tagger ran on past the list's end
+    assert widened_stack("go + postgres. at pesaflow", "go + postgres. at pesaflow, payments") == "go + postgres"
+    assert widened_stack("Django", "we moved the app to Django last year") == "Django"
+
+
+def test_a_list_names_a_language_or_only_what_was_added() -> None:
+    from mnemo.domain.extraction.tech import names_a_language
+    assert names_a_language("kotlin + spring")
+    assert names_a_language("go, postgres, k8s")
+    assert not names_a_language("tokio + serde")
