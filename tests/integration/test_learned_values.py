@@ -179,3 +179,20 @@ def test_an_employer_after_an_at_sign_is_the_job(extractor: LearnedExtractor) ->
     # the tagger read "@ stripe" as nothing, or as the stack: "User's project uses stripe."
     facts = stored(extractor, "left fernwerk. now @ kessel, payments infra.")
     assert facts.get("job") == "User's job: kessel."
+
+
+def test_the_shift_a_user_works_is_one_routine_a_new_shift_replaces(extractor: LearnedExtractor) -> None:
+    # the tagger read nothing of "workin nights", and "just got off shift" as "User's health no longer: shift."
+    before = stored(extractor, "hi!! joyce here 29 RN from cebu, workin nights in dubai. just got off shift lol")
+    after = stored(extractor, "and no more nights there, day shift 7a-7p yay")
+    shift = [subject for subject in before if subject.startswith("habit")]
+    assert [before[s] for s in shift] == ["User's routine: works nights."]
+    assert after.get(shift[0]) == "User's routine: works day shift, 7a-7p."
+    assert not any(subject.startswith("health") for subject in before)
+
+
+def test_an_introduction_with_an_apology_keeps_its_facts(extractor: LearnedExtractor) -> None:
+    # "sorry if i type..." read as a hedge dropped the name and the job; the job ran back over the name
+    facts = stored(extractor, "hiya im jodie, nurse on a cardio ward at the QEUH, sorry if i type like a potato")
+    assert facts.get("name") == "User's name is jodie."
+    assert "jodie" not in facts.get("job", "jodie")

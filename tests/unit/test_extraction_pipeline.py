@@ -781,6 +781,10 @@ def test_what_the_user_switched_from_is_read_with_what_they_switched_to(value: s
     ("this is kind of my diet now", True),
     ("what kind of music do I like", False),
     ("it was that kind of day", False),
+    ("if i move to leeds i'll get a dog", True),
+    # an apology or a request is no hedge of the facts beside it
+    ("nurse on a cardio ward, sorry if i type like a potato", False),
+    ("tell me if i got the dates wrong, the wedding is in june", False),
 ])
 def test_kind_of_hedges_only_outside_a_noun_phrase(statement: str, uncertain: bool) -> None:
     from mnemo.domain.screening import rejection_reason

@@ -32,10 +32,13 @@ _ONE_OFF = re.compile(
     r"for this one|for now|just this once)|right now only|in this (?:answer|reply|response) only)\b",
     re.IGNORECASE,
 )
+# "if i" hedges ("if i move to Leeds") but not in an apology or a request ("sorry if i type badly", "tell me if i
+# got it wrong"), which says nothing of the facts beside it
 _GUESS = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|i guess|i suppose|not sure|i might|might be|i may|"
     r"i'm thinking about|i am thinking about|i think i(?:'m| am| might| may)?|i wonder|"
-    r"i could be|if i|what if|suppose|imagine|hypothetically|pretend|let's say|as if)\b",
+    r"i could be|(?<!sorry )(?<!sry )(?<!apologies )(?<!me )if i|what if|suppose|imagine|hypothetically|"
+    r"pretend|let's say|as if)\b",
     re.IGNORECASE,
 )
 # "kind of" hedges ("I kind of like jazz", "we sort of moved", "vegan, kind of") but inside a noun phrase

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from mnemo.domain.extraction.aids import aids_in
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
@@ -32,6 +33,7 @@ from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import chunks, clause_around, is_question, sentence_around, sentences
+from mnemo.domain.extraction.shifts import SHIFT_KEY, is_shift, only_a_shift, shifts_in
 from mnemo.domain.extraction.slots import (
     ACTIVITY_VERBS,
     ANSWER_SLOTS,
@@ -166,10 +168,15 @@ class LearnedExtractor:
             candidates.extend(self._cared_for(cared_found.get(index, []), candidates, text))
             candidates = [part for c in candidates for part in lifted_apart(c, message)]
             candidates.extend(self._said_in_passing(message, text, [c.content for c in candidates if c.should_store]))
-            candidates = one_fact_once(last_value_wins(candidates, self._later_value_doubt))
+            candidates = within_another(one_fact_once(last_value_wins(candidates, self._later_value_doubt)))
             candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
             candidates = self._with_terse_rules(candidates, message, text)
             candidates = self._with_tech_lists(candidates, message, text)
+            candidates.extend(self._shifts(candidates, message, text))
+            candidates.extend(self._aids(candidates, message, text))
+            # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
+            candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
+                                                        and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
             candidates.extend(self._medicines_ended(message, text, candidates))
             for c in candidates:
                 c.replaces_unnamed = c.should_store and c.polarity and c.subject in replacing
@@ -320,6 +327,37 @@ class LearnedExtractor:
                                       max([PASSING_CONFIDENCE, *(c.confidence for c in stacks)])))
         return out
 
+    def _shifts(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """The shift the user works ("workin nights", "I'm on days now, 7 to 7:30", shifts.py) as their one shift
+        routine, and a shift left behind ("no more nights") as its retraction where no new shift is said."""
+        said = [s for s in shifts_in(text) if not is_question(sentence_around(text, s.start, s.end))]
+        worked = [s for s in said if s.worked]
+        out = []
+        for shift in worked[-1:] if worked else said:
+            sentence = sentence_around(text, shift.start, shift.end)
+            if any(c.should_store and c.tags and c.tags[0] == "habit"
+                   and (shift.value[6:].lower() in c.content.lower() or c.evidence in sentence) for c in candidates):
+                continue  # the tagger found it ("User's routine: 22 to 6, four nights in the week.")
+            candidate = slot_candidate(SLOTS["habit"], shift.value, sentence, not shift.worked, message,
+                                       PASSING_CONFIDENCE)
+            candidate.only_to_retire = not shift.worked
+            out.append(candidate)
+        return out
+
+    def _aids(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """The aids the user says they live with ("I use a wheelchair", "my hearing aids", aids.py) as health facts,
+        where no health fact found names them."""
+        out = []
+        for aid in aids_in(text):
+            sentence = sentence_around(text, aid.start, aid.end)
+            named = aid.value.split()[-1].lower()
+            if is_question(sentence) or any(c.should_store and c.tags and c.tags[0] == "health"
+                                            and named in c.content.lower() for c in candidates):
+                continue
+            if not screen(aid.value, sentence, "health", False, sentence, message.content):
+                out.append(slot_candidate(SLOTS["health"], aid.value, sentence, False, message, PASSING_CONFIDENCE))
+        return out
+
     def _with_terse_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A message of terse answer rules ("tests first. no chit-chat.") as one answer-format rule (see
         terse_rules), in place of what the tagger read into them as the user's own tastes ("User avoids chit-chat.")."""
@@ -433,6 +471,7 @@ class LearnedExtractor:
             if earned is not None:
                 # "I do yacht deliveries for a living" is the user's job, not a hobby or a routine
                 slot, value = SLOTS["job"], earned
+        value = name_said_whole(value, f.clause)
         if slot.name == "project_stack":
             value = widened_stack(value, f.sentence)  # "postgres" of "go, postgres, k8s." is the list
         if slot.name in PHRASE_SLOTS:
@@ -558,7 +597,7 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
     value = _clean_value(instruction, whole_clause=True) if instruction else _clean_value(value)
     if negated and instruction is None:
         value = _CEASING.sub("", value) or value
-    value = value + _qualifier(clause, value) if slot.name in _QUALIFIED else value
+    value = name_said_whole(value + _qualifier(clause, value), clause) if slot.name in _QUALIFIED else value
     correction = bool(_CHANGE.search(clause))
     return Candidate(
         category=slot.category, subject=subject_for(slot, _key_source(slot, value, clause)),
@@ -659,11 +698,16 @@ def job_phrase(value: str, clause: str) -> str:
     phrase = _HOW_LONG_AS.sub("", phrase) or phrase
     if _NEW_SUBJECT.search(phrase[:max(0, phrase.find(value))]):
         return value  # "I work as QA at Finvo and we use Cypress for the e2e tests": "tests" is no part of the job
-    if _INTRO_LIST.search(phrase[:max(0, phrase.find(value))]):
+    before = phrase[:max(0, phrase.find(value))]
+    if _INTRO_LIST.search(before):
         return value  # "im dana, 41, nurse": the name and the age are no part of the job
+    named = _ONE_WORD_THEN_COMMA.match(before)
+    if named and names_self(named.group(1), clause):
+        return value  # "im jodie, nurse on a cardio ward": the name is no part of the job ("I'm freelance, ..." is)
     return phrase if value in phrase and len(phrase.split()) <= JOB_PHRASE_MAX_WORDS else value
 
 
+_ONE_WORD_THEN_COMMA = re.compile(r"^\s*([^\W\d_][\w'-]*)\s*,\s*$")
 # an introduction's list before the job: a number said alone between commas (the age), as in "dana, 41, nurse"
 _INTRO_LIST = re.compile(r"(?:^|,)\s*\d{1,3}\s*(?:,|$)")
 _NEW_SUBJECT = re.compile(r"\b(?:and|but|so|while|because)\s+(?:we|i|they|he|she|my|our|it)\b", re.IGNORECASE)
@@ -1069,6 +1113,8 @@ def _key_source(slot: Slot, value: str, clause: str) -> str:
         return topic_of(value) or topic_of(clause) or value
     if slot.name == "health":
         return without_dose(value)
+    if slot.name == "habit" and is_shift(value):
+        return SHIFT_KEY  # one shift at a time: "works day shift" replaces "works nights"
     if slot.multi and not set(terms(value)) - ACTIVITY_VERBS:
         # the tagger kept only the verb ("eating"): the words after it say what is liked
         at = clause.lower().find(value.lower())
@@ -1187,6 +1233,26 @@ PHRASE_SLOTS = frozenset({"plan", "event", "habit", "instruction", "project_deta
 _FRAGMENT_GAP = re.compile(r"^\s*(?:(?!(?:and|or|but|so|because|then)\b)[\w'-]+\s+){0,3}$", re.IGNORECASE)
 
 
+_NAME_BEGUN = re.compile(r"\b(?:called|named)\s+[A-Z]\S*$")
+_NAME_GOES_ON = re.compile(r"^(?:\s+(?:[A-Z][\w'&-]*|of|the|de|and)(?=\s|$|[,.;:!?]))+")
+
+
+def name_said_whole(value: str, clause: str) -> str:
+    """A value that ends in a name after "called" or "named", with the rest of the name ("play bass in a band called
+    Low" of "... called Low Tide Choir we're from Glasgow" -> "... called Low Tide Choir"): the tagger stops at the
+    first word of a name it does not know."""
+    if not _NAME_BEGUN.search(value):
+        return value
+    at = clause.find(value)
+    rest = _NAME_GOES_ON.match(clause[at + len(value):]) if at >= 0 else None
+    if rest is None:
+        return value
+    words = rest.group(0).split()
+    while words and words[-1] in {"of", "the", "de", "and"}:
+        words.pop()
+    return " ".join([value, *words]) if words else value
+
+
 def joined_fragments(text: str, spans: list[Span], gap_words: int = 3) -> list[Span]:
     """Neighbouring spans of one phrase slot with at most ``gap_words`` plain words between them (no
     punctuation, no "and"/"or"/"but", which separate values) become one span."""
@@ -1194,8 +1260,12 @@ def joined_fragments(text: str, spans: list[Span], gap_words: int = 3) -> list[S
     for span in spans:
         last = out[-1] if out else None
         between = text[last.end:span.start] if last is not None else ""
-        if (last is not None and last.slot == span.slot and span.slot in PHRASE_SLOTS
-                and len(between.split()) <= gap_words and _FRAGMENT_GAP.match(between + " ")):
+        if last is not None and last.slot == span.slot and ((
+                span.slot in PHRASE_SLOTS and len(between.split()) <= gap_words
+                and _FRAGMENT_GAP.match(between + " ")) or (
+                # "a band called Low | Tide Choir": a name cut in two after "called"
+                not between.strip() and _NAME_BEGUN.search(text[last.start:last.end])
+                and text[span.start:span.start + 1].isupper())):
             out[-1] = replace(last, end=span.end, confidence=max(last.confidence, span.confidence),
                               negated=last.negated or span.negated)
         else:
@@ -1235,6 +1305,18 @@ def last_value_wins(candidates: list[Candidate], doubt: float = 0.1) -> list[Can
             keep[c.subject] = i
     return [c for i, c in enumerate(candidates)
             if not (c.should_store and c.polarity and c.subject in keep and keep[c.subject] != i)]
+
+
+def within_another(candidates: list[Candidate]) -> list[Candidate]:
+    """Without a multi-valued fact whose value is said inside another of its slot's ("User's hobby: Low Tide
+    Choir." beside "User's hobby: play bass in a band called Low Tide Choir."): a piece of a value is no value."""
+    def value(c: Candidate) -> str:
+        return c.content.split(":", 1)[1].strip(" .").lower() if ":" in c.content else ""
+
+    kept = [c for c in candidates if c.should_store and c.polarity and c.tags]
+    return [c for c in candidates if not (
+        c in kept and value(c) and any(o is not c and o.tags[0] == c.tags[0] and len(value(o)) > len(value(c))
+                                       and f" {value(c)}" in f" {value(o)}" for o in kept))]
 
 
 def one_fact_once(candidates: list[Candidate]) -> list[Candidate]:

@@ -1,0 +1,77 @@
+"""The shifts a user works: "workin nights in dubai", "I'm on days now, 7 to 7:30", "no more nights".
+
+Nurses, drivers, carers and factory workers say when they work in a few words the tagger reads as nothing
+("im on nights this week") or as the job ("User's job: night shifts at the care home."), yet a sleep plan, a meal
+plan or a week's schedule turns on it. The phrases are few and exact, so they are read here: a shift said as
+worked now, with its hours when they follow, and a shift said as left behind. One routine holds the user's
+shift (pipeline keys it by SHIFT_KEY), so a new shift replaces the old one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SHIFT_KEY = "work shift"
+
+_SHIFT = (r"(?P<shift>(?:the\s+)?(?:night|day|early|late|evening|swing|graveyard|weekend|split|rotating)\s+shifts?|"
+          r"nights|days|earlies|lates|graveyard|(?:\d{1,2}|eight|ten|twelve)[- ]?(?:h|hr|hrs|hour)s?\s+shifts|"
+          r"shift work)")
+# hours that may follow a shift: "7a-7p", "7 to 7:30", "from 6am to 2pm", "(6-2)"
+_HOURS = (r"(?:(?:\s+now)?,?\s*\(?(?:from\s+)?(?P<hours>\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?\s*(?:-|–|to)\s*"
+          r"\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?)\)?)?")
+# said as worked: "i work nights", "im on nights", "been doing earlies", "workin nights", a line opening "on nights"
+_WORKED = re.compile(
+    r"(?:\b(?:i|we|still|now|currently|mostly|usually|also|only)\s+(?:work|do)\s+|"
+    r"\b(?:i'?m|im|i am|i'?ve been|ive been|been|still|now|currently|back|mostly)\s+(?:working\s+|workin'?\s+|"
+    r"doing\s+|on\s+(?:the\s+)?)|(?:^|[,.;!]\s*)(?:working|workin'?|on)\s+)"
+    + _SHIFT + r"(?!\s+(?:off|out|like|when|where|that|ago|before|after|later|of)\b)" + _HOURS, re.IGNORECASE)
+# a shift said bare with its hours: "day shift 7a-7p yay"
+_WITH_HOURS = re.compile(r"\b(?P<shift>(?:night|day|early|late|evening)\s+shifts?)" + _HOURS, re.IGNORECASE)
+# said as left: "no more nights", "came off nights", "done with night shifts"
+_LEFT = re.compile(r"\b(?:no more|no longer (?:on|doing|working)|done with|finished with|came off|come off|"
+                   r"coming off|quit|stopped(?: doing)?)\s+" + _SHIFT + r"\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Shift:
+    start: int  # where the user says it in the text
+    end: int
+    value: str  # "works nights", "works day shift, 7a-7p"
+    worked: bool  # False: a shift the user no longer works
+
+
+def _value(m: re.Match[str]) -> str:
+    shift = re.sub(r"^the\s+", "", m.group("shift").strip(), flags=re.IGNORECASE)
+    hours = m.groupdict().get("hours")
+    return f"works {shift}" + (f", {hours.strip()}" if hours and any(c.isdigit() for c in hours) else "")
+
+
+def shifts_in(text: str) -> list[Shift]:
+    """The shifts the text says the user works or has left, in the order said (one per place in the text)."""
+    found: list[Shift] = []
+    for m in _LEFT.finditer(text):
+        found.append(Shift(m.start(), m.end(), _value(m), False))
+    for pattern in (_WORKED, _WITH_HOURS):
+        for m in pattern.finditer(text):
+            at = m.start("shift")
+            if any(s.start <= at < s.end for s in found):
+                continue  # "no more nights" is no night worked
+            if pattern is _WITH_HOURS and not m.group("hours"):
+                continue
+            found.append(Shift(m.start(), m.end(), _value(m), True))
+    return sorted(found, key=lambda s: s.start)
+
+
+_SHIFT_WORDS = re.compile(r"^(?:(?:night|day|early|late)\s+)?(?:shifts?|nights?|days|earlies|lates)$", re.IGNORECASE)
+
+
+def only_a_shift(value: str) -> bool:
+    """Whether a value is nothing but a shift's word ("shift" of "just got off shift", "nights" of "came off
+    nights"): no health condition, whatever the tagger read."""
+    return bool(_SHIFT_WORDS.match(value.strip()))
+
+
+def is_shift(value: str) -> bool:
+    """Whether a routine is a shift worked ("works nights"), so keyed as the one shift the user works."""
+    return value.lower().startswith("works ") and bool(re.match(_SHIFT, value[6:], re.IGNORECASE))
