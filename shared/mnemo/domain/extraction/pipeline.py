@@ -48,6 +48,7 @@ from mnemo.domain.extraction.slots import (
 )
 from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
+from mnemo.domain.extraction.tastes import also_avoided, taken_up
 from mnemo.domain.extraction.tech import names_a_language, tech_lists, widened_stack
 from mnemo.domain.grammar import is_past_verb, third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
@@ -71,7 +72,8 @@ _MARKED = re.compile(re.escape(MARKER) + r"[^\]]*\]")
 _QUALIFIED = frozenset({"likes", "dislikes", "prefers", "hobby", "uses", "avoids", "habit", "learning", "event",
                         "plan"})
 _QUALIFIER = re.compile(
-    r"^\s+((?:for|in|at|on|with|when|during|before|after|while|over|instead of)\s+(?:(?!and\b|but\b|so\b|because\b|"
+    r"^\s+(?!for (?:some|whatever|no|any) reason\b)"  # "for some reason" says nothing of the preference
+    r"((?:for|in|at|on|with|when|during|before|after|while|over|instead of)\s+(?:(?!and\b|but\b|so\b|because\b|"
     r"lol\b|btw\b|please\b|pls\b|though\b)[\w'-]+\s*){1,4})", re.IGNORECASE)
 _INSTRUCTION_OPENING = re.compile(
     r"^(?:(?:from now on|going forward|in future|in the future|moving forward|for all future (?:answers|replies)|"
@@ -272,7 +274,8 @@ class LearnedExtractor:
         retire a stored fact."""
         marked = {t for fact in stored for t in terms(fact)}
         out = []
-        for slot_name, new, old, said, sentence in [*switched_to(text), *diets_followed(text)]:
+        for slot_name, new, old, said, sentence in [*switched_to(text), *diets_followed(text), *taken_up(text),
+                                                    *also_avoided(text)]:
             slot = SLOTS[slot_name]
             if screen(new, said, slot_name, False, sentence, message.content):
                 continue

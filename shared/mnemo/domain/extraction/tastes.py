@@ -1,0 +1,57 @@
+"""Tastes said in passing, in two turns of phrase the tagger reads as nothing inside a long message.
+
+"I've gotten into Korean food for some reason", "been getting into bouldering": what the user took up is a
+like. "we are vegetarian, no eggs either": after a diet or something avoided, "no X either" is one more thing
+avoided. Both are exact and first-person: "my son got into robotics" is the son's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mnemo.domain.extraction.segment import clause_around, is_question, sentence_around
+
+# what the taken-up thing ends before: a reason, a time, another clause
+_ENDS = (r"(?=\s+(?:for|since|lately|recently|these days|this year|again|because|bc|cos|cause|and|but|so|now|at|"
+         r"with|after|which|though|tbh|lol|haha)\b|\s*[,.;:!?()]|\s*$)")
+_TAKEN_UP = re.compile(
+    r"(?:^|[,.;!?]\s*|\b(?:and|but|so|also|now|obviously|honestly|recently|lately)\s+)"
+    r"(?:i(?:['’]ve| have)?|ive|i['’]m|im|i am|been)\s+(?:(?:also|really|recently|lately|kind of|kinda)\s+)?"
+    r"(?:gotten|got|getting|been getting|started getting)\s+(?:(?:really|properly|super|so|well|very|quite|"
+    r"totally|big|back)\s+)?into\s+(?P<x>(?:[\w'’&-]+\s*?){1,5}?)" + _ENDS, re.IGNORECASE)
+_DETERMINER = re.compile(r"^(?:the|a|an|some|this|that|my)\s+", re.IGNORECASE)
+# words that say a taken-up thing is no thing: "got into it", "got into trouble", "got into a fight"
+_NOTHING = frozenset({"it", "that", "this", "them", "trouble", "a fight", "an argument", "bed", "the car", "work",
+                      "university", "uni", "college", "school", "the program", "the course", "debt", "a mess"})
+_ADMITTED = re.compile(r"\b(?:university|college|uni|school|program(?:me)?|course|team|club|squad|habit|trouble|"
+                       r"debt|fight|argument|accident|position|role|final|finals|semis?)\b", re.IGNORECASE)
+
+# a diet or a thing avoided, said in the sentence before "no X either"
+_AVOIDING = re.compile(r"\b(?:vegetarian|vegan|pescatarian|halal|kosher|keto|paleo|gluten[- ]free|dairy[- ]free|"
+                       r"lactose|coeliac|celiac|allergic|(?:don['’]?t|do not|can['’]?t|cannot|never) eat|avoid|"
+                       r"no (?:meat|pork|beef|fish|dairy|gluten|alcohol|sugar))\b", re.IGNORECASE)
+_EITHER = re.compile(r"\b(?:no|not|nor)\s+(?P<x>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+either\b", re.IGNORECASE)
+
+
+def taken_up(text: str) -> list[tuple[str, str, str | None, str, str]]:
+    """("likes", what the user took up, None, its clause, its sentence) for each "I've gotten into X"."""
+    found: list[tuple[str, str, str | None, str, str]] = []
+    for m in _TAKEN_UP.finditer(text):
+        thing = _DETERMINER.sub("", m.group("x").strip())
+        sentence = sentence_around(text, m.start("x"), m.end("x"))
+        if (not thing or thing.lower() in _NOTHING or _ADMITTED.search(thing) or is_question(sentence)
+                or (" " not in thing and thing[0].isupper())):
+            continue  # "got into Oxford", "got into the team": admitted, not a taste
+        found.append(("likes", thing, None, clause_around(text, m.start("x"), m.end("x")), sentence))
+    return found
+
+
+def also_avoided(text: str) -> list[tuple[str, str, str | None, str, str]]:
+    """("avoids", X, None, its clause, its sentence) for each "no X either" after a diet or a thing avoided."""
+    found: list[tuple[str, str, str | None, str, str]] = []
+    for m in _EITHER.finditer(text):
+        sentence = sentence_around(text, m.start(), m.end())
+        before = sentence[:max(0, sentence.find(m.group(0)))]
+        if _AVOIDING.search(before) and not is_question(sentence):
+            found.append(("avoids", m.group("x"), None, clause_around(text, m.start(), m.end()), sentence))
+    return found
