@@ -50,6 +50,15 @@ def test_identity_fields_are_slot_values_of_the_newest_fact() -> None:
     assert (profile.name, profile.location, profile.occupation) == ("Nina", "Lisbon", "nurse at St James's")
 
 
+@pytest.mark.parametrize(("content", "occupation"), [
+    ("User's job: drive for Bring, local delivery with a van.", "drive for Bring, local delivery"),
+    ("User works as a nurse for 10 years.", "nurse"),
+    ("User's job: writes for The Guardian.", "writes for The Guardian"),
+])
+def test_whom_the_work_is_for_stays_in_the_occupation(content: str, occupation: str) -> None:
+    assert build_profile([fact("job", content)], {}, NOW, 2048).occupation == occupation
+
+
 def test_a_memory_that_fills_no_profile_slot_never_becomes_one() -> None:
     profile = build_profile([
         fact("note:remember_locker", "User's locker is number 12.", Category.PREFERENCE),

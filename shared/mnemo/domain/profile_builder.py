@@ -69,7 +69,11 @@ _EMPLOYER = [re.compile(p, re.I) for p in (
 _NOT_NOW = re.compile(r"\b(?:no longer|not|never|don't|do not|doesn't|does not)\s+(?:\w+\s+)?"
                       r"(?:live|lives|living|reside|resides|based|work|works|working|employed)\b|\bany ?more\b", re.I)
 _LEFT_JOB = re.compile(r"\b(?:quit|left|lost|was fired|got fired|was laid off)\b", re.I)
-_TAIL = re.compile(r",?\s+(?:not|since|because|but|for|from|with|and i|so)\s+.*$|\s+(?:last|this|next)\s+\w+$|"
+# "for" cuts how long ("nurse for 10 years"), not whom the work is for ("drive for Bring" kept its "drive" alone)
+_TAIL = re.compile(r",?\s+(?:not|since|because|but|from|with|and i|so|"
+                   r"for(?=\s+(?:a|an|the (?:past|last)|about|over|almost|nearly|around|\d+|one|two|three|four|"
+                   r"five|six|seven|eight|nine|ten|many|several|years|months|"
+                   r"weeks|ages|now|good|fun|free)\b))\s+.*$|\s+(?:last|this|next)\s+\w+$|"
                    r"\s+(?:now|these days|nowadays|for good|at the moment|currently)$", re.I)
 
 

@@ -456,6 +456,10 @@ class LearnedExtractor:
         negated = negated or (slot.name in CEASABLE_SLOTS and (ended_just_before(value, f.clause)
                                                               or ended_just_after(value, f.clause)))
         negated = negated or (slot.name == "health" and stopped_taking(value, f.clause))
+        # "I used to love horror films", "turns out I'm not lactose intolerant", "I was keto for two years but",
+        # "my asthma is basically gone": the polarity head reads each as the user's fact now
+        negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS and not_now(value, f.clause))
+        negated = negated or (slot.name in NOT_NOW_SLOTS and ended_just_after(value, f.clause))
         negated = negated or (slot.name == "plan" and called_off(value, f.clause))
         # a value the user sets another against ("I use Waze instead of Google Maps"): only where the slot is keyed
         # by the value, so the "no" retires that value alone (a single value's "not" would retire the slot's
@@ -1021,10 +1025,36 @@ _AT_CLAUSE_END = r"(?=\W*$|\s*[,.!;)])"
 # right after a value, a word or two of what it was, then that it ended ("the gluten free experiment is over",
 # "the Fiat is gone", "vegan no more"); "done" is left out ("my job is done for today" ends no job)
 _ENDED_AFTER_VALUE = re.compile(
-    r"^\W*(?:(?:[\w'-]+\s+){0,2}(?:is|are|was|were|'s)\s+(?:(?:now|finally|officially|totally|well and truly)\s+)?"
+    r"^\W*(?:(?:[\w'-]+\s+){0,2}(?:is|are|was|were|'s)\s+(?:(?:now|finally|officially|totally|well and truly|"
+    r"basically|pretty much|completely|mostly|all but)\s+)?"
     r"(?:over|gone|history|finished|a thing of the past)" + _AT_CLAUSE_END + "|"
+    r"(?:[\w'-]+\s+){0,2}(?:is|are|'s)\s+(?:[\w'-]+\s+)?gone\s+(?:since|now|for good|completely)\b|"
     r"(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + ")",
     re.IGNORECASE)
+
+
+# slots beside CEASABLE_SLOTS whose value a user can say is not theirs now
+NOT_NOW_SLOTS = frozenset({"allergy", "health"})
+# right before the value: what the user did once ("I used to love", "we used to play") or is not ("I'm not", "turns
+# out I'm actually not allergic to"); "I'm used to" is no past, "I'm not a big fan of" no denial of the value
+_ONCE_OR_NOT = re.compile(
+    r"(?:\b(?:i|we)\s+used to(?:\s+(?:love|like|enjoy|adore|play|be|do|go|have|own|drive|use|eat|drink|ride|run|"
+    r"watch|read|follow|take|work(?:\s+(?:at|for|as|in))?|live(?:\s+in)?))?"
+    r"|\b(?:i['’]?m|im|i am|we['’]re|we are)\s+(?:actually\s+|really\s+|technically\s+)?not\s+"
+    r"(?:(?:allergic|intolerant|sensitive)\s+to\s+)?)(?:\s*(?:a|an|the|my|on|into|in|at)\s+)*\s*$", re.IGNORECASE)
+# "I was keto for two years but", "we were vegan for a while, then": a time it held, said as over
+_WAS_BEFORE = re.compile(r"\b(?:i|we)\s+(?:was|were)\s+(?:a\s+|an\s+)?$", re.IGNORECASE)
+_HELD_FOR_A_TIME = re.compile(r"^\s+for\s+[^,.;!?]{1,30}?(?:\s*,?\s*(?:but|until|till|then)\b|\W*$)", re.IGNORECASE)
+
+
+def not_now(value: str, clause: str) -> bool:
+    """The clause says the value held once or does not hold, right around it: "I used to love horror films", "I'm
+    not lactose intolerant", "I was keto for two years but"."""
+    at = clause.find(value)
+    if at < 0:
+        return False
+    before, after = clause[:at], clause[at + len(value):]
+    return bool(_ONCE_OR_NOT.search(before) or (_WAS_BEFORE.search(before) and _HELD_FOR_A_TIME.match(after)))
 
 
 def ended_just_after(value: str, clause: str) -> bool:
