@@ -217,3 +217,11 @@ def test_a_value_that_held_once_or_never_is_not_the_users_now(extractor: Learned
 ])
 def test_a_value_that_still_holds_stays_the_users(extractor: LearnedExtractor, text: str, content: str) -> None:
     assert content in stored(extractor, text).values()
+
+
+def test_a_standing_rule_is_the_order_not_the_reason_beside_it(extractor: LearnedExtractor) -> None:
+    # the tagger kept the reason: "How to answer the user: they run mypy in strict mode."
+    facts = stored(extractor, "always type-annotate python you give me, I run mypy in strict mode")
+    assert list(facts.values()) == ["How to answer the user: type-annotate python you give them."]
+    assert "How to answer the user: temps in celsius pls, every time." in stored(
+        extractor, "temps in celsius pls, every time").values()

@@ -46,6 +46,7 @@ from mnemo.domain.extraction.slots import (
     says_when,
     subject_for,
 )
+from mnemo.domain.extraction.standing_rules import standing_rules
 from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
 from mnemo.domain.extraction.tastes import also_avoided, taken_up
@@ -65,7 +66,8 @@ _CHANGE = re.compile(
     r"actually|wait|not anymore|these days|used to|from now on|instead)\b", re.IGNORECASE)
 _PRONOUN = {"my": "their", "me": "them", "i": "they", "mine": "theirs", "myself": "themselves", "our": "their",
             "us": "them", "we": "they", "im": "they're", "i'm": "they're", "ours": "theirs"}
-_PRONOUN_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _PRONOUN) + r")\b", re.IGNORECASE)
+_PRONOUN_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in sorted(_PRONOUN, key=len, reverse=True)) + r")\b",
+                         re.IGNORECASE)  # the longest first: "I'm" is "they're", not "they'm"
 _MARKED = re.compile(re.escape(MARKER) + r"[^\]]*\]")
 # slots whose value runs on with the few words after it that say where, when or for what ("python for code
 # examples"; "accepted a postdoc in Montréal": the event without its place loses what a later question asks)
@@ -176,6 +178,7 @@ class LearnedExtractor:
             candidates = self._with_tech_lists(candidates, message, text)
             candidates.extend(self._shifts(candidates, message, text))
             candidates.extend(self._aids(candidates, message, text))
+            candidates = self._with_standing_rules(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
                                                         and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
@@ -338,9 +341,13 @@ class LearnedExtractor:
         out = []
         for shift in worked[-1:] if worked else said:
             sentence = sentence_around(text, shift.start, shift.end)
-            if any(c.should_store and c.tags and c.tags[0] == "habit"
-                   and (shift.value[6:].lower() in c.content.lower() or c.evidence in sentence) for c in candidates):
-                continue  # the tagger found it ("User's routine: 22 to 6, four nights in the week.")
+            if any(c.should_store and c.tags and ((c.tags[0] == "habit" and (
+                    shift.value[6:].lower() in c.content.lower() or c.evidence in sentence))
+                    or (c.tags[0] == "job" and shift.value[6:].split(",")[0].lower() in c.content.lower()))
+                   for c in candidates):
+                # the tagger found it ("User's routine: 22 to 6, four nights in the week."), or the job says it
+                # ("User's job: nights at the FedEx hub."): a second fact of it would crowd others out of a block
+                continue
             candidate = slot_candidate(SLOTS["habit"], shift.value, sentence, not shift.worked, message,
                                        PASSING_CONFIDENCE)
             candidate.only_to_retire = not shift.worked
@@ -359,6 +366,24 @@ class LearnedExtractor:
                 continue
             if not screen(aid.value, sentence, "health", False, sentence, message.content):
                 out.append(slot_candidate(SLOTS["health"], aid.value, sentence, False, message, PASSING_CONFIDENCE))
+        return out
+
+    def _with_standing_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """The standing rules said as orders that last ("temps in celsius pls, every time", standing_rules.py), where
+        no rule or preference found says them, in place of an answer rule the tagger read from the sentence's other
+        words ("How to answer the user: they run mypy in strict mode.")."""
+        out = candidates
+        for said in standing_rules(text):
+            sentence = text[said.start:said.end]
+            words = set(terms(said.rule))
+            ruled = [c for c in out if c.should_store and c.tags and c.tags[0] in _RULE_SLOTS
+                     and (c.evidence in sentence or sentence in c.evidence)]
+            if any(set(terms(c.content)) & words for c in ruled):
+                continue  # the tagger read the rule, if in other words or another answer slot: its reading stands
+            if screen(said.rule, said.rule, "instruction", False, sentence, message.content):
+                continue
+            out = [c for c in out if c not in ruled or c.tags[0] == "prefers"]
+            out.append(slot_candidate(SLOTS["instruction"], said.rule, said.rule, False, message, PASSING_CONFIDENCE))
         return out
 
     def _with_terse_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
@@ -520,6 +545,8 @@ def at_spelled_out(text: str) -> str:
     return _AT_SIGN.sub(" at ", text)
 
 
+# the slots a standing rule may already be read into
+_RULE_SLOTS = ANSWER_SLOTS | {"instruction", "prefers"}
 # slots a technology in a terse list is misread into ("User's job: k8s.", "User lives in postgres.")
 _NOT_A_TECHNOLOGY = frozenset({"job", "name", "home_location", "hometown", "health", "avoids", "education"})
 
