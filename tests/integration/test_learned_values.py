@@ -225,3 +225,37 @@ def test_a_standing_rule_is_the_order_not_the_reason_beside_it(extractor: Learne
     assert list(facts.values()) == ["How to answer the user: type-annotate python you give them."]
     assert "How to answer the user: temps in celsius pls, every time." in stored(
         extractor, "temps in celsius pls, every time").values()
+
+
+@pytest.mark.parametrize(("text", "subject", "content"), [
+    # said as the ground of a question, which the tagger and the question screen passed over
+    ("As a coeliac of long standing, might I ask which cakes I may safely sample?", "health:coeliac",
+     "User's health: coeliac."),
+    ("speaking as a nurse, is 12 hours too long?", "job", "User's job: nurse."),
+])
+def test_what_the_user_is_said_as_the_ground_of_a_question(extractor: LearnedExtractor, text: str, subject: str,
+                                                           content: str) -> None:
+    assert stored(extractor, text).get(subject) == content
+
+
+def test_as_a_result_is_nothing_the_user_is(extractor: LearnedExtractor) -> None:
+    assert stored(extractor, "As a result, which bus should I take?") == {}
+
+
+def test_where_the_user_works_remotely_from_is_their_home(extractor: LearnedExtractor) -> None:
+    # the tagger reads it as where they are from
+    facts = stored(extractor, "client is fintech startup from Berlin, I am contractor, work remote from Limassol.")
+    assert facts.get("home_location") == "User lives in Limassol."
+    assert "hometown" not in facts
+
+
+def test_a_job_after_a_name_and_a_new_i_is_not_run_back_over_the_name(extractor: LearnedExtractor) -> None:
+    # "User's job: Wanjiru I farm." was stored
+    facts = stored(extractor, "okay so I am Wanjiru I farm in Nyeri county near Karatina I have two acres of coffee")
+    assert facts.get("job") == "User's job: farm."
+
+
+def test_a_pet_shouted_as_news_is_the_users(extractor: LearnedExtractor) -> None:
+    # the tagger read nothing of it
+    assert "User has a pet: kitten named Miso." in stored(
+        extractor, "GOT A KITTEN 🐱🐱 shes called miso, jas said yes, landlord doesnt know 🤫").values()

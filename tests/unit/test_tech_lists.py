@@ -13,6 +13,9 @@ from mnemo.domain.extraction.tech import tech_lists, widened_stack
     ("side project: matatu route tracker. go, postgis, htmx frontend. hosted on a cheap hetzner box",
      ["go, postgis, htmx frontend"]),
     ("new job stack: rust, kafka, k8s. no go at all", ["rust, kafka, k8s"]),
+    # a version's dot is no sentence's end; a known name may say what it does
+    ("context: django 4.2 + postgres 15 in docker compose, celery for background jobs. client is a startup",
+     ["django 4.2 + postgres 15 in docker compose, celery for background jobs"]),
 ])
 def test_a_fragment_that_lists_technologies_is_a_stack(text: str, listed: list[str]) -> None:
     assert [found.text for found in tech_lists(text)] == listed

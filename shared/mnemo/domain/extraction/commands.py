@@ -49,3 +49,22 @@ CORRECTION_OPENING = re.compile(
     r"nope|nah|wait|sorry|oops|actually|correction|that's not right|that is not right|that's wrong|"
     r"that's not correct|that's not true|not quite|wrong|i meant|i mean|to be clear|to clarify|scratch that|"
     r"my bad|let me correct that|i misspoke)\b[\s,:;!.-]*)+", re.IGNORECASE)
+
+
+# "As a coeliac of long standing, might I ask ...", "speaking as a nurse, ...", "being a vegan, what ...": what the
+# user is, said as the ground of a question or a request, which the question screen and the tagger pass over
+_SAID_AS = re.compile(
+    r"(?:^|(?<=[.!?\n])|,)\s*(?:speaking\s+|being\s+)?(?:as|being)\s+(?:a|an)\s+"
+    r"(?P<x>[^\W\d_][\w'’-]*(?:\s+[\w'’-]+){0,5}?)\s*,", re.IGNORECASE)
+# "as a result", "as a rule", "as a kid": no statement of what the user is now
+_NOT_WHAT_I_AM = re.compile(
+    r"^(?:result|matter|rule|whole|joke|favou?r|treat|gift|reminder|side note|kid|child|teen|teenager|boy|girl|"
+    r"baby|youngster|first step|start|test|bonus|backup|last resort|team|family|group|thank you|precaution|"
+    r"consequence|general rule|compromise|courtesy|heads up|quick note|one-off|temporary)\b", re.IGNORECASE)
+
+
+def said_as_ground(text: str) -> list[str]:
+    """"I am a X." for each "as a X," the user grounds a question or a request on ("As a coeliac, which cakes can
+    I eat?" -> "I am a coeliac."), for the tagger to read as a statement."""
+    return [f"I am a {m.group('x').strip()}." for m in _SAID_AS.finditer(text)
+            if not _NOT_WHAT_I_AM.match(m.group("x").strip())]

@@ -9,7 +9,13 @@ from datetime import datetime
 
 from mnemo.domain.extraction.aids import aids_in
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
-from mnemo.domain.extraction.commands import CORRECTION_OPENING, FORGET, REMEMBER, answered_statement
+from mnemo.domain.extraction.commands import (
+    CORRECTION_OPENING,
+    FORGET,
+    REMEMBER,
+    answered_statement,
+    said_as_ground,
+)
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
 from mnemo.domain.extraction.diets import diets_followed
 from mnemo.domain.extraction.household import (
@@ -29,6 +35,8 @@ from mnemo.domain.extraction.household import subject as care_subject
 from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, replaces_unnamed, without_dose
 from mnemo.domain.extraction.names import names_self
+from mnemo.domain.extraction.new_homes import new_homes
+from mnemo.domain.extraction.pets import pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen
@@ -159,6 +167,7 @@ class LearnedExtractor:
             answered = answered_statement(previous_assistant, text) if previous_assistant else None
             if answered:
                 texts.append((message, answered, False))
+            texts.extend((message, ground, False) for ground in said_as_ground(told))
             previous_assistant = ""
         found = self._tag(texts)
         household = self._household(texts, found)
@@ -178,6 +187,8 @@ class LearnedExtractor:
             candidates = self._with_tech_lists(candidates, message, text)
             candidates.extend(self._shifts(candidates, message, text))
             candidates.extend(self._aids(candidates, message, text))
+            candidates.extend(self._pets_got(candidates, message, text))
+            candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
@@ -368,6 +379,32 @@ class LearnedExtractor:
                 out.append(slot_candidate(SLOTS["health"], aid.value, sentence, False, message, PASSING_CONFIDENCE))
         return out
 
+    def _pets_got(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A pet the user says they just got ("GOT A KITTEN, shes called miso", pets.py), where no pet found
+        names it."""
+        out = []
+        for start, end, value in pets_got(text):
+            sentence = sentence_around(text, start, end)
+            words = set(terms(value))
+            if is_question(sentence) or any(c.tags and c.tags[0] == "pet" and set(terms(c.content)) & words
+                                            for c in candidates):
+                continue
+            if not screen(value, sentence, "pet", False, sentence, message.content):
+                out.append(slot_candidate(SLOTS["pet"], value, sentence, False, message, PASSING_CONFIDENCE))
+        return out
+
+    def _new_home(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """The town of a new flat or house ("the new flat in Easton has a little yard", new_homes.py) as the home,
+        where the message names no home."""
+        if any(c.tags and c.tags[0] == "home_location" for c in candidates):
+            return []
+        for start, end, place in new_homes(text):
+            sentence = sentence_around(text, start, end)
+            if not is_question(sentence) and not screen(place, sentence, "home_location", False, sentence,
+                                                        message.content):
+                return [slot_candidate(SLOTS["home_location"], place, sentence, False, message, PASSING_CONFIDENCE)]
+        return []
+
     def _with_standing_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The standing rules said as orders that last ("temps in celsius pls, every time", standing_rules.py), where
         no rule or preference found says them, in place of an answer rule the tagger read from the sentence's other
@@ -504,6 +541,8 @@ class LearnedExtractor:
                 # "I do yacht deliveries for a living" is the user's job, not a hobby or a routine
                 slot, value = SLOTS["job"], earned
         value = name_said_whole(value, f.clause)
+        if slot.name == "hometown" and works_from(value, f.clause):
+            slot = SLOTS["home_location"]  # "I work remote from Limassol": where they are, not where they are from
         if slot.name == "project_stack":
             value = widened_stack(value, f.sentence)  # "postgres" of "go, postgres, k8s." is the list
         if slot.name in PHRASE_SLOTS:
@@ -708,6 +747,16 @@ _WORKS_FOR = re.compile(r"^(?:drive|deliver|write|code|cook|clean|teach|design|f
                         r"for (?:the )?[A-Z0-9]\w")
 
 
+_WORKS_FROM = re.compile(r"\b(?:i\s+|i['’]m\s+|im\s+)?(?:work|working|based)\s+(?:remote(?:ly)?\s+|from home\s+)?"
+                         r"(?:out of|from)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def works_from(value: str, clause: str) -> bool:
+    """Whether the clause says the user works from the place ("work remote from Limassol"): where they live."""
+    at = clause.find(value)
+    return at > 0 and bool(_WORKS_FROM.search(clause[:at]))
+
+
 def works_for(value: str) -> str | None:
     """The value when it is a trade done for a named employer ("drive for Bring, local delivery with a van"): the
     user's job, not a routine; None otherwise."""
@@ -735,12 +784,15 @@ def job_phrase(value: str, clause: str) -> str:
     before = phrase[:max(0, phrase.find(value))]
     if _INTRO_LIST.search(before):
         return value  # "im dana, 41, nurse": the name and the age are no part of the job
+    if _I_AGAIN.search(before):
+        return value  # "I am Wanjiru I farm in Nyeri": a new clause began, the name is no part of the job
     named = _ONE_WORD_THEN_COMMA.match(before)
     if named and names_self(named.group(1), clause):
         return value  # "im jodie, nurse on a cardio ward": the name is no part of the job ("I'm freelance, ..." is)
     return phrase if value in phrase and len(phrase.split()) <= JOB_PHRASE_MAX_WORDS else value
 
 
+_I_AGAIN = re.compile(r"(?:^|\s)I(?:\s|$)")
 _ONE_WORD_THEN_COMMA = re.compile(r"^\s*([^\W\d_][\w'-]*)\s*,\s*$")
 # an introduction's list before the job: a number said alone between commas (the age), as in "dana, 41, nurse"
 _INTRO_LIST = re.compile(r"(?:^|,)\s*\d{1,3}\s*(?:,|$)")

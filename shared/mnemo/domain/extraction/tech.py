@@ -45,11 +45,14 @@ python javascript typescript golang go kotlin scala haskell elixir erlang clojur
 zig rust swift ruby dart julia r c nim solidity
 """.split())
 
-_FRAGMENT = re.compile(r"[^.;:!?\n()]+")
-_ITEM_SEPARATOR = re.compile(r"\s*(?:,|\+|/|&|\band\b|\bwith\b|\bplus\b)\s*", re.IGNORECASE)
+# between sentence marks; a dot inside a word is no mark ("django 4.2", "node.js")
+_FRAGMENT = re.compile(r"(?:[^.;:!?\n()]|\.(?=\S))+")
+_ITEM_SEPARATOR = re.compile(r"\s*(?:,|\+|/|&|\band\b|\bwith\b|\bplus\b|\bin\b|\bon\b)\s*", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9][\w.#+-]*")
-# an item is a name and at most a word about it ("htmx frontend", "go 1.22")
+# an item is a name and at most a word about it ("htmx frontend", "go 1.22"); one opening with a known name may say
+# a little more of what it does ("celery for background jobs")
 ITEM_MAX_WORDS = 2
+NAMED_ITEM_MAX_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -69,9 +72,12 @@ def _known(word: str) -> str | None:
 def _items(fragment: str) -> list[str] | None:
     """The fragment's items when it is a list of short items, else None."""
     items = [i.strip() for i in _ITEM_SEPARATOR.split(fragment) if i.strip()]
-    if len(items) < 2 or any(len(_WORD.findall(i)) > ITEM_MAX_WORDS or not _WORD.search(i) for i in items):
-        return None
-    return items
+    for item in items:
+        words = _WORD.findall(item)
+        limit = NAMED_ITEM_MAX_WORDS if words and _known(words[0]) == "sure" else ITEM_MAX_WORDS
+        if not words or len(words) > limit:
+            return None
+    return items if len(items) >= 2 else None
 
 
 def is_stack(items: list[str]) -> bool:
