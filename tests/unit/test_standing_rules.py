@@ -14,6 +14,7 @@ from mnemo.domain.extraction.standing_rules import standing_rules
     ("descriptive variable names please, no single letters, ever",
      ["descriptive variable names please, no single letters, ever"]),
     ("hi! I work nights. keep answers short from now on pls", ["keep answers short from now on pls"]),
+    ("From now please answer with numbered steps. Easier for me.", ["From now please answer with numbered steps"]),
 ])
 def test_an_order_that_lasts_is_a_standing_rule(text: str, rules: list[str]) -> None:
     assert [r.rule for r in standing_rules(text)] == rules

@@ -86,7 +86,7 @@ _QUALIFIER = re.compile(
     r"((?:for|in|at|on|with|when|during|before|after|while|over|instead of)\s+(?:(?!and\b|but\b|so\b|because\b|"
     r"lol\b|btw\b|please\b|pls\b|though\b)[\w'-]+\s*){1,4})", re.IGNORECASE)
 _INSTRUCTION_OPENING = re.compile(
-    r"^(?:(?:from now on|going forward|in future|in the future|moving forward|for all future (?:answers|replies)|"
+    r"^(?:(?:from now(?: on)?|going forward|in future|in the future|moving forward|for all future (?:answers|replies)|"
     r"please|pls|plz|can you|could you|would you|i want you to|i'd like you to|i need you to|always|and|also|"
     r"oh|hey|ok|okay)\b[\s,:]*)+", re.IGNORECASE)
 # SPEC R3: budgets, compliance and architecture decisions wait for the user's confirmation

@@ -19,7 +19,7 @@ from mnemo.domain.extraction.segment import sentences
 
 # an order to the assistant: the verb opening the sentence (after a filler or two)
 _ORDER = re.compile(
-    r"^(?:(?:ok|okay|so|also|and|btw|oh|please|pls|plz|remember|one more thing|just|going forward|from now on|"
+    r"^(?:(?:ok|okay|so|also|and|btw|oh|please|pls|plz|remember|one more thing|just|going forward|from now(?: on)?|"
     r"in future|in the future)\b[\s,:;-]*)*"
     r"(?:always\s+|never\s+|don['’]?t\s+|do not\s+)?"
     r"(?:use|keep|give|format|put|write|explain|answer|reply|respond|show|include|add|avoid|skip|stop|lose|drop|"
@@ -33,7 +33,7 @@ _ASKED_FOR = re.compile(r"^(?!(?:i|i['’]m|im|my|we|we['’]re|our|it|it['’]s
                         r"\s+(?:please|pls|plz)\b", re.IGNORECASE)
 # what makes it last beyond this answer
 _LASTING = re.compile(
-    r"\b(?:always|every ?time|each time|from now on|going forward|in (?:the )?future|ever|whatever you write|"
+    r"\b(?:always|every ?time|each time|from now(?: on)?|going forward|in (?:the )?future|ever|whatever you write|"
     r"in (?:all|any|every)(?: of)? (?:your |my )?(?:answers?|replies|responses|code|workout plans?|recipes?|plans?)|"
     r"that['’]s the rule|by default|per answer|all the time|for good|no matter what|whenever)\b", re.IGNORECASE)
 # a segment that gives the user's reason or news, not the rule: "I'm Australian", "I run mypy in strict mode"
