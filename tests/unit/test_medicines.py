@@ -131,3 +131,12 @@ def test_a_doctors_doing_to_the_user_is_the_users_and_a_relatives_medicine_is_no
 ])
 def test_a_new_dose_is_read_with_its_medicine(text: str, names: list[str]) -> None:
     assert [m.name for m in medicines_in(text)] == names
+
+
+def test_a_bare_number_after_a_medicine_is_its_dose() -> None:
+    from mnemo.domain.extraction.medicines import medicines_in, without_dose
+    # one fact for the medicine, whatever its dose: a new dose replaces the old
+    assert without_dose("metformin 500") == without_dose("metformin 1000") == "metformin"
+    assert without_dose("type 2") == "type 2"
+    said = "the doctor changed my metformin to 1000 in the morning and 500 in the evening"
+    assert [m.name for m in medicines_in(said)] == ["metformin 1000"]

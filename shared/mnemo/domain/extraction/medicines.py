@@ -47,7 +47,13 @@ _A_DOSE = re.compile(r"\s*" + _DOSE_UNIT, re.IGNORECASE)
 
 def without_dose(value: str) -> str:
     """The drug without its dose: "thyroxine 75 mcg" -> "thyroxine", so a new dose is the same fact, changed."""
-    return _A_DOSE.sub("", value).strip() or value
+    value = _A_DOSE.sub("", value).strip() or value
+    bare = _BARE_DOSE_AFTER.match(value)
+    # "metformin 500": a number after a medicine's name is its dose ("type 2" keeps its number)
+    return bare.group(1) if bare and has_medicine_stem(bare.group(1).split()[-1]) else value
+
+
+_BARE_DOSE_AFTER = re.compile(r"^(.*?[^\W\d_][\w'-]*)\s+\d+(?:[.,]\d+)*$")
 
 
 # a dose or a form right after the name: "amlodipine 5mg", "metformin 500", "ramipril tablets"
@@ -187,8 +193,10 @@ _TAKEN_DOSE_CHANGED = re.compile(
     r"(?:\b(?:increas|rais|lower|reduc|upp|chang|doubl|halv|adjust|bump|put|cut|drop)\w*\s+(?:up\s+|down\s+)?"
     r"(?:my|the)\s+(?P<name>[^\W\d_][\w-]*)|\b(?:my|the)\s+(?P<name2>[^\W\d_][\w-]*))"
     r"(?:\s+(?:dose|dosage))?\s+(?:(?:went|goes|going|was|is|got|has gone|has been)\s+)?"
-    r"(?:(?:up|down|increased|raised|lowered|reduced|now|changed)\s+)?(?:to|at)\s+(?P<dose>" + _DOSE_UNIT + r")",
-    re.IGNORECASE)
+    r"(?:(?:up|down|increased|raised|lowered|reduced|now|changed)\s+)?(?:to|at)\s+(?P<dose>" + _DOSE_UNIT
+    # or a bare number said with when it is taken: "changed my metformin to 1000 in the morning"
+    + r"|\d{1,4}(?:[.,]\d+)?(?=\s+(?:in the morning|in the evening|at night|at bedtime|twice|once|three times|"
+    r"a day|daily|per day|every (?:morning|evening|day|night))))", re.IGNORECASE)
 
 
 def _sentence_start(text: str, at: int) -> bool:
