@@ -259,3 +259,13 @@ def test_a_pet_shouted_as_news_is_the_users(extractor: LearnedExtractor) -> None
     # the tagger read nothing of it
     assert "User has a pet: kitten named Miso." in stored(
         extractor, "GOT A KITTEN 🐱🐱 shes called miso, jas said yes, landlord doesnt know 🤫").values()
+
+
+def test_a_job_said_without_its_i_runs_back_to_working_at(extractor: LearnedExtractor) -> None:
+    # the tagger marked "arndale": "User's job: arndale."
+    facts = stored(extractor, "quit chatime, that manager was too much. working at urban outfitters in the arndale now")
+    assert facts.get("job") == "User's job: urban outfitters in the arndale."
+
+
+def test_an_age_someone_died_at_is_not_the_users(extractor: LearnedExtractor) -> None:
+    assert "age" not in stored(extractor, "Mr Pickles died on Saturday last, at the age of nineteen. The vet was kind.")

@@ -1095,6 +1095,8 @@ def test_a_switch_of_tools_names_the_new_tool_and_the_one_left(
     ("40", "im learnig to swim at 40 lol", False),  # "at 40": the age now
     ("52", "I still hurl with the junior B team, God help me at 52", False),
     ("25", "age 25, m, new to this app", False),
+    ("nineteen", "Mr Pickles died on Saturday last, at the age of nineteen", True),  # the cat's age
+    ("12", "I started piano at the age of 12", True),
 ])
 def test_an_age_once_or_a_span_of_years_is_not_the_users_age_now(value: str, clause: str, expected: bool) -> None:
     from mnemo.domain.extraction.pipeline import not_the_age_now

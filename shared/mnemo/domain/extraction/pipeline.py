@@ -715,9 +715,12 @@ def lifted_apart(candidate: Candidate, message: Message) -> list[Candidate]:
 # the user saying what they do, right before the job's words: "Now I work", "I'm", "I am", "I've been"
 _ADVERBS = r"(?:\s+(?:now|also|just|currently|still|finally|officially|actually))*"
 _JOB_OPENER = re.compile(
+    # "working at urban outfitters in the arndale now": a clause that opens on the work, its "I" left out
+    r"(?:(?:^|(?<=[,.;!?]))\s*(?:now\s+|currently\s+)?(?:working|workin['’]?)\b(?!\s+(?:from|on|out|late|"
+    r"hard|too|so|remotely)\b)|"
     r"\b(?:i(?:['’]m|m| am|['’]ve been|ve been| have been)\b" + _ADVERBS + "|"
     r"i\b" + _ADVERBS + r"(?:\s+(?:have|['’]ve))?\s+(?:work|working|joined|run|running|manage|managing|own|teach|"
-    r"teaching)\b)(?:\s+(?:now|also|just|currently|still|am|working|employed|a|an)\b)*\s*", re.IGNORECASE)
+    r"teaching)\b))(?:\s+(?:now|also|just|currently|still|am|working|employed|a|an)\b)*\s*", re.IGNORECASE)
 JOB_PHRASE_MAX_WORDS = 14
 
 
@@ -1284,8 +1287,9 @@ _A_MEASURE = re.compile(r"\d\s*['’′\"”″]|\b(?:ft|feet|foot|cm|kg|kilos?|
 # when I was 19", "since I was 18"), a span of years ("22 years on the İETT buses", "41 years at the post office")
 # and a range of others' ages ("14 to 16 year olds") are none; no labelled age (130 in the training data, 68 in
 # the dev sets) is said so. "at 40" is not among them: "learning to swim at 40 lol" says the age now
-_AGE_ONCE_BEFORE = re.compile(r"\b(?:when|since|until|till|before|after|by the time|once)\s+(?:i|we)\s+"
-                              r"(?:was|were|turned|hit)\s+$", re.IGNORECASE)
+_AGE_ONCE_BEFORE = re.compile(r"\b(?:(?:when|since|until|till|before|after|by the time|once)\s+(?:i|we)\s+"
+                              r"(?:was|were|turned|hit)|(?:died|passed|passed away|left us|retired|started|began|"
+                              r"moved|married|emigrated|diagnosed)\b[^.;!?]{0,30}?\s+at the age of)\s+$", re.IGNORECASE)
 _YEARS_AFTER = re.compile(r"^\s*(?:(?:years?|yrs?)\s+(?:at|on|in|of|as|with|for|doing|working|driving|teaching|ago)\b|"
                           r"(?:to|-|–)\s*\d|(?:year|yr)[- ]olds\b)", re.IGNORECASE)
 
