@@ -205,17 +205,12 @@ def test_an_introduction_with_an_apology_keeps_its_facts(extractor: LearnedExtra
     ("turns out I'm not lactose intolerant, it was the coffee creamer all along", "User is not allergic to lactose."),
     ("I was keto for two years but I'm just eating normally now", "User no longer follows this diet: keto."),
     ("my asthma is basically gone since I moved out of the city", "User's health no longer: asthma."),
-])
-def test_a_value_that_held_once_or_never_is_not_the_users_now(extractor: LearnedExtractor, text: str,
-                                                               content: str) -> None:
-    assert content in stored(extractor, text).values()
-
-
-@pytest.mark.parametrize(("text", "content"), [
+    # ... and these still hold
     ("I've been vegan for two years but I miss cheese", "User's diet: vegan."),
     ("I'm used to spicy food", "User likes spicy food."),
 ])
-def test_a_value_that_still_holds_stays_the_users(extractor: LearnedExtractor, text: str, content: str) -> None:
+def test_a_value_that_held_once_or_never_is_not_the_users_now(extractor: LearnedExtractor, text: str,
+                                                               content: str) -> None:
     assert content in stored(extractor, text).values()
 
 

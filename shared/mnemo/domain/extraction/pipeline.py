@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -368,42 +368,22 @@ class LearnedExtractor:
     def _aids(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The aids the user says they live with ("I use a wheelchair", "my hearing aids", aids.py) as health facts,
         where no health fact found names them."""
-        out = []
-        for aid in aids_in(text):
-            sentence = sentence_around(text, aid.start, aid.end)
-            named = aid.value.split()[-1].lower()
-            if is_question(sentence) or any(c.should_store and c.tags and c.tags[0] == "health"
-                                            and named in c.content.lower() for c in candidates):
-                continue
-            if not screen(aid.value, sentence, "health", False, sentence, message.content):
-                out.append(slot_candidate(SLOTS["health"], aid.value, sentence, False, message, PASSING_CONFIDENCE))
-        return out
+        return _said_in_rule(SLOTS["health"], [(a.start, a.end, a.value) for a in aids_in(text)], candidates,
+                             message, text, lambda c, value: value.split()[-1].lower() in c.content.lower())
 
     def _pets_got(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A pet the user says they just got ("GOT A KITTEN, shes called miso", pets.py), where no pet found
         names it."""
-        out = []
-        for start, end, value in pets_got(text):
-            sentence = sentence_around(text, start, end)
-            words = set(terms(value))
-            if is_question(sentence) or any(c.tags and c.tags[0] == "pet" and set(terms(c.content)) & words
-                                            for c in candidates):
-                continue
-            if not screen(value, sentence, "pet", False, sentence, message.content):
-                out.append(slot_candidate(SLOTS["pet"], value, sentence, False, message, PASSING_CONFIDENCE))
-        return out
+        return _said_in_rule(SLOTS["pet"], pets_got(text), candidates, message, text,
+                             lambda c, value: bool(set(terms(c.content)) & set(terms(value))), stored_only=False)
 
     def _new_home(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The town of a new flat or house ("the new flat in Easton has a little yard", new_homes.py) as the home,
         where the message names no home."""
         if any(c.tags and c.tags[0] == "home_location" for c in candidates):
             return []
-        for start, end, place in new_homes(text):
-            sentence = sentence_around(text, start, end)
-            if not is_question(sentence) and not screen(place, sentence, "home_location", False, sentence,
-                                                        message.content):
-                return [slot_candidate(SLOTS["home_location"], place, sentence, False, message, PASSING_CONFIDENCE)]
-        return []
+        return _said_in_rule(SLOTS["home_location"], new_homes(text), candidates, message, text,
+                             lambda _c, _value: False)[:1]
 
     def _with_standing_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The standing rules said as orders that last ("temps in celsius pls, every time", standing_rules.py), where
@@ -540,7 +520,6 @@ class LearnedExtractor:
             if earned is not None:
                 # "I do yacht deliveries for a living" is the user's job, not a hobby or a routine
                 slot, value = SLOTS["job"], earned
-        value = name_said_whole(value, f.clause)
         if slot.name == "hometown" and works_from(value, f.clause):
             slot = SLOTS["home_location"]  # "I work remote from Limassol": where they are, not where they are from
         if slot.name == "project_stack":
@@ -572,6 +551,21 @@ class LearnedExtractor:
             candidate.should_store = False
             candidate.rejection_reason = reason
         return candidate
+
+
+def _said_in_rule(slot: Slot, said: Sequence[tuple[int, int, str]], candidates: list[Candidate], message: Message,
+                  text: str, names_it: Callable[[Candidate, str], bool], stored_only: bool = True) -> list[Candidate]:
+    """Facts an exact reading found (start, end, value in the text) as candidates of the slot, each where its
+    sentence states rather than asks, the screen passes it, and no candidate of the slot already ``names_it``."""
+    out = []
+    for start, end, value in said:
+        sentence = sentence_around(text, start, end)
+        if is_question(sentence) or any((c.should_store or not stored_only) and c.tags and c.tags[0] == slot.name
+                                        and names_it(c, value) for c in candidates):
+            continue
+        if not screen(value, sentence, slot.name, False, sentence, message.content):
+            out.append(slot_candidate(slot, value, sentence, False, message, PASSING_CONFIDENCE))
+    return out
 
 
 # "backend @ fernwerk", "now @ kessel": an "@" between words, as texting and terse notes write "at" (an address or
@@ -670,7 +664,7 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
     value = _clean_value(instruction, whole_clause=True) if instruction else _clean_value(value)
     if negated and instruction is None:
         value = _CEASING.sub("", value) or value
-    value = name_said_whole(value + _qualifier(clause, value), clause) if slot.name in _QUALIFIED else value
+    value = name_said_whole(value + _qualifier(clause, value) if slot.name in _QUALIFIED else value, clause)
     correction = bool(_CHANGE.search(clause))
     return Candidate(
         category=slot.category, subject=subject_for(slot, _key_source(slot, value, clause)),
@@ -1376,12 +1370,8 @@ def joined_fragments(text: str, spans: list[Span], gap_words: int = 3) -> list[S
     for span in spans:
         last = out[-1] if out else None
         between = text[last.end:span.start] if last is not None else ""
-        if last is not None and last.slot == span.slot and ((
-                span.slot in PHRASE_SLOTS and len(between.split()) <= gap_words
-                and _FRAGMENT_GAP.match(between + " ")) or (
-                # "a band called Low | Tide Choir": a name cut in two after "called"
-                not between.strip() and _NAME_BEGUN.search(text[last.start:last.end])
-                and text[span.start:span.start + 1].isupper())):
+        if (last is not None and last.slot == span.slot and span.slot in PHRASE_SLOTS
+                and len(between.split()) <= gap_words and _FRAGMENT_GAP.match(between + " ")):
             out[-1] = replace(last, end=span.end, confidence=max(last.confidence, span.confidence),
                               negated=last.negated or span.negated)
         else:
