@@ -216,8 +216,10 @@ def test_a_code_to_a_place_is_a_secret(api: ApiClient, text: str) -> None:
     status, body = api.call("POST", f"/v1/users/{U}/turns", {"conversation_id": "c4", "messages": [
         {"role": "user", "content": text}]})
     assert status == 202, body
-    export = json.dumps(api.call("GET", f"/v1/users/{U}/export")[1]["buffered_turns"])
-    assert not any(code in export for code in ("4821", "1234", "4455"))
+    # the words kept, not the whole record: a message id or a timestamp's microseconds may hold "4821" by chance
+    # (the full suite failed so once on 94e9366, and passed on the same code alone)
+    said = json.dumps([t["message"]["content"] for t in api.call("GET", f"/v1/users/{U}/export")[1]["buffered_turns"]])
+    assert not any(code in said for code in ("4821", "1234", "4455"))
 
 
 @pytest.mark.parametrize("text", ["The code to my heart is kindness.", "I wrote the code for my office app in 2020."])
