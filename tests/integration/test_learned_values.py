@@ -264,3 +264,25 @@ def test_a_job_said_without_its_i_runs_back_to_working_at(extractor: LearnedExtr
 
 def test_an_age_someone_died_at_is_not_the_users(extractor: LearnedExtractor) -> None:
     assert "age" not in stored(extractor, "Mr Pickles died on Saturday last, at the age of nineteen. The vet was kind.")
+
+
+def test_a_birth_announced_by_the_babys_name_is_family_and_its_weight_no_health(extractor: LearnedExtractor) -> None:
+    # the tagger read "User Baby Nora arrived" as an event only, and "7 lbs 2 oz" as "User's health: lbs 2."
+    facts = stored(extractor, "Baby Nora arrived on July 12! 7 lbs 2 oz, everyone's doing well, I'm running on fumes.")
+    assert "User's family: baby Nora." in facts.values()
+    assert not any(key.startswith("health") for key in facts)
+
+
+def test_a_new_job_said_by_when_it_began_is_the_whole_job(extractor: LearnedExtractor) -> None:
+    # "User's job: Oranmore." was stored
+    facts = stored(extractor, "But the real news, and I'm burying the lede here, is that I started last week as deputy "
+                              "principal at Scoil Éanna in Oranmore, the old one retired.")
+    assert facts.get("job") == "User's job: deputy principal at Scoil Éanna in Oranmore."
+
+
+def test_a_new_job_told_as_news_in_a_long_message_is_the_job(extractor: LearnedExtractor) -> None:
+    # the tagger read it as an event only: "User started last week as head of maths at ..."
+    facts = stored(extractor, "What a month. The school play was a disaster, the set fell over twice. But the big news "
+                              "is that I started last week as head of maths at St Brigid's in Tuam, the old head left "
+                              "in a hurry. Twelve years as a plain teacher and now this.")
+    assert facts.get("job", "").startswith("User's job: head of maths at St Brigid's")

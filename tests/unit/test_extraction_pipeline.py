@@ -1141,6 +1141,11 @@ def test_a_diet_named_is_read_where_it_is_said(
     ("Baker Bros", "I am managing a small cafe in Leeds, name is Baker Bros",
      "managing a small cafe in Leeds, name is Baker Bros"),
     ("Lidl", "im at Lidl now", "Lidl"),
+    # a new job said by when it began
+    ("Oranmore", "and I'm burying the lede here, is that I started last week as deputy principal at Scoil Éanna "
+     "in Oranmore", "deputy principal at Scoil Éanna in Oranmore"),
+    ("Arriva", "I've just started as a driver for Arriva", "driver for Arriva"),
+    ("Leeds", "I started running again and I love Leeds", "Leeds"),
     # a title taken back on the way: the one meant only
     ("junior designer", "I joined an agency as junior developer, sorry, junior designer", "junior designer"),
     # no "I" before it, or too far: the value as found

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from mnemo.domain.extraction.aids import aids_in
+from mnemo.domain.extraction.births import births
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import (
     CORRECTION_OPENING,
@@ -36,6 +37,7 @@ from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, replaces_unnamed, without_dose
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import new_homes
+from mnemo.domain.extraction.new_jobs import new_jobs
 from mnemo.domain.extraction.pets import pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
@@ -188,6 +190,8 @@ class LearnedExtractor:
             candidates.extend(self._shifts(candidates, message, text))
             candidates.extend(self._aids(candidates, message, text))
             candidates.extend(self._pets_got(candidates, message, text))
+            candidates.extend(self._births(candidates, message, text))
+            candidates = self._with_new_job(candidates, message, text)
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
@@ -377,6 +381,28 @@ class LearnedExtractor:
         return _said_in_rule(SLOTS["pet"], pets_got(text), candidates, message, text,
                              lambda c, value: bool(set(terms(c.content)) & set(terms(value))), stored_only=False)
 
+    def _with_new_job(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A job the user says they began ("I started last week as deputy principal at Scoil Éanna", new_jobs.py)
+        in place of any other job the tagger read in the message ("Twelve years as a plain teacher and now this"
+        is the job before it), where no job found names it."""
+        began = new_jobs(text)
+        if not began:
+            return candidates
+
+        def names_it(c: Candidate, value: str) -> bool:
+            return value.lower() in c.content.lower()
+
+        added = _said_in_rule(SLOTS["job"], began[-1:], candidates, message, text, names_it)
+        if not added:
+            return candidates
+        return [c for c in candidates if not (c.tags and c.tags[0] == "job")] + added
+
+    def _births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A child just born to the user ("Baby Nora arrived on July 12!", births.py) as family, where no family
+        fact found names the child."""
+        return _said_in_rule(SLOTS["family"], births(text), candidates, message, text,
+                             lambda c, value: value.split()[-1].lower() in c.content.lower(), stored_only=False)
+
     def _new_home(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The town of a new flat or house ("the new flat in Easton has a little yard", new_homes.py) as the home,
         where the message names no home."""
@@ -530,6 +556,8 @@ class LearnedExtractor:
             value = job_phrase(value, f.clause)
         if slot.name == "name" and not names_self(value, f.message.content):
             return None  # "my supervisor, Karin, agreed": a name the user gives someone else (names.py)
+        if slot.name not in COUNTED_SLOTS and only_measures(value):
+            return None  # "User's health: lbs 2." of a newborn's "7 lbs 2 oz": a weight, nothing the user has
         if slot.name == "age" and _A_MEASURE.search(value):
             return None  # "i'm 5'11 and vegan": a height, not "User is 5'11 years old."
         if slot.name == "age" and not_the_age_now(value, f.clause):
@@ -538,6 +566,8 @@ class LearnedExtractor:
             return None  # "User is allergic to Mercury" from "Mercury is in retrograde"
         if not says_what_is_done(slot.name, value, negated, f.clause):
             return None  # "User plans: ogallala", "User's routine: blackbirds": a name with nothing done
+        if slot.name == "event" and not negated and (began := began_as(value)) is not None:
+            slot, value = SLOTS["job"], began  # "started last week as deputy principal at Scoil Éanna": the new job
         if slot.name == "event":
             happened = event_value(value, f.clause)
             if happened is None:
@@ -714,7 +744,11 @@ _JOB_OPENER = re.compile(
     r"hard|too|so|remotely)\b)|"
     r"\b(?:i(?:['’]m|m| am|['’]ve been|ve been| have been)\b" + _ADVERBS + "|"
     r"i\b" + _ADVERBS + r"(?:\s+(?:have|['’]ve))?\s+(?:work|working|joined|run|running|manage|managing|own|teach|"
-    r"teaching)\b))(?:\s+(?:now|also|just|currently|still|am|working|employed|a|an)\b)*\s*", re.IGNORECASE)
+    r"teaching)\b|"
+    # "I started last week as deputy principal at Scoil Éanna": a new job said by when it began (a short
+    # time between; "as" makes it the work, "I started running" is none)
+    r"i\b(?:['’]ve|\s+have)?" + _ADVERBS + r"\s+(?:started|began|start)(?:\s+[\w']+){0,3}?\s+as\b))"
+    r"(?:\s+(?:now|also|just|currently|still|am|working|employed|a|an)\b)*\s*", re.IGNORECASE)
 JOB_PHRASE_MAX_WORDS = 14
 
 
@@ -758,6 +792,20 @@ def works_for(value: str) -> str | None:
     """The value when it is a trade done for a named employer ("drive for Bring, local delivery with a van"): the
     user's job, not a routine; None otherwise."""
     return value if _WORKS_FOR.match(value) else None
+
+
+# "started last week as deputy principal at ...", "began on Monday as a driver for Arriva": the work begun; not
+# "started as a joke", "began as planned"
+_BEGAN_AS = re.compile(r"^(?:just\s+|finally\s+)?(?:started|began)\b(?:\s+[\w']+){0,3}?\s+as\s+(?:an?\s+|the\s+)?"
+                       r"(?!(?:joke|usual|planned|expected|always|normal|well|soon|such|if|though|much|many|"
+                       r"before|ever|promised|agreed|scheduled)\b)(?P<job>\w.*)$", re.IGNORECASE)
+
+
+def began_as(value: str) -> str | None:
+    """The job in an event that says the user began work as something ("started last week as deputy principal at
+    Scoil Éanna in Oranmore"), None when it says no such thing."""
+    m = _BEGAN_AS.match(value.strip())
+    return m.group("job").strip(" .,") if m else None
 
 
 def job_phrase(value: str, clause: str) -> str:
@@ -1274,6 +1322,19 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
 
 
 # a height or a weight where an age was read: feet and inches ("5'11", "6 ft 2"), centimetres, kilos, stones
+# slots whose value may be a number alone (an age, a date, a team's size)
+COUNTED_SLOTS = frozenset({"age", "birthday", "project_deadline", "project_detail", "plan", "event"})
+_MEASURE_WORD = re.compile(r"^(?:\d+(?:[.,]\d+)?|ft|feet|foot|in|inch(?:es)?|cm|mm|m|km|kg|kilos?|g|grams?|lbs?|"
+                           r"pounds?|oz|ounces?|st|stone|mg|ml|l|litres?|liters?|miles?|mi|hrs?|hours?|mins?)$",
+                           re.IGNORECASE)
+
+
+def only_measures(value: str) -> bool:
+    """The value is numbers and units only ("lbs 2", "3.4 kg"): a quantity said, no fact of the user's."""
+    words = re.findall(r"[\w.,]+", value)
+    return bool(words) and all(_MEASURE_WORD.match(w.strip(".,")) for w in words)
+
+
 _A_MEASURE = re.compile(r"\d\s*['’′\"”″]|\b(?:ft|feet|foot|cm|kg|kilos?|lbs?|pounds|st|stone)\b", re.IGNORECASE)
 
 

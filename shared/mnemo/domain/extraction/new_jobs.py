@@ -1,0 +1,35 @@
+"""A new job told by when it began: "I started last week as deputy principal at Scoil Éanna in Oranmore", "I've
+just started as a driver for Arriva".
+
+The tagger reads such news, in a long message, as an event, as nothing, or takes another title in the message
+("Twelve years as a plain teacher and now this") for the job. The way of saying it is narrow: the user, a verb of
+beginning, at most a few words of when, "as", the work. An exact rule; the job it finds is the user's job now.
+"""
+
+from __future__ import annotations
+
+import re
+
+JOB_MAX_WORDS = 10
+_GAP = (r"(?:last|this|on|in|at|the|a|my|new|job|role|position|post|work|working|there|here|yesterday|today|recently|"
+        r"properly|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|"
+        r"\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*)")
+_BEGAN = re.compile(
+    r"(?<!when )(?<!since )(?<!before )(?<!after )(?<!until )\bI(?:['’]ve|\s+have)?\s+"
+    r"(?:just\s+|finally\s+|officially\s+)?(?:started|began)(?:\s+" + _GAP + r"){0,4}\s+as\s+"
+    r"(?!(?:an?\s+|the\s+)?(?:joke|usual|planned|expected|always|normal|well|soon|such|if|though|much|many|before|"
+    r"ever|promised|agreed|scheduled|volunteer|kid|child|teenager|student)\b)"
+    r"(?:an?\s+|the\s+|their\s+|our\s+)?(?P<job>[^\W\d_][^,.;!?()\n]*)", re.IGNORECASE)
+_A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")  # "as a nurse in 1990": a beginning long past
+# where the work's words end: a new clause ("and they asked me", "but", "so")
+_CLAUSE_END = re.compile(r"\s+(?:and|but|so|because|which|who|after|since|when|while)\s+.*$", re.IGNORECASE)
+
+
+def new_jobs(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "deputy principal at Scoil Éanna in Oranmore") for each job the text says the user began."""
+    out = []
+    for m in _BEGAN.finditer(text):
+        job = _CLAUSE_END.sub("", m.group("job")).strip(" '\"")
+        if job and len(job.split()) <= JOB_MAX_WORDS and not _A_YEAR.search(job):
+            out.append((m.start("job"), m.start("job") + len(job), job))
+    return out

@@ -1,0 +1,59 @@
+"""A child just born to the user (births.py), a job told by when it began (new_jobs.py), quantities."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemo.domain.extraction.births import births
+from mnemo.domain.extraction.pipeline import only_measures
+
+
+@pytest.mark.parametrize(("text", "children"), [
+    ("Baby Nora arrived on July 12! 7 lbs 2 oz, everyone's doing well", ["baby Nora"]),
+    ("baby leo arrived 3 weeks early but hes fine", ["baby Leo"]),
+    ("our baby girl Maya was born at 3am", ["baby girl Maya"]),
+    ("we had the baby! a little girl, Ada, born tuesday", ["baby girl Ada"]),
+    ("We welcomed our baby boy yesterday", ["baby boy"]),        # no name said
+    ("my sister's baby Leo arrived", []),                          # hers
+    ("her baby boy Sam was born", []),
+    ("the baby is crying again", []),                              # no birth
+    ("Baby Shark is on repeat in this house", []),
+])
+def test_a_child_just_born_to_the_user(text: str, children: list[str]) -> None:
+    assert [value for _s, _e, value in births(text)] == children
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("lbs 2", True), ("3.4 kg", True), ("500 mg", True), ("7", True),
+    ("metformin 500 mg", False), ("bad knee", False), ("team of 4", False), ("", False),
+])
+def test_a_value_of_numbers_and_units_only_is_a_quantity(value: str, expected: bool) -> None:
+    assert only_measures(value) is expected
+
+
+@pytest.mark.parametrize(("value", "job"), [
+    ("started last week as deputy principal at Scoil Éanna in Oranmore",
+     "deputy principal at Scoil Éanna in Oranmore"),
+    ("began on Monday as a driver for Arriva", "driver for Arriva"),
+    ("started as planned on monday", None),
+    ("started running again", None),
+])
+def test_an_event_of_beginning_work_as_something_is_the_job(value: str, job: str | None) -> None:
+    from mnemo.domain.extraction.pipeline import began_as
+
+    assert began_as(value) == job
+
+
+@pytest.mark.parametrize(("text", "jobs"), [
+    ("But the big news is that I started last week as head of maths at St Brigid's in Tuam, the old head left",
+     ["head of maths at St Brigid's in Tuam"]),
+    ("I've just started as a driver for Arriva and it is hard", ["driver for Arriva"]),
+    ("I started a new job as a receptionist at the Hilton", ["receptionist at the Hilton"]),
+    ("i started as a joke", []),
+    ("When I started as a nurse in 1990 things were different", []),   # long past
+    ("I started running as a way to cope", []),                        # no work begun
+])
+def test_a_job_told_by_when_it_began(text: str, jobs: list[str]) -> None:
+    from mnemo.domain.extraction.new_jobs import new_jobs
+
+    assert [value for _s, _e, value in new_jobs(text)] == jobs
