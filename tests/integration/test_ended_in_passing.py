@@ -37,9 +37,10 @@ def _live(service: Mnemo) -> list[str]:
     return [m.content for m in service.ports.memories.all_for_user(TENANT, USER) if m.is_live(now)]
 
 
-def _remember(service: Mnemo, content: str, subject: str, category: Category) -> None:
+def _remember(service: Mnemo, content: str, subject: str, category: Category, polarity: bool = True) -> None:
     service.writer.write(TENANT, USER, [NewFact(content=content, category=category, subject=subject,
-                                                confidence=0.95, source=SourceKind.EXTRACTED, occurred_at=START)])
+                                                confidence=0.95, source=SourceKind.EXTRACTED, occurred_at=START,
+                                                polarity=polarity)])
 
 
 def test_a_pastime_stopped_in_passing_is_retired(service: Mnemo) -> None:
@@ -119,3 +120,28 @@ def test_a_tool_that_only_shares_a_word_with_the_one_left_stays(service: Mnemo) 
     _remember(service, "User uses Square Terminal.", "uses:squar_termin", Category.PREFERENCE)
     say_next_day(service, TENANT, USER, "c2", SWITCH)
     assert "User uses Square Terminal." in _live(service)
+
+
+def test_a_supplement_stopped_without_talk_of_doctors_is_retired(service: Mnemo) -> None:
+    # "melatonin" has no medicine's stem and the message speaks of no doctor: "User's health: melatonin 3mg." stayed
+    _said(service, "c1", "i take melatonin 3mg some nights when my partner does the night feed")
+    _said(service, "c2", "i stopped the melatonin, made me groggy for driving in the morning. now just nap when i can")
+    assert not [c for c in _live(service) if "3mg" in c]
+
+
+def test_a_routine_stopped_in_other_words_is_retired(service: Mnemo) -> None:
+    # "User no longer: cycling." stood beside the routine it ends: the two are far apart as vectors
+    _said(service, "c1", "I cycle to work every day even with the rain, 25 minutes, it is the only sport I do.")
+    _said(service, "c2", "ah, and I stopped cycling to the bakery, from the new flat it is too far with all the "
+                         "stuff, now I drive the van every day")
+    assert not [c for c in _live(service) if "cycle to work" in c]
+    assert [c for c in _live(service) if "van" in c]
+
+
+def test_a_stopped_routine_leaves_another_of_its_word_with_more_said(service: Mnemo) -> None:
+    _remember(service, "User's routine: walks the dog every evening.", "habit:walk_dog_every", Category.PROCEDURAL)
+    _remember(service, "User's routine: walks to work.", "habit:walk_work", Category.PROCEDURAL)
+    _remember(service, "User no longer: walking to work.", "habit:walk_work", Category.PROCEDURAL, polarity=False)
+    live = _live(service)
+    assert [c for c in live if "walks the dog" in c]
+    assert not [c for c in live if c == "User's routine: walks to work."]

@@ -354,3 +354,26 @@ def test_a_negated_plan_calls_off_the_plan_it_refers_back_to(old: str, new: str,
     result = classify(negated_plan("b", new, days=20), [Existing(plan("a", old, old), cosine)],
                       conflict_similarity=0.85, duplicate_similarity=0.95, retraction_similarity=0.5)
     assert (result.relation is Relation.CONTRADICTS and result.new_wins) is called_off
+
+
+@pytest.mark.parametrize(("retraction", "old", "ends"), [
+    # every word of the retraction's value in the old fact's key, the same slot
+    (("habit:cycl", "User no longer: cycling."), ("habit:cycl_work_every", "User's routine: cycle to work every day."),
+     True),
+    # the same way of going somewhere, to another place
+    (("habit:cycl_bakeri", "User no longer: cycling to the bakery."),
+     ("habit:cycl_work_every", "User's routine: cycle to work."), True),
+    (("health:melatonin", "User's health no longer: melatonin."), ("health:melatonin_3mg", "User's health: melatonin "
+                                                                                            "3mg."), True),
+    # more said than the old fact holds, another slot, a taste
+    (("habit:walk_work", "User no longer: walking to work."), ("habit:walk_dog_every", "User's routine: walks the "
+                                                                                       "dog every evening."), False),
+    (("hobby:cycl", "User no longer: cycling."), ("habit:cycl_work_every", "User's routine: cycle to work."), False),
+    (("likes:coffe", "User no longer likes coffee."), ("likes:coffe_cake", "User likes coffee cake."), False),
+])
+def test_a_retraction_ends_the_facts_of_its_slot_that_hold_its_whole_value(
+        retraction: tuple[str, str], old: tuple[str, str], ends: bool) -> None:
+    from mnemo.domain.conflicts import ends_in_its_slot
+
+    said = fact("r", retraction[0], retraction[1], polarity=False)
+    assert ends_in_its_slot(said, fact("o", old[0], old[1], days=-3)) is ends

@@ -133,6 +133,37 @@ def names_its_value(retraction: Memory, old: Memory) -> bool:
     return bool(_value_words(retraction) & _value_words(old))
 
 
+# slots of what the user does or takes, where a value is often told again in other words: "stopped cycling to the
+# commissary kitchen" ("no longer: cycling") ends "routine: cycle to work every day even with the rain", far apart
+# as vectors; not tastes ("no longer likes coffee" leaves "likes coffee cake")
+ENDED_WHOLE_IN_SLOT = frozenset({"habit", "hobby", "health", "uses", "learning"})
+
+
+def ends_in_its_slot(retraction: Memory, old: Memory) -> bool:
+    """A keyed retraction ends a live fact of its own slot (``ENDED_WHOLE_IN_SLOT``) whose key holds every word of
+    its value, however far apart the two are as vectors."""
+    slot, _, key = retraction.subject.partition(":")
+    old_slot, _, old_key = old.subject.partition(":")
+    if retraction.polarity or not old.polarity or slot not in ENDED_WHOLE_IN_SLOT or slot != old_slot or not key:
+        return False
+    words, theirs = _value_words(retraction), [w for w in old_key.split("_") if w]
+    if words and words <= set(theirs):
+        return True
+    # the same way of going somewhere, to another place: "stopped cycling to the bakery" ends "cycle to work every
+    # day" ("no longer walking to work" leaves "walks the dog every evening")
+    ours = [w for w in key.split("_") if w]
+    return (bool(ours) and bool(theirs) and ours[0] == theirs[0] and _A_JOURNEY.match(_said_value(retraction))
+            is not None and _A_JOURNEY.match(_said_value(old)) is not None)
+
+
+_A_JOURNEY = re.compile(r"^\s*[\w'-]+\s+(?:to|into)\b", re.IGNORECASE)
+
+
+def _said_value(memory: Memory) -> str:
+    """The words after a statement's label ("User's routine: cycle to work" -> "cycle to work")."""
+    return memory.content.partition(":")[2]
+
+
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     """A negated fact ("no longer does volleyball") retires a fact about the same value in another slot
     ("User's hobby: volleyball"), when the two are close and every word of the negated value is in the old

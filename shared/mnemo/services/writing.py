@@ -12,10 +12,12 @@ import numpy as np
 
 from mnemo.clock import to_utc
 from mnemo.domain.conflicts import (
+    ENDED_WHOLE_IN_SLOT,
     Existing,
     Relation,
     Resolution,
     classify,
+    ends_in_its_slot,
     lifts_instruction,
     names_its_value,
     outranks,
@@ -287,6 +289,13 @@ class MemoryWriter:
                                             "updated_at": self.p.clock.now()})
             self.p.memories.save([new, linked])
             return WriteResult(new, "created")
+        if retracts(new.subject, new.polarity):
+            ended = self._ended_in_its_slot(tenant_id, user_id, new)
+            if ended:
+                result = self._supersede(ended[0], new)
+                for old in ended[1:]:
+                    self._retire(old, new.memory_id)
+                return WriteResult(result.memory, "superseded", superseded=[m.memory_id for m in ended])
         if retracts(new.subject, new.polarity) or only_lifts(new.subject, new.content):
             # "no longer vegan", "you don't need to add Chinese anymore" with nothing to retire: listed and
             # kept, never injected all the same (a block says what holds now; naming a value only to say it
@@ -294,6 +303,16 @@ class MemoryWriter:
             new.tags = [*new.tags, RETRACTION_TAG]
         self.p.memories.save([new])
         return WriteResult(new, "created")
+
+    def _ended_in_its_slot(self, tenant_id: str, user_id: str, retraction: Memory) -> list[Memory]:
+        """The user's live facts of the retraction's slot that it names whole (conflicts.ends_in_its_slot), said
+        before it: what a retraction no nearer fact contradicted still ends."""
+        if retraction.subject.partition(":")[0] not in ENDED_WHOLE_IN_SLOT:
+            return []
+        page = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=retraction.category,
+                                    limit=self.p.settings.max_active_memories, cursor=None).items
+        return [m for m in page if same_partition(m, retraction) and m.created_at <= retraction.created_at
+                and RETRACTION_TAG not in m.tags and ends_in_its_slot(retraction, m)]
 
     def _end(self, tenant_id: str, user_id: str, ended_id: str, judged_version: int | None,
              retraction: Memory) -> WriteResult:

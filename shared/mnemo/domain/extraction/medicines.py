@@ -242,9 +242,17 @@ _OLD_NAMED = re.compile(
     r"\s+(?:the\s+|my\s+|taking\s+)?(?P<name>[^\W\d_][\w'-]*)", re.IGNORECASE)
 
 
-def ended_medicines(text: str) -> list[Mention]:
+# an ending said as such ("stopped the melatonin", "came off the sertraline"), not a switch's "from" ("moved from
+# glasgow to paisley")
+# (past: "stop suggesting VS Code" is an order; with "the", "my" or "taking": "stopped the melatonin", not "stopped
+# eating meat")
+_STOPPED = re.compile(r"^(?:stopped|came off)\s+(?:the|my|taking)\s+(?![\w'-]+ing\b)", re.IGNORECASE)
+
+
+def ended_medicines(text: str, any_name: bool = False) -> list[Mention]:
     """Medicines a message names as the ones a switch or an ending left behind: a name whose stem says medicine,
-    or any name where the message speaks of a doctor or of medicines."""
+    or any name where the message speaks of a doctor or of medicines, or (``any_name``: for retractions written
+    only where a stored medicine bears the name) any name at all ("i stopped the melatonin, made me groggy")."""
     talk = bool(MEDICAL_TALK.search(text))
     out = []
     for m in _OLD_NAMED.finditer(text):
@@ -253,7 +261,8 @@ def ended_medicines(text: str) -> list[Mention]:
             continue
         after = _AFTER.match(text[m.end():])
         dosed = after is not None and not _BARE_NUMBER.match(after.group(0).strip())
-        if has_medicine_stem(name) or (talk and (name[:1].isupper() or dosed)):
+        stopped = any_name and _STOPPED.match(m.group(0)) is not None
+        if has_medicine_stem(name) or (talk and (name[:1].isupper() or dosed)) or stopped:
             out.append(Mention(name, m.start("name"), m.end("name")))
     return out
 

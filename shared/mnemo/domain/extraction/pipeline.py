@@ -314,7 +314,8 @@ class LearnedExtractor:
         they retire a stored fact."""
         retracted = {c.subject for c in candidates if c.should_store and not c.polarity}
         out = []
-        for mention in ended_medicines(text):
+        # each is written only where it retires a stored medicine of that name: any name left behind may be one
+        for mention in ended_medicines(text, any_name=True):
             clause = clause_around(text, mention.start, mention.end)
             candidate = slot_candidate(SLOTS["health"], mention.name, clause, True, message, PASSING_CONFIDENCE)
             if candidate.subject in retracted or screen(mention.name, clause, "health", False, clause, message.content):
