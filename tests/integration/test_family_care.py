@@ -59,3 +59,33 @@ def test_a_childs_new_diet_replaces_the_old_one_in_a_later_conversation(service:
 def test_a_sisters_diet_is_not_kept(service: Mnemo) -> None:
     say_next_day(service, TENANT, USER, "c1", "my sister Bea is vegan so christmas dinner is always a debate")
     assert not [c for c in _live(service).values() if "vegan" in c.lower()]
+
+
+def test_a_household_members_diet_is_kept_for_the_meals_with_them(service: Mnemo) -> None:
+    # an adult who lives with the user eats at their table: their diet was dropped as someone else's
+    say_next_day(service, TENANT, USER, "c1", "my brother Tom lives with us since the divorce. hes vegan, no idea what "
+                                              "to cook half the time")
+    live = _live(service)
+    assert [c for s, c in live.items() if s.startswith("family_care:")] == ["User's brother Tom's diet: vegan."]
+    assert "diet" not in live  # the user is not vegan
+    assert "brother Tom's diet: vegan" in _block(service, "what can I cook for the family tonight?")
+
+
+@pytest.mark.parametrize(("said", "word"), [
+    # a visitor: a visit's facts would outlive it, later dinners must not hold the sister's diet
+    ("my sister Dana is coming to help with the party, she's gluten free so I'll need some GF cupcakes too", "gluten"),
+    # a relative who lives elsewhere
+    ("my dad is diabetic, he lives in Lagos with my stepmum", "diabet"),
+    # someone else's wife at the user's table is no wife of the user's
+    ("My nephew Gerald is living with us for now, together with his wife Priya, who is vegan.", "wife"),
+])
+def test_the_facts_of_adults_not_at_the_users_table_are_not_kept(service: Mnemo, said: str, word: str) -> None:
+    say_next_day(service, TENANT, USER, "c1", said)
+    assert not [c for c in _live(service).values() if word in c.lower()]
+
+
+def test_a_childs_allergy_said_in_the_next_sentence_is_theirs(service: Mnemo) -> None:
+    # the stretch about Leo ended at the full stop: "He is allergic to peanuts" was nobody's
+    say_next_day(service, TENANT, USER, "c1", "my son Leo is 6. He is allergic to peanuts, so the trip is a worry.")
+    care = [c for s, c in _live(service).items() if s.startswith("family_care:")]
+    assert care == ["User's son Leo is allergic to peanuts."]

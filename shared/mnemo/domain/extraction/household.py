@@ -5,7 +5,10 @@ eggs", "my daughter Jess just decided she's vegetarian": the screen keeps these 
 (the user is not allergic), but a parent packing a lunchbox or a grandfather cooking Sunday lunch needs them.
 A dependant is a child or grandchild the user names with a word of kinship ("my son", "our youngest", "my
 granddaughter Sofia") or by a name the user's family facts hold ("leo", known from "mum of 3 (leo 9, ...)");
-other adults (a sister, a wife, a friend) keep the screen's answer.
+an adult relative who lives with the user ("Rohit's mother lives with us and she doesn't eat onion or garlic")
+eats at the user's table, so their food and health facts are kept too (GUEST_SLOTS); other adults (a visiting
+sister, a wife, a friend) keep the screen's answer. A sentence that opens on "she" or "he" goes on with the person
+the one before was about ("my son Leo is 6. He is allergic to peanuts").
 
 Who a stretch of a message is about is found by rule (exact: the nearest person named before it, "she" and
 "he" carrying that person on); what the stretch says is read by the learned tagger itself, over the stretch
@@ -44,7 +47,10 @@ _NAME_CASE = re.compile(r"^[A-Z][a-zà-ÿ]+$")
 # the user speaking of themselves: where a stretch about someone else ends
 _SELF = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our)\b", re.IGNORECASE)
 # "she" and "he" carry the person on; "they" is too often nobody in particular
-_CARRY = re.compile(r"\b(?:she|he)(?:'s|’s|'d|'ll)?\b", re.IGNORECASE)
+_CARRY = re.compile(r"\b(?:she|he)(?:'s|’s|'d|'ll|s)?\b", re.IGNORECASE)
+# a sentence that opens on "she" or "he" goes on with the person the one before was about ("my son Leo is 6. He is
+# allergic to peanuts")
+_CARRIED_ON = re.compile(r"[.!?]+\s+(?:and\s+|but\s+|also\s+|oh\s+and\s+)?(?:she|he)(?:'s|’s|s)?\b", re.IGNORECASE)
 _STRETCH_END = re.compile(r"[.!?;\n]|\b(?:but|anyway|btw|also)\b", re.IGNORECASE)
 # the slots a dependant's fact may fill: what the user must allow for (food, health) and what the user
 # arranges for them (school or nursery, a routine or a plan there)
@@ -69,12 +75,15 @@ _ONE_PER_PERSON = frozenset({"diet", "education"})
 class Person:
     name: str  # as the user writes it ("Leo"), or "" when only the kinship word is said
     kin: str  # "son", "granddaughter", "" when only the name is known
+    # an adult who eats at the user's table (lives with them, or comes to stay): only their food counts (GUEST_SLOTS)
+    guest: bool = False
 
     @property
     def label(self) -> str:
         """How a fact names them: "son Leo", "granddaughter", "family member Ivy"."""
         name = self.name[:1].upper() + self.name[1:] if self.name else ""
-        return " ".join(p for p in (self.kin.lower() or "family member", name) if p)
+        kin = self.kin if self.guest else self.kin.lower()  # a guest's kin may name its owner: "Rohit's mother"
+        return " ".join(p for p in (kin or "family member", name) if p)
 
     @property
     def key(self) -> str:
@@ -126,6 +135,39 @@ class Stretch:
     first_person: str
 
 
+# an adult at the user's table: one who lives with the user ("Rohit's mother lives with us", "my mum moved in with
+# us", "my brother is staying with us"). Not a visitor: "my sister Dana is coming to help w the party, she's
+# gluten free" named a diet the dev conversations' later dinners must not hold (a visit's facts outlive it)
+_AT_THE_TABLE = re.compile(
+    r"\b(?:li(?:ves?|ving)\s+with\s+(?:us|me)|moved\s+in\s+with\s+(?:us|me)|(?:is|are|'s|’s)\s+staying\s+with\s+"
+    r"(?:us|me)|(?:lives?|living)\s+(?:here|at\s+(?:ours|mine|our\s+place|my\s+place)))\b", re.IGNORECASE)
+# what a guest's fact may be: what the user must allow for at the table ("she is coeliac", "he doesn't eat pork")
+GUEST_SLOTS = frozenset({"allergy", "diet", "avoids", "health"})
+# adults the user may cook for; not friends, colleagues, exes, pets or people at work
+_GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|father|parents?|husband|hubby|wife|partner|"
+                        r"bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|cousin|niece|nephew|grandma|grandpa|"
+                        r"grandmother|grandfather|nan|in-laws?|mother-in-law|father-in-law|sister-in-law|"
+                        r"brother-in-law)$", re.IGNORECASE)
+
+
+def _sentence_of(text: str, start: int) -> str:
+    """The sentence around a position."""
+    begin = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
+    ends = [i for i in (text.find(c, start) for c in ".!?\n") if i >= 0]
+    return text[begin:min(ends) if ends else len(text)]
+
+
+def _guest(person: Person, sentence: str, whose: str) -> Person | None:
+    """The person as a guest at the user's table, or None. Someone else's relative is one only by that someone's
+    name ("Rohit's mother lives with us"): "his wife Priya" is no wife of the user's, and a fact must not say so."""
+    if not person.kin or not _GUEST_KIN.match(person.kin) or not _AT_THE_TABLE.search(sentence):
+        return None
+    owner = whose.strip()
+    if owner and not re.fullmatch(r"[A-Z][\w-]*['’]s", owner):
+        return None
+    return Person(person.name, f"{owner} {person.kin}" if owner else person.kin, guest=True)
+
+
 def _dependant(person: Person, household: dict[str, Person]) -> Person | None:
     """The person as a dependant (with what the household knows of them), or None for anyone else."""
     known = household.get(person.name.lower()) if person.name else None
@@ -163,18 +205,33 @@ def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
     out = []
     mentions = _mentions(text, household)
     for i, (start, end, person) in enumerate(mentions):
-        who = _dependant(person, household)
-        if who is None or _SOMEONE_ELSES.search(text[:start]):
+        whose = _SOMEONE_ELSES.search(text[:start])
+        who = None if whose else _dependant(person, household)
+        if who is None:
+            who = _guest(person, _sentence_of(text, start), whose.group(0) if whose else "")
+        if who is None:
             continue
-        stop = mentions[i + 1][0] if i + 1 < len(mentions) else len(text)
-        for pattern in (_SELF, _STRETCH_END):
-            m = pattern.search(text, end, stop)
-            if m:
-                stop = m.start()
+        limit = mentions[i + 1][0] if i + 1 < len(mentions) else len(text)
+        # a guest's stretch goes on past the words that make them one ("lives with us and she doesn't eat onion")
+        table = _AT_THE_TABLE.search(text, end, limit) if who.guest else None
+        stop = _stretch_end(text, table.end() if table and not text[end:table.start()].strip() else end, limit)
+        carried = _CARRIED_ON.match(text, stop) if stop < limit else None
+        if carried:
+            stop = _stretch_end(text, carried.end(), limit)
         said = _first_person(text[end:stop])
         if said is not None and len(said.split()) >= 2:
             out.append(Stretch(who, start, stop, said))
     return out
+
+
+def _stretch_end(text: str, at: int, limit: int) -> int:
+    """Where a stretch from ``at`` ends: the user speaking of themselves, the sentence's end, or ``limit``."""
+    stop = limit
+    for pattern in (_SELF, _STRETCH_END):
+        m = pattern.search(text, at, stop)
+        if m:
+            stop = m.start()
+    return stop
 
 
 _AFTER_SUBJECT = {"is": "am", "'s": "'m", "’s": "'m", "has": "have", "does": "do", "doesn't": "don't",
@@ -207,6 +264,8 @@ def _first_person(rest: str) -> str | None:
     said = _CARRY.sub(lambda m: "I'm" if m.group(0).lower().endswith("s") else "I", said)
     said = re.sub(r"\bI is\b", "I am", said)
     said = re.sub(r"\bI has\b", "I have", said)
+    said = re.sub(r"\bI (?:doesn['’]?t|doesnt)\b", "I don't", said)
+    said = re.sub(r"\bI (?:isn['’]?t|isnt)\b", "I am not", said)
     said = re.sub(r"\b(?:her|his)\b", "my", said, flags=re.IGNORECASE)
     return re.sub(r"\s+", " ", said).strip(" ,") or None
 
@@ -220,10 +279,12 @@ def subject(person: Person, slot: str, value: str) -> str:
 def content(person: Person, statement: str) -> str:
     """The user's statement of the value, said of the person: "User is allergic to eggs." -> "User's
     granddaughter Sofia is allergic to eggs."; "User's diet: vegetarian." -> "User's daughter Jess's diet: ..."."""
+    # someone else's relative at the user's table is named by whose they are: "Rohit's mother avoids onion."
+    whose = "" if re.match(r"[A-Z][\w-]*['’]s ", person.kin) else "User's "
     if statement.startswith("User's "):
         owner = person.label + ("'" if person.label.endswith("s") else "'s")
-        return f"User's {owner} " + statement[len("User's "):]
+        return f"{whose}{owner} " + statement[len("User's "):]
     said = statement.removeprefix("User ")
     if _PLURAL.match(person.kin) and not person.name:
         said = re.sub(r"^is\b", "are", said)
-    return f"User's {person.label} " + said
+    return f"{whose}{person.label} " + said

@@ -23,6 +23,7 @@ from mnemo.domain.extraction.household import (
     AN_AGE,
     ARRANGED_SLOTS,
     CARE_SLOTS,
+    GUEST_SLOTS,
     Person,
     Stretch,
     arranged,
@@ -234,7 +235,8 @@ class LearnedExtractor:
         out: dict[int, list[tuple[Stretch, _Found]]] = {}
         for (index, stretch), spans in zip(said, self._spans([s.first_person for _i, s in said]), strict=True):
             message = texts[index][0]
-            for span in _without_overlaps([s for s in spans if s.slot in CARE_SLOTS]):
+            slots = GUEST_SLOTS if stretch.person.guest else CARE_SLOTS
+            for span in _without_overlaps([s for s in spans if s.slot in slots]):
                 text = stretch.first_person
                 out.setdefault(index, []).append((stretch, _Found(
                     index, span, text[span.start:span.end], clause_around(text, span.start, span.end),
