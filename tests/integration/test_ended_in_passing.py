@@ -145,3 +145,10 @@ def test_a_stopped_routine_leaves_another_of_its_word_with_more_said(service: Mn
     live = _live(service)
     assert [c for c in live if "walks the dog" in c]
     assert not [c for c in live if c == "User's routine: walks to work."]
+
+
+def test_quitting_the_workplace_ends_the_job(service: Mnemo) -> None:
+    # read as "User no longer does juice bar." (a pastime), it retired nothing and the job stayed
+    _said(service, "c1", "i work at a juice bar in town, its ok")
+    _said(service, "c2", "quit the juice bar, manager was sooo rude. looking for something else now")
+    assert not [c for c in _live(service) if c.startswith("User's job")]

@@ -286,3 +286,17 @@ def test_a_new_job_told_as_news_in_a_long_message_is_the_job(extractor: LearnedE
                               "is that I started last week as head of maths at St Brigid's in Tuam, the old head left "
                               "in a hurry. Twelve years as a plain teacher and now this.")
     assert facts.get("job", "").startswith("User's job: head of maths at St Brigid's")
+
+
+def test_a_births_date_is_the_childs_not_the_users_birthday(extractor: LearnedExtractor) -> None:
+    # "User's birthday is 6 september." was stored
+    facts = stored(extractor, "she's here!! Meera, born 6 september, 3.2kg, everyone is fine. Anya wants to carry "
+                              "her everywhere")
+    assert "birthday" not in facts
+    assert "User's family: baby Meera." in facts.values()
+
+
+def test_a_terse_move_names_the_new_home_by_the_place_and_now(extractor: LearnedExtractor) -> None:
+    # the tagger read nothing of it
+    facts = stored(extractor, "moved flats. kreuzberg now, shared with two others. closer to work")
+    assert facts.get("home_location") == "User lives in kreuzberg."

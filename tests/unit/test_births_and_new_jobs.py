@@ -14,6 +14,8 @@ from mnemo.domain.extraction.pipeline import only_measures
     ("our baby girl Maya was born at 3am", ["baby girl Maya"]),
     ("we had the baby! a little girl, Ada, born tuesday", ["baby girl Ada"]),
     ("We welcomed our baby boy yesterday", ["baby boy"]),        # no name said
+    ("she's here!! Meera, born 6 september, 3.2kg, everyone is fine", ["baby Meera"]),
+    ("she's here at last, the train was late", []),               # a visitor
     ("my sister's baby Leo arrived", []),                          # hers
     ("her baby boy Sam was born", []),
     ("the baby is crying again", []),                              # no birth

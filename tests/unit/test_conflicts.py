@@ -377,3 +377,15 @@ def test_a_retraction_ends_the_facts_of_its_slot_that_hold_its_whole_value(
 
     said = fact("r", retraction[0], retraction[1], polarity=False)
     assert ends_in_its_slot(said, fact("o", old[0], old[1], days=-3)) is ends
+
+
+@pytest.mark.parametrize(("retraction", "ends"), [
+    (("hobby:juic_bar", "User no longer does juice bar."), True),
+    (("hobby:gym", "User no longer does gym."), False),             # no word of the job's
+    (("likes:juic_bar", "User no longer likes juice bar."), False),  # a taste, not a pastime
+])
+def test_a_pastimes_retraction_that_names_the_workplace_ends_the_job(retraction: tuple[str, str], ends: bool) -> None:
+    from mnemo.domain.conflicts import ends_the_job
+
+    job = fact("j", "job", "User's job: a juice bar in town.", days=-3)
+    assert ends_the_job(fact("r", retraction[0], retraction[1], polarity=False), job) is ends

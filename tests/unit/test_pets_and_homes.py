@@ -24,6 +24,12 @@ def test_a_pet_the_user_just_got(text: str, pets: list[str]) -> None:
     ("our new house is in Didsbury, finally", ["Didsbury"]),
     ("my parents' new house in Leeds is huge", []),   # theirs
     ("we rented a holiday flat in Nice", []),         # no new home
+    # a move, then the place alone with "now"
+    ("moved flats. friedrichshain now, shared with two others", ["friedrichshain"]),
+    ("moved house last week, Headingley now", ["Headingley"]),
+    ("moved flats. exhausted now", []),               # how the user is, not where
+    ("moved out. Happy now", []),
+    ("I moved the car, parked now", []),
 ])
 def test_a_new_home_named_by_its_town(text: str, places: list[str]) -> None:
     assert [place for _s, _e, place in new_homes(text)] == places

@@ -156,6 +156,17 @@ def ends_in_its_slot(retraction: Memory, old: Memory) -> bool:
             is not None and _A_JOURNEY.match(_said_value(old)) is not None)
 
 
+def ends_the_job(retraction: Memory, job: Memory) -> bool:
+    """A pastime's retraction that names the user's workplace ends the job: "quit the juice bar, manager was sooo
+    rude" (read as "no longer does juice bar") ends "User's job: a juice bar in town."."""
+    if (retraction.polarity or not job.polarity or job.subject != "job"
+            or retraction.subject.partition(":")[0] not in _PASTIMES):
+        return False
+    words = _value_words(retraction)
+    return bool(words) and words <= set(terms(job.content)) - _STATEMENT_WORDS
+
+
+_PASTIMES = frozenset({"hobby", "habit"})
 _A_JOURNEY = re.compile(r"^\s*[\w'-]+\s+(?:to|into)\b", re.IGNORECASE)
 
 

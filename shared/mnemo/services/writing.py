@@ -18,6 +18,7 @@ from mnemo.domain.conflicts import (
     Resolution,
     classify,
     ends_in_its_slot,
+    ends_the_job,
     lifts_instruction,
     names_its_value,
     outranks,
@@ -266,7 +267,9 @@ class MemoryWriter:
         resolution = self._second_opinion(new, resolution)
         other = resolution.other
         if fact.only_to_retire and not (resolution.relation is Relation.CONTRADICTS and resolution.new_wins):
-            return WriteResult(None, "rejected", reason="retires_nothing")
+            ended = self._ended_in_its_slot(tenant_id, user_id, new)
+            return (self._end_all(new, ended) if ended else
+                    WriteResult(None, "rejected", reason="retires_nothing"))
         if resolution.relation is Relation.SAME and other is not None:
             return WriteResult(self._confirm(other, new), "merged")
         if resolution.relation is Relation.CONTRADICTS and other is not None:
@@ -292,10 +295,7 @@ class MemoryWriter:
         if retracts(new.subject, new.polarity):
             ended = self._ended_in_its_slot(tenant_id, user_id, new)
             if ended:
-                result = self._supersede(ended[0], new)
-                for old in ended[1:]:
-                    self._retire(old, new.memory_id)
-                return WriteResult(result.memory, "superseded", superseded=[m.memory_id for m in ended])
+                return self._end_all(new, ended)
         if retracts(new.subject, new.polarity) or only_lifts(new.subject, new.content):
             # "no longer vegan", "you don't need to add Chinese anymore" with nothing to retire: listed and
             # kept, never injected all the same (a block says what holds now; naming a value only to say it
@@ -304,6 +304,13 @@ class MemoryWriter:
         self.p.memories.save([new])
         return WriteResult(new, "created")
 
+    def _end_all(self, retraction: Memory, ended: list[Memory]) -> WriteResult:
+        """The retraction supersedes the first fact it ends and retires the others."""
+        result = self._supersede(ended[0], retraction)
+        for old in ended[1:]:
+            self._retire(old, retraction.memory_id)
+        return WriteResult(result.memory, "superseded", superseded=[m.memory_id for m in ended])
+
     def _ended_in_its_slot(self, tenant_id: str, user_id: str, retraction: Memory) -> list[Memory]:
         """The user's live facts of the retraction's slot that it names whole (conflicts.ends_in_its_slot), said
         before it: what a retraction no nearer fact contradicted still ends."""
@@ -311,8 +318,11 @@ class MemoryWriter:
             return []
         page = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=retraction.category,
                                     limit=self.p.settings.max_active_memories, cursor=None).items
-        return [m for m in page if same_partition(m, retraction) and m.created_at <= retraction.created_at
-                and RETRACTION_TAG not in m.tags and ends_in_its_slot(retraction, m)]
+        jobs = [m for m in self.p.memories.by_subject(tenant_id, user_id, ["job"]) if m.status is Status.ACTIVE]
+        return ([m for m in page if same_partition(m, retraction) and m.created_at <= retraction.created_at
+                 and RETRACTION_TAG not in m.tags and ends_in_its_slot(retraction, m)]
+                + [m for m in jobs if same_partition(m, retraction) and m.created_at <= retraction.created_at
+                   and ends_the_job(retraction, m)])
 
     def _end(self, tenant_id: str, user_id: str, ended_id: str, judged_version: int | None,
              retraction: Memory) -> WriteResult:

@@ -20,6 +20,9 @@ _HAD_THE_BABY = re.compile(
     r"\b(?:we|i)\s+(?:just\s+|finally\s+)?(?:had|welcomed)\s+(?:the|our|a)\s+(?:new\s+)?baby\b[!.,]*\s*"
     r"(?:(?:a|our)\s+)?(?:little\s+|baby\s+)?(?P<kind>boy|girl)\b[!.,]*\s*(?:(?:called|named)\s+)?"
     r"(?:" + _NAME + r"(?=\s*(?:[,.!?]|$|born\b)))?", re.IGNORECASE)
+# "she's here!! Meera, born 6 september": the news, the name, "born"
+_HERE_BORN = re.compile(r"\b(?:she|he)(?:['’]s|s| is)\s+(?:finally\s+)?here\b[!.]*\s*" + _NAME +
+                        r"\s*,?\s+(?:was\s+)?born\b", re.IGNORECASE)
 _OWN = frozenset({"", "my ", "our "})
 _NO_NAME = frozenset({"was", "is", "has", "and", "but", "born", "arrived", "finally", "just", "came", "yesterday",
                       "today", "tonight", "overnight", "early", "late", "safely", "healthy"})
@@ -33,6 +36,9 @@ def births(text: str) -> list[tuple[int, int, str]]:
             continue
         kind = " ".join(m.group("kind").lower().split())
         out.append((m.start("kind"), m.end("name"), f"{kind} {_capital(m.group('name'))}"))
+    for m in _HERE_BORN.finditer(text):
+        if m.group("name").lower() not in _NO_NAME:
+            out.append((m.start("name"), m.end("name"), f"baby {_capital(m.group('name'))}"))
     for m in _HAD_THE_BABY.finditer(text):
         name = m.group("name")
         value = f"baby {m.group('kind').lower()}" + (f" {_capital(name)}" if name and name.lower() not in _NO_NAME

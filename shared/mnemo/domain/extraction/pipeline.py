@@ -192,6 +192,7 @@ class LearnedExtractor:
             candidates.extend(self._aids(candidates, message, text))
             candidates.extend(self._pets_got(candidates, message, text))
             candidates.extend(self._births(candidates, message, text))
+            candidates = self._no_birthday_of_a_birth(candidates, text)
             candidates = self._with_new_job(candidates, message, text)
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
@@ -405,6 +406,14 @@ class LearnedExtractor:
         fact found names the child."""
         return _said_in_rule(SLOTS["family"], births(text), candidates, message, text,
                              lambda c, value: value.split()[-1].lower() in c.content.lower(), stored_only=False)
+
+    @staticmethod
+    def _no_birthday_of_a_birth(candidates: list[Candidate], text: str) -> list[Candidate]:
+        """A birth's date is the child's: "she's here!! Meera, born 6 september" stored "User's birthday is 6
+        september." (births.py)."""
+        if not births(text):
+            return candidates
+        return [c for c in candidates if not (c.tags and c.tags[0] == "birthday")]
 
     def _new_home(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The town of a new flat or house ("the new flat in Easton has a little yard", new_homes.py) as the home,
