@@ -300,3 +300,13 @@ def test_a_terse_move_names_the_new_home_by_the_place_and_now(extractor: Learned
     # the tagger read nothing of it
     facts = stored(extractor, "moved flats. kreuzberg now, shared with two others. closer to work")
     assert facts.get("home_location") == "User lives in kreuzberg."
+
+
+def test_a_diet_that_did_not_last_is_ended_and_what_is_eaten_again_no_longer_avoided(
+        extractor: LearnedExtractor) -> None:
+    # both were read as holding now: "User's diet: pescatarian.", "User avoids chicken."
+    facts = stored(extractor, "update: i started eating chicken again lol pescatarian era over, the doc said it helps")
+    assert facts.get("diet") == "User no longer follows this diet: pescatarian."
+    assert facts.get("avoids:chicken") == "User no longer avoids chicken."
+    assert stored(extractor, "ok so vegetarian didnt last, had a sausage roll").get("diet") == (
+        "User no longer follows this diet: vegetarian.")

@@ -541,6 +541,7 @@ class LearnedExtractor:
         negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS and not_now(value, f.clause))
         negated = negated or (slot.name in NOT_NOW_SLOTS and ended_just_after(value, f.clause))
         negated = negated or (slot.name == "plan" and called_off(value, f.clause))
+        negated = negated or (slot.name == "avoids" and eats_again(value, f.clause))
         # a value the user sets another against ("I use Waze instead of Google Maps"): only where the slot is keyed
         # by the value, so the "no" retires that value alone (a single value's "not" would retire the slot's
         # value whatever it is, a preference's its whole topic: "tea, not coffee" keys both as drinks)
@@ -1165,7 +1166,11 @@ _ENDED_AFTER_VALUE = re.compile(
     r"basically|pretty much|completely|mostly|all but)\s+)?"
     r"(?:over|gone|history|finished|a thing of the past)" + _AT_CLAUSE_END + "|"
     r"(?:[\w'-]+\s+){0,2}(?:is|are|'s)\s+(?:[\w'-]+\s+)?gone\s+(?:since|now|for good|completely)\b|"
-    r"(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + ")",
+    r"(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + "|"
+    # "vegetarian didnt last", "pescatarian era over", "the keto phase is done"
+    r"(?:[\w'-]+\s+){0,1}(?:didn['’]?t|did not|never)\s+last(?:ed)?\b|"
+    r"(?:era|phase|experiment|stint|kick|journey|days)\s+(?:is\s+|'s\s+|are\s+)?(?:officially\s+)?"
+    r"(?:over|done|finished)\b)",
     re.IGNORECASE)
 
 
@@ -1191,6 +1196,23 @@ def not_now(value: str, clause: str) -> bool:
         return False
     before, after = clause[:at], clause[at + len(value):]
     return bool(_ONCE_OR_NOT.search(before) or (_WAS_BEFORE.search(before) and _HELD_FOR_A_TIME.match(after)))
+
+
+# "i started eating chicken again", "back to having dairy": what the user eats again they no longer avoid (the tagger
+# reads "User avoids chicken.")
+_EATING_AGAIN_BEFORE = re.compile(r"\b(?:started|start|starting|began|back to|gone back to|went back to)\s+"
+                                  r"(?:eating|having|drinking)\s+(?:[\w'-]+\s+)?$", re.IGNORECASE)
+_EATING_BEFORE = re.compile(r"\b(?:eat|eating|ate|have|having|drink|drinking)\s+(?:[\w'-]+\s+)?$", re.IGNORECASE)
+
+
+def eats_again(value: str, clause: str) -> bool:
+    """The clause says the user eats or drinks the value again ("started eating chicken again")."""
+    at = clause.find(value)
+    if at < 0:
+        return False
+    before, after = clause[:at], clause[at + len(value):]
+    return bool(_EATING_AGAIN_BEFORE.search(before)
+                or (re.match(r"^\s+again\b", after) and _EATING_BEFORE.search(before)))
 
 
 def ended_just_after(value: str, clause: str) -> bool:
