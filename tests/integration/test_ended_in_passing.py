@@ -152,3 +152,12 @@ def test_quitting_the_workplace_ends_the_job(service: Mnemo) -> None:
     _said(service, "c1", "i work at a juice bar in town, its ok")
     _said(service, "c2", "quit the juice bar, manager was sooo rude. looking for something else now")
     assert not [c for c in _live(service) if c.startswith("User's job")]
+
+
+def test_a_plan_moved_to_another_date_is_held_at_the_new_one(service: Mnemo) -> None:
+    # the tagger read the move as a deadline; the plan kept October
+    _said(service, "c1", "We are planning a second shop in Baner, opening in October if all goes well.")
+    _said(service, "c2", "Baner opening is delayed, landlord issues. Now it will be January next year.")
+    plans = [c for c in _live(service) if c.startswith("User plans")]
+    assert not [c for c in plans if "October" in c]
+    assert [c for c in plans if "January" in c]

@@ -12,7 +12,8 @@ from mnemo.domain.extraction.household import Person, family_value, household_of
 from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move
 from mnemo.domain.extraction.readings import reading_for
-from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS
+from mnemo.domain.extraction.reschedules import moved_plan_value, moved_to, plan_topic
+from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS, subject_for
 from mnemo.domain.models import (
     RETRIEVABLE,
     BufferedTurn,
@@ -25,6 +26,7 @@ from mnemo.domain.models import (
     Status,
 )
 from mnemo.domain.screening import defuse
+from mnemo.domain.text import terms
 from mnemo.ports import Claim, ExtractionJob, FactEndings
 from mnemo.services.context import Ports
 from mnemo.services.counters import Counters
@@ -187,6 +189,7 @@ class ExtractionService:
             facts.append(self._fact(job, c, project_id))
         facts = self._with_replaced_medicines(job, turns, extraction, facts)
         facts = self._with_due_moves(job, facts)
+        facts = self._with_moved_plans(job, turns, facts)
         if self.p.endings is not None:
             facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
         # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
@@ -329,6 +332,43 @@ class ExtractionService:
                                       evidence=((provenance.evidence if provenance else None) or plan.content)[:500]),
                 memory_id=stable_id(job.tenant_id, job.user_id, "due-move", plan.memory_id))]
         return facts
+
+    def _with_moved_plans(self, job: ExtractionJob, turns: list[BufferedTurn], facts: list[NewFact]) -> list[NewFact]:
+        """``facts``, and for each user message that says a date moved (domain/extraction/reschedules.py) the end of
+        every stored plan it names by a word of what the plan is about, and the best named plan again at the new date:
+        "Baner opening is delayed ... Now it will be January next year" ends "User plans: opening in October" and
+        holds "User plans: opening, now January next year". A plan already for that date is left alone."""
+        plans = [m for m in self._live(job, Category.EPISODIC)
+                 if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags]
+        if not plans:
+            return facts
+        out = list(facts)
+        slot = SLOTS["plan"]
+        for turn in turns:
+            message = turn.message
+            moved = moved_to(message.content, message.created_at) if message.role == "user" else None
+            if moved is None:
+                continue
+            iso, words = moved
+            said = set(terms(message.content))
+            named = [p for p in plans if p.created_at <= message.created_at and plan_topic(p.content) & said
+                     and f"(for {iso}" not in p.content
+                     and message.message_id not in (p.provenance.message_ids if p.provenance else [])]
+            if not named:
+                continue
+            out.extend(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan") for plan in named)
+            best = max(named, key=lambda p: len(plan_topic(p.content) & said))
+            value = moved_plan_value(best.content, words)
+            out.append(NewFact(
+                content=slot.affirm.format(v=f"{value} (for {iso})"), category=best.category,
+                subject=subject_for(slot, value), confidence=best.confidence, source=SourceKind.EXTRACTED,
+                occurred_at=message.created_at, importance=best.importance,
+                provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
+                                      message_ids=[message.message_id], extractor="moved-plan", extractor_version="1",
+                                      evidence=message.content[:500]),
+                memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, message.message_id, "moved-plan",
+                                    best.memory_id)))
+        return out
 
     @staticmethod
     def _ending(job: ExtractionJob, message: Message, old: Memory, chance: float, version: str,

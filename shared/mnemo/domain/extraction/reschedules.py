@@ -1,0 +1,57 @@
+"""A plan moved to another date: "Baner opening is delayed, landlord issues. Now it will be January next year",
+"The IELTS they change the date, now is 19 of March, not the 12".
+
+The tagger reads such a message as a deadline or as nothing, and the stored plan keeps its old date: a later
+block tells the user to get ready for October. A message that says a date moved, and names what moved by a word
+of a stored plan, ends that plan and holds it again at the new date. Which plan is the stored facts' business
+(services/extraction.py); here are the exact readings: that a date moved, to when, and what a plan is about.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from mnemo.domain.extraction.dates import anchor, without_dates
+from mnemo.domain.text import terms
+
+# the words that say a date moved ("delayed", "pushed back", "they change the date", "now it will be")
+_MOVED = re.compile(
+    r"\b(?:delayed|postponed|pushed\s+(?:back|out|to)|moved\s+(?:it\s+)?(?:to|back|forward)|rescheduled|"
+    r"brought\s+forward|(?:changed?|changing|move[ds]?)\s+the\s+date|new\s+date|date\s+(?:changed|moved|is\s+now)|"
+    r"now\s+(?:it['’]?s|its|it\s+is|is|it\s+will\s+be|will\s+be|on))\b", re.IGNORECASE)
+# the label of a plan's statement, and words every plan shares: no word of what the plan is about
+_PLAN_WORDS = frozenset(terms("user plans plan planning planned going go make making have having do doing get "
+                              "getting will next this week month year day weekend"))
+WORDS_OF_A_DATE = 6
+_TARGET_NOTE = re.compile(r"\s*\(for [^)]*\)\s*\.?\s*$")
+
+
+def moved_to(text: str, when: datetime) -> tuple[str, str] | None:
+    """(ISO date, its words) of the date the text says something moved to, or None: the first date after the
+    words that say it moved."""
+    for moved in _MOVED.finditer(text):
+        said = re.split(r"[,.;!?\n]|\s+(?:but|and|because|so)\s+", text[moved.end():], maxsplit=1)[0]
+        said = re.sub(r"^\s*(?:to|until|till|for|on|in|it['’]?s|is|will be)\s+", "", said, flags=re.IGNORECASE).strip()
+        iso = anchor(said, when, "future") if 0 < len(said.split()) <= WORDS_OF_A_DATE else None
+        if iso is not None:
+            return iso, said
+    return None
+
+
+def plan_value(content: str) -> str:
+    """A stored plan's value without its label and target note ("User plans: opening in October (for 2026-10).")."""
+    return _TARGET_NOTE.sub("", content.partition(":")[2]).strip(" .")
+
+
+def plan_topic(content: str) -> set[str]:
+    """The words of what a plan is about, its dates and the words every plan shares left out."""
+    return set(terms(without_dates(plan_value(content)))) - _PLAN_WORDS
+
+
+def moved_plan_value(content: str, words: str) -> str:
+    """The plan's value at its new date: "opening in October" moved to "January next year" -> "opening, now
+    January next year"."""
+    topic = re.sub(r"(?:\s+(?:in|on|at|for|by|from|to|the|of|until|till|and))+\s*$", "",
+                   without_dates(plan_value(content)), flags=re.IGNORECASE)
+    return " ".join(topic.split()).strip(" ,.") + f", now {words}"

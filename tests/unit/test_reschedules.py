@@ -1,0 +1,30 @@
+"""A plan moved to another date (domain/extraction/reschedules.py): that a date moved, to when, what a plan is about."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from mnemo.domain.extraction.reschedules import moved_plan_value, moved_to, plan_topic
+
+MARCH = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("text", "moved"), [
+    ("Baner opening is delayed, landlord issues. Now it will be January next year.", ("2027", "January next year")),
+    ("The IELTS they change the date, now is 19 of March, not the 12", ("2026-03-19", "19 of March")),
+    ("the trip got pushed back to the 14th, ugh", ("2026-03-14", "the 14th")),
+    # no date moved
+    ("im at the gym now", None),
+    ("the wedding is on june 5", None),
+    ("now its raining", None),
+])
+def test_a_date_said_to_have_moved_and_where_to(text: str, moved: tuple[str, str] | None) -> None:
+    assert moved_to(text, MARCH) == moved
+
+
+def test_what_a_plan_is_about_leaves_out_its_dates_and_the_words_of_every_plan() -> None:
+    content = "User plans: make the IELTS exam in 12 of March (for 2026-03-12)."
+    assert plan_topic(content) == {"ielt", "exam"}
+    assert moved_plan_value(content, "19 of March") == "make the IELTS exam, now 19 of March"
