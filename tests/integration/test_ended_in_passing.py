@@ -161,3 +161,11 @@ def test_a_plan_moved_to_another_date_is_held_at_the_new_one(service: Mnemo) -> 
     plans = [c for c in _live(service) if c.startswith("User plans")]
     assert not [c for c in plans if "October" in c]
     assert [c for c in plans if "January" in c]
+
+
+def test_a_new_home_read_doubtfully_in_a_message_that_says_a_move_replaces_the_old(service: Mnemo) -> None:
+    # the tagger was 0.66 sure of rusholme, and the old home outranked it
+    _said(service, "c1", "hiii im mika, first yr at uni, living in halls in fallowfield rn")
+    _said(service, "c2", "MOVED OUT OF HALLS!! me n jas got a house in rusholme w 2 other girls, theres a garden")
+    homes = [c for c in _live(service) if c.startswith("User lives in")]
+    assert homes == ["User lives in rusholme."]
