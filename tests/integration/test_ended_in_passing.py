@@ -132,8 +132,8 @@ def test_a_supplement_stopped_without_talk_of_doctors_is_retired(service: Mnemo)
 def test_a_routine_stopped_in_other_words_is_retired(service: Mnemo) -> None:
     # "User no longer: cycling." stood beside the routine it ends: the two are far apart as vectors
     _said(service, "c1", "I cycle to work every day even with the rain, 25 minutes, it is the only sport I do.")
-    _said(service, "c2", "ah, and I stopped cycling to the bakery, from the new flat it is too far with all the "
-                         "stuff, now I drive the van every day")
+    _said(service, "c2", "ah, and I stopped cycling, from the new flat it is too far with all the stuff, now I "
+                         "drive the van every day")
     assert not [c for c in _live(service) if "cycle to work" in c]
     assert [c for c in _live(service) if "van" in c]
 
@@ -169,3 +169,15 @@ def test_a_new_home_read_doubtfully_in_a_message_that_says_a_move_replaces_the_o
     _said(service, "c2", "MOVED OUT OF HALLS!! me n jas got a house in rusholme w 2 other girls, theres a garden")
     homes = [c for c in _live(service) if c.startswith("User lives in")]
     assert homes == ["User lives in rusholme."]
+
+
+def test_giving_up_a_pastime_that_shares_a_word_with_the_job_leaves_the_job(service: Mnemo) -> None:
+    _said(service, "c1", "I run a small bakery in Hebden Bridge")
+    _said(service, "c2", "I quit running, my knees cant take it anymore")
+    assert [c for c in _live(service) if c.startswith("User's job")]
+
+
+def test_someone_elses_date_moving_leaves_the_users_plans(service: Mnemo) -> None:
+    _said(service, "c1", "I'm going to visit my mum in Leeds in April")
+    _said(service, "c2", "my mum's dentist appointment was pushed back to next Friday, she's annoyed")
+    assert [c for c in _live(service) if c.startswith("User plans") and "April" in c]

@@ -74,8 +74,10 @@ def test_a_household_members_diet_is_kept_for_the_meals_with_them(service: Mnemo
 @pytest.mark.parametrize(("said", "word"), [
     # a visitor: a visit's facts would outlive it, later dinners must not hold the sister's diet
     ("my sister Dana is coming to help with the party, she's gluten free so I'll need some GF cupcakes too", "gluten"),
-    # a relative who lives elsewhere
+    # a relative who lives elsewhere, a stay that ends, a home shared no more
     ("my dad is diabetic, he lives in Lagos with my stepmum", "diabet"),
+    ("my brother is staying with us this week, he's vegan so I'm cooking lentils", "vegan"),
+    ("my mum used to live with us, she is coeliac", "coeliac"),
     # someone else's wife at the user's table is no wife of the user's
     ("My nephew Gerald is living with us for now, together with his wife Priya, who is vegan.", "wife"),
 ])

@@ -20,6 +20,9 @@ from mnemo.domain.extraction.pipeline import only_measures
     ("her baby boy Sam was born", []),
     ("the baby is crying again", []),                              # no birth
     ("Baby Shark is on repeat in this house", []),
+    ("The baby monitor arrived today", []),
+    ("my cousin had her baby! the baby girl is here, Ava, born at 3am", []),   # the cousin's
+    ("my sister's new baby Leo arrived", []),
 ])
 def test_a_child_just_born_to_the_user(text: str, children: list[str]) -> None:
     assert [value for _s, _e, value in births(text)] == children
@@ -54,6 +57,8 @@ def test_an_event_of_beginning_work_as_something_is_the_job(value: str, job: str
     ("i started as a joke", []),
     ("When I started as a nurse in 1990 things were different", []),   # long past
     ("I started running as a way to cope", []),                        # no work begun
+    ("20 years ago I started as a cashier, now I manage the whole store", []),  # a memory
+    ("I started as an intern and worked my way up to CTO at Monzo", []),
 ])
 def test_a_job_told_by_when_it_began(text: str, jobs: list[str]) -> None:
     from mnemo.domain.extraction.new_jobs import new_jobs

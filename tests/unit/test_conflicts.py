@@ -360,9 +360,9 @@ def test_a_negated_plan_calls_off_the_plan_it_refers_back_to(old: str, new: str,
     # every word of the retraction's value in the old fact's key, the same slot
     (("habit:cycl", "User no longer: cycling."), ("habit:cycl_work_every", "User's routine: cycle to work every day."),
      True),
-    # the same way of going somewhere, to another place
-    (("habit:cycl_bakeri", "User no longer: cycling to the bakery."),
-     ("habit:cycl_work_every", "User's routine: cycle to work."), True),
+    # another journey of the same kind is another routine
+    (("habit:walk_station_night", "User no longer: walking to the station at night."),
+     ("habit:walk_work_every", "User's routine: walk to work every day."), False),
     (("health:melatonin", "User's health no longer: melatonin."), ("health:melatonin_3mg", "User's health: melatonin "
                                                                                             "3mg."), True),
     # more said than the old fact holds, another slot, a taste
@@ -383,6 +383,7 @@ def test_a_retraction_ends_the_facts_of_its_slot_that_hold_its_whole_value(
     (("hobby:juic_bar", "User no longer does juice bar."), True),
     (("hobby:gym", "User no longer does gym."), False),             # no word of the job's
     (("likes:juic_bar", "User no longer likes juice bar."), False),  # a taste, not a pastime
+    (("hobby:run", "User no longer does running."), False),            # an activity, not the workplace
 ])
 def test_a_pastimes_retraction_that_names_the_workplace_ends_the_job(retraction: tuple[str, str], ends: bool) -> None:
     from mnemo.domain.conflicts import ends_the_job

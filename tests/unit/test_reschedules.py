@@ -19,6 +19,8 @@ MARCH = datetime(2026, 3, 1, 9, tzinfo=UTC)
     ("im at the gym now", None),
     ("the wedding is on june 5", None),
     ("now its raining", None),
+    ("ugh work is busy. now it's Friday finally, the kitchen looks awful", None),
+    ("my mum's dentist appointment was pushed back to next Friday", None),   # someone else's
 ])
 def test_a_date_said_to_have_moved_and_where_to(text: str, moved: tuple[str, str] | None) -> None:
     assert moved_to(text, MARCH) == moved

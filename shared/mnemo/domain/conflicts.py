@@ -135,7 +135,8 @@ def names_its_value(retraction: Memory, old: Memory) -> bool:
 
 # slots of what the user does or takes, where a value is often told again in other words: "stopped cycling to the
 # commissary kitchen" ("no longer: cycling") ends "routine: cycle to work every day even with the rain", far apart
-# as vectors; not tastes ("no longer likes coffee" leaves "likes coffee cake")
+# as vectors; not tastes ("no longer likes coffee" leaves "likes coffee cake"). Only the whole value: "stopped walking
+# to the station at night" must leave "walk to work every day"
 ENDED_WHOLE_IN_SLOT = frozenset({"habit", "hobby", "health", "uses", "learning"})
 
 
@@ -146,14 +147,8 @@ def ends_in_its_slot(retraction: Memory, old: Memory) -> bool:
     old_slot, _, old_key = old.subject.partition(":")
     if retraction.polarity or not old.polarity or slot not in ENDED_WHOLE_IN_SLOT or slot != old_slot or not key:
         return False
-    words, theirs = _value_words(retraction), [w for w in old_key.split("_") if w]
-    if words and words <= set(theirs):
-        return True
-    # the same way of going somewhere, to another place: "stopped cycling to the bakery" ends "cycle to work every
-    # day" ("no longer walking to work" leaves "walks the dog every evening")
-    ours = [w for w in key.split("_") if w]
-    return (bool(ours) and bool(theirs) and ours[0] == theirs[0] and _A_JOURNEY.match(_said_value(retraction))
-            is not None and _A_JOURNEY.match(_said_value(old)) is not None)
+    words = _value_words(retraction)
+    return bool(words) and words <= {w for w in old_key.split("_") if w}
 
 
 def ends_the_job(retraction: Memory, job: Memory) -> bool:
@@ -162,17 +157,21 @@ def ends_the_job(retraction: Memory, job: Memory) -> bool:
     if (retraction.polarity or not job.polarity or job.subject != "job"
             or retraction.subject.partition(":")[0] not in _PASTIMES):
         return False
+    # a place, not an activity: "quit running" must not end "I run a small bakery", nor "gave up swimming" a
+    # swimming coach's job
+    said = _said_value(retraction).split()
+    if not said or any(w.lower().endswith("ing") for w in said) or (len(said) < 2 and not said[0][:1].isupper()):
+        return False
     words = _value_words(retraction)
     return bool(words) and words <= set(terms(job.content)) - _STATEMENT_WORDS
 
 
 _PASTIMES = frozenset({"hobby", "habit"})
-_A_JOURNEY = re.compile(r"^\s*[\w'-]+\s+(?:to|into)\b", re.IGNORECASE)
-
-
 def _said_value(memory: Memory) -> str:
-    """The words after a statement's label ("User's routine: cycle to work" -> "cycle to work")."""
-    return memory.content.partition(":")[2]
+    """The words after a statement's label ("User no longer does juice bar." -> "juice bar")."""
+    content = memory.content.strip().rstrip(".")
+    label = re.match(r"^User (?:no longer (?:does|likes|uses|has|plays)|no longer)\s*:?\s*", content)
+    return content[label.end():] if label else content.partition(":")[2]
 
 
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:

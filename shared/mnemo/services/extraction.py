@@ -335,7 +335,7 @@ class ExtractionService:
 
     def _with_moved_plans(self, job: ExtractionJob, turns: list[BufferedTurn], facts: list[NewFact]) -> list[NewFact]:
         """``facts``, and for each user message that says a date moved (domain/extraction/reschedules.py) the end of
-        every stored plan it names by a word of what the plan is about, and the best named plan again at the new date:
+        the stored plans it names best by the words of what a plan is about, and the first of them at the new date:
         "Baner opening is delayed ... Now it will be January next year" ends "User plans: opening in October" and
         holds "User plans: opening, now January next year". A plan already for that date is left alone."""
         plans = [m for m in self._live(job, Category.EPISODIC)
@@ -351,13 +351,19 @@ class ExtractionService:
                 continue
             iso, words = moved
             said = set(terms(message.content))
-            named = [p for p in plans if p.created_at <= message.created_at and plan_topic(p.content) & said
+            overlap = {p.memory_id: len(plan_topic(p.content) & said) for p in plans}
+            named = [p for p in plans if overlap[p.memory_id] and p.created_at <= message.created_at
                      and f"(for {iso}" not in p.content
                      and message.message_id not in (p.provenance.message_ids if p.provenance else [])]
             if not named:
                 continue
+            # the plans it names best ("Sarah's wedding got postponed" ends the wedding, not "dinner with Sarah")
+            most = max(overlap[p.memory_id] for p in named)
+            named = [p for p in named if overlap[p.memory_id] == most]
             out.extend(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan") for plan in named)
-            best = max(named, key=lambda p: len(plan_topic(p.content) & said))
+            if any(f.polarity and f.subject.startswith("plan:") and f"(for {iso})" in f.content for f in out):
+                continue  # the message's own reading holds the plan at its new date
+            best = named[0]
             value = moved_plan_value(best.content, words)
             out.append(NewFact(
                 content=slot.affirm.format(v=f"{value} (for {iso})"), category=best.category,

@@ -13,7 +13,7 @@ import re
 
 _NAME = r"(?P<name>[^\W\d_][\w'-]*)"
 _NAMED_ARRIVED = re.compile(
-    r"(?<![\w'’])(?P<whose>(?:(?:my|our|his|her|their|[\w]+['’]s)\s+)?)(?P<kind>baby(?:\s+(?:boy|girl))?|"
+    r"(?<![\w'’])(?P<whose>(?:(?:my|our|his|her|their|[\w]+['’]s)\s+)?)(?P<kind>(?:new\s+)?baby(?:\s+(?:boy|girl))?|"
     r"(?:new|little)\s+(?:son|daughter|boy|girl))\s+" + _NAME +
     r"\s+(?:has\s+|finally\s+)?(?:arrived|is\s+here|was\s+born|came\s+(?:early|late|along))\b", re.IGNORECASE)
 _HAD_THE_BABY = re.compile(
@@ -24,17 +24,24 @@ _HAD_THE_BABY = re.compile(
 _HERE_BORN = re.compile(r"\b(?:she|he)(?:['’]s|s| is)\s+(?:finally\s+)?here\b[!.]*\s*" + _NAME +
                         r"\s*,?\s+(?:was\s+)?born\b", re.IGNORECASE)
 _OWN = frozenset({"", "my ", "our "})
-_NO_NAME = frozenset({"was", "is", "has", "and", "but", "born", "arrived", "finally", "just", "came", "yesterday",
+# someone else's birth said before ("my cousin had her baby! the baby girl is here, Ava")
+_SOMEONE_ELSES_BIRTH = re.compile(
+    r"\b(?:(?:his|her|their|[\w]+['’]s)\s+(?:new\s+)?baby|had\s+(?:her|his|their)\s+baby)\b", re.IGNORECASE)
+_NO_NAME = frozenset({"boy", "girl", "son", "daughter", "brother", "sister", "cousin", "monitor", "gate", "shower",
+                      "bump", "carrier", "seat", "bottle", "formula", "stuff", "clothes", "food", "was", "is", "has",
+                      "and", "but", "born", "arrived", "finally", "just", "came", "yesterday",
                       "today", "tonight", "overnight", "early", "late", "safely", "healthy"})
 
 
 def births(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "baby Nora") for each child the text says was just born to the user."""
-    out = []
+    out: list[tuple[int, int, str]] = []
+    if _SOMEONE_ELSES_BIRTH.search(text):
+        return out
     for m in _NAMED_ARRIVED.finditer(text):
         if m.group("whose").lower() not in _OWN or m.group("name").lower() in _NO_NAME:
             continue
-        kind = " ".join(m.group("kind").lower().split())
+        kind = " ".join(w for w in m.group("kind").lower().split() if w != "new")
         out.append((m.start("kind"), m.end("name"), f"{kind} {_capital(m.group('name'))}"))
     for m in _HERE_BORN.finditer(text):
         if m.group("name").lower() not in _NO_NAME:

@@ -150,17 +150,32 @@ _GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|fath
                         r"brother-in-law)$", re.IGNORECASE)
 
 
+# how far a sentence is read either side of a person's mention (a run-on of thousands of characters is no sentence)
+SENTENCE_REACH = 200
+
+
 def _sentence_of(text: str, start: int) -> str:
-    """The sentence around a position."""
-    begin = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
-    ends = [i for i in (text.find(c, start) for c in ".!?\n") if i >= 0]
-    return text[begin:min(ends) if ends else len(text)]
+    """The sentence around a position, at most ``SENTENCE_REACH`` characters either side of it."""
+    low, high = max(0, start - SENTENCE_REACH), min(len(text), start + SENTENCE_REACH)
+    begin = max(text.rfind(c, low, start) for c in ".!?\n") + 1 or low
+    ends = [i for i in (text.find(c, start, high) for c in ".!?\n") if i >= 0]
+    return text[max(begin, low):min(ends) if ends else high]
+
+
+# a stay that ends, a home shared no more: no place at the table ("my brother is staying with us this week", "my dad
+# doesn't live with us anymore")
+_NOT_AT_THE_TABLE = re.compile(
+    r"\b(?:this\s+(?:week|weekend)|for\s+(?:a|the|two|three|few|\d+)\s+(?:few\s+)?(?:days?|nights?|weeks?|weekend)|"
+    r"over\s+(?:christmas|easter|the\s+holidays)|tonight|moved\s+out|"
+    r"(?:used\s+to|doesn['’]?t|does\s+not|no\s+longer|didn['’]?t|never)\s+(?:live|lived|stay)|"
+    r"with\s+(?:us|me)\s+any\s?more)\b", re.IGNORECASE)
 
 
 def _guest(person: Person, sentence: str, whose: str) -> Person | None:
     """The person as a guest at the user's table, or None. Someone else's relative is one only by that someone's
     name ("Rohit's mother lives with us"): "his wife Priya" is no wife of the user's, and a fact must not say so."""
-    if not person.kin or not _GUEST_KIN.match(person.kin) or not _AT_THE_TABLE.search(sentence):
+    if (not person.kin or not _GUEST_KIN.match(person.kin) or not _AT_THE_TABLE.search(sentence)
+            or _NOT_AT_THE_TABLE.search(sentence)):
         return None
     owner = whose.strip()
     if owner and not re.fullmatch(r"[A-Z][\w-]*['’]s", owner):
@@ -205,7 +220,7 @@ def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
     out = []
     mentions = _mentions(text, household)
     for i, (start, end, person) in enumerate(mentions):
-        whose = _SOMEONE_ELSES.search(text[:start])
+        whose = _SOMEONE_ELSES.search(text, max(0, start - 40), start)
         who = None if whose else _dependant(person, household)
         if who is None:
             who = _guest(person, _sentence_of(text, start), whose.group(0) if whose else "")

@@ -16,19 +16,26 @@ _GAP = (r"(?:last|this|on|in|at|the|a|my|new|job|role|position|post|work|working
         r"\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*)")
 _BEGAN = re.compile(
     r"(?<!when )(?<!since )(?<!before )(?<!after )(?<!until )\bI(?:['’]ve|\s+have)?\s+"
-    r"(?:just\s+|finally\s+|officially\s+)?(?:started|began)(?:\s+" + _GAP + r"){0,4}\s+as\s+"
+    r"(?P<just>(?:just|finally|officially)\s+)?(?:started|began)(?P<gap>(?:\s+" + _GAP + r"){0,4})\s+as\s+"
     r"(?!(?:an?\s+|the\s+)?(?:joke|usual|planned|expected|always|normal|well|soon|such|if|though|much|many|before|"
     r"ever|promised|agreed|scheduled|volunteer|kid|child|teenager|student)\b)"
     r"(?:an?\s+|the\s+|their\s+|our\s+)?(?P<job>[^\W\d_][^,.;!?()\n]*)", re.IGNORECASE)
 _A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")  # "as a nurse in 1990": a beginning long past
+# a beginning said to be recent: "I just started as", "I started last week / on Monday / yesterday as"; without one
+# it is a memory ("20 years ago I started as a cashier, now I manage the whole store", "The day I started as a nurse")
+_RECENT = re.compile(r"\b(?:last|this|yesterday|today|recently|monday|tuesday|wednesday|thursday|friday|saturday|"
+                     r"sunday|mon|tue|wed|thu|fri|new)\b", re.IGNORECASE)
 # where the work's words end: a new clause ("and they asked me", "but", "so")
-_CLAUSE_END = re.compile(r"\s+(?:and|but|so|because|which|who|after|since|when|while)\s+.*$", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"\s+(?:and|but|so|because|which|who|after|since|when|while|worked|was|were|I|now)\s+.*$",
+                         re.IGNORECASE)
 
 
 def new_jobs(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "deputy principal at Scoil Éanna in Oranmore") for each job the text says the user began."""
     out = []
     for m in _BEGAN.finditer(text):
+        if not (m.group("just") or _RECENT.search(m.group("gap"))):
+            continue
         job = _CLAUSE_END.sub("", m.group("job")).strip(" '\"")
         if job and len(job.split()) <= JOB_MAX_WORDS and not _A_YEAR.search(job):
             out.append((m.start("job"), m.start("job") + len(job), job))

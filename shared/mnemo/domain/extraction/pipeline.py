@@ -599,8 +599,11 @@ class LearnedExtractor:
 
 # a move that happened ("MOVED OUT OF HALLS!!", "we moved", "got a house in rusholme"), not one planned ("moving to
 # Toronto in April" is a plan)
-_MOVED_HOME = re.compile(r"\b(?:moved|relocated|got\s+(?:a|our|my)\s+(?:own\s+)?(?:house|flat|place|apartment|home)|"
-                         r"moving\s+day|(?:our|my)\s+new\s+(?:house|flat|place|apartment|home))\b", re.IGNORECASE)
+_MOVED_HOME = re.compile(
+    r"(?:^|[.!?]\s*|\b(?:i|we|i['’]ve|we['’]ve|ive|weve|just|finally|have|has)\s+)(?:just\s+|finally\s+)?"
+    r"(?:moved|relocated)\b(?!\s+(?:the|my|our|it|them|him|her|me|us|everything)\b)|"
+    r"\b(?:i|we|me\s+(?:n|and|&)\s+\w+)\s+(?:just\s+|finally\s+)?got\s+(?:a|our|my)\s+(?:own\s+)?"
+    r"(?:house|flat|place|apartment|home)\b|\bmoving\s+day\b", re.IGNORECASE)
 MOVE_CONFIDENCE = 0.9
 
 
@@ -778,9 +781,11 @@ _JOB_OPENER = re.compile(
     r"\b(?:i(?:['’]m|m| am|['’]ve been|ve been| have been)\b" + _ADVERBS + "|"
     r"i\b" + _ADVERBS + r"(?:\s+(?:have|['’]ve))?\s+(?:work|working|joined|run|running|manage|managing|own|teach|"
     r"teaching)\b|"
-    # "I started last week as deputy principal at Scoil Éanna": a new job said by when it began (a short
-    # time between; "as" makes it the work, "I started running" is none)
-    r"i\b(?:['’]ve|\s+have)?" + _ADVERBS + r"\s+(?:started|began|start)(?:\s+[\w']+){0,3}?\s+as\b))"
+    # "I started last week as deputy principal at Scoil Éanna": a new job said by when it began, lately ("as"
+    # makes it the work, "I started running" is none; "I started as an intern and worked my way up" is a memory)
+    r"i\b(?:['’]ve|\s+have)?(?:\s+(?:just|finally|officially))\s+(?:started|began)(?:\s+[\w']+){0,3}?\s+as\b|"
+    r"i\b(?:['’]ve|\s+have)?\s+(?:started|began)\s+(?:(?:last|this)\s+\w+|yesterday|today|recently|(?:on\s+)?\w+day)"
+    r"\s+as\b))"
     r"(?:\s+(?:now|also|just|currently|still|am|working|employed|a|an)\b)*\s*", re.IGNORECASE)
 JOB_PHRASE_MAX_WORDS = 14
 
@@ -834,11 +839,18 @@ _BEGAN_AS = re.compile(r"^(?:just\s+|finally\s+)?(?:started|began)\b(?:\s+[\w']+
                        r"before|ever|promised|agreed|scheduled)\b)(?P<job>\w.*)$", re.IGNORECASE)
 
 
+_RECENT_BEGINNING = re.compile(r"\b(?:last|this|yesterday|today|recently|monday|tuesday|wednesday|thursday|friday|"
+                               r"saturday|sunday)\b", re.IGNORECASE)
+
+
 def began_as(value: str) -> str | None:
     """The job in an event that says the user began work as something ("started last week as deputy principal at
     Scoil Éanna in Oranmore"), None when it says no such thing."""
     m = _BEGAN_AS.match(value.strip())
-    return m.group("job").strip(" .,") if m else None
+    # said to be recent ("started last week as"), as new_jobs.py asks: "started as a cashier" may be a memory
+    recent = m is not None and (value.strip().lower().startswith(("just", "finally"))
+                                or _RECENT_BEGINNING.search(value[:m.start("job")]) is not None)
+    return m.group("job").strip(" .,") if m and recent else None
 
 
 def job_phrase(value: str, clause: str) -> str:
@@ -1219,20 +1231,15 @@ def not_now(value: str, clause: str) -> bool:
 
 
 # "i started eating chicken again", "back to having dairy": what the user eats again they no longer avoid (the tagger
-# reads "User avoids chicken.")
+# reads "User avoids chicken."). Not "I had gluten again by accident": a slip ends no allergy
 _EATING_AGAIN_BEFORE = re.compile(r"\b(?:started|start|starting|began|back to|gone back to|went back to)\s+"
                                   r"(?:eating|having|drinking)\s+(?:[\w'-]+\s+)?$", re.IGNORECASE)
-_EATING_BEFORE = re.compile(r"\b(?:eat|eating|ate|have|having|drink|drinking)\s+(?:[\w'-]+\s+)?$", re.IGNORECASE)
 
 
 def eats_again(value: str, clause: str) -> bool:
-    """The clause says the user eats or drinks the value again ("started eating chicken again")."""
+    """The clause says the user has started eating or drinking the value again ("started eating chicken again")."""
     at = clause.find(value)
-    if at < 0:
-        return False
-    before, after = clause[:at], clause[at + len(value):]
-    return bool(_EATING_AGAIN_BEFORE.search(before)
-                or (re.match(r"^\s+again\b", after) and _EATING_BEFORE.search(before)))
+    return at >= 0 and bool(_EATING_AGAIN_BEFORE.search(clause[:at]))
 
 
 def ended_just_after(value: str, clause: str) -> bool:
@@ -1375,7 +1382,6 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
     return (slot.negate if negated else slot.affirm).format(v=value)
 
 
-# a height or a weight where an age was read: feet and inches ("5'11", "6 ft 2"), centimetres, kilos, stones
 # slots whose value may be a number alone (an age, a date, a team's size)
 COUNTED_SLOTS = frozenset({"age", "birthday", "project_deadline", "project_detail", "plan", "event"})
 _MEASURE_WORD = re.compile(r"^(?:\d+(?:[.,]\d+)?|ft|feet|foot|in|inch(?:es)?|cm|mm|m|km|kg|kilos?|g|grams?|lbs?|"
@@ -1389,6 +1395,7 @@ def only_measures(value: str) -> bool:
     return bool(words) and all(_MEASURE_WORD.match(w.strip(".,")) for w in words)
 
 
+# a height or a weight where an age was read: feet and inches ("5'11", "6 ft 2"), centimetres, kilos, stones
 _A_MEASURE = re.compile(r"\d\s*['’′\"”″]|\b(?:ft|feet|foot|cm|kg|kilos?|lbs?|pounds|st|stone)\b", re.IGNORECASE)
 
 
