@@ -171,10 +171,22 @@ def test_a_new_home_read_doubtfully_in_a_message_that_says_a_move_replaces_the_o
     assert homes == ["User lives in rusholme."]
 
 
-def test_giving_up_a_pastime_that_shares_a_word_with_the_job_leaves_the_job(service: Mnemo) -> None:
-    _said(service, "c1", "I run a small bakery in Hebden Bridge")
-    _said(service, "c2", "I quit running, my knees cant take it anymore")
+@pytest.mark.parametrize(("job", "given_up"), [
+    ("I run a small bakery in Hebden Bridge", "I quit running, my knees cant take it anymore"),
+    ("I'm a swimming coach at the leisure centre", "gave up swimming myself, shoulder is wrecked"),
+])
+def test_giving_up_a_pastime_that_shares_a_word_with_the_job_leaves_the_job(service: Mnemo, job: str,
+                                                                            given_up: str) -> None:
+    _said(service, "c1", job)
+    _said(service, "c2", given_up)
     assert [c for c in _live(service) if c.startswith("User's job")]
+
+
+def test_stopping_a_thing_in_passing_leaves_a_condition_of_the_same_word(service: Mnemo) -> None:
+    # "car" named the condition: "User's health: car sick." was retired
+    _said(service, "c1", "I get car sick on long drives, always have")
+    _said(service, "c2", "so I stopped the car at the services and had a coffee")
+    assert [c for c in _live(service) if c.startswith("User's health") and "car sick" in c]
 
 
 def test_someone_elses_date_moving_leaves_the_users_plans(service: Mnemo) -> None:

@@ -183,6 +183,8 @@ def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     another thing ("no longer likes coffee cake" leaves "likes coffee")."""
     if new.polarity or not old.memory.polarity or old.cosine < at_least:
         return False
+    if old.memory.subject == "job" and new.subject.partition(":")[0] in _PASTIMES:
+        return ends_the_job(new, old.memory)  # "gave up swimming myself" leaves the swimming coach's job
     words, theirs = _value_words(new), _value_words(old.memory)
     return bool(words) and (words <= set(terms(old.memory.content))
                             or (bool(theirs) and theirs <= words

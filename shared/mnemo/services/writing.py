@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from mnemo.domain.conflicts import (
     same_partition,
 )
 from mnemo.domain.extraction import Candidate
+from mnemo.domain.extraction.ending import read_statement
+from mnemo.domain.extraction.medicines import has_medicine_stem, stored_medicine
 from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETIRED_IN_PASSING, RETRACTION_TAG, only_lifts, retracts
 from mnemo.domain.keys import fact_keys, speaker_of
 from mnemo.domain.models import (
@@ -107,6 +110,17 @@ class WriteResult:
     outcome: str  # created | merged | superseded | rejected
     superseded: list[str] = field(default_factory=list)
     reason: str | None = None
+
+
+def a_condition(memory: Memory) -> bool:
+    """A stored health fact that names no medicine ("User's health: car sick on long drives."): an ending said in
+    passing ("so I stopped the car at the services") ends a medicine taken, never a condition."""
+    if memory.subject.partition(":")[0] != "health":
+        return False
+    start, end, _form = read_statement(memory.content)
+    value = re.sub(r"^(?:takes|taking|on)\s+", "", memory.content[start:end], flags=re.IGNORECASE)
+    return (stored_medicine(value, memory.provenance.evidence or "") is None
+            and not any(has_medicine_stem(word) for word in value.split()))
 
 
 def stable_id(*parts: str) -> str:
@@ -252,7 +266,7 @@ class MemoryWriter:
         retraction_at = self.p.settings.retraction_similarity
         if fact.only_to_retire:
             nearby = {k: e for k, e in nearby.items() if e.memory.subject.partition(":")[0] in RETIRED_IN_PASSING
-                      and names_its_value(new, e.memory)}
+                      and names_its_value(new, e.memory) and not a_condition(e.memory)}
             # an ending said of a name alone ("given up bridge") is a short statement whose vector sits far from
             # a long fact that names it among other words ("routine: bridge club at the Guildhall on Tuesday
             # afternoons", 0.40): the facts left name its value, and every word of it must be in the fact
@@ -320,7 +334,7 @@ class MemoryWriter:
                                     limit=self.p.settings.max_active_memories, cursor=None).items
         jobs = [m for m in self.p.memories.by_subject(tenant_id, user_id, ["job"]) if m.status is Status.ACTIVE]
         return ([m for m in page if same_partition(m, retraction) and m.created_at <= retraction.created_at
-                 and RETRACTION_TAG not in m.tags and ends_in_its_slot(retraction, m)]
+                 and RETRACTION_TAG not in m.tags and ends_in_its_slot(retraction, m) and not a_condition(m)]
                 + [m for m in jobs if same_partition(m, retraction) and m.created_at <= retraction.created_at
                    and ends_the_job(retraction, m)])
 
