@@ -44,7 +44,7 @@ def test_a_value_of_numbers_and_units_only_is_a_quantity(value: str, expected: b
     ("started running again", None),
 ])
 def test_an_event_of_beginning_work_as_something_is_the_job(value: str, job: str | None) -> None:
-    from mnemo.domain.extraction.pipeline import began_as
+    from mnemo.domain.extraction.new_jobs import began_as
 
     assert began_as(value) == job
 

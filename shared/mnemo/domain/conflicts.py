@@ -155,7 +155,7 @@ def ends_the_job(retraction: Memory, job: Memory) -> bool:
     """A pastime's retraction that names the user's workplace ends the job: "quit the juice bar, manager was sooo
     rude" (read as "no longer does juice bar") ends "User's job: a juice bar in town."."""
     if (retraction.polarity or not job.polarity or job.subject != "job"
-            or retraction.subject.partition(":")[0] not in _PASTIMES):
+            or retraction.subject.partition(":")[0] not in PASTIMES):
         return False
     # a place, not an activity: "quit running" must not end "I run a small bakery", nor "gave up swimming" a
     # swimming coach's job
@@ -166,12 +166,19 @@ def ends_the_job(retraction: Memory, job: Memory) -> bool:
     return bool(words) and words <= set(terms(job.content)) - _STATEMENT_WORDS
 
 
-_PASTIMES = frozenset({"hobby", "habit"})
+# slots of what the user does for its own sake: a retraction of one may name the workplace (``ends_the_job``)
+PASTIMES = frozenset({"hobby", "habit"})
+
+
 def _said_value(memory: Memory) -> str:
-    """The words after a statement's label ("User no longer does juice bar." -> "juice bar")."""
-    content = memory.content.strip().rstrip(".")
-    label = re.match(r"^User (?:no longer (?:does|likes|uses|has|plays)|no longer)\s*:?\s*", content)
-    return content[label.end():] if label else content.partition(":")[2]
+    """The value as the statement says it, by its slot's own form ("User no longer does juice bar." -> "juice bar")."""
+    slot = SLOTS.get(memory.subject.partition(":")[0])
+    text = memory.content.strip()
+    if slot is not None:
+        before, _, after = (slot.affirm if memory.polarity else slot.negate).partition("{v}")
+        if text.startswith(before) and text.endswith(after):
+            return text[len(before):len(text) - len(after)]
+    return text.partition(":")[2].strip(" .")
 
 
 def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
@@ -183,7 +190,7 @@ def retires_value(new: Memory, old: Existing, at_least: float) -> bool:
     another thing ("no longer likes coffee cake" leaves "likes coffee")."""
     if new.polarity or not old.memory.polarity or old.cosine < at_least:
         return False
-    if old.memory.subject == "job" and new.subject.partition(":")[0] in _PASTIMES:
+    if old.memory.subject == "job" and new.subject.partition(":")[0] in PASTIMES:
         return ends_the_job(new, old.memory)  # "gave up swimming myself" leaves the swimming coach's job
     words, theirs = _value_words(new), _value_words(old.memory)
     return bool(words) and (words <= set(terms(old.memory.content))
@@ -211,9 +218,15 @@ _RESCHEDULED = re.compile(r"\b(?:changed?|moved|postponed|delayed|pushed (?:back
 _TARGET_NOTE = re.compile(r"\(for [^)]*\)")
 
 
+def plan_value(content: str) -> str:
+    """A plan's value without its label and the day noted after it ("User plans: opening in October (for
+    2026-10)." -> "opening in October")."""
+    return _TARGET_NOTE.sub(" ", content).partition(":")[2].strip(" .")
+
+
 def _doing(plan: Memory) -> set[str]:
     """What a plan is, without its day: "User plans: go back to Busan on July 3 (for 2026-07-03)" -> go back busan."""
-    return set(terms(without_dates(_TARGET_NOTE.sub(" ", plan.content)))) - _STATEMENT_WORDS
+    return set(terms(without_dates(plan_value(plan.content)))) - _STATEMENT_WORDS
 
 
 def reschedules(new: Memory, old: Memory) -> bool:
@@ -289,7 +302,7 @@ _NOT_NAMES = frozenset(terms("january february march april may june july august 
 
 def _names(plan: Memory) -> set[str]:
     """The capitalised words inside a plan's value (people, places), not a month or a day."""
-    value = _TARGET_NOTE.sub(" ", plan.content).partition(":")[2]
+    value = plan_value(plan.content)
     return {w.lower() for w in _NAME.findall(value) if not set(terms(w)) <= _NOT_NAMES}
 
 

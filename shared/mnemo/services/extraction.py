@@ -337,19 +337,18 @@ class ExtractionService:
         """``facts``, and for each user message that says a date moved (domain/extraction/reschedules.py) the end of
         the stored plans it names best by the words of what a plan is about, and the first of them at the new date:
         "Baner opening is delayed ... Now it will be January next year" ends "User plans: opening in October" and
-        holds "User plans: opening, now January next year". A plan already for that date is left alone."""
+        holds "User plans: opening, now January next year". A plan already for that date is left alone. Where the
+        extractor reads the moved plan itself, the writer moves the stored one (conflicts.reschedules); this is for the
+        messages where it reads a deadline or nothing, and may end more than one plan the message names."""
+        said_moved = [(turn.message, moved) for turn in turns if turn.message.role == "user"
+                      and (moved := moved_to(turn.message.content, turn.message.created_at)) is not None]
+        if not said_moved:
+            return facts  # the plans are read only for a job whose messages say a date moved
         plans = [m for m in self._live(job, Category.EPISODIC)
                  if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags]
-        if not plans:
-            return facts
         out = list(facts)
         slot = SLOTS["plan"]
-        for turn in turns:
-            message = turn.message
-            moved = moved_to(message.content, message.created_at) if message.role == "user" else None
-            if moved is None:
-                continue
-            iso, words = moved
+        for message, (iso, words) in said_moved:
             said = set(terms(message.content))
             overlap = {p.memory_id: len(plan_topic(p.content) & said) for p in plans}
             named = [p for p in plans if overlap[p.memory_id] and p.created_at <= message.created_at

@@ -14,6 +14,7 @@ import numpy as np
 from mnemo.clock import to_utc
 from mnemo.domain.conflicts import (
     ENDED_WHOLE_IN_SLOT,
+    PASTIMES,
     Existing,
     Relation,
     Resolution,
@@ -332,7 +333,8 @@ class MemoryWriter:
             return []
         page = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=retraction.category,
                                     limit=self.p.settings.max_active_memories, cursor=None).items
-        jobs = [m for m in self.p.memories.by_subject(tenant_id, user_id, ["job"]) if m.status is Status.ACTIVE]
+        jobs = ([m for m in self.p.memories.by_subject(tenant_id, user_id, ["job"]) if m.status is Status.ACTIVE]
+                if retraction.subject.partition(":")[0] in PASTIMES else [])
         return ([m for m in page if same_partition(m, retraction) and m.created_at <= retraction.created_at
                  and RETRACTION_TAG not in m.tags and ends_in_its_slot(retraction, m) and not a_condition(m)]
                 + [m for m in jobs if same_partition(m, retraction) and m.created_at <= retraction.created_at

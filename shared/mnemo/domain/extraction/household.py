@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from mnemo.domain.extraction.segment import sentence_around
 from mnemo.domain.extraction.slots import value_key
 
 # children and grandchildren: the people a user cooks, packs and plans for
@@ -75,7 +76,7 @@ _ONE_PER_PERSON = frozenset({"diet", "education"})
 class Person:
     name: str  # as the user writes it ("Leo"), or "" when only the kinship word is said
     kin: str  # "son", "granddaughter", "" when only the name is known
-    # an adult who eats at the user's table (lives with them, or comes to stay): only their food counts (GUEST_SLOTS)
+    # an adult relative who lives with the user: only their food and health count (GUEST_SLOTS)
     guest: bool = False
 
     @property
@@ -155,11 +156,10 @@ SENTENCE_REACH = 200
 
 
 def _sentence_of(text: str, start: int) -> str:
-    """The sentence around a position, at most ``SENTENCE_REACH`` characters either side of it."""
-    low, high = max(0, start - SENTENCE_REACH), min(len(text), start + SENTENCE_REACH)
-    begin = max(text.rfind(c, low, start) for c in ".!?\n") + 1 or low
-    ends = [i for i in (text.find(c, start, high) for c in ".!?\n") if i >= 0]
-    return text[max(begin, low):min(ends) if ends else high]
+    """The sentence around a position (segment.sentence_around), read within ``SENTENCE_REACH`` characters either
+    side of it."""
+    low = max(0, start - SENTENCE_REACH)
+    return sentence_around(text[low:start + SENTENCE_REACH], start - low, start - low)
 
 
 # a stay that ends, a home shared no more: no place at the table ("my brother is staying with us this week", "my dad

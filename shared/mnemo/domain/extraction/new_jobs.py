@@ -40,3 +40,10 @@ def new_jobs(text: str) -> list[tuple[int, int, str]]:
         if job and len(job.split()) <= JOB_MAX_WORDS and not _A_YEAR.search(job):
             out.append((m.start("job"), m.start("job") + len(job), job))
     return out
+
+
+def began_as(value: str) -> str | None:
+    """The job in an event the tagger read ("started last week as deputy principal at Scoil Éanna in Oranmore"),
+    read as ``new_jobs`` reads the user's own words; None when it says no recent beginning of work."""
+    found = new_jobs(f"I {value.strip()}")
+    return found[0][2] if found else None

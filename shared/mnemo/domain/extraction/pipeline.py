@@ -38,7 +38,7 @@ from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, replaces_unnamed, without_dose
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import new_homes
-from mnemo.domain.extraction.new_jobs import new_jobs
+from mnemo.domain.extraction.new_jobs import began_as, new_jobs
 from mnemo.domain.extraction.pets import pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
@@ -191,8 +191,7 @@ class LearnedExtractor:
             candidates.extend(self._shifts(candidates, message, text))
             candidates.extend(self._aids(candidates, message, text))
             candidates.extend(self._pets_got(candidates, message, text))
-            candidates.extend(self._births(candidates, message, text))
-            candidates = self._no_birthday_of_a_birth(candidates, text)
+            candidates = self._with_births(candidates, message, text)
             candidates = _sure_of_a_move(candidates, text)
             candidates = self._with_new_job(candidates, message, text)
             candidates.extend(self._new_home(candidates, message, text))
@@ -402,19 +401,16 @@ class LearnedExtractor:
             return candidates
         return [c for c in candidates if not (c.tags and c.tags[0] == "job")] + added
 
-    def _births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+    def _with_births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A child just born to the user ("Baby Nora arrived on July 12!", births.py) as family, where no family
-        fact found names the child."""
-        return _said_in_rule(SLOTS["family"], births(text), candidates, message, text,
-                             lambda c, value: value.split()[-1].lower() in c.content.lower(), stored_only=False)
-
-    @staticmethod
-    def _no_birthday_of_a_birth(candidates: list[Candidate], text: str) -> list[Candidate]:
-        """A birth's date is the child's: "she's here!! Meera, born 6 september" stored "User's birthday is 6
-        september." (births.py)."""
-        if not births(text):
+        fact found names the child; and no birthday of the user's where the message announces a birth: its date is
+        the child's ("she's here!! Meera, born 6 september" stored "User's birthday is 6 september.")."""
+        born = births(text)
+        if not born:
             return candidates
-        return [c for c in candidates if not (c.tags and c.tags[0] == "birthday")]
+        added = _said_in_rule(SLOTS["family"], born, candidates, message, text,
+                              lambda c, value: value.split()[-1].lower() in c.content.lower(), stored_only=False)
+        return [c for c in candidates if not (c.tags and c.tags[0] == "birthday")] + added
 
     def _new_home(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The town of a new flat or house ("the new flat in Easton has a little yard", new_homes.py) as the home,
@@ -830,27 +826,6 @@ def works_for(value: str) -> str | None:
     """The value when it is a trade done for a named employer ("drive for Bring, local delivery with a van"): the
     user's job, not a routine; None otherwise."""
     return value if _WORKS_FOR.match(value) else None
-
-
-# "started last week as deputy principal at ...", "began on Monday as a driver for Arriva": the work begun; not
-# "started as a joke", "began as planned"
-_BEGAN_AS = re.compile(r"^(?:just\s+|finally\s+)?(?:started|began)\b(?:\s+[\w']+){0,3}?\s+as\s+(?:an?\s+|the\s+)?"
-                       r"(?!(?:joke|usual|planned|expected|always|normal|well|soon|such|if|though|much|many|"
-                       r"before|ever|promised|agreed|scheduled)\b)(?P<job>\w.*)$", re.IGNORECASE)
-
-
-_RECENT_BEGINNING = re.compile(r"\b(?:last|this|yesterday|today|recently|monday|tuesday|wednesday|thursday|friday|"
-                               r"saturday|sunday)\b", re.IGNORECASE)
-
-
-def began_as(value: str) -> str | None:
-    """The job in an event that says the user began work as something ("started last week as deputy principal at
-    Scoil Éanna in Oranmore"), None when it says no such thing."""
-    m = _BEGAN_AS.match(value.strip())
-    # said to be recent ("started last week as"), as new_jobs.py asks: "started as a cashier" may be a memory
-    recent = m is not None and (value.strip().lower().startswith(("just", "finally"))
-                                or _RECENT_BEGINNING.search(value[:m.start("job")]) is not None)
-    return m.group("job").strip(" .,") if m and recent else None
 
 
 def job_phrase(value: str, clause: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from mnemo.domain.conflicts import plan_value
 from mnemo.domain.extraction.dates import anchor, without_dates
 from mnemo.domain.text import terms
 
@@ -29,7 +30,6 @@ _SOMEONE_ELSES = re.compile(r"\b(?:(?:my|our)\s+\w+['’]s|his|her|their)\s+(?:[
 _PLAN_WORDS = frozenset(terms("user plans plan planning planned going go make making have having do doing get "
                               "getting will next this week month year day weekend"))
 WORDS_OF_A_DATE = 6
-_TARGET_NOTE = re.compile(r"\s*\(for [^)]*\)\s*\.?\s*$")
 
 
 def moved_to(text: str, when: datetime) -> tuple[str, str] | None:
@@ -48,11 +48,6 @@ def moved_to(text: str, when: datetime) -> tuple[str, str] | None:
         if iso is not None:
             return iso, said
     return None
-
-
-def plan_value(content: str) -> str:
-    """A stored plan's value without its label and target note ("User plans: opening in October (for 2026-10).")."""
-    return _TARGET_NOTE.sub("", content.partition(":")[2]).strip(" .")
 
 
 def plan_topic(content: str) -> set[str]:
