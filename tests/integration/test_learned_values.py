@@ -103,6 +103,23 @@ def test_a_pet_or_a_relative_that_died_is_no_longer_in_the_users_life(extractor:
     assert facts.get(gone) is False
 
 
+def test_an_event_that_happened_to_a_relative_is_said_as_theirs(extractor: LearnedExtractor) -> None:
+    # "User passed away in march." was stored of "my dad passed away in march"
+    message = Message(role="user", content="my dad passed away in march", message_id="m1",
+                      created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    contents = [c.content for c in extractor.extract([message]).accepted]
+    assert "User's dad passed away in march (on 2026-03)." in contents
+    assert not any(c.startswith("User passed") for c in contents)
+
+
+def test_an_ending_in_passing_at_a_relatives_home_keeps_the_relative(extractor: LearnedExtractor) -> None:
+    # "User's family no longer includes: mum." was stored of the cycling that stopped
+    message = Message(role="user", content="I stopped cycling to my mum's, it's too far", message_id="m1",
+                      created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
+    assert "User's family no longer includes: mum." not in facts
+
+
 def test_a_tool_switched_to_in_passing_is_the_users_and_ends_the_one_left(extractor: LearnedExtractor) -> None:
     # the tagger marked nothing here: the new tool was never learned and the old one stayed the user's
     message = Message(role="user", content="we've shifted our books from QuickBooks to Xero, the accountant wanted "

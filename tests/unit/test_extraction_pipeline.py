@@ -547,6 +547,33 @@ def test_a_value_is_negated_only_where_the_clause_says_so(slot: str, clause: str
     assert said_no_longer(slot, clause) is negated
 
 
+@pytest.mark.parametrize(("clause", "value", "negated"), [
+    ("I stopped cycling to my mum's, it's too far", "mum", False),  # the cycling ended, not the mother
+    ("we don't go to my sister's anymore", "sister", False),
+    ("no more sleepovers at my brother's", "brother", False),
+    ("I don't have kids", "kids", True),
+    ("no siblings, only child", "siblings", True),
+    ("we lost our son in 2019", "son", True),
+    ("I haven't got any children", "children", True),
+])
+def test_a_relative_is_no_longer_in_the_users_life_only_where_the_words_say_so(
+        clause: str, value: str, negated: bool) -> None:
+    assert said_no_longer("family", clause, value) is negated
+
+
+@pytest.mark.parametrize(("value", "clause", "whose"), [
+    ("passed away in march", "my dad passed away in march", "dad"),
+    ("graduated from uni", "so our daughter Jess graduated from uni!", "daughter Jess"),
+    ("ran my first 10k", "went to my mum's and ran my first 10k", None),
+    ("started a new job", "I started a new job", None),
+    ("got married", "my really old friend got married", None),  # not right before: left to the screen
+])
+def test_an_event_is_the_relatives_said_right_before_it(value: str, clause: str, whose: str | None) -> None:
+    from mnemo.domain.extraction.screen import whose_event
+
+    assert whose_event(value, clause) == whose
+
+
 @pytest.mark.parametrize(("value", "when"), [
     ("end of May", True), ("the 12th", True), ("Q3", True), ("in two weeks", True), ("friday", True),
     ("column", False), ("NRDC", False), ("rows", False),

@@ -42,7 +42,7 @@ from mnemo.domain.extraction.new_jobs import began_as, new_jobs
 from mnemo.domain.extraction.pets import pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
-from mnemo.domain.extraction.screen import screen
+from mnemo.domain.extraction.screen import screen, whose_event
 from mnemo.domain.extraction.segment import chunks, clause_around, is_question, sentence_around, sentences
 from mnemo.domain.extraction.shifts import SHIFT_KEY, is_shift, only_a_shift, shifts_in
 from mnemo.domain.extraction.slots import (
@@ -578,13 +578,19 @@ class LearnedExtractor:
             return None  # "User plans: ogallala", "User's routine: blackbirds": a name with nothing done
         if slot.name == "event" and not negated and (began := began_as(value)) is not None:
             slot, value = SLOTS["job"], began  # "started last week as deputy principal at Scoil Éanna": the new job
+        whose = None
         if slot.name == "event":
             happened = event_value(value, f.clause)
             if happened is None:
                 return None  # "User Melbourne": a name the tagger read as an event, with nothing that happened
             value, negated = happened, False  # an event is what happened; "lost", "passed" and "moved" are no negation
+            if (whose := whose_event(value, f.clause)) is not None:
+                # "my dad passed away in march" is no "User passed away in march": kept as whose it is
+                value = f"{whose} {value}"
         confidence = 1.0 if f.explicit else round(min(0.95, max(0.6, f.span.confidence)), 3)
         candidate = slot_candidate(slot, value, f.clause, negated, f.message, confidence, f.explicit)
+        if whose is not None:
+            candidate.content = candidate.content.replace("User ", "User's ", 1)  # "User's dad passed away ..."
         candidate.reading = f.span.features
         reason = screen(value, f.clause, slot.name, f.explicit, f.sentence, f.message.content)
         if reason:
@@ -920,11 +926,18 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
     if slot in _NEGATIVE_SLOTS:  # "I don't drink anymore": "anymore" is the avoiding's, which holds
         return bool(_CHANGED.search(clause))
     at = clause.find(value) if value else -1  # no value: the whole clause is read
+    if slot == "family" and at >= 0:
+        # a relative is no longer in the user's life only where the words say it of them ("no kids", "lost my
+        # dad"; a death said after them is gone_after's): "I stopped cycling to my mum's" ends the cycling
+        return bool(_NO_RELATIVE.search(clause[:at]))
     if at < 0:
         return bool(_NEGATION.search(clause))
     return bool(_NEGATION.search(clause[:at]) or _ENDED_AFTER.search(clause[at + len(value):]))
 
 
+# a relative the user has not, or no longer has, said just before them ("I don't have kids", "we lost our son")
+_NO_RELATIVE = re.compile(r"\b(?:no|not|never had|(?:don't|do not|didn't|did not) have|(?:haven't|have not) got|"
+                          r"have no|without|lost|losing)\s+(?:(?:any|a|an|my|our|both)\s+)?$", re.IGNORECASE)
 # what, said after a value, ends it ("vegan, not anymore", "the Fiat is gone")
 _ENDED_AFTER = re.compile(r"\b(?:any ?more|no more|no longer|for good|is gone|are gone|is over|is history)\b",
                           re.IGNORECASE)

@@ -33,6 +33,18 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
            r"mutter|vater|bruder|schwester|sohn|tochter|mann|frau|freund(?:in)?|"
            r"m[ãa]e|pai|irm[ãa]o?|filh[oa]|namorad[oa]|"
            r"fratello|sorella|figli[oa]|moglie|ragazz[oa])")
+# the person an event happened to, said right before it ("my dad passed away in march", "our daughter Jess
+# graduated"): the event is theirs in the user's life, not the user's own doing
+_WHOSE_EVENT = re.compile(rf"\b(?i:my|our)\s+((?i:{_PEOPLE})(?:\s+[A-Z][\w'-]+)?)\s+$")
+
+
+def whose_event(value: str, clause: str) -> str | None:
+    """The relative or other person the clause says an event happened to, as "dad" or "daughter Jess"."""
+    at = clause.find(value)
+    m = _WHOSE_EVENT.search(clause[:at]) if at > 0 else None
+    return m.group(1) if m else None
+
+
 # "my coworker is allergic to X", "our neighbour just moved to Y", "my brother's a vegan"
 _OTHER_PERSON = re.compile(
     rf"(?:^\W*|\b(?:and|but|while|whereas|though)\s+)(?:and |but |also |so |oh |btw |lol )*"
