@@ -32,6 +32,8 @@ from mnemo.domain.extraction.screen import screen
     ("doctor switched me off the sertraline and onto citalopram", ["citalopram"]),
     ("the specialist prescribed me beta blockers for the palpitations", ["beta blockers"]),
     ("the nurse increased my levothyroxine dose to 100 mcg", ["levothyroxine 100 mcg"]),
+    ("my GP increased my levothyroxine from 50 micrograms to 75 micrograms", ["levothyroxine 75 micrograms"]),
+    ("they lowered my ramipril from 10 to 5mg", ["ramipril 5mg"]),
     # the two readers merged: each one's ways of saying it, read by the one reader
     ("the doc took me off the warfarin and on apixaban", ["apixaban"]),
     ("dr put me on Ozempic last month", ["Ozempic"]),

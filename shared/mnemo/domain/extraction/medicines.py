@@ -188,12 +188,14 @@ def medicines_in(text: str, medical: bool | None = None) -> list[Mention]:
 
 
 # a new dose: "raised my levothyroxine to 100 mcg", "increased my thyroxine dose to 75 mcg", "my sertraline went
-# up to 100mg", "the ramipril dose is now 10 mg"
+# up to 100mg", "the ramipril dose is now 10 mg", "increased my levothyroxine from 50 to 75 micrograms"
 _TAKEN_DOSE_CHANGED = re.compile(
     r"(?:\b(?:increas|rais|lower|reduc|upp|chang|doubl|halv|adjust|bump|put|cut|drop)\w*\s+(?:up\s+|down\s+)?"
     r"(?:my|the)\s+(?P<name>[^\W\d_][\w-]*)|\b(?:my|the)\s+(?P<name2>[^\W\d_][\w-]*))"
     r"(?:\s+(?:dose|dosage))?\s+(?:(?:went|goes|going|was|is|got|has gone|has been)\s+)?"
-    r"(?:(?:up|down|increased|raised|lowered|reduced|now|changed)\s+)?(?:to|at)\s+(?P<dose>" + _DOSE_UNIT
+    r"(?:(?:up|down|increased|raised|lowered|reduced|now|changed)\s+)?"
+    # the dose left, said on the way: "from 50 micrograms to 75 micrograms", "from 5 to 10mg"
+    r"(?:from\s+\d+(?:[.,]\d+)*(?:\s*" + _UNIT + r")?\s+)?(?:to|at)\s+(?P<dose>" + _DOSE_UNIT
     # or a bare number said with when it is taken: "changed my metformin to 1000 in the morning"
     + r"|\d{1,4}(?:[.,]\d+)?(?=\s+(?:in the morning|in the evening|at night|at bedtime|twice|once|three times|"
     r"a day|daily|per day|every (?:morning|evening|day|night))))", re.IGNORECASE)

@@ -1378,8 +1378,8 @@ _MEASURE_WORD = re.compile(r"^(?:\d+(?:[.,]\d+)?|ft|feet|foot|in|inch(?:es)?|cm|
 
 
 def only_measures(value: str) -> bool:
-    """The value is numbers and units only ("lbs 2", "3.4 kg"): a quantity said, no fact of the user's."""
-    words = re.findall(r"[\w.,]+", value)
+    """The value is numbers and units only ("lbs 2", "3.4 kg", "5mg"): a quantity said, no fact of the user's."""
+    words = re.findall(r"\d+(?:[.,]\d+)?|[^\W\d]+", value)  # "5mg" is a number and a unit
     return bool(words) and all(_MEASURE_WORD.match(w.strip(".,")) for w in words)
 
 
