@@ -547,6 +547,30 @@ def test_a_value_is_negated_only_where_the_clause_says_so(slot: str, clause: str
     assert said_no_longer(slot, clause) is negated
 
 
+@pytest.mark.parametrize(("slot", "clause", "value", "negated"), [
+    # the leaving is the old employer's, said before the user took up a new thought as subject
+    ("job", "I've left Lendwise and I started last Monday as head of marketing at Greenloop",
+     "head of marketing at Greenloop", False),
+    ("job", "I've left Lendwise and I started last Monday as head of marketing at Greenloop", "Lendwise", True),
+    ("diet", "I eat fish now and I'm not vegetarian anymore", "vegetarian", True),
+    ("hobby", "quit the choir but I still play bass", "bass", False),
+    ("hobby", "not doing yoga anymore", "yoga", True),
+])
+def test_a_negation_holds_only_since_the_user_last_took_up_a_new_thought(
+        slot: str, clause: str, value: str, negated: bool) -> None:
+    assert said_no_longer(slot, clause, value) is negated
+
+
+@pytest.mark.parametrize(("value", "clause", "ended"), [
+    ("quit volleyball", "I quit volleyball, my knee can't take it anymore.", True),  # the tagger took the verb in
+    ("gave up the allotment", "gave up the allotment last spring", True),
+    ("volleyball", "I play volleyball every Thursday", False),
+    ("stopping", "stopping", False),
+])
+def test_an_ending_the_tagger_took_into_the_value_ends_it(value: str, clause: str, ended: bool) -> None:
+    assert ended_just_before(value, clause) is ended
+
+
 @pytest.mark.parametrize(("clause", "value", "negated"), [
     ("I stopped cycling to my mum's, it's too far", "mum", False),  # the cycling ended, not the mother
     ("we don't go to my sister's anymore", "sister", False),

@@ -926,6 +926,11 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
     if slot in _NEGATIVE_SLOTS:  # "I don't drink anymore": "anymore" is the avoiding's, which holds
         return bool(_CHANGED.search(clause))
     at = clause.find(value) if value else -1  # no value: the whole clause is read
+    if at > 0:
+        # only the words since the user last took up a new thought as subject: in "I've left Lendwise and I started
+        # as head of marketing at Greenloop" the leaving is Lendwise's, not the new job's
+        at_new = max((m.end() for m in _USER_AGAIN_AS_SUBJECT.finditer(clause, 0, at)), default=0)
+        clause, at = clause[at_new:], at - at_new
     if slot == "family" and at >= 0:
         # a relative is no longer in the user's life only where the words say it of them ("no kids", "lost my
         # dad"; a death said after them is gone_after's): "I stopped cycling to my mum's" ends the cycling
@@ -935,6 +940,8 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
     return bool(_NEGATION.search(clause[:at]) or _ENDED_AFTER.search(clause[at + len(value):]))
 
 
+# a new clause of the user's own within a sentence: "and I", "but we", "so I"
+_USER_AGAIN_AS_SUBJECT = re.compile(r"\b(?:and|but|so|then|now)\s+(?:i|we)\b", re.IGNORECASE)
 # a relative the user has not, or no longer has, said just before them ("I don't have kids", "we lost our son")
 _NO_RELATIVE = re.compile(r"\b(?:no|not|never had|(?:don't|do not|didn't|did not) have|(?:haven't|have not) got|"
                           r"have no|without|lost|losing)\s+(?:(?:any|a|an|my|our|both)\s+)?$", re.IGNORECASE)
@@ -1051,7 +1058,12 @@ def gone_after(slot: str, value: str, clause: str) -> bool:
 def ended_just_before(value: str, clause: str) -> bool:
     """The clause says, right before the value, that it ended: "I quit the keto thing", "gave up on the
     watercolours". The tagger's polarity head reads such clauses as stating the value."""
-    return _said_before(_ENDED_BEFORE, value, clause) is not None
+    return _said_before(_ENDED_BEFORE, value, clause) is not None or _OPENS_ENDED.match(value) is not None
+
+
+# the ending inside the value itself, where the tagger's span took the verb in ("quit volleyball"); the candidate
+# drops it (_CEASING) and keeps what ended
+_OPENS_ENDED = re.compile(r"^(?:" + _ENDING_VERBS + r")\s+\S", re.IGNORECASE)
 
 
 # someone moved the user off one thing onto another: "my GP moved me from lisinopril to amlodipine", "they've
