@@ -327,3 +327,15 @@ def test_a_diet_that_did_not_last_is_ended_and_what_is_eaten_again_no_longer_avo
     assert facts.get("avoids:chicken") == "User no longer avoids chicken."
     assert stored(extractor, "ok so vegetarian didnt last, had a sausage roll").get("diet") == (
         "User no longer follows this diet: vegetarian.")
+
+
+def test_where_the_user_lives_said_in_other_words_is_their_home(extractor: LearnedExtractor) -> None:
+    # the tagger read the nationality and not the town; the Pidgin "dey stay" and the rented flat not at all
+    assert stored(extractor, "I'm a Kiwi living in London, homesick, what NZ snacks can I get here").get(
+        "home_location") == "User lives in London."
+    # said as the ground of a question, still where the user lives
+    assert stored(extractor, "Chale I dey stay Tema Community 25, which market get cheap tomatoes?").get(
+        "home_location") == "User lives in Tema Community 25."
+    assert "home_location" not in stored(extractor, "I'd love living in Lisbon one day, what are the best areas?")
+    assert stored(extractor, "how do I fix a leaky tap, I rent a flat in Leeds and the landlord is useless").get(
+        "home_location") == "User lives in Leeds."

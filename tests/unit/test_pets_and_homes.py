@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.domain.extraction.new_homes import new_homes
+from mnemo.domain.extraction.new_homes import living_in, new_homes
 from mnemo.domain.extraction.pets import pets_got
 
 
@@ -33,3 +33,24 @@ def test_a_pet_the_user_just_got(text: str, pets: list[str]) -> None:
 ])
 def test_a_new_home_named_by_its_town(text: str, places: list[str]) -> None:
     assert [place for _s, _e, place in new_homes(text)] == places
+
+
+@pytest.mark.parametrize(("text", "places"), [
+    ("I'm a Kiwi living in London, homesick, what NZ snacks can I get here", ["London"]),
+    ("how do I fix a leaky tap, I rent a flat in Leeds and the landlord is useless", ["Leeds"]),
+    ("Niaje, I stay Rongai and I'm a second year at UoN doing law", ["Rongai"]),
+    ("Chale I dey stay Tema Community 25, which market get cheap tomatoes", ["Tema Community 25"]),
+    ("hola, soy Lucía, vivo en Sevilla, soy profesora", ["Sevilla"]),
+    ("Frau Müller hier, ich wohne in Leipzig", ["Leipzig"]),
+    ("I LIVE IN TULSA AND I NEED A RECIPE", ["TULSA"]),
+    # someone else's home, a wish, a past home, a visit, no town
+    ("my sister is living in Leeds", []),
+    ("I'd love living in Lisbon one day", []),
+    ("I used to live in Paris", []),
+    ("I don't live in Bath anymore", []),
+    ("I'm staying in Rome for the weekend", []),
+    ("we live in a van", []),
+    ("i live in leeds", []),  # no capital: left to the tagger, which reads it
+])
+def test_where_the_user_lives_said_in_words_the_tagger_seldom_saw(text: str, places: list[str]) -> None:
+    assert [place for _s, _e, place in living_in(text)] == places

@@ -1,5 +1,6 @@
 """A move said by the new home alone: "and we moved! the new flat in Easton has a little yard", "moved flats.
-friedrichshain now".
+friedrichshain now"; and where the user lives said in words the tagger seldom saw: "a Kiwi living in London", "I rent
+a flat in Leeds", "I stay Rongai", "I dey stay Tema", "vivo en Sevilla".
 
 The tagger reads "moved to Easton" as the home, but not a town named only as where the new flat, house or place
 is. "new" is what makes it the user's home now (a holiday flat or a parent's house is no new home of theirs).
@@ -29,6 +30,47 @@ _A_STATE = re.compile(r"^(?:broke|done|home|back|free|ok|okay|fine|good|great|al
                       r"hungry|exhausted|relieved|settled|sorted|knackered|skint)$", re.IGNORECASE)
 
 
+# the user living somewhere: "I" or "we", a verb of living of theirs and a town with a capital (1-3 words); the
+# words between may not bring in someone else, a wish, a doubt or an ending ("my sister living in", "I'd love living
+# in", "I used to live in", "I don't live in ... anymore"); "staying" is a visit ("staying in a hotel in Rome")
+_TOWN = r"[A-ZÀ-Ý][\w'’-]+(?:\s+(?:[A-ZÀ-Ý][\w'’-]+|\d{1,3}\b)){0,2}"  # with its capitals: case matters here
+_LIVING_IN = re.compile(
+    r"\b(?i:i|we)\b(?P<between>[^.!?;:,]{0,40}?)\s*\b(?i:living|live|stay|dey stay|reside|residing|based|"
+    r"rent(?:ing)? (?:a|our|my) (?:flat|house|room|place|apartment|studio|bedsit))\s+(?:(?i:in|at)\s+)?"
+    r"(?P<place>" + _TOWN + r")"
+    # the same said in the languages users switch to
+    r"|\b(?i:vivo|moro|habito)\s+(?i:en|a|em|in|no|na)\s+(?P<place2>" + _TOWN + r")"
+    r"|\b(?i:wohne|lebe)\s+(?i:in)\s+(?P<place3>" + _TOWN + r")"
+    r"|\b(?i:j['’]habite)\s+(?i:à|a|en)\s+(?P<place4>" + _TOWN + r")")
+_NOT_THE_USERS_LIVING = re.compile(
+    r"\b(?:my|our|his|her|their|he|she|they|who|if|would|'d|could|might|may|want|wanted|wish|love|like|dream\w*|"
+    r"imagine|thinking|consider\w*|plan\w*|hope|used to|not|never|no longer|n't|once|before|until|moving|"
+    r"move|going)\b|n['’]t\b", re.IGNORECASE)
+# a capital after a verb of living that is no town ("I live in Hope" is one, but "I live In A Van" is not)
+_NO_TOWN = frozenset({"a", "an", "the", "in", "at", "with", "near", "by", "here", "there", "i", "it", "my", "our",
+                      "alone", "together", "abroad", "downtown", "now", "currently", "still"})
+
+_NOT_IN_A_TOWN = frozenset({"and", "but", "or", "so", "with", "i", "im", "i'm", "i’m", "we", "now", "since", "for"})
+
+
+def living_in(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, place) where the user says, in the first person, that they live in a town."""
+    found = []
+    for m in _LIVING_IN.finditer(text):
+        group = next(g for g in ("place", "place2", "place3", "place4") if m.group(g))
+        place = m.group(group)
+        if m.group("between") and _NOT_THE_USERS_LIVING.search(m.group("between")):
+            continue
+        words = place.split()
+        while words and words[-1].lower() in _NOT_IN_A_TOWN:  # "I LIVE IN TULSA AND I NEED": capitals throughout
+            words.pop()
+        if not words or words[0].lower() in _NO_TOWN:
+            continue
+        place = " ".join(words)
+        found.append((m.start(group), m.start(group) + len(place), place))
+    return found
+
+
 def new_homes(text: str) -> list[tuple[int, int, str]]:
     """(start, end, place) for each new home the text names by its town."""
     found = [(m.start(), m.end(), m.group("place")) for m in _NEW_HOME.finditer(text)
@@ -38,4 +80,4 @@ def new_homes(text: str) -> list[tuple[int, int, str]]:
         if not any(_A_STATE.match(word) or (word.islower() and _A_STATE_SAID_LOW.match(word))
                    for word in place.split()):
             found.append((m.start("place"), m.end("place"), place))
-    return found
+    return found + [said for said in living_in(text) if not any(said[0] < e and s < said[1] for s, e, _p in found)]
