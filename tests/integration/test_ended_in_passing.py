@@ -193,3 +193,16 @@ def test_someone_elses_date_moving_leaves_the_users_plans(service: Mnemo) -> Non
     _said(service, "c1", "I'm going to visit my mum in Leeds in April")
     _said(service, "c2", "my mum's dentist appointment was pushed back to next Friday, she's annoyed")
     assert [c for c in _live(service) if c.startswith("User plans") and "April" in c]
+
+
+def test_a_workplace_the_user_says_they_left_ends_the_job_there(service: Mnemo) -> None:
+    # the tagger read the news as an event only, and the cashier's job at Tesco stayed the user's
+    _said(service, "c1", "I work as a cashier at Tesco in Leeds.")
+    _said(service, "c2", "I quit my job at Tesco yesterday!!! freedom")
+    assert not [c for c in _live(service) if "tesco" in c.lower() and c.startswith("User's job")]
+
+
+def test_a_workplace_left_long_ago_leaves_the_job_now(service: Mnemo) -> None:
+    _said(service, "c1", "I'm a nurse at St James's hospital.")
+    _said(service, "c2", "I resigned from Shoprite years ago, best decision")
+    assert "User's job: nurse at St James's hospital." in _live(service)

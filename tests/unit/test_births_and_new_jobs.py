@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mnemo.domain.extraction.births import births
+from mnemo.domain.extraction.new_jobs import left_jobs
 from mnemo.domain.extraction.pipeline import only_measures
 
 
@@ -65,3 +66,18 @@ def test_a_job_told_by_when_it_began(text: str, jobs: list[str]) -> None:
     from mnemo.domain.extraction.new_jobs import new_jobs
 
     assert [value for _s, _e, value in new_jobs(text)] == jobs
+
+
+@pytest.mark.parametrize(("text", "places"), [
+    ("I quit my job at Tesco yesterday!!! freedom", ["Tesco"]),
+    ("I resigned from Shoprite and now I'm at Capitec", ["Shoprite"]),
+    ("I have just quit my job with Deloitte to travel", ["Deloitte"]),
+    ("I left my job at the travel agency in february", ["travel agency"]),
+    ("I retired from the railway last year", ["railway"]),
+    ("if I quit my job at Tesco, could I still get a mortgage?", []),  # a wish, not news
+    ("I quit smoking", []),  # no workplace
+    ("after forty-one years I retired on Friday", []),  # no workplace named
+    ("I left Tesco with no milk again", []),  # a shop left is no job left
+])
+def test_a_workplace_the_user_left(text: str, places: list[str]) -> None:
+    assert [place for _s, _e, place in left_jobs(text)] == places

@@ -1,5 +1,6 @@
 """A new job told by when it began: "I started last week as deputy principal at Scoil Éanna in Oranmore", "I've
-just started as a driver for Arriva".
+just started as a driver for Arriva"; and a job the user says they left by its workplace: "I quit my job at Tesco
+yesterday", "I resigned from Shoprite", "I retired from the railway last year".
 
 The tagger reads such news, in a long message, as an event, as nothing, or takes another title in the message
 ("Twelve years as a plain teacher and now this") for the job. The way of saying it is narrow: the user, a verb of
@@ -47,3 +48,26 @@ def began_as(value: str) -> str | None:
     read as ``new_jobs`` reads the user's own words; None when it says no recent beginning of work."""
     found = new_jobs(f"I {value.strip()}")
     return found[0][2] if found else None
+
+
+# the user leaving a workplace, named after "my job at" or, with a capital, after a verb that is only said of work
+_LEFT_JOB = re.compile(
+    r"(?<!when )(?<!if )(?<!before )\b(?i:I)(?:['’]ve|\s+have)?\s+(?i:just\s+|finally\s+|officially\s+)?"
+    r"(?:(?i:quit|left|resigned from|handed in my notice at|walked out of|lost)\s+(?i:my\s+(?:job|position|role|post))"
+    r"\s+(?i:at|with|in)\s+(?i:the\s+)?(?P<place>[^\W\d_][^,.;:!?()\n]*)"
+    r"|(?i:resigned from|retired from|handed in my notice at)\s+(?i:the\s+)?"
+    r"(?P<named>[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2}|[a-z][\w'’-]*))")
+# where a workplace's words end: when, why, and a new clause
+_PLACE_END = re.compile(r"\s+(?:today|yesterday|last|this|on|in|after|because|and|but|so|since|to|for|at|I|now|"
+                        r"finally|earlier)\b.*$", re.IGNORECASE)
+
+
+def left_jobs(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "Tesco") for each workplace the text says the user left."""
+    out = []
+    for m in _LEFT_JOB.finditer(text):
+        group = "place" if m.group("place") else "named"
+        place = _PLACE_END.sub("", m.group(group)).strip(" '\"")
+        if place and len(place.split()) <= JOB_MAX_WORDS:
+            out.append((m.start(group), m.start(group) + len(place), place))
+    return out

@@ -38,7 +38,7 @@ from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, replaces_unnamed, without_dose
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import new_homes
-from mnemo.domain.extraction.new_jobs import began_as, new_jobs
+from mnemo.domain.extraction.new_jobs import began_as, left_jobs, new_jobs
 from mnemo.domain.extraction.pets import pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
@@ -194,6 +194,7 @@ class LearnedExtractor:
             candidates = self._with_births(candidates, message, text)
             candidates = _sure_of_a_move(candidates, text)
             candidates = self._with_new_job(candidates, message, text)
+            candidates.extend(self._left_jobs(candidates, message, text))
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
@@ -400,6 +401,19 @@ class LearnedExtractor:
         if not added:
             return candidates
         return [c for c in candidates if not (c.tags and c.tags[0] == "job")] + added
+
+    def _left_jobs(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A workplace the user says they left ("I quit my job at Tesco yesterday", new_jobs.left_jobs) as the job
+        ended there, where no ended job found names it: the tagger reads such news as an event, which ends nothing."""
+        out = []
+        for start, end, place in left_jobs(text):
+            sentence = sentence_around(text, start, end)
+            if is_question(sentence) or any(not c.polarity and c.tags and c.tags[0] == "job"
+                                             and place.lower() in c.content.lower() for c in candidates):
+                continue
+            if not screen(place, sentence, "job", False, sentence, message.content):
+                out.append(slot_candidate(SLOTS["job"], place, sentence, True, message, PASSING_CONFIDENCE))
+        return out
 
     def _with_births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A child just born to the user ("Baby Nora arrived on July 12!", births.py) as family, where no family
