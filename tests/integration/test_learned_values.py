@@ -118,6 +118,7 @@ def test_an_ending_in_passing_at_a_relatives_home_keeps_the_relative(extractor: 
                       created_at=datetime(2026, 5, 1, tzinfo=UTC))
     facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
     assert "User's family no longer includes: mum." not in facts
+    assert facts.get("User no longer: cycling.") is False  # what did end is read
 
 
 def test_a_tool_switched_to_in_passing_is_the_users_and_ends_the_one_left(extractor: LearnedExtractor) -> None:

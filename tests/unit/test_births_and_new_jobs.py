@@ -31,7 +31,7 @@ def test_a_child_just_born_to_the_user(text: str, children: list[str]) -> None:
 
 @pytest.mark.parametrize(("value", "expected"), [
     ("lbs 2", True), ("3.4 kg", True), ("500 mg", True), ("7", True), ("5mg", True), ("2.5mg", True),
-    ("ps5", False), ("Q3", False), ("metformin 500mg", False),
+    ("ps5", False), ("Q3", False), ("metformin 500mg", False), ("M3", False), ("L4", False),
     ("metformin 500 mg", False), ("bad knee", False), ("team of 4", False), ("", False),
 ])
 def test_a_value_of_numbers_and_units_only_is_a_quantity(value: str, expected: bool) -> None:

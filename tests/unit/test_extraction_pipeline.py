@@ -565,6 +565,9 @@ def test_a_negation_holds_only_since_the_user_last_took_up_a_new_thought(
     ("quit volleyball", "I quit volleyball, my knee can't take it anymore.", True),  # the tagger took the verb in
     ("gave up the allotment", "gave up the allotment last spring", True),
     ("volleyball", "I play volleyball every Thursday", False),
+    ("stopped by the farmers market", "I stopped by the farmers market every Saturday", False),  # a call on the way
+    ("Give Up the Ghost", "my favourite song is Give Up the Ghost", False),  # a title
+    ("quit sugar", "I'm trying to quit sugar", False),  # only wished
     ("stopping", "stopping", False),
 ])
 def test_an_ending_the_tagger_took_into_the_value_ends_it(value: str, clause: str, ended: bool) -> None:
@@ -578,6 +581,11 @@ def test_an_ending_the_tagger_took_into_the_value_ends_it(value: str, clause: st
     ("I don't have kids", "kids", True),
     ("no siblings, only child", "siblings", True),
     ("we lost our son in 2019", "son", True),
+    ("I no longer have any grandparents", "grandparents", True),
+    ("my grandparents are no longer alive", "grandparents", True),
+    ("lost both my parents when I was young", "parents", True),
+    ("I'm not a mum yet", "mum", False),  # says nothing of the user's mother
+    ("I'm scared of losing my dad", "dad", False),
     ("I haven't got any children", "children", True),
 ])
 def test_a_relative_is_no_longer_in_the_users_life_only_where_the_words_say_so(
@@ -591,6 +599,8 @@ def test_a_relative_is_no_longer_in_the_users_life_only_where_the_words_say_so(
     ("ran my first 10k", "went to my mum's and ran my first 10k", None),
     ("started a new job", "I started a new job", None),
     ("got married", "my really old friend got married", None),  # not right before: left to the screen
+    ("went fishing in Norway", "Me and my dad went fishing in Norway", None),  # the user went too
+    ("to Scotland last week", "I drove my mum to Scotland last week", None),  # the object of the user's doing
 ])
 def test_an_event_is_the_relatives_said_right_before_it(value: str, clause: str, whose: str | None) -> None:
     from mnemo.domain.extraction.screen import whose_event

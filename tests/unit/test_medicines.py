@@ -34,6 +34,9 @@ from mnemo.domain.extraction.screen import screen
     ("the nurse increased my levothyroxine dose to 100 mcg", ["levothyroxine 100 mcg"]),
     ("my GP increased my levothyroxine from 50 micrograms to 75 micrograms", ["levothyroxine 75 micrograms"]),
     ("they lowered my ramipril from 10 to 5mg", ["ramipril 5mg"]),
+    # a change only wished or planned is not the dose now
+    ("my doctor wants to increase my sertraline from 50mg to 100mg but I said no", []),
+    ("the GP might reduce my amlodipine from 10mg to 5mg next month", []),
     # the two readers merged: each one's ways of saying it, read by the one reader
     ("the doc took me off the warfarin and on apixaban", ["apixaban"]),
     ("dr put me on Ozempic last month", ["Ozempic"]),

@@ -182,11 +182,17 @@ def medicines_in(text: str, medical: bool | None = None) -> list[Mention]:
         head = m.group(group)
         if head.lower() in _NOT_A_MEDICINE or not (talk or has_medicine_stem(head)):
             continue
+        if _ONLY_WISHED.search(text[max(0, m.start() - 40):m.start()]):
+            continue  # "my doctor wants to increase my sertraline to 100mg but I said no": not the dose now
         if not any(o.start < m.end("dose") and o.end > m.start(group) for o in out):
             out.append(Mention(f"{head} {m.group('dose').strip()}", m.start(group), m.end("dose")))
     return sorted(out, key=lambda mention: mention.start)
 
 
+# a dose change only wished, asked for or planned, said right before it
+_ONLY_WISHED = re.compile(r"\b(?:wants?|wanted|might|may|could|would|should|will|going|gonna|thinking|considering|"
+                          r"asked|ask|hope|hoping|plans?|planning|if)\b(?:\s+(?:to|if|of|about|they|he|she|we|"
+                          r"the|my|doctor|gp|doc|nurse|could|would|can))*\s*$", re.IGNORECASE)
 # a new dose: "raised my levothyroxine to 100 mcg", "increased my thyroxine dose to 75 mcg", "my sertraline went
 # up to 100mg", "the ramipril dose is now 10 mg", "increased my levothyroxine from 50 to 75 micrograms"
 _TAKEN_DOSE_CHANGED = re.compile(

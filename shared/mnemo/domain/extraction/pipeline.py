@@ -936,7 +936,9 @@ _NEGATIVE_SLOTS = frozenset({"avoids", "dislikes"})
 def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
     """The tagger's "negated" holds only where the clause says so: a negation word for most slots, a
     change for the slots that are negative already. After the value only a word that ends what came before
-    counts: in "I said Porto, not Lisbon" the "not" is Lisbon's, not Porto's."""
+    counts: in "I said Porto, not Lisbon" the "not" is Lisbon's, not Porto's. Only the words since the user last
+    took up a new thought as subject count ("and I", "but we"); a relative is gone only where words of having none
+    come right before them or words of their being gone right after."""
     if slot in _NEGATIVE_SLOTS:  # "I don't drink anymore": "anymore" is the avoiding's, which holds
         return bool(_CHANGED.search(clause))
     at = clause.find(value) if value else -1  # no value: the whole clause is read
@@ -948,7 +950,7 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
     if slot == "family" and at >= 0:
         # a relative is no longer in the user's life only where the words say it of them ("no kids", "lost my
         # dad"; a death said after them is gone_after's): "I stopped cycling to my mum's" ends the cycling
-        return bool(_NO_RELATIVE.search(clause[:at]))
+        return bool(_NO_RELATIVE.search(clause[:at]) or _GONE_AFTER_RELATIVE.match(clause[at + len(value):]))
     if at < 0:
         return bool(_NEGATION.search(clause))
     return bool(_NEGATION.search(clause[:at]) or _ENDED_AFTER.search(clause[at + len(value):]))
@@ -957,8 +959,13 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
 # a new clause of the user's own within a sentence: "and I", "but we", "so I"
 _USER_AGAIN_AS_SUBJECT = re.compile(r"\b(?:and|but|so|then|now)\s+(?:i|we)\b", re.IGNORECASE)
 # a relative the user has not, or no longer has, said just before them ("I don't have kids", "we lost our son")
-_NO_RELATIVE = re.compile(r"\b(?:no|not|never had|(?:don't|do not|didn't|did not) have|(?:haven't|have not) got|"
-                          r"have no|without|lost|losing)\s+(?:(?:any|a|an|my|our|both)\s+)?$", re.IGNORECASE)
+# ("not" is no such word: "I'm not a mum" says nothing of the user's mother)
+_NO_RELATIVE = re.compile(r"\b(?:no|never had|(?:don['’]t|do not|didn['’]t|did not) have|"
+                          r"(?:haven['’]t|have not) got|have no|no longer (?:have|got)|without|lost)"
+                          r"\s+(?:(?:any|a|an|my|our|both|all|of|the|two|three|four)\s+){0,2}$", re.IGNORECASE)
+# ... or right after them: "my grandparents are no longer alive", "my dad is no longer around"
+_GONE_AFTER_RELATIVE = re.compile(r"^\W*(?:is|are|['’]s|has|have)\s+(?:no longer (?:with us|alive|around|here)|"
+                                  r"gone|passed)\b", re.IGNORECASE)
 # what, said after a value, ends it ("vegan, not anymore", "the Fiat is gone")
 _ENDED_AFTER = re.compile(r"\b(?:any ?more|no more|no longer|for good|is gone|are gone|is over|is history)\b",
                           re.IGNORECASE)
@@ -1070,14 +1077,23 @@ def gone_after(slot: str, value: str, clause: str) -> bool:
 
 
 def ended_just_before(value: str, clause: str) -> bool:
-    """The clause says, right before the value, that it ended: "I quit the keto thing", "gave up on the
-    watercolours". The tagger's polarity head reads such clauses as stating the value."""
-    return _said_before(_ENDED_BEFORE, value, clause) is not None or _OPENS_ENDED.match(value) is not None
+    """The clause says, right before the value or in its first words, that it ended: "I quit the keto thing",
+    "gave up on the watercolours", "quit volleyball" marked whole. The tagger's polarity head reads such clauses as
+    stating the value."""
+    return _said_before(_ENDED_BEFORE, value, clause) is not None or _opens_ended(value, clause)
 
 
-# the ending inside the value itself, where the tagger's span took the verb in ("quit volleyball"); the candidate
-# drops it (_CEASING) and keeps what ended
-_OPENS_ENDED = re.compile(r"^(?:" + _ENDING_VERBS + r")\s+\S", re.IGNORECASE)
+# the ending inside the value itself, where the tagger's span took the verb in ("quit volleyball"); lower case only,
+# as _CEASING, which drops it from the candidate, strips it (a title keeps its words: "Give Up the Ghost"), and
+# not a call on the way ("stopped by the bakery", "stopping off at the market")
+_OPENS_ENDED = re.compile(r"^(?:" + _ENDING_VERBS + r")\s+(?!(?:by|in|off|at|over|round|for)\b)\S")
+
+
+def _opens_ended(value: str, clause: str) -> bool:
+    """The value opens with a verb of ending, and the words before it neither deny nor only wish it ("never quit
+    smoking", "trying to quit sugar")."""
+    at = clause.find(value)
+    return _OPENS_ENDED.match(value) is not None and (at < 0 or not _NOT_ENDED.search(clause[:at]))
 
 
 # someone moved the user off one thing onto another: "my GP moved me from lisinopril to amlodipine", "they've
@@ -1405,7 +1421,8 @@ _MEASURE_WORD = re.compile(r"^(?:\d+(?:[.,]\d+)?|ft|feet|foot|in|inch(?:es)?|cm|
 
 def only_measures(value: str) -> bool:
     """The value is numbers and units only ("lbs 2", "3.4 kg", "5mg"): a quantity said, no fact of the user's."""
-    words = re.findall(r"\d+(?:[.,]\d+)?|[^\W\d]+", value)  # "5mg" is a number and a unit
+    # "5mg" is a number and a unit; "M3" or "ps5", letters then digits, is a name
+    words = re.findall(r"[^\W\d_]+\d\w*|\d+(?:[.,]\d+)?|[^\W\d_]+", value)
     return bool(words) and all(_MEASURE_WORD.match(w.strip(".,")) for w in words)
 
 

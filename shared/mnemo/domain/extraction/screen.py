@@ -35,14 +35,21 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
            r"fratello|sorella|figli[oa]|moglie|ragazz[oa])")
 # the person an event happened to, said right before it ("my dad passed away in march", "our daughter Jess
 # graduated"): the event is theirs in the user's life, not the user's own doing
-_WHOSE_EVENT = re.compile(rf"\b(?i:my|our)\s+((?i:{_PEOPLE})(?:\s+[A-Z][\w'-]+)?)\s+$")
+# the person opens the clause (at its start, after a stop or a joining word), so they are its subject, never the
+# object of the user's doing ("I drove my mum to Scotland"); "me and my boyfriend" is the user too
+_WHOSE_EVENT = re.compile(r"(?:^|[.,;:!?()]\s*|\b(?i:and|but|so|because|when|while|then|now|also|update:?)\s+)"
+                          rf"(?i:my|our)\s+((?i:{_PEOPLE})(?:\s+[A-Z][\w'-]+)?)\s+$")
+_THE_USER_WITH = re.compile(r"\b(?:me|i|we)\s+(?:and|n|&|an['’]?)\s+(?:my|our)\s+(?:[\w'-]+\s+){1,2}$",
+                            re.IGNORECASE)
 
 
 def whose_event(value: str, clause: str) -> str | None:
-    """The relative or other person the clause says an event happened to, as "dad" or "daughter Jess"."""
+    """The relative or other person the clause says an event happened to, as "dad" or "daughter Jess": the
+    subject of the event's clause, right before it; None where the user is in it ("me and my dad went fishing")."""
     at = clause.find(value)
-    m = _WHOSE_EVENT.search(clause[:at]) if at > 0 else None
-    return m.group(1) if m else None
+    before = clause[:at] if at > 0 else ""
+    m = _WHOSE_EVENT.search(before)
+    return m.group(1) if m and not _THE_USER_WITH.search(before) else None
 
 
 # "my coworker is allergic to X", "our neighbour just moved to Y", "my brother's a vegan"
