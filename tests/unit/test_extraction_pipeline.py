@@ -306,6 +306,10 @@ def test_a_plans_day_without_a_year_is_the_next_one_and_an_events_the_last_one()
     assert anchor("the entry is due 15 November", when, "future") == "2026-11-15"
     assert anchor("we met on 15 November", when, "past") == "2025-11-15"
     assert anchor("on 3 March", when) == "2026-03-03"
+    # a month alone the same way: "my mum passed in october", said in March, was dated to the October to come
+    assert anchor("my mum passed in october", when, "past") == "2025-10"
+    assert anchor("I ran my first half in March", when, "past") == "2026-03"
+    assert anchor("the trip in october", when, "future") == "2026-10"
 
 
 def test_a_span_of_time_is_not_a_date() -> None:

@@ -102,7 +102,10 @@ def _resolve(kind: str, m: re.Match[str], today: date, tense: str = "any") -> st
         day = int(m.group("day"))
         return _nearest(today, month, day, tense)
     month = _month(m.group("mon"))
-    year = today.year if month >= today.month - 6 else today.year + 1
+    if tense == "past":  # an event's month is the last one: "my mum passed in october", said in March
+        year = today.year if month <= today.month else today.year - 1
+    else:
+        year = today.year if month >= today.month - 6 else today.year + 1
     return f"{year:04d}-{month:02d}"
 
 
