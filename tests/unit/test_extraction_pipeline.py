@@ -572,6 +572,7 @@ def test_a_negation_holds_only_since_the_user_last_took_up_a_new_thought(
     ("stopped by the farmers market", "I stopped by the farmers market every Saturday", False),  # a call on the way
     ("Give Up the Ghost", "my favourite song is Give Up the Ghost", False),  # a title
     ("quit sugar", "I'm trying to quit sugar", False),  # only wished
+    ("the gym after Christmas", "Stopped going to the gym after Christmas.", True),  # the going, not the gym
     ("stopping", "stopping", False),
 ])
 def test_an_ending_the_tagger_took_into_the_value_ends_it(value: str, clause: str, ended: bool) -> None:

@@ -34,6 +34,10 @@ from mnemo.domain.extraction.screen import screen
     ("the nurse increased my levothyroxine dose to 100 mcg", ["levothyroxine 100 mcg"]),
     ("my GP increased my levothyroxine from 50 micrograms to 75 micrograms", ["levothyroxine 75 micrograms"]),
     ("they lowered my ramipril from 10 to 5mg", ["ramipril 5mg"]),
+    # the dose said first
+    ("I take 5mg of amlodipine every morning", ["amlodipine 5mg"]),
+    ("im on 40mg omeprazole daily for reflux", ["omeprazole 40mg"]),
+    ("the GP put me on 5mg of ramipril", ["ramipril 5mg"]),
     # a change only wished or planned is not the dose now
     ("my doctor wants to increase my sertraline from 50mg to 100mg but I said no", []),
     ("the GP might reduce my amlodipine from 10mg to 5mg next month", []),

@@ -84,6 +84,8 @@ _SWITCH_TO = (r"(?:from\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+\d[\d.,]*\s*(?:mg|mcg|un
 _FRAME = re.compile(
     r"\b(?P<frame>" + _PUT_ON + r"|" + _ON + r"|" + _TAKE + r"|" + _TAKEN_PRESCRIBED + r"|" + _GAVE + r"|" + _NEW_MEDS
     + r"|" + _SWITCH_TO + r")\s+(?:the\s+|my\s+|some\s+|a\s+course\s+of\s+|a\s+low\s+dose\s+of\s+)?"
+    # the dose may come first: "I take 5mg of amlodipine"
+    r"(?:(?P<dose_first>\d+(?:[.,]\d+)*\s*" + _UNIT + r")\s+(?:of\s+)?)?"
     r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)", re.IGNORECASE)
 # frames that say medicine wherever the message speaks of a doctor or of medicines: someone putting the user on
 # something, a prescription, a list of medicines, starting on something
@@ -92,9 +94,14 @@ _STRONG = re.compile(r"^(?:" + _PUT_ON + r"|" + _TAKEN_PRESCRIBED + r"|" + _NEW_
 # frames after which a name written as a brand is ("now I take Eliquis") is a medicine where medicines are spoken of
 _BRAND_FRAME = re.compile(r"^(?:take|takes|taking|takin|took|tak|inject|injecting)\s*$", re.IGNORECASE)
 _ON_FRAME = re.compile(r"^(?:" + _ON + r")\s*$", re.IGNORECASE)
+_SWITCH_FRAME = re.compile(r"^(?:" + _SWITCH_TO + r")\s*$", re.IGNORECASE)
 # a medicine the clause says the user stopped, or does not take: "stopped taking X", "not on X", "don't take X"
 _NOT_TAKEN_BEFORE = re.compile(r"(?:\b(?:stop\w*|quit\w*|not|no longer|never|off|cant|cannot|dont|doesnt|didnt|wont|"
                                r"shouldnt|mustnt|avoid\w*|allergic to)|n['’]t)\s*$", re.IGNORECASE)
+# words that follow a dose without naming what it is of ("take 5mg twice a day", "on 40mg daily")
+_NOT_AFTER_A_DOSE = frozenset({"a", "an", "and", "at", "but", "daily", "day", "each", "every", "in", "it", "more",
+                               "now", "of", "once", "or", "per", "that", "the", "them", "then", "this", "three",
+                               "twice", "two", "weekly", "with", "x"})
 # a second word that is part of a medicine's name ("insulin glargine", "vitamin D", "salbutamol inhaler")
 _FIRST_OF_TWO = frozenset({"insulin", "vitamin", "iron", "fish", "folic", "blood", "beta", "water", "hormone",
                            "nicotine", "st"})
@@ -171,10 +178,21 @@ def medicines_in(text: str, medical: bool | None = None) -> list[Mention]:
             bool(_BRAND_FRAME.match(frame))
             or (bool(_ON_FRAME.match(frame)) and bool(re.search(r"\bnow\b", text[max(0, m.start() - 12):end + 12],
                                                                re.IGNORECASE))))
-        if not (has_medicine_stem(head) or dose is not None or (talk and (bool(_STRONG.match(frame)) or brand))):
+        # a dose said first counts before a word that can be a name, and not in a switch, whose dose is the old one's
+        # or the new one's ("from 50mg to 100mg but I said no")
+        first = m.group("dose_first") if (not _SWITCH_FRAME.match(m.group("frame"))
+                                          and head.lower() not in _NOT_AFTER_A_DOSE) else None
+        if m.group("dose_first") and first is None:
+            continue  # "from 50mg to 100mg but": a dose, then no name
+        if not (has_medicine_stem(head) or dose is not None or first
+                or (talk and (bool(_STRONG.match(frame)) or brand))):
             continue
         if dose is not None and re.match(r"^\s*\d", dose.group(0)):
             end += len(dose.group(0).rstrip())
+        elif first:  # "5mg of amlodipine" is kept as a medicine is, its name first: "amlodipine 5mg"
+            out.append(Mention(f"{text[start:end].strip()} {first}", start, end))
+            at = end
+            continue
         out.append(Mention(text[start:end].strip(), start, end))
         at = end
     for m in _TAKEN_DOSE_CHANGED.finditer(text):

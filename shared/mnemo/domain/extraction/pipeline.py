@@ -1009,7 +1009,8 @@ _ENDED_BEFORE = re.compile(
     r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
     r"(?:so |totally |officially |"
     r"finally |really )?done with)"
-    r"(?:\s+(?:on|the|my|our|a|an|with|using|doing|eating|playing|taking|at|of|from|that|this|whole|old|all))*\s+$",
+    r"(?:\s+(?:on|the|my|our|a|an|with|using|doing|eating|playing|taking|at|of|from|that|this|whole|old|all|"
+    r"going to|going|drinking|watching|attending))*\s+$",
     re.IGNORECASE)
 
 
