@@ -587,7 +587,6 @@ def test_an_ending_the_tagger_took_into_the_value_ends_it(value: str, clause: st
     ("no siblings, only child", "siblings", True),
     ("we lost our son in 2019", "son", True),
     ("I no longer have any grandparents", "grandparents", True),
-    ("my grandparents are no longer alive", "grandparents", True),
     ("lost both my parents when I was young", "parents", True),
     ("I'm not a mum yet", "mum", False),  # says nothing of the user's mother
     ("I'm scared of losing my dad", "dad", False),
@@ -1131,6 +1130,10 @@ def test_the_value_right_after_not_or_instead_of_is_the_one_the_user_does_not_ha
     ("family", "mum", "my mum's friend passed away", False),  # the owner's friend, not the owner
     ("relationship_status", "partner", "my partner and I split the school runs", False),
     ("family", "dad", "my dad lives with us", False),
+    ("family", "grandparents", "my grandparents are no longer alive", True),
+    ("family", "dad", "my dad's no longer with us", True),
+    ("pet", "cat", "the cat is gone, the neighbours think a fox", True),
+    ("family", "mum", "my mum's gone to Spain for a month", False),  # gone somewhere, not gone
     ("owns", "phone", "my phone died", False),  # a thing's end is for the slots of things to read
 ])
 def test_a_pet_or_relative_that_died_and_a_partner_parted_from_are_gone(

@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mnemo.domain.extraction.segment import DENIED_OR_WISHED
+
 # the message speaks of medicine: who prescribes, what is taken, how much
 MEDICAL_TALK = re.compile(
     r"\b(?:doctors?|doc|docter|doktor|dr|gp|physician|nurse|cardiologist|endo\w*|psychiatrist|specialist|"
@@ -178,39 +180,31 @@ def medicines_in(text: str, medical: bool | None = None) -> list[Mention]:
             bool(_BRAND_FRAME.match(frame))
             or (bool(_ON_FRAME.match(frame)) and bool(re.search(r"\bnow\b", text[max(0, m.start() - 12):end + 12],
                                                                re.IGNORECASE))))
-        # a dose said first counts before a word that can be a name, and not in a switch, whose dose is the old one's
-        # or the new one's ("from 50mg to 100mg but I said no")
-        first = m.group("dose_first") if (not _SWITCH_FRAME.match(m.group("frame"))
-                                          and head.lower() not in _NOT_AFTER_A_DOSE) else None
-        if m.group("dose_first") and first is None:
-            continue  # "from 50mg to 100mg but": a dose, then no name
+        # a dose said first names a medicine only before a word that can be a name, and not in a switch, whose dose
+        # is the old one's or the new one's ("from 50mg to 100mg but I said no")
+        first = m.group("dose_first")
+        if first and (_SWITCH_FRAME.match(frame) or head.lower() in _NOT_AFTER_A_DOSE):
+            continue
         if not (has_medicine_stem(head) or dose is not None or first
                 or (talk and (bool(_STRONG.match(frame)) or brand))):
             continue
         if dose is not None and re.match(r"^\s*\d", dose.group(0)):
             end += len(dose.group(0).rstrip())
-        elif first:  # "5mg of amlodipine" is kept as a medicine is, its name first: "amlodipine 5mg"
-            out.append(Mention(f"{text[start:end].strip()} {first}", start, end))
-            at = end
-            continue
-        out.append(Mention(text[start:end].strip(), start, end))
+        # "5mg of amlodipine" is kept as a medicine is, its name first: "amlodipine 5mg"
+        out.append(Mention(text[start:end].strip() + (f" {first}" if first else ""), start, end))
         at = end
     for m in _TAKEN_DOSE_CHANGED.finditer(text):
         group = "name" if m.group("name") else "name2"
         head = m.group(group)
         if head.lower() in _NOT_A_MEDICINE or not (talk or has_medicine_stem(head)):
             continue
-        if _ONLY_WISHED.search(text[max(0, m.start() - 40):m.start()]):
+        if DENIED_OR_WISHED.search(text[:m.start()]):
             continue  # "my doctor wants to increase my sertraline to 100mg but I said no": not the dose now
         if not any(o.start < m.end("dose") and o.end > m.start(group) for o in out):
             out.append(Mention(f"{head} {m.group('dose').strip()}", m.start(group), m.end("dose")))
     return sorted(out, key=lambda mention: mention.start)
 
 
-# a dose change only wished, asked for or planned, said right before it
-_ONLY_WISHED = re.compile(r"\b(?:wants?|wanted|might|may|could|would|should|will|going|gonna|thinking|considering|"
-                          r"asked|ask|hope|hoping|plans?|planning|if)\b(?:\s+(?:to|if|of|about|they|he|she|we|"
-                          r"the|my|doctor|gp|doc|nurse|could|would|can))*\s*$", re.IGNORECASE)
 # a new dose: "raised my levothyroxine to 100 mcg", "increased my thyroxine dose to 75 mcg", "my sertraline went
 # up to 100mg", "the ramipril dose is now 10 mg", "increased my levothyroxine from 50 to 75 micrograms"
 _TAKEN_DOSE_CHANGED = re.compile(

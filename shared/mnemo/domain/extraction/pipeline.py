@@ -43,7 +43,14 @@ from mnemo.domain.extraction.pets import pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen, whose_event
-from mnemo.domain.extraction.segment import chunks, clause_around, is_question, sentence_around, sentences
+from mnemo.domain.extraction.segment import (
+    DENIED_OR_WISHED,
+    chunks,
+    clause_around,
+    is_question,
+    sentence_around,
+    sentences,
+)
 from mnemo.domain.extraction.shifts import SHIFT_KEY, is_shift, only_a_shift, shifts_in
 from mnemo.domain.extraction.slots import (
     ACTIVITY_VERBS,
@@ -405,15 +412,9 @@ class LearnedExtractor:
     def _left_jobs(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A workplace the user says they left ("I quit my job at Tesco yesterday", new_jobs.left_jobs) as the job
         ended there, where no ended job found names it: the tagger reads such news as an event, which ends nothing."""
-        out = []
-        for start, end, place in left_jobs(text):
-            sentence = sentence_around(text, start, end)
-            if is_question(sentence) or any(not c.polarity and c.tags and c.tags[0] == "job"
-                                             and place.lower() in c.content.lower() for c in candidates):
-                continue
-            if not screen(place, sentence, "job", False, sentence, message.content):
-                out.append(slot_candidate(SLOTS["job"], place, sentence, True, message, PASSING_CONFIDENCE))
-        return out
+        return _said_in_rule(SLOTS["job"], left_jobs(text), candidates, message, text,
+                             lambda c, place: not c.polarity and place.lower() in c.content.lower(),
+                             stored_only=False, negated=True)
 
     def _with_births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A child just born to the user ("Baby Nora arrived on July 12!", births.py) as family, where no family
@@ -636,9 +637,11 @@ def _sure_of_a_move(candidates: list[Candidate], text: str) -> list[Candidate]:
 
 
 def _said_in_rule(slot: Slot, said: Sequence[tuple[int, int, str]], candidates: list[Candidate], message: Message,
-                  text: str, names_it: Callable[[Candidate, str], bool], stored_only: bool = True) -> list[Candidate]:
-    """Facts an exact reading found (start, end, value in the text) as candidates of the slot, each where its
-    sentence states rather than asks, the screen passes it, and no candidate of the slot already ``names_it``."""
+                  text: str, names_it: Callable[[Candidate, str], bool], stored_only: bool = True,
+                  negated: bool = False) -> list[Candidate]:
+    """Facts an exact reading found (start, end, value in the text) as candidates of the slot (``negated``: as
+    ended), each where its sentence states rather than asks, the screen passes it, and no candidate of the slot
+    already ``names_it``."""
     out = []
     for start, end, value in said:
         sentence = sentence_around(text, start, end)
@@ -646,7 +649,7 @@ def _said_in_rule(slot: Slot, said: Sequence[tuple[int, int, str]], candidates: 
                                         and names_it(c, value) for c in candidates):
             continue
         if not screen(value, sentence, slot.name, False, sentence, message.content):
-            out.append(slot_candidate(slot, value, sentence, False, message, PASSING_CONFIDENCE))
+            out.append(slot_candidate(slot, value, sentence, negated, message, PASSING_CONFIDENCE))
     return out
 
 
@@ -938,7 +941,7 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
     change for the slots that are negative already. After the value only a word that ends what came before
     counts: in "I said Porto, not Lisbon" the "not" is Lisbon's, not Porto's. Only the words since the user last
     took up a new thought as subject count ("and I", "but we"); a relative is gone only where words of having none
-    come right before them or words of their being gone right after."""
+    come right before them (words of their being gone after them are gone_after's)."""
     if slot in _NEGATIVE_SLOTS:  # "I don't drink anymore": "anymore" is the avoiding's, which holds
         return bool(_CHANGED.search(clause))
     at = clause.find(value) if value else -1  # no value: the whole clause is read
@@ -948,9 +951,10 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
         at_new = max((m.end() for m in _USER_AGAIN_AS_SUBJECT.finditer(clause, 0, at)), default=0)
         clause, at = clause[at_new:], at - at_new
     if slot == "family" and at >= 0:
-        # a relative is no longer in the user's life only where the words say it of them ("no kids", "lost my
-        # dad"; a death said after them is gone_after's): "I stopped cycling to my mum's" ends the cycling
-        return bool(_NO_RELATIVE.search(clause[:at]) or _GONE_AFTER_RELATIVE.match(clause[at + len(value):]))
+        # a relative is no longer in the user's life only where the words before them say it ("no kids", "lost my
+        # dad"; their death or absence said after them is gone_after's): "I stopped cycling to my mum's" ends the
+        # cycling
+        return bool(_NO_RELATIVE.search(clause[:at]))
     if at < 0:
         return bool(_NEGATION.search(clause))
     return bool(_NEGATION.search(clause[:at]) or _ENDED_AFTER.search(clause[at + len(value):]))
@@ -963,9 +967,6 @@ _USER_AGAIN_AS_SUBJECT = re.compile(r"\b(?:and|but|so|then|now)\s+(?:i|we)\b", r
 _NO_RELATIVE = re.compile(r"\b(?:no|never had|(?:don['’]t|do not|didn['’]t|did not) have|"
                           r"(?:haven['’]t|have not) got|have no|no longer (?:have|got)|without|lost)"
                           r"\s+(?:(?:any|a|an|my|our|both|all|of|the|two|three|four)\s+){0,2}$", re.IGNORECASE)
-# ... or right after them: "my grandparents are no longer alive", "my dad is no longer around"
-_GONE_AFTER_RELATIVE = re.compile(r"^\W*(?:is|are|['’]s|has|have)\s+(?:no longer (?:with us|alive|around|here)|"
-                                  r"gone|passed)\b", re.IGNORECASE)
 # what, said after a value, ends it ("vegan, not anymore", "the Fiat is gone")
 _ENDED_AFTER = re.compile(r"\b(?:any ?more|no more|no longer|for good|is gone|are gone|is over|is history)\b",
                           re.IGNORECASE)
@@ -1014,21 +1015,12 @@ _ENDED_BEFORE = re.compile(
     re.IGNORECASE)
 
 
-# an ending denied, wished for or only planned has not happened ("I can't quit coffee", "never stopped playing
-# guitar", "trying to quit smoking", "thinking of selling my Tesla"); "had to give it up" and "proud of quitting
-# smoking" have
-_NOT_ENDED = re.compile(
-    r"(?:n['’]t|\b(?:never|not|no|cannot|wanna|gonna|might|may|will|would|should|could|(?<!\bhad )to|considering|"
-    r"(?:think|thinking|thought|talk|talking|talked|dream|dreaming) (?:of|about)))"
-    r"(?:\s+(?:really|even|ever|yet|just|totally|fully|completely))*\s+$", re.IGNORECASE)
-
-
 def _said_before(pattern: re.Pattern[str], value: str, clause: str) -> re.Match[str] | None:
     """``pattern`` (anchored at its end) right before the value, unless what comes before it denies, wishes or
     only plans it ("I can't quit", "thinking of switching")."""
     at = clause.find(value)
     said = pattern.search(clause[:at]) if at > 0 else None
-    return said if said is not None and not _NOT_ENDED.search(clause[:said.start()]) else None
+    return said if said is not None and not DENIED_OR_WISHED.search(clause[:said.start()]) else None
 
 
 # a medicine (health holds the ones a user takes, docs/slots.md) stopped, right before its name: "taken me off
@@ -1063,15 +1055,19 @@ _DIED_AFTER = re.compile(
     r"^(?!['’]s\b)\W*(?:[\w'’-]+\s+){0,2}?(?:(?:has|have|had|just|sadly|recently|unfortunately)\s+)*"
     r"(?:passed away|passed on|died|was put down|were put down|had to be put down|"
     r"passed(?=\s*(?:$|[,.;:!?)]|(?:in|on|last|this|earlier|recently|suddenly|peacefully|yesterday|today|during|"
-    r"at|before|after|when|and|so|but|\d)\b)))(?!\w)", re.IGNORECASE)
+    r"at|before|after|when|and|so|but|\d)\b)))(?!\w)"
+    # or no longer here: "my grandparents are no longer alive", "my dad's no longer with us", "the cat is gone" (not
+    # gone somewhere: "my mum's gone to Spain")
+    r"|^\W*(?:is|are|['’]s|has|have)\s+(?:no longer (?:with us|alive|around|here)|"
+    r"gone\b(?!\s+(?:to|for|out|off|away|back|on|up|down|into|home|shopping|quiet)\b))", re.IGNORECASE)
 _PARTED_AFTER = re.compile(r"^\s+and i\s+(?:(?:just|finally|have|had|'ve)\s+)*"
                            r"(?:broke up|split up|separated|got divorced|divorced)(?!\w)", re.IGNORECASE)
 _GONE_AFTER = {"pet": _DIED_AFTER, "family": _DIED_AFTER, "relationship_status": _PARTED_AFTER}
 
 
 def gone_after(slot: str, value: str, clause: str) -> bool:
-    """The clause says right after the value that the pet or the relative died, or that the user and their
-    partner parted: they are no longer in the user's life."""
+    """The clause says right after the value that the pet or the relative died or is no longer with us, or that the
+    user and their partner parted: they are no longer in the user's life."""
     pattern = _GONE_AFTER.get(slot)
     at = clause.find(value)
     return pattern is not None and at >= 0 and pattern.match(clause[at + len(value):]) is not None
@@ -1094,7 +1090,7 @@ def _opens_ended(value: str, clause: str) -> bool:
     """The value opens with a verb of ending, and the words before it neither deny nor only wish it ("never quit
     smoking", "trying to quit sugar")."""
     at = clause.find(value)
-    return _OPENS_ENDED.match(value) is not None and (at < 0 or not _NOT_ENDED.search(clause[:at]))
+    return _OPENS_ENDED.match(value) is not None and (at < 0 or not DENIED_OR_WISHED.search(clause[:at]))
 
 
 # someone moved the user off one thing onto another: "my GP moved me from lisinopril to amlodipine", "they've
@@ -1150,7 +1146,7 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
     found: list[tuple[str, str, str]] = []
     for m in _ENDED_NAME.finditer(text):
         before = text[:m.start()]
-        if (_NOT_ENDED.search(before) or _NOT_YET.search(before)
+        if (DENIED_OR_WISHED.search(before) or _NOT_YET.search(before)
                 or not (_USER_BEFORE.search(before) or " me " in m.group(0).lower())):
             continue
         words: list[str] = []

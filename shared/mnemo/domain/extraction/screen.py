@@ -34,9 +34,9 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
            r"m[ãa]e|pai|irm[ãa]o?|filh[oa]|namorad[oa]|"
            r"fratello|sorella|figli[oa]|moglie|ragazz[oa])")
 # the person an event happened to, said right before it ("my dad passed away in march", "our daughter Jess
-# graduated"): the event is theirs in the user's life, not the user's own doing
-# the person opens the clause (at its start, after a stop or a joining word), so they are its subject, never the
-# object of the user's doing ("I drove my mum to Scotland"); "me and my boyfriend" is the user too
+# graduated"): the event is theirs in the user's life, not the user's own doing. They open the clause (at its start,
+# after a stop or a joining word), so they are its subject, never the object of the user's doing ("I drove my mum to
+# Scotland"); "me and my boyfriend" is the user too
 _WHOSE_EVENT = re.compile(r"(?:^|[.,;:!?()]\s*|\b(?i:and|but|so|because|when|while|then|now|also|update:?)\s+)"
                           rf"(?i:my|our)\s+((?i:{_PEOPLE})(?:\s+[A-Z][\w'-]+)?)\s+$")
 _THE_USER_WITH = re.compile(r"\b(?:me|i|we)\s+(?:and|n|&|an['’]?)\s+(?:my|our)\s+(?:[\w'-]+\s+){1,2}$",

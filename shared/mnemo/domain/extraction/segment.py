@@ -119,3 +119,12 @@ def is_question(clause: str) -> bool:
     return bool(_QUESTION_START.match(clause)
                 or not (_FIRST_PERSON.search(clause) or _TAG_QUESTION.search(clause)
                         or _STATED_FIRST.search(clause)))
+
+
+# a doing denied, wished for or only planned, right before it, has not happened ("I can't quit coffee", "never
+# stopped playing guitar", "trying to quit smoking", "thinking of selling my Tesla", "my doctor wants to increase my
+# sertraline"); "had to give it up" and "proud of quitting smoking" have
+DENIED_OR_WISHED = re.compile(
+    r"(?:n['’]t|\b(?:never|not|no|cannot|wanna|gonna|might|may|will|would|should|could|(?<!\bhad )to|considering|"
+    r"(?:think|thinking|thought|talk|talking|talked|dream|dreaming) (?:of|about)))"
+    r"(?:\s+(?:really|even|ever|yet|just|totally|fully|completely))*\s+$", re.IGNORECASE)
