@@ -184,7 +184,7 @@ def test_giving_up_a_pastime_that_shares_a_word_with_the_job_leaves_the_job(serv
 
 def test_stopping_a_thing_in_passing_leaves_a_condition_of_the_same_word(service: Mnemo) -> None:
     # "car" named the condition: "User's health: car sick." was retired
-    _said(service, "c1", "I get car sick on long drives, always have")
+    _remember(service, "User's health: car sick on long drives.", "health:car_sick", Category.CONSTRAINT)
     _said(service, "c2", "so I stopped the car at the services and had a coffee")
     assert [c for c in _live(service) if c.startswith("User's health") and "car sick" in c]
 

@@ -145,7 +145,10 @@ def ends_in_its_slot(retraction: Memory, old: Memory) -> bool:
     its value, however far apart the two are as vectors."""
     slot, _, key = retraction.subject.partition(":")
     old_slot, _, old_key = old.subject.partition(":")
-    if retraction.polarity or not old.polarity or slot not in ENDED_WHOLE_IN_SLOT or slot != old_slot or not key:
+    # a pastime is one slot here: which of hobby and routine a user's words fall under is the tagger's guess, and
+    # "I stopped cycling" (hobby) ends "routine: cycle to work every day" (habit) all the same
+    same_slot = slot == old_slot or {slot, old_slot} <= PASTIMES
+    if retraction.polarity or not old.polarity or slot not in ENDED_WHOLE_IN_SLOT or not same_slot or not key:
         return False
     words = _value_words(retraction)
     return bool(words) and words <= {w for w in old_key.split("_") if w}

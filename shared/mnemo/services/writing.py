@@ -30,7 +30,14 @@ from mnemo.domain.conflicts import (
 from mnemo.domain.extraction import Candidate
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.medicines import has_medicine_stem, stored_medicine
-from mnemo.domain.extraction.slots import PROJECT_SLOTS, RETIRED_IN_PASSING, RETRACTION_TAG, only_lifts, retracts
+from mnemo.domain.extraction.slots import (
+    PROJECT_SLOTS,
+    RETIRED_IN_PASSING,
+    RETRACTION_TAG,
+    SLOTS,
+    only_lifts,
+    retracts,
+)
 from mnemo.domain.keys import fact_keys, speaker_of
 from mnemo.domain.models import (
     RETRIEVABLE,
@@ -331,10 +338,14 @@ class MemoryWriter:
         before it: what a retraction no nearer fact contradicted still ends."""
         if retraction.subject.partition(":")[0] not in ENDED_WHOLE_IN_SLOT:
             return []
-        page = self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=retraction.category,
-                                    limit=self.p.settings.max_active_memories, cursor=None).items
+        slot = retraction.subject.partition(":")[0]
+        # a pastime ends one of either pastime slot (conflicts.ends_in_its_slot), which file under two categories
+        categories = ({SLOTS[s].category for s in PASTIMES} if slot in PASTIMES else {retraction.category})
+        page = [m for category in sorted(categories, key=str)
+                for m in self.p.memories.page(tenant_id, user_id, statuses=[Status.ACTIVE], category=category,
+                                              limit=self.p.settings.max_active_memories, cursor=None).items]
         jobs = ([m for m in self.p.memories.by_subject(tenant_id, user_id, ["job"]) if m.status is Status.ACTIVE]
-                if retraction.subject.partition(":")[0] in PASTIMES else [])
+                if slot in PASTIMES else [])
         return ([m for m in page if same_partition(m, retraction) and m.created_at <= retraction.created_at
                  and RETRACTION_TAG not in m.tags and ends_in_its_slot(retraction, m) and not a_condition(m)]
                 + [m for m in jobs if same_partition(m, retraction) and m.created_at <= retraction.created_at

@@ -19,6 +19,7 @@ from mnemo.domain.extraction.commands import (
 )
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
 from mnemo.domain.extraction.diets import diets_followed
+from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.household import (
     AN_AGE,
     ARRANGED_SLOTS,
@@ -187,12 +188,16 @@ class LearnedExtractor:
             # a value said of a dependant is theirs, never the user's ("our youngest is lactose intolerant")
             mine, replacing = with_medicines([f for f in found if f.index == index], index, message, text, explicit)
             mine = [f for f in mine if not (f.span.slot in _THEIRS_ONLY and _inside(f.span, cared[index]))]
-            candidates = [c for f in mine for c in self._with_what_it_replaced(f)]
+            read = [(f, self._with_what_it_replaced(f)) for f in mine]
+            candidates = [c for _f, made in read for c in made]
+            # a name whose tagged reading was screened out ("stopped the futsal, the doctor said maybe forever":
+            # the hedge is about the knee) is still read as ended in passing, where only the ending is weighed
+            kept = [f.value for f, made in read if any(c.should_store for c in made)]
             candidates.extend(self._cared_for(cared_found.get(index, []), candidates, text))
             candidates = [part for c in candidates for part in lifted_apart(c, message)]
             candidates.extend(self._said_in_passing(message, text, [c.content for c in candidates if c.should_store]))
             candidates = within_another(one_fact_once(last_value_wins(candidates, self._later_value_doubt)))
-            candidates.extend(self._ended_in_passing(message, text, [f.value for f in mine]))
+            candidates.extend(self._ended_in_passing(message, text, kept))
             candidates = self._with_terse_rules(candidates, message, text)
             candidates = self._with_tech_lists(candidates, message, text)
             candidates.extend(self._shifts(candidates, message, text))
@@ -368,15 +373,21 @@ class LearnedExtractor:
         out = []
         for shift in worked[-1:] if worked else said:
             sentence = sentence_around(text, shift.start, shift.end)
-            if any(c.should_store and c.tags and ((c.tags[0] == "habit" and (
-                    shift.value[6:].lower() in c.content.lower() or c.evidence in sentence))
-                    or (c.tags[0] == "job" and shift.value[6:].split(",")[0].lower() in c.content.lower()))
-                   for c in candidates):
+            candidate = slot_candidate(SLOTS["habit"], shift.value, sentence, not shift.worked, message,
+                                       PASSING_CONFIDENCE)
+            routines = [c for c in candidates if c.should_store and c.tags and c.tags[0] == "habit" and (
+                shift.value[6:].lower() in c.content.lower() or c.evidence in sentence)]
+            for c in routines:
+                if shift.worked and c.polarity and shift.value[6:].split(",")[0].lower() in c.content.lower():
+                    # the tagger's "day shift 7a-7p" is the shift, keyed as the one the user works (SHIFT_KEY)
+                    c.content, c.subject = candidate.content, candidate.subject
+            if routines or any(c.should_store and c.tags and c.tags[0] == "job"
+                               and shift.value[6:].split(",")[0].lower() in c.content.lower()
+                               and not only_a_shift(c.content.split(":", 1)[-1].strip(" ."))
+                               for c in candidates):
                 # the tagger found it ("User's routine: 22 to 6, four nights in the week."), or the job says it
                 # ("User's job: nights at the FedEx hub."): a second fact of it would crowd others out of a block
                 continue
-            candidate = slot_candidate(SLOTS["habit"], shift.value, sentence, not shift.worked, message,
-                                       PASSING_CONFIDENCE)
             candidate.only_to_retire = not shift.worked
             out.append(candidate)
         return out
@@ -389,8 +400,16 @@ class LearnedExtractor:
 
     def _pets_got(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A pet the user says they just got ("GOT A KITTEN, shes called miso", pets.py), where no pet found
-        names it."""
-        return _said_in_rule(SLOTS["pet"], pets_got(text), candidates, message, text,
+        names it; a pet found by its kind alone ("User has a pet: KITTEN.") takes the name the reading found."""
+        got = pets_got(text)
+        for _start, _end, value in got:
+            kind, _, name = value.partition(" named ")
+            for c in candidates:
+                if (name and c.should_store and c.polarity and c.tags and c.tags[0] == "pet"
+                        and set(terms(c.content)) & set(terms(kind)) and not set(terms(c.content)) & set(terms(name))):
+                    named = slot_candidate(SLOTS["pet"], value, c.evidence or text, False, message, c.confidence)
+                    c.content, c.subject = named.content, named.subject
+        return _said_in_rule(SLOTS["pet"], got, candidates, message, text,
                              lambda c, value: bool(set(terms(c.content)) & set(terms(value))), stored_only=False)
 
     def _with_new_job(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
@@ -488,6 +507,14 @@ class LearnedExtractor:
             # of context "it's Lyumjev." reads as a name, "soy Lupita" as a pet
             new_diet = (any(k.slot == "diet" and k.negated for k in spans)
                         and not any(k.slot == "diet" and not k.negated for k in spans))
+            # a dated plan read in its own sentence outranks the pieces a less sure whole reading made of it
+            # ("Flight" as a plan and "5" as a deadline of "Lisbon based. Flight LIS-GRU on 5 Dec. aisle always")
+            for plan in alone_read[index]:
+                inside = [k for k in spans if plan.start <= k.start and k.end <= plan.end]
+                if (plan.slot == "plan" and not plan.negated and inside
+                        and all(k.confidence < plan.confidence for k in inside)
+                        and _dated(text, plan, message.created_at)):
+                    spans = [k for k in spans if k not in inside]
             spans += _without_overlaps([
                 s for s in alone_read[index]
                 if (s.slot in SENTENCE_SLOTS or (new_diet and s.slot == "diet" and not s.negated)
@@ -548,6 +575,7 @@ class LearnedExtractor:
         negated = negated or (slot.name in CEASABLE_SLOTS and (ended_just_before(value, f.clause)
                                                               or ended_just_after(value, f.clause)))
         negated = negated or (slot.name == "health" and stopped_taking(value, f.clause))
+        negated = negated or (slot.name in CEASABLE_SLOTS | {"health"} and left_in_a_switch(value, f.clause))
         # "I used to love horror films", "turns out I'm not lactose intolerant", "I was keto for two years but",
         # "my asthma is basically gone": the polarity head reads each as the user's fact now
         negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS and not_now(value, f.clause))
@@ -578,7 +606,9 @@ class LearnedExtractor:
         if slot.name in PHRASE_SLOTS:
             value = completed_phrase(value, f.clause)
         if slot.name == "job" and not negated:
+            # "as" and "at" the span took in say nothing of which job ("now @ kessel" -> kessel)
             value = job_phrase(value, f.clause)
+            value = _HOW_LONG_AS.sub("", value) or value
         if slot.name == "name" and not names_self(value, f.message.content):
             return None  # "my supervisor, Karin, agreed": a name the user gives someone else (names.py)
         if slot.name not in COUNTED_SLOTS and only_measures(value):
@@ -1033,6 +1063,25 @@ _STOPPED_TAKING = re.compile(
 def stopped_taking(value: str, clause: str) -> bool:
     """The clause says, right before a medicine, that the user stopped taking it (health facts end only so)."""
     return _said_before(_STOPPED_TAKING, value, clause) is not None
+
+
+# the value a switch left, said before the one it went to: "changed me from methotrexate to a weekly injection",
+# "we migrated the shop from Square Online Store to Shopify", "shifted our books from QuickBooks to Xero": the
+# polarity head reads the value left as the user's still (switched_from reads the same switch from the value gone
+# to, where the tagger marks only that one). Past tense only: "we are moving from Lyon to Paris" has not happened
+_SWITCHED_AWAY = re.compile(
+    r"\b(?:switched|migrated|moved|changed|went|transitioned|upgraded|swapped|shifted|converted)"
+    r"(?:\s+(?:me|him|her|us|it|everything|(?:the|my|our|his|their)\s+[\w'-]+))?(?:\s+(?:over|back|all))?"
+    r"\s+from(?:\s+(?:the|my|our|an?|using))?\s+$", re.IGNORECASE)
+# what the switch went to, after the value left: "... to Xero", "... onto a weekly injection"
+_SWITCHED_ONTO = re.compile(r"^[^,.;:!?()]{0,40}?\s(?:to|onto|into|for)\b", re.IGNORECASE)
+
+
+def left_in_a_switch(value: str, clause: str) -> bool:
+    """The value is the one a switch said in the clause left behind ("moved from X to Y": X)."""
+    if _said_before(_SWITCHED_AWAY, value, clause) is None:
+        return False
+    return bool(_SWITCHED_ONTO.match(clause[clause.find(value) + len(value):]))
 
 
 # "I use Waze instead of Google Maps", "I use WeChat for everything, not WhatsApp", "android not iphone": the value
@@ -1567,7 +1616,8 @@ def within_another(candidates: list[Candidate]) -> list[Candidate]:
     """Without a multi-valued fact whose value is said inside another of its slot's ("User's hobby: Low Tide
     Choir." beside "User's hobby: play bass in a band called Low Tide Choir."): a piece of a value is no value."""
     def value(c: Candidate) -> str:
-        return c.content.split(":", 1)[1].strip(" .").lower() if ":" in c.content else ""
+        start, end, form = read_statement(c.content)  # "User uses strict mode." has no colon to split at
+        return c.content[start:end].strip(" .").lower() if form else ""
 
     kept = [c for c in candidates if c.should_store and c.polarity and c.tags]
     return [c for c in candidates if not (
