@@ -345,10 +345,15 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 def new_dose(new: Memory, old: Memory) -> bool:
-    """One medicine at another dose ("sertraline 100mg" after "sertraline 50mg", one subject): a change, not the
+    """One medicine at another dose ("sertraline 100mg" after "sertraline 50mg", one subject), or a value with other
+    numbers (below): a change, not the
     same fact said again, however close the two statements' vectors (they barely see numbers)."""
-    return (new.subject.partition(":")[0] == old.subject.partition(":")[0] == "health"
-            and set(_NUMBER.findall(new.content)) != set(_NUMBER.findall(old.content)))
+    numbers, old_numbers = set(_NUMBER.findall(new.content)), set(_NUMBER.findall(old.content))
+    if new.subject.partition(":")[0] == old.subject.partition(":")[0] == "health":
+        return numbers != old_numbers
+    # any slot's value with other numbers than the one it would repeat: "deadline: 30 June" after "15 June", an
+    # age, a distance run (one with no number may be the same fact said with more or less detail)
+    return bool(numbers) and bool(old_numbers) and numbers != old_numbers
 
 
 def classify(

@@ -81,7 +81,9 @@ EXTRACTOR_NAME = "learned"
 _PERSONAL = frozenset({"health", "family", "relationship_status", "allergy", "birthday", "age"})
 # words that say the value replaces an earlier one: the new fact is a correction
 _CHANGE = re.compile(
-    r"\b(?:now|anymore|any more|no longer|moved|relocated|left|quit|switched|swapped|changed|started|new|"
+    r"\b(?:now|anymore|any more|no longer|moved|relocated|left|quit|switched|swapped|changed|started|"
+    # "new", but not of a place's name: "I'd go to New Zealand" is no change said
+    r"new(?!\s+(?-i:[A-Z]))|"
     r"actually|wait|not anymore|these days|used to|from now on|instead)\b", re.IGNORECASE)
 _PRONOUN = {"my": "their", "me": "them", "i": "they", "mine": "theirs", "myself": "themselves", "our": "their",
             "us": "them", "we": "they", "im": "they're", "i'm": "they're", "ours": "theirs"}
@@ -212,7 +214,11 @@ class LearnedExtractor:
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
                                                         and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
-            candidates.extend(self._medicines_ended(message, text, candidates))
+            # a medicine the message says was left behind is no longer taken, whatever polarity the tagger read
+            # ("the amlodipine made my ankles swell like balloons, so now I take losartan")
+            ended = self._medicines_ended(message, text, candidates)
+            gone = {c.subject for c in ended}
+            candidates = [c for c in candidates if not (c.polarity and c.subject in gone)] + ended
             for c in candidates:
                 c.replaces_unnamed = c.should_store and c.polarity and c.subject in replacing
             if self._judge is not None:
@@ -520,6 +526,10 @@ class LearnedExtractor:
                 if (s.slot in SENTENCE_SLOTS or (new_diet and s.slot == "diet" and not s.negated)
                     or (s.slot == "plan" and not s.negated and _dated(text, s, message.created_at)))
                 and all(s.end <= k.start or s.start >= k.end for k in spans)])
+            # a place the user will be in is a stay, no home: read with the plan said beside it ("Richard and I
+            # shall be in Florence from the 9th to the 16th of April")
+            spans = [replace(s, slot="plan") if s.slot == "home_location" and _A_STAY.search(text[:s.start]) else s
+                     for s in spans]
             for span in joined_fragments(text, sorted(spans, key=lambda s: s.start)):
                 value = text[span.start:span.end]
                 found.append(_Found(index, span, value, clause_around(text, span.start, span.end),
@@ -590,6 +600,9 @@ class LearnedExtractor:
         # a pet or a relative that died, a partner the user parted from: the polarity head reads "my cat died" as
         # the user having a cat
         negated = negated or gone_after(slot.name, value, f.clause)
+        # the value a switch went to is the user's now, whatever word of ending the clause holds ("we moved over
+        # from Lyon to Paris": Lyon ended, Paris not)
+        negated = negated and not (slot.name in CEASABLE_SLOTS | {"health"} and switched_from(value, f.clause))
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -644,10 +657,16 @@ class LearnedExtractor:
         return candidate
 
 
+# a place the user will be in, right before it: "we'll be in Rome", "I shall be at Lake Como"
+_A_STAY = re.compile(r"\b(?:will|shall|['’]ll|gonna|going to)\s+(?:only\s+|just\s+|also\s+)?be\s+(?:in|at)\s+$",
+                     re.IGNORECASE)
+
+
 # a move that happened ("MOVED OUT OF HALLS!!", "we moved", "got a house in rusholme"), not one planned ("moving to
 # Toronto in April" is a plan)
 _MOVED_HOME = re.compile(
-    r"(?:^|[.!?]\s*|\b(?:i|we|i['’]ve|we['’]ve|ive|weve|just|finally|have|has)\s+)(?:just\s+|finally\s+)?"
+    r"(?:^|[.!?]\s*|\b(?:i|we|i['’]ve|we['’]ve|ive|weve|just|finally|have|has)\s+)"
+    r"(?:(?:just|finally|actually|now|officially|recently|already)\s+)*"
     r"(?:moved|relocated)\b(?!\s+(?:the|my|our|it|them|him|her|me|us|everything)\b)|"
     r"\b(?:i|we|me\s+(?:n|and|&)\s+\w+)\s+(?:just\s+|finally\s+)?got\s+(?:a|our|my)\s+(?:own\s+)?"
     r"(?:house|flat|place|apartment|home)\b|\bmoving\s+day\b", re.IGNORECASE)
@@ -780,7 +799,8 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
     if negated and instruction is None:
         value = _CEASING.sub("", value) or value
     value = name_said_whole(value + _qualifier(clause, value) if slot.name in _QUALIFIED else value, clause)
-    correction = bool(_CHANGE.search(clause))
+    # a word of change in the value itself ("User's hobby: New Wave records") says no change
+    correction = bool(_CHANGE.search(clause.replace(value, " ") if value else clause))
     return Candidate(
         category=slot.category, subject=subject_for(slot, _key_source(slot, value, clause)),
         # an instruction in the user's own words carries its own "not" ("could you not use bullet lists")
@@ -1071,7 +1091,7 @@ def stopped_taking(value: str, clause: str) -> bool:
 # to, where the tagger marks only that one). Past tense only: "we are moving from Lyon to Paris" has not happened
 _SWITCHED_AWAY = re.compile(
     r"\b(?:switched|migrated|moved|changed|went|transitioned|upgraded|swapped|shifted|converted)"
-    r"(?:\s+(?:me|him|her|us|it|everything|(?:the|my|our|his|their)\s+[\w'-]+))?(?:\s+(?:over|back|all))?"
+    r"(?:\s+(?:the|my|our|his|their))?(?:\s+[\w'-]+){0,2}?"  # what moved: "me", "the shop", "accounts", "over"
     r"\s+from(?:\s+(?:the|my|our|an?|using))?\s+$", re.IGNORECASE)
 # what the switch went to, after the value left: "... to Xero", "... onto a weekly injection"
 _SWITCHED_ONTO = re.compile(r"^[^,.;:!?()]{0,40}?\s(?:to|onto|into|for)\b", re.IGNORECASE)

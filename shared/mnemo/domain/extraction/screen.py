@@ -103,7 +103,8 @@ def _names_a_secret(value: str, clause: str) -> bool:
 
 # a clause about "she" or "he" ("she passed away in 2023", "and he's a chef now"); "they" is often nobody in
 # particular ("they moved me to nights")
-_SHE_OR_HE = re.compile(r"(?:^\W*|\b(?:and|but|so|while|though|because|since)\s+)(?:she|he)(?:'s|'d|\b)",
+# (after a comma too: "with my brother gary, he lives out in regina" is where the brother lives)
+_SHE_OR_HE = re.compile(r"(?:^\W*|[,;]\s*|\b(?:and|but|so|while|though|because|since)\s+)(?:she|he)(?:'s|'d|\b)",
                         re.IGNORECASE)
 
 
