@@ -66,7 +66,7 @@ _INSTRUCTION_WORDS = frozenset(terms(
     "replies reply responses response it them in with and or a an of to for be can"))
 # a standing instruction that says it changes an earlier one ("you don't need to ... anymore", "again")
 _CHANGES = re.compile(r"\b(?:now|anymore|any more|no longer|instead|again|don'?t need|do not need|no need|stop|"
-                      r"change|changed|actually|no more)\b", re.IGNORECASE)
+                      r"chang(?:e|ed|es|ing)|switch(?:ed|ing)?|actually|no more)\b", re.IGNORECASE)
 
 
 def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_at: float) -> bool:

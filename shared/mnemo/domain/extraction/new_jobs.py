@@ -55,7 +55,8 @@ _LEFT_JOB = re.compile(
     r"(?<!when )(?<!if )(?<!before )\b(?i:I)(?:['’]ve|\s+have)?\s+(?i:just\s+|finally\s+|officially\s+)?"
     r"(?:(?i:quit|left|resigned from|handed in my notice at|walked out of|lost)\s+(?i:my\s+(?:job|position|role|post))"
     r"\s+(?i:at|with|in)\s+(?i:the\s+)?(?P<place>[^\W\d_][^,.;:!?()\n]*)"
-    r"|(?i:resigned from|retired from|handed in my notice at)\s+(?i:the\s+)?"
+    r"|(?i:resigned from|retired from|(?:handed in|handed|gave|given|put in)\s+(?:in\s+)?my\s+notice\s+(?:at|to))"
+    r"\s+(?i:the\s+)?"
     r"(?P<named>[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2}|[a-z][\w'’-]*))")
 # where a workplace's words end: when, why, and a new clause
 _PLACE_END = re.compile(r"\s+(?:today|yesterday|last|this|on|in|after|because|and|but|so|since|to|for|at|I|now|"

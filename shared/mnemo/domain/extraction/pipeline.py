@@ -208,7 +208,7 @@ class LearnedExtractor:
             candidates = self._with_births(candidates, message, text)
             candidates = _sure_of_a_move(candidates, text)
             candidates = self._with_new_job(candidates, message, text)
-            candidates.extend(self._left_jobs(candidates, message, text))
+            candidates = self._left_jobs(candidates, message, text)
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
@@ -436,10 +436,16 @@ class LearnedExtractor:
 
     def _left_jobs(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A workplace the user says they left ("I quit my job at Tesco yesterday", new_jobs.left_jobs) as the job
-        ended there, where no ended job found names it: the tagger reads such news as an event, which ends nothing."""
-        return _said_in_rule(SLOTS["job"], left_jobs(text), candidates, message, text,
-                             lambda c, place: not c.polarity and place.lower() in c.content.lower(),
-                             stored_only=False, negated=True)
+        ended there, where no ended job found names it: the tagger reads such news as an event, which ends nothing.
+        A job the tagger read there as held ("I gave my notice at Lupa": "User's job: Lupa.") is left out."""
+        places = [place.lower() for _start, _end, place in left_jobs(text)]
+        if not places:
+            return candidates
+        ended = _said_in_rule(SLOTS["job"], left_jobs(text), candidates, message, text,
+                              lambda c, place: not c.polarity and place.lower() in c.content.lower(),
+                              stored_only=False, negated=True)
+        return [c for c in candidates if not (c.polarity and c.tags and c.tags[0] == "job"
+                                              and any(p in c.content.lower() for p in places))] + ended
 
     def _with_births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A child just born to the user ("Baby Nora arrived on July 12!", births.py) as family, where no family
@@ -799,8 +805,9 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
     if negated and instruction is None:
         value = _CEASING.sub("", value) or value
     value = name_said_whole(value + _qualifier(clause, value) if slot.name in _QUALIFIED else value, clause)
-    # a word of change in the value itself ("User's hobby: New Wave records") says no change
-    correction = bool(_CHANGE.search(clause.replace(value, " ") if value else clause))
+    # a word of change in the value itself ("User's hobby: New Wave records") says no change; an instruction's
+    # value is its whole clause, whose "now" does ("you can give detailed answers now")
+    correction = bool(_CHANGE.search(clause.replace(value, " ") if value and instruction is None else clause))
     return Candidate(
         category=slot.category, subject=subject_for(slot, _key_source(slot, value, clause)),
         # an instruction in the user's own words carries its own "not" ("could you not use bullet lists")
@@ -1055,7 +1062,7 @@ CEASABLE_SLOTS = frozenset({"diet", "hobby", "uses", "owns", "job", "employer", 
 _TAKEN_OFF = r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| her)? off"
 _ENDED_BEFORE = re.compile(
     r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|" + _TAKEN_OFF + r"|"
-    r"moved (?:out of|away from)|(?:moved|relocated)(?:\s+[\w'’]+){0,3}?\s+from|no longer|not anymore|"
+    r"moved (?:out of|away from)|(?:moved|relocated)(?:\s+[\w'’]+){0,3}?\s+from|no longer|not anymore|no more|"
     # "I'm done with the book club"; not "when I'm done with the course"
     r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
     r"(?:so |totally |officially |"
@@ -1584,13 +1591,15 @@ def name_said_whole(value: str, clause: str) -> str:
 
 def joined_fragments(text: str, spans: list[Span], gap_words: int = 3) -> list[Span]:
     """Neighbouring spans of one phrase slot with at most ``gap_words`` plain words between them (no
-    punctuation, no "and"/"or"/"but", which separate values) become one span."""
+    punctuation, no "and"/"or"/"but", which separate values), and of a job with a space between, become one span."""
     out: list[Span] = []
     for span in spans:
         last = out[-1] if out else None
         between = text[last.end:span.start] if last is not None else ""
-        if (last is not None and last.slot == span.slot and span.slot in PHRASE_SLOTS
-                and len(between.split()) <= gap_words and _FRAGMENT_GAP.match(between + " ")):
+        # a job too where nothing but a space parts its pieces ("imam of Masjid" + "Al-Noor"): one slot, one value
+        if (last is not None and last.slot == span.slot and (
+                (span.slot in PHRASE_SLOTS and len(between.split()) <= gap_words
+                 and _FRAGMENT_GAP.match(between + " ")) or (span.slot == "job" and between.isspace()))):
             out[-1] = replace(last, end=span.end, confidence=max(last.confidence, span.confidence),
                               negated=last.negated or span.negated)
         else:

@@ -72,6 +72,14 @@ def only_a_shift(value: str) -> bool:
     return bool(_SHIFT_WORDS.match(value.strip()))
 
 
+# a routine that is a shift said bare, the shift first and nothing done after it: "nights mostly, 3x/wk, 12h",
+# "day shifts only" (not "days out with the kids")
+_BARE_SHIFT = re.compile(_SHIFT + r"(?=\s*(?:$|[,;(/-]|(?:mostly|only|now|again|too|please|pls)\b))", re.IGNORECASE)
+
+
 def is_shift(value: str) -> bool:
-    """Whether a routine is a shift worked ("works nights"), so keyed as the one shift the user works."""
-    return value.lower().startswith("works ") and bool(re.match(_SHIFT, value[6:], re.IGNORECASE))
+    """Whether a routine is a shift worked ("works nights", "nights mostly, 3x/wk"), so keyed as the one shift the
+    user works."""
+    if value.lower().startswith("works "):
+        return bool(re.match(_SHIFT, value[6:], re.IGNORECASE))
+    return bool(_BARE_SHIFT.match(value))

@@ -362,6 +362,10 @@ def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
             break
     while end < len(text) and (
             (text[end].isalnum() and (text[end - 1].isalnum() or text[end - 1] in "'’-"))
+            # on over a hyphen or an apostrophe inside a word: "Al" of "Al-Khatib", "O" of "O'Neill"
+            or (text[end] in "'’-" and text[end - 1].isalnum() and end + 1 < len(text) and text[end + 1].isalnum()
+                and not (text[end] in "'’" and text[end + 1:end + 2].lower() == "s"
+                         and not text[end + 2:end + 3].isalnum()))
             # a number's point or comma: "go 1.22", "5.5 km", "10,000 steps" ("go 1" was a value)
             or (text[end] in ".," and text[end - 1].isdigit() and end + 1 < len(text) and text[end + 1].isdigit())
             or (text[end].isdigit() and text[end - 1] in ".," and end > 1 and text[end - 2].isdigit())):
