@@ -14,9 +14,8 @@ blind by another session, from docs/slots.md only; the one to measure changes on
 that the frozen set is scored only to report). ``--set pending`` scores the 1,297 blind messages parked in
 shared/mnemo/training/data/pending (training reads none of them, so for the shipped model they are a second
 development set, three times the dev set's size; a model trained on them must not be measured on them).
-``--set voices`` scores the 2,824 blind messages in pending/voices (written in the tenth session in voices the
-tagger missed: world Englishes, capitals, dictation, terse notes, code-switching, regional slang, long stories,
-changes), another development set for the shipped model, seven times the dev set's size.
+(The 2,824 messages of the tenth session's batch "voices", a development set here once, are training data since
+the eleventh: they are in data/held, scored with the training data.)
 ``--model`` scores a tagger other than the shipped one.
 """
 
@@ -42,7 +41,6 @@ FROZEN = HERE / "data" / "frozen" / "extraction_frozen.txt"
 DEV = HERE / "data" / "dev" / "extraction_dev.txt"
 TRAINING = HERE.parents[1] / "shared" / "mnemo" / "training" / "data"
 PENDING = TRAINING / "pending"
-VOICES = PENDING / "voices"
 WHEN = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 
 
@@ -135,8 +133,8 @@ def build_extractor(kind: str, model: Path | None = None, **knobs: float | None)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extractor", default="learned", choices=["learned", "rules"])
-    parser.add_argument("--set", dest="which", default="frozen", choices=["frozen", "dev", "pending", "voices"],
-                        help="the blind set to score: frozen (to report), dev, pending or voices (to work on)")
+    parser.add_argument("--set", dest="which", default="frozen", choices=["frozen", "dev", "pending"],
+                        help="the blind set to score: frozen (to report), dev or pending (to work on)")
     parser.add_argument("--model", type=Path, default=None, help="a tagger's weights (default: the shipped one)")
     parser.add_argument("--no-training", action="store_true", help="skip scoring the training data")
     for knob in ("min_confidence", "outside_at_least", "verify_at_least", "bio_penalty", "judge_keep_at_least"):
@@ -147,8 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     extractor = build_extractor(args.extractor, args.model, min_confidence=args.min_confidence,
                                 outside_at_least=args.outside_at_least, verify_at_least=args.verify_at_least,
                                 bio_penalty=args.bio_penalty, judge_keep_at_least=args.judge_keep_at_least)
-    sets = {"frozen": [FROZEN], "dev": [DEV], "pending": sorted(PENDING.glob("extraction_train_*.txt")),
-            "voices": sorted(VOICES.glob("extraction_train_*.txt"))}
+    sets = {"frozen": [FROZEN], "dev": [DEV], "pending": sorted(PENDING.glob("extraction_train_*.txt"))}
     reports = {args.which: evaluate(extractor, load(sets[args.which]))}
     if not args.no_training:
         training = [*sorted(TRAINING.glob("extraction_train_*.txt")),
@@ -158,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     if "training" in reports:
         table(f"training data, {args.extractor} extractor (an upper bound)", reports["training"])
     if args.v:  # never the frozen set's errors: it is not read line by line
-        for name in ("training", "dev", "pending", "voices"):
+        for name in ("training", "dev", "pending"):
             for error in reports.get(name, {}).get("errors", []):
                 print("   ", name, error)
     out = HERE / "results"

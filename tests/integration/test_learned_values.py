@@ -347,3 +347,25 @@ def test_where_the_user_lives_said_in_other_words_is_their_home(extractor: Learn
     assert "home_location" not in stored(extractor, "I'd love living in Lisbon one day, what are the best areas?")
     assert stored(extractor, "how do I fix a leaky tap, I rent a flat in Leeds and the landlord is useless").get(
         "home_location") == "User lives in Leeds."
+
+
+def test_a_place_the_user_will_stay_in_is_a_plan_not_a_home(extractor: LearnedExtractor) -> None:
+    # the retrained tagger read Florence as where the user lives, and the dates as plans of their own
+    facts = stored(extractor, "Richard and I shall be in Florence from the 9th to the 16th of April.")
+    assert "home_location" not in facts
+    assert [c for s, c in facts.items() if s.startswith("plan") and "Florence" in c]
+
+
+def test_the_place_a_move_went_to_is_the_home(extractor: LearnedExtractor) -> None:
+    # "moved" in the clause had both places ended: "User no longer lives in Paris."
+    message = Message(role="user", content="we moved over from Lyon to Paris", message_id="m1",
+                      created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
+    assert facts.get("User lives in Paris.") is True
+    assert "User no longer lives in Paris." not in facts
+
+
+def test_where_a_brother_lives_is_not_the_users_home(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "tryin to plan a fishin trip to lake of the woods in july with my brother gary, he "
+                              "lives out in regina. we go every coupel years")
+    assert "home_location" not in facts

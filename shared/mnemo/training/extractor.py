@@ -53,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 MODEL = HERE.parent / "models" / "extractor_tagger.npz"
 ENCODER = HERE.parent / "models" / "extractor-encoder-int8.onnx"
-VERSION = "tagger-2"  # 2: five averaged taggers on one-message-per-run states
+VERSION = "tagger-3"  # 2: five averaged taggers on one-message-per-run states; 3: with the voices batch (8,446)
 _LABEL = re.compile(r"^(?P<neg>-)?(?P<category>[a-z_]+):(?P<slot>[a-z_]+)=(?P<value>.+)$")
 _PUNCT = ".,!?;:"
 KEEP_OUTSIDE = 0.4

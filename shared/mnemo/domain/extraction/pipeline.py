@@ -214,11 +214,7 @@ class LearnedExtractor:
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
                                                         and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
-            # a medicine the message says was left behind is no longer taken, whatever polarity the tagger read
-            # ("the amlodipine made my ankles swell like balloons, so now I take losartan")
-            ended = self._medicines_ended(message, text, candidates)
-            gone = {c.subject for c in ended}
-            candidates = [c for c in candidates if not (c.polarity and c.subject in gone)] + ended
+            candidates.extend(self._medicines_ended(message, text, candidates))
             for c in candidates:
                 c.replaces_unnamed = c.should_store and c.polarity and c.subject in replacing
             if self._judge is not None:

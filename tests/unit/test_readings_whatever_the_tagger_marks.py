@@ -1,0 +1,161 @@
+"""Readings that hold wherever the tagger's span starts or ends, whichever slot it picks and whatever polarity it
+reads: found with a tagger retrained on new voices, whose spans and slots differ from the shipped one's."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from mnemo.domain.conflicts import Existing, Relation, classify, says_a_change
+from mnemo.domain.extraction.new_jobs import left_jobs
+from mnemo.domain.extraction.pipeline import (
+    _A_STAY,
+    _MOVED_HOME,
+    ended_just_before,
+    joined_fragments,
+    left_in_a_switch,
+    slot_candidate,
+)
+from mnemo.domain.extraction.screen import screen
+from mnemo.domain.extraction.segment import clause_around
+from mnemo.domain.extraction.shifts import is_shift
+from mnemo.domain.extraction.slots import SLOTS
+from mnemo.domain.extraction.tagger import Span, _word_bounds
+from mnemo.domain.models import Category, Memory, Message, Provenance, SourceKind
+
+T0 = datetime(2026, 3, 2, 10, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("value", "clause", "left"), [
+    ("methotrexate", "The rheumatologist changed me from methotrexate to a weekly injection", True),
+    ("Square Online", "We migrated the shop from Square Online Store to Shopify", True),
+    ("Zoho", "We have shifted accounts from Zoho Books to Tally Prime", True),
+    ("Lyon", "we moved over from Lyon to Paris", True),
+    ("Paris", "we moved over from Lyon to Paris", False),  # the one gone to
+    ("Lyon", "we are moving from Lyon to Paris in May", False),  # not happened yet
+    ("Cypress", "I want to switch from Cypress to Playwright", False),  # only wished
+    ("London", "I commute from London every day", False),  # no switch
+])
+def test_the_value_a_switch_left_is_read_as_ended(value: str, clause: str, left: bool) -> None:
+    assert left_in_a_switch(value, clause) is left
+
+
+def said(slot: str, value: str, clause: str) -> bool:
+    message = Message(role="user", content=clause, message_id="m1", created_at=T0)
+    return slot_candidate(SLOTS[slot], value, clause, False, message, 0.7).correction
+
+
+def test_new_in_a_place_name_or_a_word_of_the_value_says_no_change() -> None:
+    # "New Zealand" made a lottery daydream a correction, which outranked the home said surely
+    assert not said("home_location", "New Zealand", "Mind you, if we won the lottery I'd go to New Zealand")
+    assert not said("hobby", "New Wave records", "I collect New Wave records")
+    assert said("home_location", "Leeds", "we moved to Leeds")
+    assert said("job", "nurse", "I'm a nurse now")
+    # an instruction's value is its whole clause, whose "now" still says the rule changed
+    assert said("answer_length", "You can give detailed answers now", "You can give detailed answers now")
+
+
+def memory(mid: str, subject: str, content: str, days: int) -> Memory:
+    when = T0 + timedelta(days=days)
+    return Memory(memory_id=mid, tenant_id="t", user_id="u", category=Category.PROJECT_FACT, subject=subject,
+                  content=content, confidence=0.95, created_at=when, updated_at=when, last_confirmed_at=when,
+                  provenance=Provenance(source=SourceKind.EXTRACTED))
+
+
+@pytest.mark.parametrize(("old", "new", "relation"), [
+    # vectors barely see numbers: "30 June" was merged into "15 June" as the same fact
+    ("User's project deadline: 15 June.", "User's project deadline: 30 June.", Relation.CONTRADICTS),
+    ("User's project deadline: 15 June.", "User's project deadline: 15 June!", Relation.SAME),
+    # one with no number may be the same fact said with more or less detail
+    ("User's project deadline: mid June.", "User's project deadline: 15 June.", Relation.SAME),
+])
+def test_other_numbers_in_a_slots_value_are_a_change(old: str, new: str, relation: Relation) -> None:
+    stored = Existing(memory("a", "project_deadline", old, 0), 0.97)
+    result = classify(memory("b", "project_deadline", new, 7), [stored], conflict_similarity=0.85,
+                      duplicate_similarity=0.95)
+    assert result.relation is relation
+
+
+def test_a_place_he_lives_in_after_a_comma_is_his() -> None:
+    text = "tryin to plan a fishin trip in july with my brother gary, he lives out in regina. we go every year"
+    at = text.find("regina")
+    clause = clause_around(text, at, at + len("regina"))
+    assert screen("regina", clause, "home_location") == "about_someone_else"
+    assert screen("Leeds", "we go every year, I live in Leeds", "home_location") is None
+
+
+@pytest.mark.parametrize(("text", "moved"), [
+    ("We've done it, we've actually moved, we're in Lewes", True),
+    ("we've officially moved!", True),
+    ("i just moved", True),
+    ("we moved the sofa", False),
+])
+def test_a_move_said_with_an_adverb_is_a_move(text: str, moved: bool) -> None:
+    assert bool(_MOVED_HOME.search(text)) is moved
+
+
+@pytest.mark.parametrize(("before", "stay"), [
+    ("Richard and I shall be in ", True),
+    ("we'll be in ", True),
+    ("I'm going to be at ", True),
+    ("we're in ", False),  # where they live now
+    ("I live in ", False),
+])
+def test_a_place_the_user_will_be_in_is_a_stay(before: str, stay: bool) -> None:
+    assert bool(_A_STAY.search(before)) is stay
+
+
+@pytest.mark.parametrize(("text", "start", "end", "whole"), [
+    ("my name is Hamza Al-Khatib, and", 11, 19, "Hamza Al-Khatib"),  # the span ended on "Al"
+    ("I'm Sean O'Neill, from Cork", 4, 10, "Sean O'Neill"),
+    ("my sister's yoga class", 3, 9, "sister"),  # a possessive is no part of the word
+    ("a part-time job", 2, 6, "part-time"),
+])
+def test_a_word_split_at_a_hyphen_or_an_apostrophe_is_one_word(text: str, start: int, end: int, whole: str) -> None:
+    s, e = _word_bounds(text, start, end)
+    assert text[s:e] == whole
+
+
+def test_a_jobs_pieces_with_only_a_space_between_are_one_job() -> None:
+    text = "I have served as imam of Masjid Al-Noor in Bradford"
+    first, second = text.find("imam"), text.find("Al-Noor")
+    spans = [Span(first, first + len("imam of Masjid"), "job", 0.62, False),
+             Span(second, second + len("Al-Noor"), "job", 0.94, False)]
+    joined = joined_fragments(text, spans)
+    assert [text[s.start:s.end] for s in joined] == ["imam of Masjid Al-Noor"]
+    # a comma parts two values
+    apart = "nurse, Guy's hospital"
+    assert len(joined_fragments(apart, [Span(0, 5, "job", 0.9, False), Span(7, 21, "job", 0.9, False)])) == 2
+
+
+@pytest.mark.parametrize(("text", "places"), [
+    ("so, big news, I gave my notice at Lupa, Paolo was sad", ["Lupa"]),
+    ("I handed in my notice at Deloitte", ["Deloitte"]),
+    ("I've given my notice to Asda", ["Asda"]),
+])
+def test_notice_given_at_a_workplace_leaves_it(text: str, places: list[str]) -> None:
+    assert [place for _s, _e, place in left_jobs(text)] == places
+
+
+def test_no_more_right_before_a_value_ends_it() -> None:
+    assert ended_just_before("6am greggs shifts", "(no more 6am greggs shifts tho thank god)")
+    assert not ended_just_before("6am greggs shifts", "I love my 6am greggs shifts")
+
+
+@pytest.mark.parametrize(("value", "shift"), [
+    ("nights mostly, 3x/wk, 12h", True),
+    ("day shifts only", True),
+    ("works day shift, 7a-7p", True),
+    ("days out with the kids", False),
+    ("nightshift club", False),
+])
+def test_a_shift_said_bare_is_the_one_shift(value: str, shift: bool) -> None:
+    assert is_shift(value) is shift
+
+
+def test_changing_a_preference_says_a_change() -> None:
+    rule = memory("a", "instruction:x", "How to answer the user: changing their preference: explanation first.", 0)
+    assert says_a_change(rule)
+    assert not says_a_change(memory("b", "instruction:y", "How to answer the user: explanation first.", 0))
+
