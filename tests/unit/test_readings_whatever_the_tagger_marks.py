@@ -8,10 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from mnemo.domain.conflicts import Existing, Relation, classify, says_a_change
+from mnemo.domain.extraction.candidates import Candidate
 from mnemo.domain.extraction.new_jobs import left_jobs
 from mnemo.domain.extraction.pipeline import (
     _A_STAY,
     _MOVED_HOME,
+    ended_just_after,
     ended_just_before,
     joined_fragments,
     left_in_a_switch,
@@ -159,3 +161,19 @@ def test_changing_a_preference_says_a_change() -> None:
     assert says_a_change(rule)
     assert not says_a_change(memory("b", "instruction:y", "How to answer the user: explanation first.", 0))
 
+
+
+def test_a_value_said_out_ends_it() -> None:
+    assert ended_just_after("Python", "stack is Golang + chi + Postgres now, Python's out")
+    assert not ended_just_after("Python", "Python is out of the question for the frontend, we use it for the api")
+
+
+def test_a_commute_is_one_routine_a_new_one_replaces() -> None:
+    old, new = said_fact("habit", "commute is u7, 25 min"), said_fact("habit", "commute by bike now")
+    assert old.subject == new.subject
+    assert said_fact("habit", "cycle to work").subject != old.subject
+
+
+def said_fact(slot: str, value: str) -> Candidate:
+    message = Message(role="user", content=value, message_id="m1", created_at=T0)
+    return slot_candidate(SLOTS[slot], value, value, False, message, 0.9)

@@ -1295,7 +1295,7 @@ _AT_CLAUSE_END = r"(?=\W*$|\s*[,.!;)])"
 _ENDED_AFTER_VALUE = re.compile(
     r"^\W*(?:(?:[\w'-]+\s+){0,2}(?:is|are|was|were|'s)\s+(?:(?:now|finally|officially|totally|well and truly|"
     r"basically|pretty much|completely|mostly|all but)\s+)?"
-    r"(?:over|gone|history|finished|a thing of the past)" + _AT_CLAUSE_END + "|"
+    r"(?:over|gone|history|finished|out|a thing of the past)" + _AT_CLAUSE_END + "|"
     r"(?:[\w'-]+\s+){0,2}(?:is|are|'s)\s+(?:[\w'-]+\s+)?gone\s+(?:since|now|for good|completely)\b|"
     r"(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + "|"
     # "vegetarian didnt last", "pescatarian era over", "the keto phase is done"
@@ -1419,6 +1419,11 @@ def _in_title(text: str, pronoun: re.Match[str]) -> bool:
     return any(w[0].isupper() for w in neighbours)
 
 
+# a routine that is the user's way to work, said as such
+_A_COMMUTE = re.compile(r"^(?:my\s+|their\s+|the\s+|daily\s+)?commut(?:e|es|ing)\b", re.IGNORECASE)
+COMMUTE_KEY = "commute"
+
+
 def _key_source(slot: Slot, value: str, clause: str) -> str:
     """Favourites are keyed by their kind ("fave band"), preferences by their topic ("tea" and "coffee" are
     both drinks), so a new favourite band or a new drink replaces the old one."""
@@ -1432,6 +1437,8 @@ def _key_source(slot: Slot, value: str, clause: str) -> str:
         return without_dose(value)
     if slot.name == "habit" and is_shift(value):
         return SHIFT_KEY  # one shift at a time: "works day shift" replaces "works nights"
+    if slot.name == "habit" and _A_COMMUTE.match(value):
+        return COMMUTE_KEY  # one way to work at a time: "commute by bike now" replaces "commute is u7, 25 min"
     if slot.multi and not set(terms(value)) - ACTIVITY_VERBS:
         # the tagger kept only the verb ("eating"): the words after it say what is liked
         at = clause.lower().find(value.lower())
