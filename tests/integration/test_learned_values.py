@@ -369,3 +369,29 @@ def test_where_a_brother_lives_is_not_the_users_home(extractor: LearnedExtractor
     facts = stored(extractor, "tryin to plan a fishin trip to lake of the woods in july with my brother gary, he "
                               "lives out in regina. we go every coupel years")
     assert "home_location" not in facts
+
+
+def test_what_else_is_said_out_or_paused_ends_nothing_the_user_has(extractor: LearnedExtractor) -> None:
+    # "season 2 is out" read as the favourite said out; "no more gaming until" as the gaming given up
+    assert stored(extractor, "My favourite show is Severance, season 2 is out").get("favorite:show") == (
+        "User's favourite: Severance.")
+    assert stored(extractor, "No more gaming until my exams are done") == {}
+
+
+def test_a_workplace_left_ends_only_the_job_named_by_its_whole_words(extractor: LearnedExtractor) -> None:
+    # "work" of "my notice at work" dropped the new job "social worker", and a notice to the landlord ended a job
+    facts = _said(extractor, "I handed in my notice at work, new job is social worker at the council")
+    assert "user's job: social worker at the council." in facts
+    assert not any("landlord" in fact for fact in _said(extractor, "I gave my notice to the landlord, moving out"))
+
+
+def test_a_routine_that_only_names_the_shift_is_a_routine_of_its_own(extractor: LearnedExtractor) -> None:
+    # the yoga routine was rewritten as "works nights"
+    facts = _said(extractor, "I work nights, so I do yoga most nights before my shift")
+    assert any("yoga" in fact for fact in facts)
+
+
+def test_a_new_pets_name_goes_to_no_other_pet_with_a_name(extractor: LearnedExtractor) -> None:
+    # "our old cat Luna" became "cat named Pip"
+    facts = _said(extractor, "we got a new cat, he's called Pip! our old cat Luna is not impressed")
+    assert any("luna" in fact for fact in facts)

@@ -177,3 +177,50 @@ def test_a_commute_is_one_routine_a_new_one_replaces() -> None:
 def said_fact(slot: str, value: str) -> Candidate:
     message = Message(role="user", content=value, message_id="m1", created_at=T0)
     return slot_candidate(SLOTS[slot], value, value, False, message, 0.9)
+
+
+@pytest.mark.parametrize(("value", "clause", "ended"), [
+    ("Python", "Python's out, we use Go now", True),
+    ("gluten free", "gluten free experiment is over", True),
+    # another subject after a comma or a conjunction is what is over or out, not the value
+    ("keto", "I'm keto, bread is out", False),
+    ("keto", "I'm keto so bread is gone", False),
+    ("Severance", "My favourite show is Severance, season 2 is out", False),
+    ("iPhone 15", "I use iPhone 15, iPhone 16 is out", False),
+    ("Spanish", "I'm learning Spanish, the results are out", False),
+    # a thing just released
+    ("iPhone", "the new iPhone is out", False),
+])
+def test_only_the_value_itself_said_out_or_over_is_ended(value: str, clause: str, ended: bool) -> None:
+    assert ended_just_after(value, clause) is ended
+
+
+@pytest.mark.parametrize(("value", "clause", "ended"), [
+    ("Zoloft", "I'm on Lexapro now, no more Zoloft", True),
+    ("drinking", "I gave up drinking for the sake of my liver", True),
+    ("sugar", "I gave up sugar for two weeks now", True),
+    # a pause: the value is the user's still
+    ("gaming", "No more gaming until my exams are done", False),
+    ("running", "my knee hurts, no more running this week", False),
+    ("pizza", "no more pizza for me tonight", False),
+    ("gym", "I quit the gym for now", False),
+])
+def test_an_ending_for_a_while_only_ends_nothing(value: str, clause: str, ended: bool) -> None:
+    assert ended_just_before(value, clause) is ended
+
+
+@pytest.mark.parametrize("text", [
+    "I gave my notice to my landlord today, we're moving to Leeds",
+    "I gave my notice to the landlord, moving out in May",
+    "I gave my notice to HR this morning",
+    "I resigned from my post today",
+])
+def test_a_notice_given_to_someone_names_no_workplace(text: str) -> None:
+    assert left_jobs(text) == []
+
+
+def test_a_commute_to_somewhere_else_than_work_is_a_routine_of_its_own() -> None:
+    to_work = said_fact("habit", "commute to work is 40 minutes on the train")
+    assert said_fact("habit", "commute by bike now").subject == to_work.subject
+    assert said_fact("habit", "commute to the office by train").subject == to_work.subject
+    assert said_fact("habit", "commute to uni twice a week").subject != to_work.subject

@@ -55,9 +55,13 @@ _LEFT_JOB = re.compile(
     r"(?<!when )(?<!if )(?<!before )\b(?i:I)(?:['’]ve|\s+have)?\s+(?i:just\s+|finally\s+|officially\s+)?"
     r"(?:(?i:quit|left|resigned from|handed in my notice at|walked out of|lost)\s+(?i:my\s+(?:job|position|role|post))"
     r"\s+(?i:at|with|in)\s+(?i:the\s+)?(?P<place>[^\W\d_][^,.;:!?()\n]*)"
-    r"|(?i:resigned from|retired from|(?:handed in|handed|gave|given|put in)\s+(?:in\s+)?my\s+notice\s+(?:at|to))"
+    # a notice given "to" is given to whoever heard it ("to my landlord", "to HR", "to the council"): only a name
+    # said right after it is the workplace ("gave my notice to Asda")
+    r"|(?i:resigned from|retired from|(?:handed in|handed|gave|given|put in)\s+(?:in\s+)?my\s+notice\s+"
+    r"(?:at|to(?=\s+(?-i:[A-Z][a-z]))))"
     r"\s+(?i:the\s+)?"
-    r"(?P<named>[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2}|[a-z][\w'’-]*))")
+    # not "my", "her": whose workplace it is, not which ("resigned from my post")
+    r"(?P<named>[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2}|(?!(?:my|our|his|her|their|a|an|this|that)\b)[a-z][\w'’-]*))")
 # where a workplace's words end: when, why, and a new clause
 _PLACE_END = re.compile(r"\s+(?:today|yesterday|last|this|on|in|after|because|and|but|so|since|to|for|at|I|now|"
                         r"finally|earlier)\b.*$", re.IGNORECASE)

@@ -379,8 +379,13 @@ class LearnedExtractor:
                                        PASSING_CONFIDENCE)
             routines = [c for c in candidates if c.should_store and c.tags and c.tags[0] == "habit" and (
                 shift.value[6:].lower() in c.content.lower() or c.evidence in sentence)]
+            # a routine that opens with the shift is the shift ("day shift 7a-7p"); one that only names it is a
+            # routine of its own ("yoga most nights before my shift", "walk the dog most days at 6")
+            opens = re.compile(rf"^(?:works?\s+|working\s+|on\s+)?{re.escape(shift.value[6:].split(',')[0])}\b",
+                               re.IGNORECASE)
             for c in routines:
-                if shift.worked and c.polarity and shift.value[6:].split(",")[0].lower() in c.content.lower():
+                start, end, form = read_statement(c.content)
+                if shift.worked and c.polarity and form and opens.match(c.content[start:end].strip()):
                     # the tagger's "day shift 7a-7p" is the shift, keyed as the one the user works (SHIFT_KEY)
                     c.content, c.subject = candidate.content, candidate.subject
             if routines or any(c.should_store and c.tags and c.tags[0] == "job"
@@ -407,8 +412,12 @@ class LearnedExtractor:
         for _start, _end, value in got:
             kind, _, name = value.partition(" named ")
             for c in candidates:
+                start, end, form = read_statement(c.content)
+                found = set(terms(c.content[start:end])) if form else set()
+                # only a pet found by its kind alone: "our old cat Luna" beside "got a new cat, he's called Pip" is
+                # another cat, with a name of its own
                 if (name and c.should_store and c.polarity and c.tags and c.tags[0] == "pet"
-                        and set(terms(c.content)) & set(terms(kind)) and not set(terms(c.content)) & set(terms(name))):
+                        and found & set(terms(kind)) and found - set(terms(kind)) <= _A_PET_JUST_GOT):
                     named = slot_candidate(SLOTS["pet"], value, c.evidence or text, False, message, c.confidence)
                     c.content, c.subject = named.content, named.subject
         return _said_in_rule(SLOTS["pet"], got, candidates, message, text,
@@ -434,14 +443,16 @@ class LearnedExtractor:
         """A workplace the user says they left ("I quit my job at Tesco yesterday", new_jobs.left_jobs) as the job
         ended there, where no ended job found names it: the tagger reads such news as an event, which ends nothing.
         A job the tagger read there as held ("I gave my notice at Lupa": "User's job: Lupa.") is left out."""
-        places = [place.lower() for _start, _end, place in left_jobs(text)]
-        if not places:
+        left = left_jobs(text)
+        if not left:
             return candidates
-        ended = _said_in_rule(SLOTS["job"], left_jobs(text), candidates, message, text,
+        # the place as whole words: "work" of "my notice at work" is no part of "social worker at the council"
+        places = [re.compile(rf"(?<!\w){re.escape(place)}(?!\w)", re.IGNORECASE) for _start, _end, place in left]
+        ended = _said_in_rule(SLOTS["job"], left, candidates, message, text,
                               lambda c, place: not c.polarity and place.lower() in c.content.lower(),
                               stored_only=False, negated=True)
         return [c for c in candidates if not (c.polarity and c.tags and c.tags[0] == "job"
-                                              and any(p in c.content.lower() for p in places))] + ended
+                                              and any(p.search(c.content) for p in places))] + ended
 
     def _with_births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A child just born to the user ("Baby Nora arrived on July 12!", births.py) as family, where no family
@@ -605,6 +616,8 @@ class LearnedExtractor:
         # the value a switch went to is the user's now, whatever word of ending the clause holds ("we moved over
         # from Lyon to Paris": Lyon ended, Paris not)
         negated = negated and not (slot.name in CEASABLE_SLOTS | {"health"} and switched_from(value, f.clause))
+        if negated and slot.name in CEASABLE_SLOTS and paused(value, f.clause):
+            return None  # "no more gaming until my exams are done": a pause, neither the end of it nor news of it
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -657,6 +670,10 @@ class LearnedExtractor:
             candidate.should_store = False
             candidate.rejection_reason = reason
         return candidate
+
+
+# what is said of a pet just got beside its kind ("User has a pet: new kitten."): no name of another pet
+_A_PET_JUST_GOT = frozenset(terms("new little baby tiny young rescue rescued"))
 
 
 # a place the user will be in, right before it: "we'll be in Rome", "I shall be at Lake Como"
@@ -1148,8 +1165,16 @@ def gone_after(slot: str, value: str, clause: str) -> bool:
 def ended_just_before(value: str, clause: str) -> bool:
     """The clause says, right before the value or in its first words, that it ended: "I quit the keto thing",
     "gave up on the watercolours", "quit volleyball" marked whole. The tagger's polarity head reads such clauses as
-    stating the value."""
-    return _said_before(_ENDED_BEFORE, value, clause) is not None or _opens_ended(value, clause)
+    stating the value. Not a pause said right after it ("no more gaming until my exams are done", "quit the gym
+    for now")."""
+    return not paused(value, clause) and (_said_before(_ENDED_BEFORE, value, clause) is not None
+                                          or _opens_ended(value, clause))
+
+
+def paused(value: str, clause: str) -> bool:
+    """The clause says, right after the value, that its ending is for a while only ("quit the gym for now")."""
+    at = clause.find(value)
+    return at >= 0 and bool(_FOR_A_WHILE.match(clause[at + len(value):]))
 
 
 # the ending inside the value itself, where the tagger's span took the verb in ("quit volleyball"); lower case only,
@@ -1197,9 +1222,15 @@ _USER_BEFORE = re.compile(r"(?:^|[,.;:!?(]|\b(?:i|i've|ive|i have|i had|i'd|we|w
 _NOT_YET = re.compile(r"\b(?:when|whenever|once|if|until|till|unless|as soon as)\s+(?:i|we)\b[^,.;:!?]*$",
                       re.IGNORECASE)
 # an ending only for a while, said right after the name ("stopped the futsal for a couple of weeks while my knee
-# heals", "quit the gym for now"): a pause ends nothing
-_FOR_A_WHILE = re.compile(r"^\W*(?:for (?:a|the|now|\w+ (?:days?|weeks?|months?))\b|while\b|until\b|till\b)",
-                          re.IGNORECASE)
+# heals", "quit the gym for now", "no more pizza for me tonight", "no more running this week"): a pause ends nothing
+# ("for a healthier life", "for the rest of my life" are no pause)
+_FOR_A_WHILE = re.compile(
+    r"^\W*(?:for (?:me|us)\s+)?(?:for (?:a (?:while|bit|little|few|couple|week|month|fortnight)|"
+    r"the (?:next|moment|time being|rest of the (?:week|month|day|year|season))|now|"
+    # "for two weeks now" is how long since it ended
+    r"\w+ (?:days?|weeks?|months?)(?!\s+(?:now|already)\b))\b|"
+    r"while\b|until\b|till\b|today\b|tonight\b|this (?:week|weekend|month|term|season|summer|winter|year)\b)",
+    re.IGNORECASE)
 # how sure such a retraction is: the user's own verb of ending, said of a name they gave before, is as plain as a
 # value the tagger is sure of (within the doubt margin of one at the 0.95 cap, so it can retire it)
 PASSING_CONFIDENCE = 0.9
@@ -1291,18 +1322,27 @@ def terse_rules(text: str, answer_clauses: Sequence[str] = ()) -> list[str]:
 # where a clause ends: "over", "gone" or "off" ends a value only there ("my yoga class is over at 7" ends nothing)
 _AT_CLAUSE_END = r"(?=\W*$|\s*[,.!;)])"
 # right after a value, a word or two of what it was, then that it ended ("the gluten free experiment is over",
-# "the Fiat is gone", "vegan no more"); "done" is left out ("my job is done for today" ends no job)
+# "the Fiat is gone", "vegan no more"); "done" is left out ("my job is done for today" ends no job). What ended is
+# the value itself: a new subject after a comma or a conjunction is another thing ("I'm learning Spanish, the
+# results are over", "keto so bread is gone")
+_ITS_SUBJECT = r"[\s'\"’”)]*(?:(?!(?:and|but|so|or|because|since|as|while|though|then|when|if)\b)[\w'-]+\s+){0,2}"
 _ENDED_AFTER_VALUE = re.compile(
-    r"^\W*(?:(?:[\w'-]+\s+){0,2}(?:is|are|was|were|'s)\s+(?:(?:now|finally|officially|totally|well and truly|"
+    r"^(?:" + _ITS_SUBJECT + r"(?:is|are|was|were|'s)\s+(?:(?:now|finally|officially|totally|well and truly|"
     r"basically|pretty much|completely|mostly|all but)\s+)?"
-    r"(?:over|gone|history|finished|out|a thing of the past)" + _AT_CLAUSE_END + "|"
-    r"(?:[\w'-]+\s+){0,2}(?:is|are|'s)\s+(?:[\w'-]+\s+)?gone\s+(?:since|now|for good|completely)\b|"
-    r"(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + "|"
+    r"(?:over|gone|history|finished|a thing of the past)" + _AT_CLAUSE_END + "|"
+    # "Python's out": the value alone said out, with no word between ("iPhone 16 is out", "season 2 is out" are
+    # things released, and so is "the new iPhone is out": _RELEASED)
+    r"(?P<out>\s*(?:is|'s)\s+(?:(?:now|officially|definitely)\s+)?out)" + _AT_CLAUSE_END + "|"
+    + _ITS_SUBJECT + r"(?:is|are|'s)\s+(?:[\w'-]+\s+)?gone\s+(?:since|now|for good|completely)\b|"
+    r"\W*(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + "|"
     # "vegetarian didnt last", "pescatarian era over", "the keto phase is done"
-    r"(?:[\w'-]+\s+){0,1}(?:didn['’]?t|did not|never)\s+last(?:ed)?\b|"
-    r"(?:era|phase|experiment|stint|kick|journey|days)\s+(?:is\s+|'s\s+|are\s+)?(?:officially\s+)?"
+    r"\W*(?:[\w'-]+\s+){0,1}(?:didn['’]?t|did not|never)\s+last(?:ed)?\b|"
+    r"\W*(?:era|phase|experiment|stint|kick|journey|days)\s+(?:is\s+|'s\s+|are\s+)?(?:officially\s+)?"
     r"(?:over|done|finished)\b)",
     re.IGNORECASE)
+
+# a thing just released, right before its name: "the new iPhone is out", "Zelda's latest is out"
+_RELEASED = re.compile(r"\b(?:new|newest|latest|next|upcoming)\s+$", re.IGNORECASE)
 
 
 # slots beside CEASABLE_SLOTS whose value a user can say is not theirs now
@@ -1345,7 +1385,8 @@ def ended_just_after(value: str, clause: str) -> bool:
     """The clause says, right after the value, that it ended: "gluten free experiment is over". The
     tagger's polarity head reads such clauses as stating the value."""
     at = clause.find(value)
-    return at >= 0 and bool(_ENDED_AFTER_VALUE.match(clause[at + len(value):]))
+    said = _ENDED_AFTER_VALUE.match(clause[at + len(value):]) if at >= 0 else None
+    return said is not None and not (said.group("out") and _RELEASED.search(clause[:at]))
 
 
 # a plan called off, said before it ("we cancelled the Sardinia trip") or after it ("the Sardinia trip we have
@@ -1419,9 +1460,13 @@ def _in_title(text: str, pronoun: re.Match[str]) -> bool:
     return any(w[0].isupper() for w in neighbours)
 
 
-# a routine that is the user's way to work, said as such
-_A_COMMUTE = re.compile(r"^(?:my\s+|their\s+|the\s+|daily\s+)?commut(?:e|es|ing)\b", re.IGNORECASE)
+# a routine that is the user's way to work, said as such; one said to somewhere else by its common noun ("commute
+# to uni twice a week", "commuting to college") is another routine, which no new way to work replaces
+_A_COMMUTE = re.compile(r"^(?:my\s+|their\s+|the\s+|daily\s+)?commut(?:e|es|ing)\b"
+                        r"(?:\s+(?:in)?to\s+(?:the\s+|my\s+|their\s+)?(?P<to>(?-i:[a-z])[\w'-]*))?", re.IGNORECASE)
 COMMUTE_KEY = "commute"
+# where a commute to goes that is the way to work all the same ("commute to the office", "commute into town")
+_TO_WORK = frozenset({"work", "office", "job", "shift", "site", "town", "city", "centre", "center", "workplace"})
 
 
 def _key_source(slot: Slot, value: str, clause: str) -> str:
@@ -1437,8 +1482,11 @@ def _key_source(slot: Slot, value: str, clause: str) -> str:
         return without_dose(value)
     if slot.name == "habit" and is_shift(value):
         return SHIFT_KEY  # one shift at a time: "works day shift" replaces "works nights"
-    if slot.name == "habit" and _A_COMMUTE.match(value):
-        return COMMUTE_KEY  # one way to work at a time: "commute by bike now" replaces "commute is u7, 25 min"
+    commute = _A_COMMUTE.match(value) if slot.name == "habit" else None
+    if commute is not None:
+        # one way to work at a time: "commute by bike now" replaces "commute is u7, 25 min"
+        to = commute.group("to")
+        return COMMUTE_KEY if to is None or to.lower() in _TO_WORK else f"{COMMUTE_KEY} {to}"
     if slot.multi and not set(terms(value)) - ACTIVITY_VERBS:
         # the tagger kept only the verb ("eating"): the words after it say what is liked
         at = clause.lower().find(value.lower())
