@@ -395,3 +395,8 @@ def test_a_new_pets_name_goes_to_no_other_pet_with_a_name(extractor: LearnedExtr
     # "our old cat Luna" became "cat named Pip"
     facts = _said(extractor, "we got a new cat, he's called Pip! our old cat Luna is not impressed")
     assert any("luna" in fact for fact in facts)
+
+
+def test_a_trip_from_a_workplace_ends_no_job(extractor: LearnedExtractor) -> None:
+    # "went from Tesco to" was read as a switch that left Tesco: "User no longer works as/at Tesco."
+    assert stored(extractor, "After my shift I went from Tesco to my mum's").get("job") == "User's job: Tesco."

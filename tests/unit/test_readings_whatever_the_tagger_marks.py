@@ -38,6 +38,10 @@ T0 = datetime(2026, 3, 2, 10, tzinfo=UTC)
     ("Lyon", "we are moving from Lyon to Paris in May", False),  # not happened yet
     ("Cypress", "I want to switch from Cypress to Playwright", False),  # only wished
     ("London", "I commute from London every day", False),  # no switch
+    # trips: a workplace, a gym, a home gone from and come back to
+    ("Tesco", "After my shift I went from Tesco to my mum's", False),
+    ("gym", "went from the gym to the pub with the lads last night", False),
+    ("Leeds", "We went from Leeds to London for the weekend, back home in Leeds now", False),
 ])
 def test_the_value_a_switch_left_is_read_as_ended(value: str, clause: str, left: bool) -> None:
     assert left_in_a_switch(value, clause) is left

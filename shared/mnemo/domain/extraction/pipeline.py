@@ -1108,9 +1108,10 @@ def stopped_taking(value: str, clause: str) -> bool:
 # the value a switch left, said before the one it went to: "changed me from methotrexate to a weekly injection",
 # "we migrated the shop from Square Online Store to Shopify", "shifted our books from QuickBooks to Xero": the
 # polarity head reads the value left as the user's still (switched_from reads the same switch from the value gone
-# to, where the tagger marks only that one). Past tense only: "we are moving from Lyon to Paris" has not happened
+# to, where the tagger marks only that one). Past tense only: "we are moving from Lyon to Paris" has not happened.
+# Not "went": "I went from Tesco to my mum's", "went from the gym to the pub" are trips
 _SWITCHED_AWAY = re.compile(
-    r"\b(?:switched|migrated|moved|changed|went|transitioned|upgraded|swapped|shifted|converted)"
+    r"\b(?:switched|migrated|moved|changed|transitioned|upgraded|swapped|shifted|converted)"
     r"(?:\s+(?:the|my|our|his|their))?(?:\s+[\w'-]+){0,2}?"  # what moved: "me", "the shop", "accounts", "over"
     r"\s+from(?:\s+(?:the|my|our|an?|using))?\s+$", re.IGNORECASE)
 # what the switch went to, after the value left: "... to Xero", "... onto a weekly injection"
