@@ -117,6 +117,11 @@ def test_a_place_the_user_will_be_in_is_a_stay(before: str, stay: bool) -> None:
     ("I'm Sean O'Neill, from Cork", 4, 10, "Sean O'Neill"),
     ("my sister's yoga class", 3, 9, "sister"),  # a possessive is no part of the word
     ("a part-time job", 2, 6, "part-time"),
+    # what a place is to something else is no part of it ("User lives in Lisbon-based.")
+    ("we're Lisbon-based now", 6, 12, "Lisbon"),
+    ("I'm London-based, work in tech", 4, 16, "London"),  # the span took it in
+    ("I live in Stoke-on-Trent", 10, 15, "Stoke-on-Trent"),
+    ("I'm plant-based", 4, 9, "plant-based"),  # a diet
 ])
 def test_a_word_split_at_a_hyphen_or_an_apostrophe_is_one_word(text: str, start: int, end: int, whole: str) -> None:
     s, e = _word_bounds(text, start, end)
@@ -218,6 +223,8 @@ def test_an_ending_for_a_while_only_ends_nothing(value: str, clause: str, ended:
     "I gave my notice to the landlord, moving out in May",
     "I gave my notice to HR this morning",
     "I resigned from my post today",
+    "I gave my notice at the end of last month",
+    "I handed in my notice at the same time as my colleague",
 ])
 def test_a_notice_given_to_someone_names_no_workplace(text: str) -> None:
     assert left_jobs(text) == []

@@ -60,8 +60,10 @@ _LEFT_JOB = re.compile(
     r"|(?i:resigned from|retired from|(?:handed in|handed|gave|given|put in)\s+(?:in\s+)?my\s+notice\s+"
     r"(?:at|to(?=\s+(?-i:[A-Z][a-z]))))"
     r"\s+(?i:the\s+)?"
-    # not "my", "her": whose workplace it is, not which ("resigned from my post")
-    r"(?P<named>[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2}|(?!(?:my|our|his|her|their|a|an|this|that)\b)[a-z][\w'’-]*))")
+    # not "my", "her": whose workplace it is, not which ("resigned from my post"); nor when ("my notice at the end of
+    # the month", "at the same time as")
+    r"(?P<named>[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2}|(?!(?:the|my|our|his|her|their|a|an|this|that|end|start|"
+    r"beginning|same|last|first|next|time|moment|weekend|close)\b)[a-z][\w'’-]*))")
 # where a workplace's words end: when, why, and a new clause
 _PLACE_END = re.compile(r"\s+(?:today|yesterday|last|this|on|in|after|because|and|but|so|since|to|for|at|I|now|"
                         r"finally|earlier)\b.*$", re.IGNORECASE)

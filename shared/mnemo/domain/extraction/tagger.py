@@ -344,6 +344,21 @@ def _gap(text: str, left: tuple[int, int], right: tuple[int, int]) -> bool:
 _POSSESSIVE_TAIL = re.compile(r"['’]?s\s+(?=\w)")
 
 
+# what a place is to something else, after its hyphen: "London-based", "Bristol-born", "a Manchester-bound
+# train": the place ends before it (a name's capital says a place: "plant-based" is a diet)
+_AFTER_A_PLACE = re.compile(r"-(?:based|born|bound|bred|raised)(?![\w'’-])", re.IGNORECASE)
+
+
+def _describes_the_name(text: str, at: int) -> bool:
+    """What follows the word that ends at ``at`` only says what that name is to something else: the name ends
+    there. Only a name said with a capital inside a sentence ("Plant-based since 2020" opens one)."""
+    word = at
+    while word > 0 and text[word - 1].isalnum():
+        word -= 1
+    opens = not text[:word].strip() or text[:word].rstrip()[-1] in ".!?\n"
+    return text[word].isupper() and not opens and _AFTER_A_PLACE.match(text, at) is not None
+
+
 def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """Widen a span of word pieces to whole words ("pean" + "##uts" -> "peanuts"). A span that opens on the
     tail of a possessive ("my sister's yoga class": "'", "s" and on) opens after it, on "yoga": the owner is a
@@ -365,12 +380,17 @@ def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
             # on over a hyphen or an apostrophe inside a word: "Al" of "Al-Khatib", "O" of "O'Neill"
             or (text[end] in "'’-" and text[end - 1].isalnum() and end + 1 < len(text) and text[end + 1].isalnum()
                 and not (text[end] in "'’" and text[end + 1:end + 2].lower() == "s"
-                         and not text[end + 2:end + 3].isalnum()))
+                         and not text[end + 2:end + 3].isalnum())
+                and not _describes_the_name(text, end))
             # a number's point or comma: "go 1.22", "5.5 km", "10,000 steps" ("go 1" was a value)
             or (text[end] in ".," and text[end - 1].isdigit() and end + 1 < len(text) and text[end + 1].isdigit())
             or (text[end].isdigit() and text[end - 1] in ".," and end > 1 and text[end - 2].isdigit())):
         end += 1
     value = text[start:end]
+    # the tagger's own span may take the word in too ("I'm London-based": "London-based")
+    described = _AFTER_A_PLACE.search(value)
+    if described is not None and described.end() == len(value) and _describes_the_name(text, start + described.start()):
+        value = value[:described.start()]
     stripped = value.rstrip(" .,;:!?)(\"'")
     lead = len(value) - len(value.lstrip(" ,;:(\"'"))
     return start + lead, start + len(stripped)
