@@ -400,3 +400,9 @@ def test_a_new_pets_name_goes_to_no_other_pet_with_a_name(extractor: LearnedExtr
 def test_a_trip_from_a_workplace_ends_no_job(extractor: LearnedExtractor) -> None:
     # "went from Tesco to" was read as a switch that left Tesco: "User no longer works as/at Tesco."
     assert stored(extractor, "After my shift I went from Tesco to my mum's").get("job") == "User's job: Tesco."
+
+
+def test_a_near_miss_ends_no_pastime(extractor: LearnedExtractor) -> None:
+    # the tagger reads "nearly quit" as quit: "User no longer does the choir."
+    assert stored(extractor, "I nearly quit the choir last week haha") == {}
+    assert stored(extractor, "I almost gave up running but stuck with it") == {}

@@ -13,10 +13,12 @@ from mnemo.domain.extraction.new_jobs import left_jobs
 from mnemo.domain.extraction.pipeline import (
     _A_STAY,
     _MOVED_HOME,
+    ended_in_passing,
     ended_just_after,
     ended_just_before,
     joined_fragments,
     left_in_a_switch,
+    nearly_ended,
     slot_candidate,
 )
 from mnemo.domain.extraction.screen import screen
@@ -235,3 +237,21 @@ def test_a_commute_to_somewhere_else_than_work_is_a_routine_of_its_own() -> None
     assert said_fact("habit", "commute by bike now").subject == to_work.subject
     assert said_fact("habit", "commute to the office by train").subject == to_work.subject
     assert said_fact("habit", "commute to uni twice a week").subject != to_work.subject
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("I quit the gym last month", ["gym"]),
+    ("I'd quit the gym years ago, now I swim", ["gym"]),  # "'d" of "had"
+    # a condition, a near miss: the user goes still
+    ("I'd quit the gym if it wasn't so close", []),
+    ("I nearly quit the choir last week haha", []),
+    ("I almost gave up the allotment but stuck with it", []),
+])
+def test_an_ending_on_a_condition_or_nearly_made_ends_nothing(text: str, ended: list[str]) -> None:
+    assert [name for _slot, name, _clause in ended_in_passing(text, [])] == ended
+
+
+def test_a_near_miss_is_read_around_the_tagger_s_own_ending() -> None:
+    assert nearly_ended("running", "I almost gave up running but stuck with it")
+    assert not nearly_ended("running", "I gave up running, almost a year ago")
+    assert not ended_just_before("the choir", "I nearly quit the choir last week")

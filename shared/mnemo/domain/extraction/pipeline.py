@@ -616,8 +616,10 @@ class LearnedExtractor:
         # the value a switch went to is the user's now, whatever word of ending the clause holds ("we moved over
         # from Lyon to Paris": Lyon ended, Paris not)
         negated = negated and not (slot.name in CEASABLE_SLOTS | {"health"} and switched_from(value, f.clause))
-        if negated and slot.name in CEASABLE_SLOTS and paused(value, f.clause):
-            return None  # "no more gaming until my exams are done": a pause, neither the end of it nor news of it
+        if negated and slot.name in CEASABLE_SLOTS and (paused(value, f.clause) or nearly_ended(value, f.clause)):
+            # "no more gaming until my exams are done", "I almost gave up running": a pause or a near miss, neither
+            # the end of it nor news of it
+            return None
         if ((slot.name == "instruction" or (negated and slot.name in ANSWER_SLOTS))
                 and _instruction(f.clause) is None):
             # a word out of a long clause ("allotment") is no instruction, nor is "No longer: allotment"
@@ -1090,7 +1092,19 @@ def _said_before(pattern: re.Pattern[str], value: str, clause: str) -> re.Match[
     only plans it ("I can't quit", "thinking of switching")."""
     at = clause.find(value)
     said = pattern.search(clause[:at]) if at > 0 else None
-    return said if said is not None and not DENIED_OR_WISHED.search(clause[:said.start()]) else None
+    return (said if said is not None and not DENIED_OR_WISHED.search(clause[:said.start()])
+            and not only_if(clause[:said.start()], clause[at + len(value):]) else None)
+
+
+# "I'd" before the ending and a condition after it: "I'd quit the gym if it wasn't so close" (not "I'd quit the gym
+# years ago", where "'d" is "had")
+_I_WOULD = re.compile(r"\b(?:i|we)['’]d\s+(?:\w+\s+)?$", re.IGNORECASE)
+_IF_AFTER = re.compile(r"^[^.!?;]*?\b(?:if|unless)\b", re.IGNORECASE)
+
+
+def only_if(before: str, after: str) -> bool:
+    """The ending said between ``before`` and ``after`` is one the user would make on a condition."""
+    return bool(_I_WOULD.search(before) and _IF_AFTER.match(after))
 
 
 # a medicine (health holds the ones a user takes, docs/slots.md) stopped, right before its name: "taken me off
@@ -1170,6 +1184,16 @@ def ended_just_before(value: str, clause: str) -> bool:
     for now")."""
     return not paused(value, clause) and (_said_before(_ENDED_BEFORE, value, clause) is not None
                                           or _opens_ended(value, clause))
+
+
+# "nearly" or "almost" right before the ending: "I nearly quit the choir", "almost gave up on running"
+_NEARLY = re.compile(r"\b(?:nearly|almost)\s+(?:[\w'’]+\s+){1,3}$", re.IGNORECASE)
+
+
+def nearly_ended(value: str, clause: str) -> bool:
+    """The clause says the value nearly ended, right before it."""
+    at = clause.find(value)
+    return at > 0 and bool(_NEARLY.search(clause[:at]))
 
 
 def paused(value: str, clause: str) -> bool:
@@ -1259,7 +1283,8 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
             if word.lower() in _NO_NAME or not meant or meant <= NO_VALUE:
                 break
             words.append(word)
-        if not words or set(terms(" ".join(words))) & marked or is_question(clause_around(text, m.start(), m.end())):
+        if (not words or set(terms(" ".join(words))) & marked or is_question(clause_around(text, m.start(), m.end()))
+                or only_if(before, text[m.start("name") + len(" ".join(words)):])):
             continue
         name = " ".join(words)
         if _FOR_A_WHILE.match(text[m.start("name") + len(name):]):

@@ -125,6 +125,8 @@ def is_question(clause: str) -> bool:
 # stopped playing guitar", "trying to quit smoking", "thinking of selling my Tesla", "my doctor wants to increase my
 # sertraline"); "had to give it up" and "proud of quitting smoking" have
 DENIED_OR_WISHED = re.compile(
+    # "nearly", "almost": a near miss ("I nearly quit the choir", "I almost gave up running")
     r"(?:n['’]t|\b(?:never|not|no|cannot|wanna|gonna|might|may|will|would|should|could|(?<!\bhad )to|considering|"
+    r"nearly|almost|"
     r"(?:think|thinking|thought|talk|talking|talked|dream|dreaming) (?:of|about)))"
     r"(?:\s+(?:really|even|ever|yet|just|totally|fully|completely))*\s+$", re.IGNORECASE)
