@@ -406,3 +406,11 @@ def test_a_near_miss_ends_no_pastime(extractor: LearnedExtractor) -> None:
     # the tagger reads "nearly quit" as quit: "User no longer does the choir."
     assert stored(extractor, "I nearly quit the choir last week haha") == {}
     assert stored(extractor, "I almost gave up running but stuck with it") == {}
+
+
+@pytest.mark.parametrize("text", ["our head office is in London, I'm in the Bristol branch", "My office is in Leeds",
+                                  "I have now moved teams, the new team is in Manchester"])
+def test_where_the_work_is_is_no_home(extractor: LearnedExtractor, text: str) -> None:
+    # tagger-3 read each place as the user's home ("User lives in London." superseded "User lives in York.")
+    assert "home_location" not in stored(extractor, text)
+    assert stored(extractor, "my flat is in Leeds").get("home_location") == "User lives in Leeds."

@@ -629,6 +629,9 @@ class LearnedExtractor:
             if earned is not None:
                 # "I do yacht deliveries for a living" is the user's job, not a hobby or a routine
                 slot, value = SLOTS["job"], earned
+        if slot.name == "home_location" and (_A_WORKPLACE_IN.search(f.clause[:max(0, f.clause.find(value))])
+                                             or _A_WORKPLACE_NAMED.search(value)):
+            return None  # "my office is in Leeds", "the Bristol branch": where the work is, no home
         if slot.name == "hometown" and works_from(value, f.clause):
             slot = SLOTS["home_location"]  # "I work remote from Limassol": where they are, not where they are from
         if slot.name == "project_stack":
@@ -676,6 +679,15 @@ class LearnedExtractor:
 
 # what is said of a pet just got beside its kind ("User has a pet: new kitten."): no name of another pet
 _A_PET_JUST_GOT = frozenset(terms("new little baby tiny young rescue rescued"))
+
+
+# a workplace said to be in a place, right before it ("my office is in Leeds", "the new team is based in
+# Manchester"), or named by its place ("I'm in the Bristol branch")
+_WORKPLACE = (r"(?:office|offices|team|company|firm|employer|work|job|workplace|hq|headquarters|branch|studio|lab|"
+              r"site|department|depot|factory|warehouse|store|shop|plant|campus)")
+_A_WORKPLACE_IN = re.compile(rf"\b{_WORKPLACE}\s+(?:is|are|was|'s)\s+(?:now\s+|still\s+|also\s+)?"
+                             r"(?:based\s+|located\s+)?(?:in|at)\s+$", re.IGNORECASE)
+_A_WORKPLACE_NAMED = re.compile(rf"\s{_WORKPLACE}$", re.IGNORECASE)
 
 
 # a place the user will be in, right before it: "we'll be in Rome", "I shall be at Lake Como"
