@@ -414,3 +414,18 @@ def test_where_the_work_is_is_no_home(extractor: LearnedExtractor, text: str) ->
     # tagger-3 read each place as the user's home ("User lives in London." superseded "User lives in York.")
     assert "home_location" not in stored(extractor, text)
     assert stored(extractor, "my flat is in Leeds").get("home_location") == "User lives in Leeds."
+
+
+def test_a_shop_switched_for_someone_else_is_no_job_left(extractor: LearnedExtractor) -> None:
+    # "User no longer works as/at Tesco." (the tagger reads Tesco as a job, "switched" holds its "no")
+    assert "job" not in stored(extractor, "We switched the kids from Tesco to Aldi for the weekly shop")
+    assert stored(extractor, "I switched my job from Tesco to Aldi").get("job") == "User's job: Aldi."
+
+
+@pytest.mark.parametrize("text", ["I'm done with London, moving back to Cork in May",
+                                  "I gave my notice to my landlord today, we're moving to Leeds"])
+def test_a_move_still_to_come_is_a_plan_not_a_home(extractor: LearnedExtractor, text: str) -> None:
+    # tagger-3 read each place moved to as the home now ("User lives in Cork.")
+    assert not any(fact.startswith("User lives in") for fact in stored(extractor, text).values())
+    assert stored(extractor, "Moving to Leeds was the best thing we did").get("home_location") == (
+        "User lives in Leeds.")

@@ -541,8 +541,11 @@ class LearnedExtractor:
                 and all(s.end <= k.start or s.start >= k.end for k in spans)])
             # a place the user will be in is a stay, no home: read with the plan said beside it ("Richard and I
             # shall be in Florence from the 9th to the 16th of April")
-            spans = [replace(s, slot="plan") if s.slot == "home_location" and _A_STAY.search(text[:s.start]) else s
-                     for s in spans]
+            # (and so is a move still to come: "we're moving to Leeds", "done with London, moving back to Cork in
+            # May")
+            spans = [replace(s, slot="plan") if s.slot == "home_location" and (
+                _A_STAY.search(text[:s.start]) or a_move_to_come(text[:s.start], text[s.end:])) else s
+                for s in spans]
             for span in joined_fragments(text, sorted(spans, key=lambda s: s.start)):
                 value = text[span.start:span.end]
                 found.append(_Found(index, span, value, clause_around(text, span.start, span.end),
@@ -629,6 +632,9 @@ class LearnedExtractor:
             if earned is not None:
                 # "I do yacht deliveries for a living" is the user's job, not a hobby or a routine
                 slot, value = SLOTS["job"], earned
+        if negated and slot.name in {"job", "employer"} and _SOMETHING_SWITCHED.search(
+                f.clause[:max(0, f.clause.find(value))]):
+            return None  # "we switched the kids from Tesco to Aldi": a shop, no workplace left
         if slot.name == "home_location" and (_A_WORKPLACE_IN.search(f.clause[:max(0, f.clause.find(value))])
                                              or _A_WORKPLACE_NAMED.search(value)):
             return None  # "my office is in Leeds", "the Bristol branch": where the work is, no home
@@ -690,9 +696,29 @@ _A_WORKPLACE_IN = re.compile(rf"\b{_WORKPLACE}\s+(?:is|are|was|'s)\s+(?:now\s+|s
 _A_WORKPLACE_NAMED = re.compile(rf"\s{_WORKPLACE}$", re.IGNORECASE)
 
 
+# something other than the user switched, right before the value: "switched the kids from", "moved our savings from"
+# (the user's own move: "I switched from", "moved over from", "changed jobs from")
+_SOMETHING_SWITCHED = re.compile(
+    r"\b(?:switched|moved|changed|swapped|shifted)\s+(?:the|my|our|his|her|their)\s+(?!jobs?\b|roles?\b|careers?\b)"
+    r"[\w'’-]+(?:\s+[\w'’-]+)?\s+from\s+(?:the\s+)?$", re.IGNORECASE)
+
+
 # a place the user will be in, right before it: "we'll be in Rome", "I shall be at Lake Como"
 _A_STAY = re.compile(r"\b(?:will|shall|['’]ll|gonna|going to)\s+(?:only\s+|just\s+|also\s+)?be\s+(?:in|at)\s+$",
                      re.IGNORECASE)
+
+
+# a move still to come, right before the place: "I'm moving to", "we're moving back to"; or said bare, with when
+# after the place ("moving to Leeds next month"; "Moving to Leeds was the best thing" is a move made)
+_MOVING_TO = re.compile(r"(?:\b(?P<who>i['’]?m|im|i am|we['’]?re|we are)\s+(?:\w+\s+)?|(?:^|[,.;:!?(]\s*))"
+                        r"moving\s+(?:back\s+|over\s+|out\s+|house\s+)?to\s+$", re.IGNORECASE)
+_WHEN_AFTER = re.compile(r"^\W*(?:\w+\s+)?(?:in|on|next|this|soon|tomorrow|later|after|at the end)\b", re.IGNORECASE)
+
+
+def a_move_to_come(before: str, after: str) -> bool:
+    """The place between ``before`` and ``after`` is where the user is moving to, not yet their home."""
+    moving = _MOVING_TO.search(before)
+    return moving is not None and (moving.group("who") is not None or bool(_WHEN_AFTER.match(after)))
 
 
 # a move that happened ("MOVED OUT OF HALLS!!", "we moved", "got a house in rusholme"), not one planned ("moving to
