@@ -173,7 +173,6 @@ def test_changing_a_preference_says_a_change() -> None:
     assert not says_a_change(memory("b", "instruction:y", "How to answer the user: explanation first.", 0))
 
 
-
 def test_a_value_said_out_ends_it() -> None:
     assert ended_just_after("Python", "stack is Golang + chi + Postgres now, Python's out")
     assert not ended_just_after("Python", "Python is out of the question for the frontend, we use it for the api")
@@ -255,3 +254,15 @@ def test_a_near_miss_is_read_around_the_tagger_s_own_ending() -> None:
     assert nearly_ended("running", "I almost gave up running but stuck with it")
     assert not nearly_ended("running", "I gave up running, almost a year ago")
     assert not ended_just_before("the choir", "I nearly quit the choir last week")
+
+
+@pytest.mark.parametrize(("clause", "hypothetical"), [
+    ("Mind you, if we won the lottery I'd go to New Zealand", True),
+    ("if we ever moved out of London I'd want somewhere by the sea", True),
+    ("Y si algún día me toca la lotería, me compro una casa en Ibiza jaja", True),
+    ("estoy pensando en trabajar en Irlanda", True),
+    ("I live in Leeds and if it rains I'll take the bus", False),
+    ("I live in Leeds, if I'm honest I'd rather be in York", False),
+])
+def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -> None:
+    assert (screen("Leeds", clause, "home_location") == "hypothetical") is hypothetical

@@ -17,7 +17,14 @@ from mnemo.domain.sensitive import MARKER
 _MARKED = re.compile(re.escape(MARKER) + r"[^\]]*\]")
 _WISH = re.compile(
     r"\b(?:i wish|i'd love to|i would love to|id love to|one day|someday|some day|i could have|could i have|"
-    r"i should get|pretend|imagine|i dream of|dreaming of|if only|would be nice|what if|in another life)\b",
+    r"i should get|pretend|imagine|i dream of|dreaming of|if only|would be nice|what if|in another life|"
+    # what the user would do if ("if we won the lottery I'd go to New Zealand", "if we ever moved out of London I'd
+    # want somewhere by the sea", "if i still lived in Holland i would be freezing")
+    r"if (?:i|we)\b(?!['’]?m (?:honest|being honest|not mistaken|right)\b)[^.!?;]{0,80}?\b(?:i['’]?d|we['’]?d|i would|we would|i['’]?ll|we['’]?ll)|"
+    # the same in the languages users switch to: "si algún día me toca la lotería", "estoy pensando en trabajar en
+    # Irlanda", "me gustaría vivir en", "ojalá", "wenn ich im Lotto gewinne"
+    r"si algún día|si algun dia|si me toca|pensando en|me gustaría|me gustaria|ojalá|ojala|quisiera|"
+    r"wenn ich (?:im lotto|reich)|j'aimerais|si un jour)\b",
     re.IGNORECASE)
 _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|brother|bro|sister|sis|mom|mum|mother|"
            r"dad|father|parents?|husband|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|"
