@@ -266,3 +266,13 @@ def test_a_near_miss_is_read_around_the_tagger_s_own_ending() -> None:
 ])
 def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -> None:
     assert (screen("Leeds", clause, "home_location") == "hypothetical") is hypothetical
+
+
+@pytest.mark.parametrize(("value", "clause", "home"), [
+    ("Ponsonby", "I'm a physio at a clinic in Ponsonby, 3 days a week", False),
+    ("Bay", "I'm self-employed now doing home visits for ACC clients around the Bay", False),
+    ("Hackney", "I live in a flat above a shop in Hackney", True),
+    ("Leeds", "we moved to Leeds", True),
+])
+def test_a_place_said_of_the_workplace_is_no_home(value: str, clause: str, home: bool) -> None:
+    assert (screen(value, clause, "home_location") is None) is home

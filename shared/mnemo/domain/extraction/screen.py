@@ -240,6 +240,25 @@ def _only_near(value: str, clause: str) -> bool:
     return at >= 0 and bool(_NEAR.search(clause[:at])) and not _LIVING.search(clause)
 
 
+# a place said of where the user works, right after the workplace or the people they work for: "a physio at a
+# clinic in Ponsonby", "home visits for ACC clients around the Bay", "our office in Shoreditch"
+_WORKPLACE_IN = re.compile(
+    r"\b(?:clinic|office|hospital|surgery|practice|shop|store|school|college|restaurant|caf[eé]|bar|pub|salon|"
+    r"company|firm|factory|plant|warehouse|site|depot|branch|studio|lab|agency|bank|hotel|kitchen|"
+    r"clients?|customers?|patients?|pupils?)\s+(?:in|at|near|around|on|across|all over)\s+(?:the\s+)?$",
+    re.IGNORECASE)
+
+
+# the user saying they live there all the same: "I live in a flat above a shop in Hackney"
+_I_LIVE = re.compile(r"\b(?:i|we)(?:['’]ve|['’]m|['’]re| am| are| have)?\s+(?:just\s+|now\s+)?"
+                     r"(?:live|living|lived|based|moved|rent|renting|stay|staying)\b", re.IGNORECASE)
+
+
+def _at_work_in(value: str, clause: str) -> bool:
+    at = clause.find(value)
+    return at > 0 and bool(_WORKPLACE_IN.search(clause[:at])) and not _I_LIVE.search(clause[:at])
+
+
 def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
            message: str = "") -> str | None:
     """Why the value must not become a fact, or None. ``sentence`` and ``message`` hold the clause (an
@@ -265,6 +284,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "not_a_place"  # "english or tagalog mass": a language, not where the user lives
     if slot == "home_location" and _only_near(value, clause):
         return "not_home"  # "a church near yonge n eglinton": where the user looks, not where they live
+    if slot == "home_location" and _at_work_in(value, clause):
+        return "not_home"  # "a physio at a clinic in Ponsonby": where the user works
     # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")
     reason = rejection_reason(_MARKED.sub(" ", clause))
     if reason == "uncertain" and explicit:
