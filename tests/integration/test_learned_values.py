@@ -194,7 +194,6 @@ def test_a_terse_list_of_technologies_is_the_whole_stack(extractor: LearnedExtra
     assert "job" not in facts
 
 
-
 def test_an_employer_after_an_at_sign_is_the_job(extractor: LearnedExtractor) -> None:
     # the tagger read "@ stripe" as nothing, or as the stack: "User's project uses stripe."
     facts = stored(extractor, "left fernwerk. now @ kessel, payments infra.")
@@ -429,3 +428,10 @@ def test_a_move_still_to_come_is_a_plan_not_a_home(extractor: LearnedExtractor, 
     assert not any(fact.startswith("User lives in") for fact in stored(extractor, text).values())
     assert stored(extractor, "Moving to Leeds was the best thing we did").get("home_location") == (
         "User lives in Leeds.")
+
+
+def test_the_users_own_editor_is_a_tool_they_use_not_the_projects_stack(extractor: LearnedExtractor) -> None:
+    # "User's project uses neovim." was a doubtful change of the one stack and never kept
+    facts = stored(extractor, "editor is neovim. gopls config?")
+    assert facts.get("uses:neovim") == "User uses neovim."
+    assert not [c for s, c in facts.items() if s == "project_stack" and "neovim" in c]

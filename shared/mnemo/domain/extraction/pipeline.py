@@ -640,6 +640,8 @@ class LearnedExtractor:
             return None  # "my office is in Leeds", "the Bristol branch": where the work is, no home
         if slot.name == "hometown" and works_from(value, f.clause):
             slot = SLOTS["home_location"]  # "I work remote from Limassol": where they are, not where they are from
+        if slot.name == "project_stack" and _OWN_TOOL_BEFORE.search(f.clause[:max(0, f.clause.find(value))]):
+            slot = SLOTS["uses"]  # "editor is neovim": the user's own tool, not the project's one stack
         if slot.name == "project_stack":
             value = widened_stack(value, f.sentence)  # "postgres" of "go, postgres, k8s." is the list
         if slot.name in PHRASE_SLOTS:
@@ -701,6 +703,11 @@ _A_WORKPLACE_NAMED = re.compile(rf"\s{_WORKPLACE}$", re.IGNORECASE)
 _SOMETHING_SWITCHED = re.compile(
     r"\b(?:switched|moved|changed|swapped|shifted)\s+(?:the|my|our|his|her|their)\s+(?!jobs?\b|roles?\b|careers?\b)"
     r"[\w'’-]+(?:\s+[\w'’-]+)?\s+from\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+# the user's own tool named right before the value ("editor is neovim", "my IDE: IntelliJ", "laptop is a ThinkPad")
+_OWN_TOOL_BEFORE = re.compile(r"\b(?:editor|ide|os|laptop|terminal|shell|keyboard|browser)\s*(?:is|=|:|-)?\s*"
+                              r"(?:(?:a|an|the)\s+)?$", re.IGNORECASE)
 
 
 # a place the user will be in, right before it: "we'll be in Rome", "I shall be at Lake Como"
@@ -1335,7 +1342,6 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
         medicine = {"off", "from"} & set(m.group(0).lower().split()) or _MEDICAL.search(said)
         found.append(("health" if medicine else "hobby", name, said))
     return found
-
 
 
 # what an answer is made of, as a user names it in a terse rule ("code only", "no preamble", "bullet points")
