@@ -435,3 +435,10 @@ def test_the_users_own_editor_is_a_tool_they_use_not_the_projects_stack(extracto
     facts = stored(extractor, "editor is neovim. gopls config?")
     assert facts.get("uses:neovim") == "User uses neovim."
     assert not [c for s, c in facts.items() if s == "project_stack" and "neovim" in c]
+
+
+def test_the_verb_of_an_ending_alone_is_no_value(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "I should also say that I have rather given up on the watercolours; my hands are no "
+                              "longer steady enough.")
+    assert "User's hobby: given." not in facts.values()
+    assert "User no longer does watercolours." in facts.values()

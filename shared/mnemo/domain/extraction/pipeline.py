@@ -588,8 +588,10 @@ class LearnedExtractor:
 
     def _candidate(self, f: _Found) -> Candidate | None:
         slot = SLOTS.get(f.span.slot)
-        if slot is None or not set(terms(f.value)) - NO_VALUE:
-            return None  # a stray function word ("from", "it") or a topic word ("project") is no value
+        if slot is None or not set(terms(f.value)) - NO_VALUE - _ENDING_ONLY:
+            # a stray function word ("from", "it"), a topic word ("project") or the verb of an ending alone
+            # ("User's hobby: given." of "I have rather given up on the watercolours") is no value
+            return None
         if slot.name in TIME_ONLY_SLOTS and only_when(f.value):
             return None  # "User plans: next" lost what is planned
         found = whole_date(f.value, f.clause) if slot.name in DATED_SLOTS else f.value
@@ -703,6 +705,9 @@ _A_WORKPLACE_NAMED = re.compile(rf"\s{_WORKPLACE}$", re.IGNORECASE)
 _SOMETHING_SWITCHED = re.compile(
     r"\b(?:switched|moved|changed|swapped|shifted)\s+(?:the|my|our|his|her|their)\s+(?!jobs?\b|roles?\b|careers?\b)"
     r"[\w'’-]+(?:\s+[\w'’-]+)?\s+from\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+_ENDING_ONLY = frozenset(terms("given gave give giving quit quitting stopped stopping ditched dropped"))
 
 
 # the user's own tool named right before the value ("editor is neovim", "my IDE: IntelliJ", "laptop is a ThinkPad")
