@@ -276,3 +276,9 @@ def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -
 ])
 def test_a_place_said_of_the_workplace_is_no_home(value: str, clause: str, home: bool) -> None:
     assert (screen(value, clause, "home_location") is None) is home
+
+
+def test_a_value_that_did_not_work_out_is_ended() -> None:
+    assert ended_just_after("keto", "so keto just wasn't working for me man I was miserable")
+    assert ended_just_after("night shifts", "the night shifts didn't work out")
+    assert not ended_just_after("laptop", "my laptop isn't working, can you help")
