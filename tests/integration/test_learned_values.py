@@ -442,3 +442,12 @@ def test_the_verb_of_an_ending_alone_is_no_value(extractor: LearnedExtractor) ->
                               "longer steady enough.")
     assert "User's hobby: given." not in facts.values()
     assert "User no longer does watercolours." in facts.values()
+
+
+def test_a_food_said_after_no_is_kept_out_not_a_diet_ended(extractor: LearnedExtractor) -> None:
+    # "User no longer follows this diet: gluten." retired the user's gluten allergy
+    message = Message(role="user", content="been cooking more now I'm settled still no gluten obviously",
+                      message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
+    assert not [c for c in facts if c.startswith("User no longer follows this diet")]
+    assert facts.get("User avoids gluten.") is True

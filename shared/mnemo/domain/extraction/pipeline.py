@@ -599,6 +599,10 @@ class LearnedExtractor:
             found = deadline_date(found, f.clause, f.message.created_at)
             if not says_when(found):
                 return None
+        if slot.name == "diet" and _NO_RIGHT_BEFORE.search(f.clause[:max(0, f.clause.find(found))]):
+            # "still no gluten obviously", "no dairy for me": a food kept out, not a diet ended
+            slot = SLOTS["avoids"]
+            f = replace(f, span=replace(f.span, negated=False))
         value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause, found)
         negated = negated or (slot.name in CEASABLE_SLOTS and (ended_just_before(value, f.clause)
                                                               or ended_just_after(value, f.clause)))
@@ -707,6 +711,8 @@ _SOMETHING_SWITCHED = re.compile(
     r"[\w'’-]+(?:\s+[\w'’-]+)?\s+from\s+(?:the\s+)?$", re.IGNORECASE)
 
 
+# "no" alone right before a value (not "no longer", "no more", which end what follows)
+_NO_RIGHT_BEFORE = re.compile(r"(?:^|[^\w'’])(?:still\s+|strictly\s+|absolutely\s+)?no\s+$", re.IGNORECASE)
 _ENDING_ONLY = frozenset(terms("given gave give giving quit quitting stopped stopping ditched dropped"))
 
 
