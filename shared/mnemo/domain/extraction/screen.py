@@ -20,7 +20,8 @@ _WISH = re.compile(
     r"i should get|pretend|imagine|i dream of|dreaming of|if only|would be nice|what if|in another life|"
     # what the user would do if ("if we won the lottery I'd go to New Zealand", "if we ever moved out of London I'd
     # want somewhere by the sea", "if i still lived in Holland i would be freezing")
-    r"if (?:i|we)\b(?!['’]?m (?:honest|being honest|not mistaken|right)\b)[^.!?;]{0,80}?\b(?:i['’]?d|we['’]?d|i would|we would|i['’]?ll|we['’]?ll)|"
+    r"if (?:i|we)\b(?!['’]?m (?:honest|being honest|not mistaken|right)\b)[^.!?;]{0,80}?"
+    r"\b(?:i['’]?d|we['’]?d|i would|we would|i['’]?ll|we['’]?ll)|"
     # the same in the languages users switch to: "si algún día me toca la lotería", "estoy pensando en trabajar en
     # Irlanda", "me gustaría vivir en", "ojalá", "wenn ich im Lotto gewinne"
     r"si algún día|si algun dia|si me toca|pensando en|me gustaría|me gustaria|ojalá|ojala|quisiera|"
