@@ -19,6 +19,9 @@ from mnemo.domain.extraction.pipeline import (
     joined_fragments,
     left_in_a_switch,
     nearly_ended,
+
+
+    said_no_longer,
     slot_candidate,
 )
 from mnemo.domain.extraction.screen import screen
@@ -261,6 +264,7 @@ def test_a_near_miss_is_read_around_the_tagger_s_own_ending() -> None:
     ("if we ever moved out of London I'd want somewhere by the sea", True),
     ("Y si algún día me toca la lotería, me compro una casa en Ibiza jaja", True),
     ("estoy pensando en trabajar en Irlanda", True),
+    ("soy alérgica a la penicilina, por si algún día te pregunto de medicinas", False),  # "in case one day"
     ("I live in Leeds and if it rains I'll take the bus", False),
     ("I live in Leeds, if I'm honest I'd rather be in York", False),
 ])
@@ -282,3 +286,9 @@ def test_a_value_that_did_not_work_out_is_ended() -> None:
     assert ended_just_after("keto", "so keto just wasn't working for me man I was miserable")
     assert ended_just_after("night shifts", "the night shifts didn't work out")
     assert not ended_just_after("laptop", "my laptop isn't working, can you help")
+
+
+def test_an_ending_denied_ends_nothing() -> None:
+    assert not said_no_longer("habit", "I never stopped going to the gym, even in lockdown", "going to the gym")
+    assert not said_no_longer("hobby", "I haven't given up on the guitar", "guitar")
+    assert said_no_longer("habit", "I stopped going to the gym", "going to the gym")

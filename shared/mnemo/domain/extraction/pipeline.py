@@ -1085,7 +1085,14 @@ def said_no_longer(slot: str, clause: str, value: str = "") -> bool:
         return bool(_NO_RELATIVE.search(clause[:at]))
     if at < 0:
         return bool(_NEGATION.search(clause))
+    if _NEVER_ENDED.search(clause[:at]):
+        return False  # "I never stopped going to the gym": two negations, the going goes on
     return bool(_NEGATION.search(clause[:at]) or _ENDED_AFTER.search(clause[at + len(value):]))
+
+
+# an ending denied right before the value: "I never stopped going to the gym", "haven't given up on the guitar"
+_NEVER_ENDED = re.compile(r"(?:\bnever|n['’]t|\bnot)\s+(?:really\s+|actually\s+)?(?:stopped|quit|given up|gave up|"
+                          r"give up|dropped)(?:\s+(?:on|the|my|going to|going|doing|playing))*\s+$", re.IGNORECASE)
 
 
 # a new clause of the user's own within a sentence: "and I", "but we", "so I"

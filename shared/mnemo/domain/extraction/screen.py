@@ -24,7 +24,7 @@ _WISH = re.compile(
     r"\b(?:i['’]?d|we['’]?d|i would|we would|i['’]?ll|we['’]?ll)|"
     # the same in the languages users switch to: "si algún día me toca la lotería", "estoy pensando en trabajar en
     # Irlanda", "me gustaría vivir en", "ojalá", "wenn ich im Lotto gewinne"
-    r"si algún día|si algun dia|si me toca|pensando en|me gustaría|me gustaria|ojalá|ojala|quisiera|"
+    r"(?<!por )si algún día|(?<!por )si algun dia|si me toca|pensando en|me gustaría|me gustaria|ojalá|ojala|quisiera|"
     r"wenn ich (?:im lotto|reich)|j'aimerais|si un jour)\b",
     re.IGNORECASE)
 _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|brother|bro|sister|sis|mom|mum|mother|"
