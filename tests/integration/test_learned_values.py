@@ -451,3 +451,7 @@ def test_a_food_said_after_no_is_kept_out_not_a_diet_ended(extractor: LearnedExt
     facts = {c.content: c.polarity for c in extractor.extract([message]).accepted}
     assert not [c for c in facts if c.startswith("User no longer follows this diet")]
     assert facts.get("User avoids gluten.") is True
+
+
+def test_what_the_user_is_not_is_no_relative(extractor: LearnedExtractor) -> None:
+    assert "User's family: mum." not in stored(extractor, "I'm not a mum yet but we're trying").values()

@@ -656,6 +656,8 @@ class LearnedExtractor:
             # "as" and "at" the span took in say nothing of which job ("now @ kessel" -> kessel)
             value = job_phrase(value, f.clause)
             value = _HOW_LONG_AS.sub("", value) or value
+        if slot.name == "family" and _NOT_ONE_MYSELF.search(f.clause[:max(0, f.clause.find(value))]):
+            return None  # "I'm not a mum yet": what the user is not, no relative of theirs
         if slot.name == "name" and not names_self(value, f.message.content):
             return None  # "my supervisor, Karin, agreed": a name the user gives someone else (names.py)
         if slot.name not in COUNTED_SLOTS and only_measures(value):
@@ -711,6 +713,8 @@ _SOMETHING_SWITCHED = re.compile(
     r"[\w'’-]+(?:\s+[\w'’-]+)?\s+from\s+(?:the\s+)?$", re.IGNORECASE)
 
 
+# the user saying they are not one ("I'm not a mum yet", "i am not a grandad"), right before the relative's word
+_NOT_ONE_MYSELF = re.compile(r"\b(?:i['’]?m|i am|im)\s+(?:still\s+)?not\s+(?:yet\s+)?(?:a|an)\s+$", re.IGNORECASE)
 # "no" alone right before a value (not "no longer", "no more", which end what follows)
 _NO_RIGHT_BEFORE = re.compile(r"(?:^|[^\w'’])(?:still\s+|strictly\s+|absolutely\s+)?no\s+$", re.IGNORECASE)
 _ENDING_ONLY = frozenset(terms("given gave give giving quit quitting stopped stopping ditched dropped"))
