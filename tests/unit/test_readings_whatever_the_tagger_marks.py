@@ -16,6 +16,7 @@ from mnemo.domain.extraction.pipeline import (
     ended_in_passing,
     ended_just_after,
     ended_just_before,
+    gone_after,
     joined_fragments,
     left_in_a_switch,
     nearly_ended,
@@ -292,3 +293,13 @@ def test_an_ending_denied_ends_nothing() -> None:
     assert not said_no_longer("habit", "I never stopped going to the gym, even in lockdown", "going to the gym")
     assert not said_no_longer("hobby", "I haven't given up on the guitar", "guitar")
     assert said_no_longer("habit", "I stopped going to the gym", "going to the gym")
+
+
+@pytest.mark.parametrize(("value", "clause", "gone"), [
+    ("boyfriend", "me and my boyfriend Dan split up last week", True),
+    ("girlfriend", "my girlfriend and I broke up", True),
+    ("husband", "me and my husband went to Rome", False),
+    ("husband", "me and my husband Dan split the bill", False),
+])
+def test_a_partner_the_user_parted_from_is_gone(value: str, clause: str, gone: bool) -> None:
+    assert gone_after("relationship_status", value, clause) is gone

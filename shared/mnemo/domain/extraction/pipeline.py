@@ -1236,12 +1236,22 @@ _PARTED_AFTER = re.compile(r"^\s+and i\s+(?:(?:just|finally|have|had|'ve)\s+)*"
 _GONE_AFTER = {"pet": _DIED_AFTER, "family": _DIED_AFTER, "relationship_status": _PARTED_AFTER}
 
 
+# "me and my boyfriend Dan split up", "me n callum split up": the user and the partner named together, then parted
+_ME_AND_BEFORE = re.compile(r"\b(?:me|i)\s+(?:and|n|&)\s+(?:my\s+)?$", re.IGNORECASE)
+_WE_PARTED_AFTER = re.compile(r"^\s+(?:\(?[A-Z][\w'’-]*\)?\s+)?(?:(?:just|finally|have|had|'ve|officially)\s+)*"
+                              r"(?:broke up|split up|separated|got divorced|divorced|called it quits)(?!\w)")
+
+
 def gone_after(slot: str, value: str, clause: str) -> bool:
     """The clause says right after the value that the pet or the relative died or is no longer with us, or that the
     user and their partner parted: they are no longer in the user's life."""
     pattern = _GONE_AFTER.get(slot)
     at = clause.find(value)
-    return pattern is not None and at >= 0 and pattern.match(clause[at + len(value):]) is not None
+    if pattern is None or at < 0:
+        return False
+    after = clause[at + len(value):]
+    return pattern.match(after) is not None or (slot == "relationship_status" and bool(
+        _ME_AND_BEFORE.search(clause[:at])) and _WE_PARTED_AFTER.match(after) is not None)
 
 
 def ended_just_before(value: str, clause: str) -> bool:
