@@ -303,3 +303,8 @@ def test_an_ending_denied_ends_nothing() -> None:
 ])
 def test_a_partner_the_user_parted_from_is_gone(value: str, clause: str, gone: bool) -> None:
     assert gone_after("relationship_status", value, clause) is gone
+
+
+def test_me_opening_a_value_is_the_users_my() -> None:
+    assert said_fact("family", "me nan").content == "User's family: their nan."
+    assert said_fact("instruction", "tell me straight").content.endswith("tell them straight.")

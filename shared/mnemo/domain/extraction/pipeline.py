@@ -1552,6 +1552,8 @@ def _clean_value(value: str, *, whole_clause: bool = False) -> str:
     value = re.sub(r"\s+", " ", value).strip(" .,;:!?-\"'")
     if not whole_clause:
         value = _LEADS_ON.sub("", value) or value
+        # "me" opening a value is the user's "my" of many Englishes ("me nan", "me mam"): "their", not "them"
+        value = re.sub(r"^(?i:me)\s+(?=[^\W\d_])", "my ", value)
     return _PRONOUN_RE.sub(lambda m: m.group(0) if _in_title(value, m) else _PRONOUN[m.group(0).lower()], value)
 
 
