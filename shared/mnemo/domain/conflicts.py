@@ -82,7 +82,22 @@ def replaces_instruction(new: Memory, old: Existing, replace_at: float, change_a
     # close, saying it changes something, and about the same thing: "stop using emojis" does not replace
     # "stop using exclamation marks" (0.75 apart), though both say "stop"
     shared = (set(terms(new.content)) & set(terms(old.memory.content))) - _INSTRUCTION_WORDS
+    if shared and says_the_rule_changed(new):
+        # the user says outright that the rule changes ("changed my mind on format: short explanation first, then
+        # the code"): every rule about the same thing goes ("code only." and "no explanations.", 0.65 and 0.61 apart)
+        return True
     return old.cosine >= change_at and says_a_change(new) and bool(shared)
+
+
+def says_the_rule_changed(rule: Memory) -> bool:
+    """An answer rule the user says outright replaces theirs ("changed my mind on format: ...", "changing my
+    preference: ...")."""
+    return (rule.subject.partition(":")[0] in ANSWER_SLOTS
+            and bool(_MIND_CHANGED.search(f"{rule.content} {rule.provenance.evidence or ''}")))
+
+
+_MIND_CHANGED = re.compile(r"\b(?:chang(?:ed|ing|e)\s+(?:my|their|of)\s+(?:mind|preference|preferences)|"
+                           r"new (?:preference|rule))\b", re.IGNORECASE)
 
 
 def says_a_change(rule: Memory) -> bool:

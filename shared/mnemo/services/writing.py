@@ -24,8 +24,10 @@ from mnemo.domain.conflicts import (
     lifts_instruction,
     names_its_value,
     outranks,
+    replaces_instruction,
     retires_value,
     same_partition,
+    says_the_rule_changed,
 )
 from mnemo.domain.extraction import Candidate
 from mnemo.domain.extraction.ending import read_statement
@@ -301,6 +303,7 @@ class MemoryWriter:
                 others = [e for e in nearby.values() if e.memory.memory_id != other.memory_id]
                 self._retire_named_values(new, others, retraction_at)
                 self._retire_lifted_rules(new, others)
+                self._retire_replaced_rules(new, others)
                 return result
             # an older or less authoritative statement: kept for the record, never active
             new.status = Status.SUPERSEDED
@@ -404,6 +407,20 @@ class MemoryWriter:
                     and e.memory.created_at <= lift.created_at and RETRACTION_TAG not in e.memory.tags
                     and e.cosine >= self.p.settings.retraction_similarity and lifts_instruction(lift, e.memory)):
                 self._retire(e.memory, lift.memory_id)
+
+    def _retire_replaced_rules(self, rule: Memory, others: list[Existing]) -> None:
+        """A rule the user says replaces their rules ("changed my mind on format: explanation first, then the code")
+        retires every live answer rule on the same thing, not only the closest ("code only." and "no
+        explanations." said apart)."""
+        if not says_the_rule_changed(rule):
+            return
+        settings = self.p.settings
+        for e in others:
+            if (e.memory.status is Status.ACTIVE and same_partition(e.memory, rule)
+                    and e.memory.created_at <= rule.created_at and RETRACTION_TAG not in e.memory.tags
+                    and replaces_instruction(rule, e, settings.instruction_replace_similarity,
+                                             settings.instruction_change_similarity)):
+                self._retire(e.memory, rule.memory_id)
 
     def _retire(self, old: Memory, by: str) -> None:
         retired = old.model_copy(update={"status": Status.SUPERSEDED, "superseded_by": by, "confidence": 0.0,

@@ -1,0 +1,42 @@
+"""An answer rule the user says outright replaces theirs retires every rule on the same thing, and only those
+(the learned extractor, the local home)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from mnemo.bootstrap import Mnemo, build_local
+from mnemo.clock import ManualClock
+from mnemo.settings import Settings
+from tests.integration.conversation_steps import say_next_day
+
+TENANT, USER = "t-rules", "u-rules"
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Mnemo]:
+    built = build_local(Settings(data_dir=tmp_path, extractor="learned"),
+                        clock=ManualClock(datetime(2026, 3, 1, 9, tzinfo=UTC)))
+    yield built
+    built.close()
+
+
+def _rules(service: Mnemo) -> list[str]:
+    now = service.ports.clock.now()
+    return [m.content for m in service.ports.memories.all_for_user(TENANT, USER)
+            if m.is_live(now) and m.content.startswith("How to answer")]
+
+
+def test_a_rule_changed_outright_retires_every_rule_on_the_same_thing(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "always answer in British English please")
+    say_next_day(service, TENANT, USER, "c2", "code only. no explanations.")
+    say_next_day(service, TENANT, USER, "c3", "changed my mind on format: short explanation first, then the code. "
+                                             "kept missing caveats")
+    rules = _rules(service)
+    assert not [r for r in rules if "code only" in r or "no explanations" in r], rules
+    assert [r for r in rules if "explanation first" in r]
+    assert [r for r in rules if "British English" in r]  # another thing: it stays
