@@ -9,7 +9,7 @@ import pytest
 
 from mnemo.domain.conflicts import Existing, Relation, classify, says_a_change
 from mnemo.domain.extraction.candidates import Candidate
-from mnemo.domain.extraction.new_jobs import left_jobs
+from mnemo.domain.extraction.new_jobs import bosses_at, left_jobs
 from mnemo.domain.extraction.pipeline import (
     _A_STAY,
     _MOVED_HOME,
@@ -308,3 +308,14 @@ def test_a_partner_the_user_parted_from_is_gone(value: str, clause: str, gone: b
 def test_me_opening_a_value_is_the_users_my() -> None:
     assert said_fact("family", "me nan").content == "User's family: their nan."
     assert said_fact("instruction", "tell me straight").content.endswith("tell them straight.")
+
+
+@pytest.mark.parametrize(("text", "places"), [
+    ("my manager at chatime is sooo annoying", ["chatime"]),
+    ("My boss at Blue Horizon Charters gave me more days", ["Blue Horizon Charters"]),
+    ("my boss at work is nice", []),
+    ("my sister's manager at Tesco is awful", []),
+    ("my old boss at Deloitte called", []),
+])
+def test_the_workplace_of_the_users_manager_is_theirs(text: str, places: list[str]) -> None:
+    assert [place for _s, _e, place in bosses_at(text)] == places

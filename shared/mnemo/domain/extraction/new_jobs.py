@@ -78,3 +78,24 @@ def left_jobs(text: str) -> list[tuple[int, int, str]]:
         if place and len(place.split()) <= JOB_MAX_WORDS:
             out.append((m.start(group), m.start(group) + len(place), place))
     return out
+
+
+# the user's manager named with the workplace: "my manager at chatime is sooo annoying", "my boss at Deloitte"; not
+# an old or another's manager ("my old boss at", "my sister's manager at"), nor where the place is no name ("my
+# manager at work")
+_BOSS_AT = re.compile(
+    r"(?<![\w'’])(?i:my)\s+(?i:line\s+|new\s+|current\s+)?(?i:manager|boss|supervisor|team lead|gaffer|head chef)"
+    r"\s+(?i:at|@)\s+(?i:the\s+)?(?P<place>[^\W\d_][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2})")
+_NO_PLACE = frozenset({"work", "my", "our", "the", "job", "home", "school", "uni", "college", "office", "night",
+                       "weekends", "weekend", "lunch", "least", "first", "last", "times", "all"})
+
+
+def bosses_at(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "chatime") for each workplace the user names as where their manager is."""
+    out = []
+    for m in _BOSS_AT.finditer(text):
+        place = m.group("place").strip(" '\"")
+        if place and place.split()[0].lower() not in _NO_PLACE:
+            out.append((m.start("place"), m.start("place") + len(place), place))
+    return out
+

@@ -39,7 +39,7 @@ from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, replaces_unnamed, without_dose
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import new_homes
-from mnemo.domain.extraction.new_jobs import began_as, left_jobs, new_jobs
+from mnemo.domain.extraction.new_jobs import began_as, bosses_at, left_jobs, new_jobs
 from mnemo.domain.extraction.pets import pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
@@ -209,6 +209,7 @@ class LearnedExtractor:
             candidates = _sure_of_a_move(candidates, text)
             candidates = self._with_new_job(candidates, message, text)
             candidates = self._left_jobs(candidates, message, text)
+            candidates.extend(self._bosses_at(candidates, message, text))
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
@@ -453,6 +454,12 @@ class LearnedExtractor:
                               stored_only=False, negated=True)
         return [c for c in candidates if not (c.polarity and c.tags and c.tags[0] == "job"
                                               and any(p.search(c.content) for p in places))] + ended
+
+    def _bosses_at(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """The workplace the user names as their manager's ("my manager at chatime is sooo annoying", new_jobs.
+        bosses_at) as their job, where no job found names it: said in passing, it is how a new job is often told."""
+        return _said_in_rule(SLOTS["job"], bosses_at(text), candidates, message, text,
+                             lambda c, place: place.lower() in c.content.lower(), stored_only=False)
 
     def _with_births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A child just born to the user ("Baby Nora arrived on July 12!", births.py) as family, where no family
