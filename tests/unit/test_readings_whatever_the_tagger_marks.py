@@ -20,8 +20,6 @@ from mnemo.domain.extraction.pipeline import (
     joined_fragments,
     left_in_a_switch,
     nearly_ended,
-
-
     said_no_longer,
     slot_candidate,
 )
