@@ -1446,14 +1446,10 @@ _ENDED_AFTER_VALUE = re.compile(
     r"\W*(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + "|"
     # "vegetarian didnt last", "pescatarian era over", "the keto phase is done"
     r"\W*(?:[\w'-]+\s+){0,1}(?:didn['’]?t|did not|never)\s+last(?:ed)?\b|"
-    r"\W*(?:era|phase|experiment|stint|kick|journey|days)\s+(?:is\s+|'s\s+|are\s+)?(?:officially\s+)?"
-
-
-    r"(?:[\w'-]+\s+){0,1}(?:didn['’]?t|did not|never)\s+last(?:ed)?\b|"
     # "keto just wasn't working for me", "the night shifts didn't work out"
-    r"(?:[\w'-]+\s+){0,1}(?:wasn['’]?t|was not|didn['’]?t|did not)\s+(?:really\s+)?work(?:ing)?\s+"
+    r"\W*(?:[\w'-]+\s+){0,1}(?:wasn['’]?t|was not|didn['’]?t|did not)\s+(?:really\s+)?work(?:ing)?\s+"
     r"(?:out|for (?:me|us))\b|"
-    r"(?:era|phase|experiment|stint|kick|journey|days)\s+(?:is\s+|'s\s+|are\s+)?(?:officially\s+)?"
+    r"\W*(?:era|phase|experiment|stint|kick|journey|days)\s+(?:is\s+|'s\s+|are\s+)?(?:officially\s+)?"
     r"(?:over|done|finished)\b)",
     re.IGNORECASE)
 
