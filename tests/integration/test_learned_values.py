@@ -455,3 +455,8 @@ def test_a_food_said_after_no_is_kept_out_not_a_diet_ended(extractor: LearnedExt
 
 def test_what_the_user_is_not_is_no_relative(extractor: LearnedExtractor) -> None:
     assert "User's family: mum." not in stored(extractor, "I'm not a mum yet but we're trying").values()
+
+
+def test_an_ending_said_with_when_it_happened_is_no_pause(extractor: LearnedExtractor) -> None:
+    # "this week" read as a pause (2aa619b) lost the ending
+    assert stored(extractor, "I quit the gym this week").get("hobby:gym") == "User no longer does the gym."

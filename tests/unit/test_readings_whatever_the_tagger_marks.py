@@ -211,6 +211,8 @@ def test_only_the_value_itself_said_out_or_over_is_ended(value: str, clause: str
     ("Zoloft", "I'm on Lexapro now, no more Zoloft", True),
     ("drinking", "I gave up drinking for the sake of my liver", True),
     ("sugar", "I gave up sugar for two weeks now", True),
+    ("the gym", "I quit the gym this week", True),  # when it ended
+    ("the pill", "I stopped the pill this month", True),
     # a pause: the value is the user's still
     ("gaming", "No more gaming until my exams are done", False),
     ("running", "my knee hurts, no more running this week", False),

@@ -1283,7 +1283,10 @@ def nearly_ended(value: str, clause: str) -> bool:
 def paused(value: str, clause: str) -> bool:
     """The clause says, right after the value, that its ending is for a while only ("quit the gym for now")."""
     at = clause.find(value)
-    return at >= 0 and bool(_FOR_A_WHILE.match(clause[at + len(value):]))
+    if at < 0:
+        return False
+    after = clause[at + len(value):]
+    return bool(_FOR_A_WHILE.match(after) or (_NO_MORE_BEFORE.search(clause[:at]) and _THIS_TIME.match(after)))
 
 
 # the ending inside the value itself, where the tagger's span took the verb in ("quit volleyball"); lower case only,
@@ -1331,15 +1334,20 @@ _USER_BEFORE = re.compile(r"(?:^|[,.;:!?(]|\b(?:i|i've|ive|i have|i had|i'd|we|w
 _NOT_YET = re.compile(r"\b(?:when|whenever|once|if|until|till|unless|as soon as)\s+(?:i|we)\b[^,.;:!?]*$",
                       re.IGNORECASE)
 # an ending only for a while, said right after the name ("stopped the futsal for a couple of weeks while my knee
-# heals", "quit the gym for now", "no more pizza for me tonight", "no more running this week"): a pause ends nothing
-# ("for a healthier life", "for the rest of my life" are no pause)
+# heals", "quit the gym for now", "no more gaming until my exams are done"): a pause ends nothing ("for a healthier
+# life", "for the rest of my life" are no pause)
 _FOR_A_WHILE = re.compile(
     r"^\W*(?:for (?:me|us)\s+)?(?:for (?:a (?:while|bit|little|few|couple|week|month|fortnight)|"
     r"the (?:next|moment|time being|rest of the (?:week|month|day|year|season))|now|"
     # "for two weeks now" is how long since it ended
     r"\w+ (?:days?|weeks?|months?)(?!\s+(?:now|already)\b))\b|"
-    r"while\b|until\b|till\b|today\b|tonight\b|this (?:week|weekend|month|term|season|summer|winter|year)\b)",
+    r"while\b|until\b|till\b)",
     re.IGNORECASE)
+# ... and after "no more", a day or a week ("no more pizza for me tonight", "no more running this week"; "I quit
+# the gym this week" says when it ended)
+_NO_MORE_BEFORE = re.compile(r"\bno more\s+(?:[\w'’-]+\s+){0,3}$", re.IGNORECASE)
+_THIS_TIME = re.compile(r"^\W*(?:for (?:me|us)\s+)?(?:today|tonight|this (?:week|weekend|month|term|season|summer|"
+                        r"winter|year))\b", re.IGNORECASE)
 # how sure such a retraction is: the user's own verb of ending, said of a name they gave before, is as plain as a
 # value the tagger is sure of (within the doubt margin of one at the 0.95 cap, so it can retire it)
 PASSING_CONFIDENCE = 0.9
