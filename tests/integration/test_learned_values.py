@@ -460,3 +460,12 @@ def test_what_the_user_is_not_is_no_relative(extractor: LearnedExtractor) -> Non
 def test_an_ending_said_with_when_it_happened_is_no_pause(extractor: LearnedExtractor) -> None:
     # "this week" read as a pause (2aa619b) lost the ending
     assert stored(extractor, "I quit the gym this week").get("hobby:gym") == "User no longer does the gym."
+
+
+def test_a_stack_a_switch_reading_confirms_is_as_sure_as_the_reading(extractor: LearnedExtractor) -> None:
+    # read by the tagger alone at 0.78, "rust" was a doubtful change of the stack said before, and never kept
+    message = Message(role="user", content="rewrote the shipper in rust. gc pauses were killing p99", message_id="m1",
+                      created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    stacks = [c for c in extractor.extract([message]).accepted if c.subject == "project_stack"]
+    assert [c.content for c in stacks] == ["User's project uses rust."]
+    assert stacks[0].confidence >= 0.9

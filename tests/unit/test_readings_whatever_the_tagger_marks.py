@@ -27,6 +27,7 @@ from mnemo.domain.extraction.screen import screen
 from mnemo.domain.extraction.segment import clause_around
 from mnemo.domain.extraction.shifts import is_shift
 from mnemo.domain.extraction.slots import SLOTS
+from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import Span, _word_bounds
 from mnemo.domain.models import Category, Memory, Message, Provenance, SourceKind
 
@@ -319,3 +320,15 @@ def test_me_opening_a_value_is_the_users_my() -> None:
 ])
 def test_the_workplace_of_the_users_manager_is_theirs(text: str, places: list[str]) -> None:
     assert [place for _s, _e, place in bosses_at(text)] == places
+
+
+@pytest.mark.parametrize(("text", "tools"), [
+    ("rewrote the shipper in rust. gc pauses were killing p99", ["rust"]),
+    ("migrating the app to kotlin next month", ["kotlin"]),
+    ("I rewrote the intro in five minutes", []),
+    ("I rewrote my essay in english", []),
+    ("rewrote the whole thing in one go", []),
+    ("thinking of rewriting it in rust", []),  # not done
+])
+def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text: str, tools: list[str]) -> None:
+    assert [new for _slot, new, _old, _said, _sentence in switched_to(text)] == tools

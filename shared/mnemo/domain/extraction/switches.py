@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from mnemo.domain.extraction.segment import is_question, sentence_around
+from mnemo.domain.extraction.tech import is_technology
 
 # a tool's name: words that open with a capital letter or hold one or a digit ("TypeScript", "iOS", "Go 1.22"),
 # joined by "+", "&", "and" or "with" to a second one ("Playwright with TypeScript", "Golang + chi")
@@ -48,6 +49,13 @@ _NOT_A_TOOL = re.compile(r"^(?:january|february|march|april|may|june|july|august
                          r"s?$", re.IGNORECASE)
 
 
+# a verb that only moves work between tools, then a technology written in lower case: "rewrote the shipper in rust",
+# "migrating the app to kotlin" (_SWITCH reads capitalised names only, and a lower-case word is a technology only
+# where the tech lists know it)
+_REWRITTEN_IN = re.compile(rf"\b(?P<verb>{_TOOL_VERB})(?:\s+(?!from\b|to\b|in\b|into\b)[\w'-]+){{0,3}}?"
+                           r"\s+(?:to|into|in)\s+(?P<new>[a-z][\w+#-]*)\b")
+
+
 def switched_to(text: str) -> list[tuple[str, str, str | None, str, str]]:
     """(slot, new tool, old tool or None, the sentence, the sentence) for each switch of tools the text states
     (the shape of diets.diets_followed, whose words said differ from their sentence)."""
@@ -65,4 +73,10 @@ def switched_to(text: str) -> list[tuple[str, str, str | None, str, str]]:
             continue  # a day, a month, or a bare version number ("java 8 to 17": the tool's version, not a tool)
         old = m.group("old").strip() if m.group("old") else None
         found.append(("project_stack" if _BUILDING.search(sentence) else "uses", new, old, sentence, sentence))
+    for m in _REWRITTEN_IN.finditer(text):
+        sentence = sentence_around(text, m.start(), m.end())
+        if (not is_technology(m.group("new"), said_of_code=True) or is_question(sentence) or _NOT_DONE.search(text[:m.start()])
+                or any(f[1] == m.group("new") for f in found)):
+            continue
+        found.append(("project_stack", m.group("new"), None, sentence, sentence))
     return found

@@ -69,6 +69,13 @@ def _known(word: str) -> str | None:
     return "beside" if w in _BESIDE_ANOTHER else None
 
 
+def is_technology(word: str, said_of_code: bool = False) -> bool:
+    """A word that names a technology on its own ("postgres", "kotlin"), as the tech lists read it; where the words
+    around are only ever said of code (``said_of_code``: "rewrote the shipper in rust"), a language too."""
+    w = word.lower().rstrip(".")
+    return _known(w) == "sure" or (said_of_code and w in _LANGUAGES)
+
+
 def _items(fragment: str) -> list[str] | None:
     """The fragment's items when it is a list of short items, else None."""
     items = [i.strip() for i in _ITEM_SEPARATOR.split(fragment) if i.strip()]
