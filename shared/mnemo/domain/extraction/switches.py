@@ -75,8 +75,8 @@ def switched_to(text: str) -> list[tuple[str, str, str | None, str, str]]:
         found.append(("project_stack" if _BUILDING.search(sentence) else "uses", new, old, sentence, sentence))
     for m in _REWRITTEN_IN.finditer(text):
         sentence = sentence_around(text, m.start(), m.end())
-        if (not is_technology(m.group("new"), said_of_code=True) or is_question(sentence) or _NOT_DONE.search(text[:m.start()])
-                or any(f[1] == m.group("new") for f in found)):
+        if (not is_technology(m.group("new"), said_of_code=True) or is_question(sentence)
+                or _NOT_DONE.search(text[:m.start()]) or any(f[1] == m.group("new") for f in found)):
             continue
         found.append(("project_stack", m.group("new"), None, sentence, sentence))
     return found
