@@ -611,7 +611,7 @@ class LearnedExtractor:
             found = deadline_date(found, f.clause, f.message.created_at)
             if not says_when(found):
                 return None
-        if slot.name == "diet" and _NO_RIGHT_BEFORE.search(f.clause[:max(0, f.clause.find(found))]):
+        if slot.name == "diet" and _NO_RIGHT_BEFORE.search(_words_before(found, f.clause)):
             # "still no gluten obviously", "no dairy for me": a food kept out, not a diet ended
             slot = SLOTS["avoids"]
             f = replace(f, span=replace(f.span, negated=False))
@@ -651,14 +651,14 @@ class LearnedExtractor:
                 # "I do yacht deliveries for a living" is the user's job, not a hobby or a routine
                 slot, value = SLOTS["job"], earned
         if negated and slot.name in {"job", "employer"} and _SOMETHING_SWITCHED.search(
-                f.clause[:max(0, f.clause.find(value))]):
+                _words_before(value, f.clause)):
             return None  # "we switched the kids from Tesco to Aldi": a shop, no workplace left
-        if slot.name == "home_location" and (_A_WORKPLACE_IN.search(f.clause[:max(0, f.clause.find(value))])
+        if slot.name == "home_location" and (_A_WORKPLACE_IN.search(_words_before(value, f.clause))
                                              or _A_WORKPLACE_NAMED.search(value)):
             return None  # "my office is in Leeds", "the Bristol branch": where the work is, no home
         if slot.name == "hometown" and works_from(value, f.clause):
             slot = SLOTS["home_location"]  # "I work remote from Limassol": where they are, not where they are from
-        if slot.name == "project_stack" and _OWN_TOOL_BEFORE.search(f.clause[:max(0, f.clause.find(value))]):
+        if slot.name == "project_stack" and _OWN_TOOL_BEFORE.search(_words_before(value, f.clause)):
             slot = SLOTS["uses"]  # "editor is neovim": the user's own tool, not the project's one stack
         if slot.name == "project_stack":
             value = widened_stack(value, f.sentence)  # "postgres" of "go, postgres, k8s." is the list
@@ -668,7 +668,7 @@ class LearnedExtractor:
             # "as" and "at" the span took in say nothing of which job ("now @ kessel" -> kessel)
             value = job_phrase(value, f.clause)
             value = _HOW_LONG_AS.sub("", value) or value
-        if slot.name == "family" and _NOT_ONE_MYSELF.search(f.clause[:max(0, f.clause.find(value))]):
+        if slot.name == "family" and _NOT_ONE_MYSELF.search(_words_before(value, f.clause)):
             return None  # "I'm not a mum yet": what the user is not, no relative of theirs
         if slot.name == "name" and not names_self(value, f.message.content):
             return None  # "my supervisor, Karin, agreed": a name the user gives someone else (names.py)
@@ -1164,6 +1164,11 @@ _ENDED_BEFORE = re.compile(
     r"(?:\s+(?:on|the|my|our|a|an|with|using|doing|eating|playing|taking|at|of|from|that|this|whole|old|all|"
     r"going to|going|drinking|watching|attending))*\s+$",
     re.IGNORECASE)
+
+
+def _words_before(value: str, clause: str) -> str:
+    """What the clause says before the value ("" where the value is not in it as written)."""
+    return clause[:max(0, clause.find(value))]
 
 
 def _said_before(pattern: re.Pattern[str], value: str, clause: str) -> re.Match[str] | None:
