@@ -206,3 +206,21 @@ def test_a_workplace_left_long_ago_leaves_the_job_now(service: Mnemo) -> None:
     _said(service, "c1", "I'm a nurse at St James's hospital.")
     _said(service, "c2", "I resigned from Shoprite years ago, best decision")
     assert "User's job: nurse at St James's hospital." in _live(service)
+
+
+@pytest.mark.parametrize("text", [
+    "Oh and the lactose thing, it was wrong! The new test says I am fine with lactose, the doctor does not know what.",
+    "good news, i can have lactose again!!",
+])
+def test_an_intolerance_the_user_is_fine_with_after_all_is_retired(service: Mnemo, text: str) -> None:
+    _said(service, "c1", "the doctor told me I am lactose intolerant. So no more milk for me :(")
+    assert [c for c in _live(service) if "lactose" in c.lower()]
+    _said(service, "c2", text)
+    assert not [c for c in _live(service) if "lactose" in c.lower() and " not " not in c.lower()]
+    # and nothing is made of it where nothing was stored: no diet, no allergy
+    assert not [c for c in _live(service) if "diet" in c.lower()]
+
+
+def test_being_fine_with_a_thing_stores_nothing_where_no_allergy_was_stored(service: Mnemo) -> None:
+    _said(service, "c1", "turns out im fine with gluten after all")
+    assert not [c for c in _live(service) if "gluten" in c.lower()]

@@ -32,10 +32,20 @@ def test_a_height_is_no_age(extractor: LearnedExtractor) -> None:
 
 @pytest.mark.parametrize("text", ["I grew up in Kumasi and came over when I was 19.",
                                   "I'm a dabbawala in Mumbai, been doing it since I was 18",
-                                  "retired as of Friday!! 41 years at the post office"])
+                                  "retired as of Friday!! 41 years at the post office",
+                                  "I've been a wheelchair user since a car accident at 22.",
+                                  "I started coding at 14 and never stopped",
+                                  "I taught at a primary school for thirty-four years before retiring",
+                                  "got married at 25, divorced at 30"])
 def test_an_age_once_or_a_span_of_years_is_no_age(extractor: LearnedExtractor, text: str) -> None:
     # the tagger reads the number as the user's age: "User is 19 years old."
     assert "age" not in stored(extractor, text)
+
+
+@pytest.mark.parametrize("text", ["I still hurl with the junior B team, God help me at 52.",
+                                  "still running marathons at 61 lol", "me, 34, nurse, leeds"])
+def test_an_age_the_user_is_now_stays(extractor: LearnedExtractor, text: str) -> None:
+    assert "age" in stored(extractor, text)
 
 
 def test_a_constraint_buried_in_a_chatty_message_is_read_in_its_own_sentence(extractor: LearnedExtractor) -> None:
@@ -224,6 +234,10 @@ def test_an_introduction_with_an_apology_keeps_its_facts(extractor: LearnedExtra
     ("turns out I'm not lactose intolerant, it was the coffee creamer all along", "User is not allergic to lactose."),
     ("I was keto for two years but I'm just eating normally now", "User no longer follows this diet: keto."),
     ("my asthma is basically gone since I moved out of the city", "User's health no longer: asthma."),
+    # the verb of ending in the language the user switches to ("dejé", "parei", "arrêté")
+    ("también dejé keto, me daba migraña todos los días, now just eating normal",
+     "User no longer follows this diet: keto."),
+    ("dejé el crossfit, me lastimé la rodilla", "User no longer does crossfit."),
     # ... and these still hold
     ("I've been vegan for two years but I miss cheese", "User's diet: vegan."),
     ("I'm used to spicy food", "User likes spicy food."),

@@ -413,6 +413,13 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("Galway", "Our lad Cian is off to Galway for college in September", True),
     ("wedding in Flagstaff", "my grandson's wedding is in Flagstaff in June", True),
     ("penicillin", "my patient is allergic to penicillin", True),
+    # a few words placing the person still leave them the subject ("my patient in bed 12", "my friend from work")
+    ("penicillin", "My patient in bed 12 is allergic to penicillin and sulfa", True),
+    ("vegan", "my friend from work is vegan", True),
+    ("shellfish", "my boss at the bank is allergic to shellfish", True),
+    ("Leeds", "my sister in Leeds says I should move", False),
+    ("vegan", "my friend from work is vegan and so am I", False),  # the user's too
+    ("vegan", "my wife is vegan, me too", False),
     ("keto", "and husband Dan doing keto now, cooking 2 meals every night", True),
     ("type 2 diabetic", "my doctor just told me I'm type 2 diabetic", False),
     ("nurse", "my mum is vegan and I'm a nurse", False),
@@ -862,6 +869,10 @@ def test_what_the_user_switched_from_is_read_with_what_they_switched_to(value: s
     # an apology or a request is no hedge of the facts beside it
     ("nurse on a cardio ward, sorry if i type like a potato", False),
     ("tell me if i got the dates wrong, the wedding is in june", False),
+    # "now i guess" after a change is the user resigned to it, not unsure of it
+    ("so vegetarian now i guess?? still no meat tho ever", False),
+    ("single now, i guess", False),
+    ("i guess i'm vegetarian", True),
 ])
 def test_kind_of_hedges_only_outside_a_noun_phrase(statement: str, uncertain: bool) -> None:
     from mnemo.domain.screening import rejection_reason

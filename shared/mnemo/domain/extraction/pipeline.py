@@ -70,6 +70,7 @@ from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
 from mnemo.domain.extraction.tastes import also_avoided, taken_up
 from mnemo.domain.extraction.tech import names_a_language, tech_lists, widened_stack
+from mnemo.domain.extraction.tolerated import tolerated
 from mnemo.domain.grammar import is_past_verb, third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
 from mnemo.domain.screening import rejection_reason
@@ -216,6 +217,7 @@ class LearnedExtractor:
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
                                                         and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
             candidates.extend(self._medicines_ended(message, text, candidates))
+            candidates = self._with_tolerated(candidates, message, text)
             for c in candidates:
                 c.replaces_unnamed = c.should_store and c.polarity and c.subject in replacing
             if self._judge is not None:
@@ -347,6 +349,22 @@ class LearnedExtractor:
             candidate.only_to_retire = True
             retracted.add(candidate.subject)
             out.append(candidate)
+        return out
+
+    def _with_tolerated(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """What the user says they are fine with after all (tolerated.py) is no diet, allergy or thing avoided of
+        theirs ("turns out im fine with gluten" had stored "User's diet: gluten."), and a stored allergy or
+        intolerance to it ends (written only where it retires one)."""
+        out = candidates
+        for said in tolerated(text):
+            if screen(said.name, said.clause, "allergy", False, said.sentence, message.content):
+                continue
+            named = set(terms(said.name))
+            out = [c for c in out if not (c.polarity and c.tags and c.tags[0] in _WHAT_IS_TOLERATED
+                                          and set(terms(c.content)) & named)]
+            ended = slot_candidate(SLOTS["allergy"], said.name, said.clause, True, message, PASSING_CONFIDENCE)
+            ended.only_to_retire = True
+            out.append(ended)
         return out
 
     def _with_tech_lists(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
@@ -1067,7 +1085,10 @@ def completed_phrase(value: str, clause: str) -> str:
 
 # the words that end a fact, said before what ended ("quit volleyball", "gave up meat", "not vegan")
 # verbs that end a fact ("quit volleyball", "gave up meat")
-_ENDING_VERBS = r"quit|quitting|stopped|stopping|gave up|given up|give up|giving up|ditched"
+_ENDING_VERBS = (r"quit|quitting|stopped|stopping|gave up|given up|give up|giving up|ditched|"
+                 # in the languages users switch to: "dejé keto", "parei de fumar", "j'ai arrêté le vin"
+                 r"dej[ée](?: de)?|dejamos|abandon[ée]|par[ée]i de|deixei(?: de)?|larguei|arr[êe]t[ée](?: de)?|"
+                 r"aufgeh[öo]rt mit")
 _CEASING_WORDS = r"not|never|no longer|dropped|" + _ENDING_VERBS
 _NEGATION = re.compile(
     r"(?:\b(?:" + _CEASING_WORDS + r"|no|none|nothing|anymore|any more|stop|sold|left|lost|ex|former|used to|"
@@ -1162,7 +1183,7 @@ _ENDED_BEFORE = re.compile(
     r"(?:so |totally |officially |"
     r"finally |really )?done with)"
     r"(?:\s+(?:on|the|my|our|a|an|with|using|doing|eating|playing|taking|at|of|from|that|this|whole|old|all|"
-    r"going to|going|drinking|watching|attending))*\s+$",
+    r"going to|going|drinking|watching|attending|el|la|los|las|mi|mis|le|les|del|du|o|os))*\s+$",
     re.IGNORECASE)
 
 
@@ -1697,15 +1718,34 @@ _YEARS_AFTER = re.compile(r"^\s*(?:(?:years?|yrs?)\s+(?:at|on|in|of|as|with|for|
                           r"(?:to|-|–)\s*\d|(?:year|yr)[- ]olds\b)", re.IGNORECASE)
 
 
+# "for thirty-four years", "for over 20 years": a span, whatever follows it
+_FOR_A_SPAN_BEFORE = re.compile(r"\bfor\s+(?:about\s+|around\s+|over\s+|nearly\s+|almost\s+|like\s+)?$", re.IGNORECASE)
+# "at 22" after something that happened ("a car accident at 22", "divorced at 30"); "God help me at 52" is now
+_AT_BEFORE = re.compile(r"\bat\s+(?:the\s+age\s+of\s+)?$", re.IGNORECASE)
+_HAPPENED = re.compile(r"\b(?:(?!(?:ne|spe|se|fe|ble|bre|inde|procee|succee|excee)ed\b)[a-z]{2,}ed|was|were|got|began|"
+                       r"became|had|left|quit|took|came|went|met|lost|broke|fell|wrote|made|won|ran|saw|found|since|"
+                       r"accident|crash|injury)\b", re.IGNORECASE)
+
+
 def not_the_age_now(value: str, clause: str) -> bool:
     """The number the tagger read as the user's age is an age they once were, a span of years or others' ages."""
     at = clause.find(value)
-    return at >= 0 and bool(_AGE_ONCE_BEFORE.search(clause[:at]) or _YEARS_AFTER.match(clause[at + len(value):]))
+    if at < 0:
+        return False
+    before = clause[:at]
+    if _AT_BEFORE.search(before) and _HAPPENED.search(before):
+        return True
+    return bool(_AGE_ONCE_BEFORE.search(before) or _FOR_A_SPAN_BEFORE.search(before)
+                or _YEARS_AFTER.match(clause[at + len(value):]))
 
 
 # an allergy's value that names the condition rather than what the user reacts to
 _NAMES_THE_CONDITION = re.compile(r"\b(?:intoleran(?:ce|t)|allerg(?:y|ies)|sensitivity|sensitivities)$",
                                   re.IGNORECASE)
+
+
+# the slots a thing the user is fine with after all is no value of (tolerated.py)
+_WHAT_IS_TOLERATED = frozenset({"diet", "allergy", "avoids", "health"})
 
 
 # a plan or a routine says what is done: 238 of the 241 labelled plans and 156 of the 162 labelled routines

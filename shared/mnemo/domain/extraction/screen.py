@@ -66,6 +66,8 @@ _OTHER_PERSON = re.compile(
     # the "my" may be dropped where a clause opens with the person ("and husband Dan doing keto now")
     rf"(?:(?:my|our|his|her|their|a|the|mi|mis|ma|mon|mes|meine?|minha|meu|mia|mio)\s+(?:\w+\s+)?)?{_PEOPLE}"
     rf"(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?"
+    # a few words placing them: "my patient in bed 12 is", "my friend from work is", "my boss at the bank has"
+    rf"(?:(?:in|at|from|on)\s+(?:[\w-]+\s+){{1,3}}?(?=(?:is|are|was|were|has|had)\b))?"
     # "my wife Ananya and daughter Diya are going to Mysuru": several of them, still not the user
     rf"(?:(?:and|&)\s+(?:my\s+|our\s+)?(?:\w+\s+)?{_PEOPLE}(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?)*"
     rf"(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
@@ -156,10 +158,17 @@ _OWNED_BY_OTHERS_TOO = frozenset({"plan", "event", "current_project", "project_s
                                   "project_detail"})
 
 
+# the user saying the same of themselves right after: "and so am I", "me too", "same here"
+_ME_TOO_AFTER = re.compile(r"^\W*(?:(?:and|&)\s+)?(?:so\s+(?:am|do|have|was)\s+i|as\s+am\s+i|me\s+too|i\s+am\s+too|"
+                           r"i['’]?m\s+(?:one\s+)?too|same\s+(?:here|for\s+me))\b", re.IGNORECASE)
+
+
 def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     """The value sits where the clause talks of someone else: "I'm a nurse and my mum is vegan" (vegan is
     the mum's, nurse the user's); "I'm vegan and my mum is too" (the user's)."""
     at = clause.lower().find(value.lower())
+    if at >= 0 and _ME_TOO_AFTER.match(clause[at + len(value):]):
+        return False  # "my friend from work is vegan and so am I": the user's as well
     if at < 0:  # the value is not in it as written: the person decides (a doctor's doing to the user is the user's)
         person = _OTHER_PERSON.search(clause)
         return person is not None and not (_CLINICIAN.search(person.group(0))

@@ -117,7 +117,7 @@ RETRACTION_TAG = "retraction"
 # what an ending said of a name in passing ("stopped the futsal") may retire: pastimes, routines, likes, tools,
 # diets, medicines; never a job, a home or a project, whose changes the tagger reads with their new value, nor a
 # thing owned, which is stopped without ending ("so I stopped the car at the lights")
-RETIRED_IN_PASSING = frozenset({"hobby", "habit", "likes", "uses", "learning", "health", "diet",
+RETIRED_IN_PASSING = frozenset({"hobby", "habit", "likes", "uses", "learning", "health", "diet", "allergy",
                                 "project_stack", "favorite"})
 # the slots of standing instructions about answers; their value is the user's own clause, which carries its
 # own negation ("could you not use bullet lists"), so a negated one is an instruction, not a retraction
