@@ -483,3 +483,24 @@ def test_a_stack_a_switch_reading_confirms_is_as_sure_as_the_reading(extractor: 
     stacks = [c for c in extractor.extract([message]).accepted if c.subject == "project_stack"]
     assert [c.content for c in stacks] == ["User's project uses rust."]
     assert stacks[0].confidence >= 0.9
+
+
+@pytest.mark.parametrize(("value", "clause", "done"), [
+    ("moved in Saturday", "alright we are officially in Dallas moved in Saturday", True),
+    ("Austin house last week", "the Austin house closed last week thank god", True),
+    ("week in tenerife from the 3rd of june", "booked a week in tenerife from the 3rd of june", False),
+    ("going to my sister's wedding on saturday", "going to my sister's wedding on saturday", False),
+    ("Berlin marathon in September", "signed up for the Berlin marathon in September", False),
+    ("dentist in April", "dentist in April", False),
+])
+def test_a_plan_already_done_is_no_plan(value: str, clause: str, done: bool) -> None:
+    from mnemo.domain.extraction.pipeline import already_happened
+
+    assert already_happened(value, clause, datetime(2026, 3, 1, tzinfo=UTC)) is done
+
+
+def test_a_doing_told_in_the_past_is_stored_as_what_happened(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor,
+                   "alright we are officially in Dallas. moved in Saturday. the Austin house closed last week")
+    assert not [c for c in facts.values() if c.startswith("User plans")]
+    assert facts.get("home_location") == "User lives in Dallas."

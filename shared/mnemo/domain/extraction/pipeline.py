@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from mnemo.domain.extraction.aids import aids_in
 from mnemo.domain.extraction.births import births
@@ -700,6 +700,8 @@ class LearnedExtractor:
             return None  # "User is allergic to Mercury" from "Mercury is in retrograde"
         if not says_what_is_done(slot.name, value, negated, f.clause):
             return None  # "User plans: ogallala", "User's routine: blackbirds": a name with nothing done
+        if slot.name == "plan" and not negated and already_happened(value, f.clause, f.message.created_at):
+            slot = SLOTS["event"]  # "moved in Saturday", "the Austin house closed last week": done, no plan
         if slot.name == "event" and not negated and (began := began_as(value)) is not None:
             slot, value = SLOTS["job"], began  # "started last week as deputy principal at Scoil Éanna": the new job
         whose = None
@@ -1687,6 +1689,28 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
             return f"User is {'not ' if negated else ''}{value}."
         return f"User {'does not have' if negated else 'has'} {value}."
     return (slot.negate if negated else slot.affirm).format(v=value)
+
+
+# a doing told in the past tense at the plan's head ("moved in Saturday", "closed last week"); not one arranged for
+# later ("booked a week in tenerife from the 3rd of june", "signed up for the Berlin marathon")
+_DONE_AT_THE_HEAD = re.compile(
+    r"^(?!(?:booked|planned|scheduled|arranged|organi[sz]ed|decided|agreed|signed|registered|entered|invited|"
+    r"needed|wanted|promised|reserved|confirmed|pencilled|penciled|applied|asked|offered|accepted|called|"
+    r"emailed|messaged|texted|told|started|got)\b)(?:[a-z]{2,}ed|went|came|left|took|made|met|saw|did|had|"
+    r"flew|drove|ran|won|lost|sold|bought|spent|was|were)\b", re.IGNORECASE)
+
+
+def already_happened(value: str, clause: str, when: datetime) -> bool:
+    """A plan the tagger read that was done already: told in the past tense at its head, or dated before the
+    message ("the Austin house last week"): an event, not something the user will do."""
+    if _DONE_AT_THE_HEAD.match(value):
+        return True
+    at = clause.find(value)
+    near = anchor_near(clause, at, at + len(value), when, "future") if at >= 0 else None
+    day = near[0] if near else anchor(value, when, "future")
+    if day is None or len(day) != len("2026-01-01"):
+        return False  # a month ("in April") is this one or a later one
+    return date.fromisoformat(day) < when.date() - timedelta(days=1)
 
 
 # slots whose value may be a number alone (an age, a date, a team's size)
