@@ -504,3 +504,32 @@ def test_a_doing_told_in_the_past_is_stored_as_what_happened(extractor: LearnedE
                    "alright we are officially in Dallas. moved in Saturday. the Austin house closed last week")
     assert not [c for c in facts.values() if c.startswith("User plans")]
     assert facts.get("home_location") == "User lives in Dallas."
+
+
+@pytest.mark.parametrize(("text", "content"), [
+    ("im a junior at westland high, my bday is april 9", "User's studies: junior at westland high."),
+    ("Hello! I am Haruka from Osaka, now I am exchange student in Melbourne for one year.",
+     "User's studies: exchange student."),
+    ("I grew up in Beirut and moved here for med school.", "User's studies: med school."),
+])
+def test_a_student_of_any_kind_is_studying_not_working(extractor: LearnedExtractor, text: str, content: str) -> None:
+    facts = stored(extractor, text)
+    assert facts.get("education") == content
+    assert "job" not in facts
+
+
+@pytest.mark.parametrize("text", ["I'm a student nurse on a surgical ward", "I'm a senior engineer at Google"])
+def test_a_job_with_a_word_of_school_stays_a_job(extractor: LearnedExtractor, text: str) -> None:
+    assert "job" in stored(extractor, text)
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("My back is destroyed today from lifting.", False),
+    ("i have a migraine rn", False),
+    ("my asthma is bad today", True),  # a condition that lasts, whatever the day
+    ("started metformin today", True),  # a medicine started today is taken from now on
+    ("I was diagnosed with asthma today", True),
+])
+def test_a_state_of_health_said_of_today_alone_is_no_lasting_fact(extractor: LearnedExtractor, text: str,
+                                                                  kept: bool) -> None:
+    assert ("health" in " ".join(stored(extractor, text))) is kept

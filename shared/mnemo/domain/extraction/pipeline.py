@@ -36,7 +36,14 @@ from mnemo.domain.extraction.household import (
 from mnemo.domain.extraction.household import content as care_content
 from mnemo.domain.extraction.household import subject as care_subject
 from mnemo.domain.extraction.judge import CandidateJudge
-from mnemo.domain.extraction.medicines import Mention, ended_medicines, medicines_in, replaces_unnamed, without_dose
+from mnemo.domain.extraction.medicines import (
+    Mention,
+    ended_medicines,
+    medicines_in,
+    replaces_unnamed,
+    stored_medicine,
+    without_dose,
+)
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import new_homes
 from mnemo.domain.extraction.new_jobs import began_as, bosses_at, left_jobs, new_jobs
@@ -686,6 +693,8 @@ class LearnedExtractor:
             # "as" and "at" the span took in say nothing of which job ("now @ kessel" -> kessel)
             value = job_phrase(value, f.clause)
             value = _HOW_LONG_AS.sub("", value) or value
+            if (studies := studies_named(value, f.clause)) is not None:
+                slot, value = SLOTS["education"], studies  # "exchange student", "junior at westland high"
         if slot.name == "family" and _NOT_ONE_MYSELF.search(_words_before(value, f.clause)):
             return None  # "I'm not a mum yet": what the user is not, no relative of theirs
         if slot.name == "name" and not names_self(value, f.message.content):
@@ -696,6 +705,8 @@ class LearnedExtractor:
             return None  # "i'm 5'11 and vegan": a height, not "User is 5'11 years old."
         if slot.name == "age" and not_the_age_now(value, f.clause):
             return None  # "came over when I was 19", "22 years on the buses": an age once, a span of years
+        if slot.name == "health" and not negated and only_for_now(value, f.clause):
+            return None  # "my back is destroyed today", "i have a migraine rn": how the user is today
         if slot.name == "allergy" and not speaks_of_an_allergy(f.message.content):
             return None  # "User is allergic to Mercury" from "Mercury is in retrograde"
         if not says_what_is_done(slot.name, value, negated, f.clause):
@@ -1689,6 +1700,48 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
             return f"User is {'not ' if negated else ''}{value}."
         return f"User {'does not have' if negated else 'has'} {value}."
     return (slot.negate if negated else slot.affirm).format(v=value)
+
+
+# a state of health said of today alone ("my back is destroyed today", "migraine rn"), not one diagnosed, lasting
+# or treated: no word of how long or of a diagnosis, and no medicine ("started metformin today" lasts)
+_FOR_NOW = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|right now|rn|atm|at the moment)\b",
+                      re.IGNORECASE)
+_LASTING = re.compile(r"\b(?:diagnos\w*|since|chronic\w*|always|every|started|starting|prescribed|put me on|"
+                      r"taking|take|years?|months?|weeks?|again|still|have had|has been|been)\b", re.IGNORECASE)
+
+
+# a condition that lasts whatever day it is said on ("my asthma is bad today")
+_LASTING_CONDITION = re.compile(
+    r"\b(?:asthma\w*|diabet\w*|epilep\w*|arthritis|adhd|add|autis\w*|crohn\w*|colitis|ibs|coeliac|celiac|"
+    r"migraines|copd|lupus|ms|sclerosis|parkinson\w*|hypertension|blood pressure|depress\w*|anxiety|bipolar|"
+    r"pcos|endometriosis|fibromyalgia|psoriasis|eczema|apn[o]?ea|thyroid|hypothyroid\w*|cancer|hiv|dyslexi\w*|"
+    r"deaf|blind|wheelchair|pregnan\w*|insomnia|sciatica|gout|anaemi\w*|anemi\w*|long covid|me/cfs|cfs|"
+    r"hernia|tinnitus|ptsd|ocd|allerg\w*|intoleran\w*)\b", re.IGNORECASE)
+
+
+def only_for_now(value: str, clause: str) -> bool:
+    """A health fact the clause says only of today."""
+    return (bool(_FOR_NOW.search(clause)) and not _LASTING.search(clause)
+            and not _LASTING_CONDITION.search(value) and stored_medicine(value, clause) is None)
+
+
+# a job the tagger read that is the user's studies: a student of any kind ("exchange student", "student at
+# Leeds"), a school year at a school ("junior at westland high"); "student nurse" is a job
+_A_STUDENT = re.compile(
+    r"(?:\b(?:student|undergrad|undergraduate|postgrad|postgraduate|pupil|phd candidate)s?(?:\s+(?:at|in|of)\b.*)?$|"
+    r"^(?:a\s+)?(?:freshman|sophomore|junior|senior|fresher|first[- ]year|second[- ]year|third[- ]year|final[- ]year)"
+    r"\s+(?:at|in)\s+.*\b(?:high|school|college|university|uni|academy)\b)", re.IGNORECASE)
+# a word the tagger cut from a school's name ("moved here for med school": "med")
+_SCHOOL_AFTER = re.compile(r"^\s+(?:school|college)\b", re.IGNORECASE)
+
+
+def studies_named(value: str, clause: str) -> str | None:
+    """The studies a job the tagger read names, or None where it names a job."""
+    if _A_STUDENT.search(value):
+        return value
+    at = clause.find(value)
+    after = _SCHOOL_AFTER.match(clause[at + len(value):]) if at >= 0 and len(value.split()) == 1 else None
+    return f"{value}{after.group(0)}" if after else None
 
 
 # a doing told in the past tense at the plan's head ("moved in Saturday", "closed last week"); not one arranged for
