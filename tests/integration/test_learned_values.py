@@ -533,3 +533,24 @@ def test_a_job_with_a_word_of_school_stays_a_job(extractor: LearnedExtractor, te
 def test_a_state_of_health_said_of_today_alone_is_no_lasting_fact(extractor: LearnedExtractor, text: str,
                                                                   kept: bool) -> None:
     assert ("health" in " ".join(stored(extractor, text))) is kept
+
+
+def test_a_weakness_for_a_thing_is_a_fondness(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "I have a weakness for brutalist buildings, the rougher the better.")
+    assert "User likes brutalist buildings." in facts.values()
+    assert not [c for c in facts.values() if "dislikes" in c]
+
+
+def test_no_cap_is_a_saying_not_a_thing_avoided(extractor: LearnedExtractor) -> None:
+    assert not [c for c in stored(extractor, "no cap oat milk is superior").values() if "cap" in c.split()[-1]]
+    assert [c for c in stored(extractor, "no caffeine for me after 2pm").values() if c.startswith("User avoids caff")]
+
+
+@pytest.mark.parametrize(("text", "pet"), [
+    ("Hola! soy Lupita, I have a little panadería here in Oaxaca city", False),
+    ("I've a wee boat, a 22ft Orkney Longliner, I take her out for mackerel.", False),
+    ("my dog biscuit ate my sock lol", True),
+    ("my pup Coco is a mini goldendoodle", True),
+])
+def test_a_pet_is_an_animal_or_a_name(extractor: LearnedExtractor, text: str, pet: bool) -> None:
+    assert any(k.split(":")[0] == "pet" for k in stored(extractor, text)) is pet

@@ -23,6 +23,23 @@ _NAMED = re.compile(r"^[^.!?]{0,50}?(?:[.!?]+\s+[^.!?]{0,12}?)?\b(?:called|named
 _NO_NAME = frozenset({"a", "an", "the", "him", "her", "it", "them", "after", "something", "nothing"})
 
 
+# any word of an animal kept as a pet, in the languages users switch to; a pet the tagger read where the message
+# names no animal and the value is no name ("a wee boat", "my little panadería", "el laburo") is no pet
+_ANY_ANIMAL = re.compile(
+    _KIND[len("(?P<kind>"):-1] + r"|pets?|doggo|pupper|kitties|dogs|cats|fish|bird|birds|chickens?|hens?|ducks?|"
+    r"goats?|sheep|pigs?|cow|cows|donkey|alpaca|llama|mouse|mice|gerbil|cockatoo|macaw|canary|tarantula|spider|"
+    r"frog|bearded dragon|python|boa|corgi|pug|shih tzu|chihuahua|schnauzer|doodle|\w+doodle|shepherd|bulldog|"
+    r"whippet|staffy|staffie|pitbull|pit bull|rottweiler|boxer|mutt|tabby|moggy|"
+    r"perr[oa]s?|perrit[oa]s?|gat[oa]s?|gatit[oa]s?|cachorr[oa]s?|chien|chienne|chat|chatte|hund|katze|mascota",
+    re.IGNORECASE)
+
+
+def names_an_animal(value: str, message: str) -> bool:
+    """The pet's value is a name (a capital: "Canela", "Pickle") or the message names an animal."""
+    return any(word[:1].isupper() for word in value.split()) or bool(
+        re.search(r"\b(?:" + _ANY_ANIMAL.pattern + r")\b", message, re.IGNORECASE))
+
+
 def pets_got(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "kitten named Miso") for each pet the text says the user just got."""
     out = []

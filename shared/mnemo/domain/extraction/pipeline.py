@@ -47,7 +47,7 @@ from mnemo.domain.extraction.medicines import (
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import new_homes
 from mnemo.domain.extraction.new_jobs import began_as, bosses_at, left_jobs, new_jobs
-from mnemo.domain.extraction.pets import pets_got
+from mnemo.domain.extraction.pets import names_an_animal, pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen, whose_event
@@ -705,6 +705,13 @@ class LearnedExtractor:
             return None  # "i'm 5'11 and vegan": a height, not "User is 5'11 years old."
         if slot.name == "age" and not_the_age_now(value, f.clause):
             return None  # "came over when I was 19", "22 years on the buses": an age once, a span of years
+        if (slot.name in _NEGATIVE_SLOTS and value.strip().lower() in _NO_AS_A_SAYING
+                and re.search(r"\bno\s+$", _words_before(value, f.clause), re.IGNORECASE)):
+            return None  # "no cap oat milk is superior": a saying, nothing the user keeps away from
+        if slot.name == "dislikes" and _FOND_OF_BEFORE.search(_words_before(value, f.clause)):
+            slot = SLOTS["likes"]  # "I have a weakness for brutalist buildings": a fondness, read as a dislike
+        if slot.name == "pet" and not negated and not names_an_animal(value, f.message.content):
+            return None  # "I've a wee boat", "a little panadería here in Oaxaca": no animal, no name
         if slot.name == "health" and not negated and only_for_now(value, f.clause):
             return None  # "my back is destroyed today", "i have a migraine rn": how the user is today
         if slot.name == "allergy" and not speaks_of_an_allergy(f.message.content):
@@ -1700,6 +1707,16 @@ def _content(slot: Slot, value: str, clause: str, negated: bool, when: datetime)
             return f"User is {'not ' if negated else ''}{value}."
         return f"User {'does not have' if negated else 'has'} {value}."
     return (slot.negate if negated else slot.affirm).format(v=value)
+
+
+# "no cap", "no lie", "no joke": sayings that open a statement, no thing the user avoids or dislikes
+_NO_AS_A_SAYING = frozenset({"cap", "lie", "joke", "kidding", "way", "doubt", "worries", "problem", "shame",
+                             "offense", "offence", "cap fr"})
+
+
+# words of fondness right before a value the tagger read as a dislike (a "weakness", a "sucker": words of lack)
+_FOND_OF_BEFORE = re.compile(r"\b(?:weakness|soft spot|thing|sucker|obsessed|addicted|hooked)\s+(?:for|with|on)\s+"
+                             r"(?:(?:a|an|the|some|any|good|all)\s+)*$", re.IGNORECASE)
 
 
 # a state of health said of today alone ("my back is destroyed today", "migraine rn"), not one diagnosed, lasting
