@@ -36,14 +36,18 @@ def test_a_height_is_no_age(extractor: LearnedExtractor) -> None:
                                   "I've been a wheelchair user since a car accident at 22.",
                                   "I started coding at 14 and never stopped",
                                   "I taught at a primary school for thirty-four years before retiring",
-                                  "got married at 25, divorced at 30"])
+                                  "got married at 25, divorced at 30",
+                                  "i quit smoking at 40 and at 41 i ran my first marathon"])
 def test_an_age_once_or_a_span_of_years_is_no_age(extractor: LearnedExtractor, text: str) -> None:
     # the tagger reads the number as the user's age: "User is 19 years old."
     assert "age" not in stored(extractor, text)
 
 
 @pytest.mark.parametrize("text", ["I still hurl with the junior B team, God help me at 52.",
-                                  "still running marathons at 61 lol", "me, 34, nurse, leeds"])
+                                  "still running marathons at 61 lol", "me, 34, nurse, leeds",
+                                  # what happened is told first, then the age now
+                                  "moved here last year and at 28 I'm the oldest in my cohort lol",
+                                  "Went back to college last fall, at 52 I feel ancient"])
 def test_an_age_the_user_is_now_stays(extractor: LearnedExtractor, text: str) -> None:
     assert "age" in stored(extractor, text)
 

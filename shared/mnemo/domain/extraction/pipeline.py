@@ -1819,6 +1819,12 @@ _AT_BEFORE = re.compile(r"\bat\s+(?:the\s+age\s+of\s+)?$", re.IGNORECASE)
 _HAPPENED = re.compile(r"\b(?:(?!(?:ne|spe|se|fe|ble|bre|inde|procee|succee|excee)ed\b)[a-z]{2,}ed|was|were|got|began|"
                        r"became|had|left|quit|took|came|went|met|lost|broke|fell|wrote|made|won|ran|saw|found|since|"
                        r"accident|crash|injury)\b", re.IGNORECASE)
+# where the stretch of the clause that says what happened ends: "moved here last year and at 28 I'm the oldest",
+# "Went back to college last fall, at 52 I feel ancient" (the happening is told, then the age now)
+_STRETCH_BREAK = re.compile(r"[,;:(]|\b(?:and|but|so|now)\b", re.IGNORECASE)
+# ... or told right after it: "and at 41 I ran my first marathon"
+_DOING_AFTER = re.compile(r"^\W*(?:i|we)\s+(?:(?:just|finally|also|actually|even)\s+)?(?P<verb>[a-z]+)\b",
+                          re.IGNORECASE)
 
 
 def not_the_age_now(value: str, clause: str) -> bool:
@@ -1827,10 +1833,12 @@ def not_the_age_now(value: str, clause: str) -> bool:
     if at < 0:
         return False
     before = clause[:at]
-    if _AT_BEFORE.search(before) and _HAPPENED.search(before):
+    after = clause[at + len(value):]
+    if _AT_BEFORE.search(before) and (_HAPPENED.search(_STRETCH_BREAK.split(before)[-1])
+                                      or ((doing := _DOING_AFTER.match(after)) is not None
+                                          and is_past_verb(doing.group("verb")))):
         return True
-    return bool(_AGE_ONCE_BEFORE.search(before) or _FOR_A_SPAN_BEFORE.search(before)
-                or _YEARS_AFTER.match(clause[at + len(value):]))
+    return bool(_AGE_ONCE_BEFORE.search(before) or _FOR_A_SPAN_BEFORE.search(before) or _YEARS_AFTER.match(after))
 
 
 # an allergy's value that names the condition rather than what the user reacts to
