@@ -420,6 +420,10 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("Leeds", "my sister in Leeds says I should move", False),
     ("vegan", "my friend from work is vegan and so am I", False),  # the user's too
     ("vegan", "my wife is vegan, me too", False),
+    # "I'm too" with what the user is too much of is no "me too"
+    ("Berlin", "my sister is moving to Berlin and I'm too scared to visit alone", True),
+    ("vegan", "my friend is vegan and im too lazy to cook like that", True),
+    ("vegan", "my bf is vegan and i'm too now", False),
     ("keto", "and husband Dan doing keto now, cooking 2 meals every night", True),
     ("type 2 diabetic", "my doctor just told me I'm type 2 diabetic", False),
     ("nurse", "my mum is vegan and I'm a nurse", False),

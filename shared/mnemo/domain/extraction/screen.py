@@ -159,8 +159,10 @@ _OWNED_BY_OTHERS_TOO = frozenset({"plan", "event", "current_project", "project_s
 
 
 # the user saying the same of themselves right after: "and so am I", "me too", "same here"
-_ME_TOO_AFTER = re.compile(r"^\W*(?:(?:and|&)\s+)?(?:so\s+(?:am|do|have|was)\s+i|as\s+am\s+i|me\s+too|i\s+am\s+too|"
-                           r"i['’]?m\s+(?:one\s+)?too|same\s+(?:here|for\s+me))\b", re.IGNORECASE)
+# ("I'm too scared to visit" says how much, not "me too")
+_ME_TOO_AFTER = re.compile(r"^\W*(?:(?:and|&)\s+)?(?:so\s+(?:am|do|have|was)\s+i|as\s+am\s+i|me\s+too|"
+                           r"(?:i\s+am|i['’]?m)\s+(?:one\s+)?too(?!\s+(?!(?:now|lol|haha|tbh|actually|btw|though|tho|"
+                           r"and|but|so|since)\b)[a-z])|same\s+(?:here|for\s+me))\b", re.IGNORECASE)
 
 
 def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
