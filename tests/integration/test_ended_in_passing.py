@@ -224,3 +224,13 @@ def test_an_intolerance_the_user_is_fine_with_after_all_is_retired(service: Mnem
 def test_being_fine_with_a_thing_stores_nothing_where_no_allergy_was_stored(service: Mnemo) -> None:
     _said(service, "c1", "turns out im fine with gluten after all")
     assert not [c for c in _live(service) if "gluten" in c.lower()]
+
+
+@pytest.mark.parametrize("text", [
+    "im fine with eggs in cakes, just not scrambled or boiled",  # one form of it: the allergy stands
+    "funny thing is I could eat eggs fine when I was younger",  # "could" of the past
+])
+def test_an_allergy_the_user_tolerates_only_in_a_form_or_did_once_stays(service: Mnemo, text: str) -> None:
+    _said(service, "c1", "I'm allergic to eggs")
+    _said(service, "c2", text)
+    assert "User is allergic to eggs." in _live(service)

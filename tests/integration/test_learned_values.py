@@ -558,3 +558,15 @@ def test_no_cap_is_a_saying_not_a_thing_avoided(extractor: LearnedExtractor) -> 
 ])
 def test_a_pet_is_an_animal_or_a_name(extractor: LearnedExtractor, text: str, pet: bool) -> None:
     assert any(k.split(":")[0] == "pet" for k in stored(extractor, text)) is pet
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("I'm lactose intolerant but I'm fine with lactose-free milk", "User is lactose intolerant."),
+    ("I'm allergic to cow's milk, i'm ok with oat milk though", "User is allergic to cow's milk."),
+    ("im fine with eggs in cakes but scrambled eggs give me hives, allergist says its an egg allergy",
+     "User is allergic to eggs."),
+])
+def test_an_allergy_beside_a_thing_the_user_is_fine_with_stays(extractor: LearnedExtractor, text: str,
+                                                               kept: str) -> None:
+    # the fact dropped shared a word with what the user is fine with, or that was one form of it
+    assert kept in stored(extractor, text).values()

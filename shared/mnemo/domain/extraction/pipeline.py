@@ -367,8 +367,10 @@ class LearnedExtractor:
             if screen(said.name, said.clause, "allergy", False, said.sentence, message.content):
                 continue
             named = set(terms(said.name))
+            # a fact of this message whose value is that thing ("lactose"), not one that only shares a word with
+            # it ("cow's milk" beside "I'm ok with oat milk")
             out = [c for c in out if not (c.polarity and c.tags and c.tags[0] in _WHAT_IS_TOLERATED
-                                          and set(terms(c.content)) & named)]
+                                          and _value_is(c.content, named))]
             ended = slot_candidate(SLOTS["allergy"], said.name, said.clause, True, message, PASSING_CONFIDENCE)
             ended.only_to_retire = True
             out.append(ended)
@@ -1848,6 +1850,15 @@ _NAMES_THE_CONDITION = re.compile(r"\b(?:intoleran(?:ce|t)|allerg(?:y|ies)|sensi
 
 # the slots a thing the user is fine with after all is no value of (tolerated.py)
 _WHAT_IS_TOLERATED = frozenset({"diet", "allergy", "avoids", "health"})
+# the words of a value that name the condition, not what it is to ("lactose intolerant")
+_CONDITION_TERMS = frozenset(terms("intolerant intolerance allergic allergy allergies sensitive sensitivity"))
+
+
+def _value_is(statement: str, named: set[str]) -> bool:
+    """The fact's value names the thing and nothing else, words of a condition aside."""
+    start, end, _form = read_statement(statement)
+    said = set(terms(statement[start:end])) - _CONDITION_TERMS
+    return bool(said) and said <= named
 
 
 # a plan or a routine says what is done: 238 of the 241 labelled plans and 156 of the 162 labelled routines

@@ -22,6 +22,13 @@ _TOLERATED = re.compile(
 # says nothing ended (the phrase of being fine with or not allergic to says it by itself)
 _CAN_AFTER_ALL = re.compile(r"^\s*(?:again|after all|now|fine|no problem|without (?:a|any) problems?)\b",
                             re.IGNORECASE)
+# "could" is the past as often as not: "I could eat shrimp fine when I was younger" ends nothing; only "again",
+# "after all" or "now" make it news ("the allergist said I could have dairy again")
+_COULD_AFTER_ALL = re.compile(r"^\s*(?:again|after all|now)\b", re.IGNORECASE)
+# a form or an amount of the thing, said right after it: "eggs in cakes", "dairy in small amounts", "milk if it's
+# heated", "eggs baked, but not scrambled": a tolerance of that form, the allergy or intolerance stands
+_ONLY_A_FORM = re.compile(r"^\s*,?\s*(?:in(?!\s+the\s+end\b)|when|if|as long as|so long as|only|unless|cooked|baked|"
+                          r"heated|but not|except|in moderation|a little|a bit|small amounts?)\b", re.IGNORECASE)
 _NOT_A_NAME = frozenset({"it", "that", "this", "them", "after", "all", "again", "now", "so", "but", "and", "too",
                          "fine", "though", "for", "me", "with", "in", "at", "of", "a", "an", "the", "anything",
                          "everything", "whatever", "that's", "thats", "lol", "haha"})
@@ -47,7 +54,12 @@ def tolerated(text: str) -> list[Tolerated]:
         if not words:
             continue
         after = text[m.start("name") + len(" ".join(words)):]
-        if re.search(r"\b(?:can|could)\b", m.group(0), re.IGNORECASE) and not _CAN_AFTER_ALL.match(after):
+        if re.search(r"\bcan\b", m.group(0), re.IGNORECASE) and not _CAN_AFTER_ALL.match(after):
+            continue
+        if re.search(r"\bcould\b", m.group(0), re.IGNORECASE) and not _COULD_AFTER_ALL.match(after):
+            continue
+        # "lactose-free milk" is no lactose; "eggs in cakes" is one form of eggs
+        if re.search(r"-free\b", " ".join(words), re.IGNORECASE) or _ONLY_A_FORM.match(after):
             continue
         sentence = sentence_around(text, m.start(), m.end())
         if is_question(sentence) or _DENIED_BEFORE.search(text[:m.start()]):
