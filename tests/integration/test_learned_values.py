@@ -496,6 +496,14 @@ def test_a_stack_a_switch_reading_confirms_is_as_sure_as_the_reading(extractor: 
     ("going to my sister's wedding on saturday", "going to my sister's wedding on saturday", False),
     ("Berlin marathon in September", "signed up for the Berlin marathon in September", False),
     ("dentist in April", "dentist in April", False),
+    # a name or a noun in -ed, a plan moved, a state of mind about it, or said to be ahead: still to come
+    ("Ahmed's wedding is next saturday", "Ahmed's wedding is next saturday and I'm the best man", False),
+    ("speed dating on friday", "speed dating on friday, wish me luck", False),
+    ("rescheduled my driving test to april 3rd", "rescheduled my driving test to april 3rd", False),
+    ("supposed to fly to Paris", "I'm supposed to fly to Paris next week for work", False),
+    ("excited to go to Japan next month", "so excited to go to Japan next month!!", False),
+    ("wedding since last Tuesday", "I've been planning our wedding since last Tuesday and it's in August", False),
+    ("finished the couch to 5k last week", "finished the couch to 5k last week!!", True),
 ])
 def test_a_plan_already_done_is_no_plan(value: str, clause: str, done: bool) -> None:
     from mnemo.domain.extraction.pipeline import already_happened

@@ -1768,13 +1768,27 @@ def studies_named(value: str, clause: str) -> str | None:
 _DONE_AT_THE_HEAD = re.compile(
     r"^(?!(?:booked|planned|scheduled|arranged|organi[sz]ed|decided|agreed|signed|registered|entered|invited|"
     r"needed|wanted|promised|reserved|confirmed|pencilled|penciled|applied|asked|offered|accepted|called|"
-    r"emailed|messaged|texted|told|started|got)\b)(?:[a-z]{2,}ed|went|came|left|took|made|met|saw|did|had|"
-    r"flew|drove|ran|won|lost|sold|bought|spent|was|were)\b", re.IGNORECASE)
+    r"emailed|messaged|texted|told|started|got|"
+    # a plan moved, not done ("rescheduled my driving test to april 3rd", "pushed the move back to June")
+    r"resched\w*|postponed|delayed|pushed|bumped|shifted|extended|"
+    r"(?:moved|brought|changed) (?:the|my|our|it|them|his|her)|"
+    # a state of mind about what is ahead ("supposed to fly to Paris", "excited to go to Japan")
+    r"supposed|excited|interested|determined|expected|intended|tempted|committed|obliged|prepared|scared|"
+    r"terrified|worried|stoked|pumped|psyched|thrilled|delighted|obsessed|used|allowed|meant|set)\b)"
+    # no name: "Ahmed's wedding", "Fred's stag"
+    r"(?:(?!(?:hundred|sacred|naked|wicked|speed|seed|feed|weed|breed|bleed|need)\b)[a-z]{2,}ed(?!['’]s)|went|came|"
+    r"left|took|made|met|saw|did|had|flew|drove|ran|won|lost|sold|bought|spent|was|were)\b", re.IGNORECASE)
+# a plan said to be ahead in so many words ("Ahmed's wedding is next saturday", "the United game tomorrow")
+_AHEAD = re.compile(r"\b(?:next|tomorrow|tmrw|tmr|upcoming|coming up|this coming|later (?:this|today|on)|"
+                    r"in (?:a|an|\d+|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?))\b",
+                    re.IGNORECASE)
 
 
 def already_happened(value: str, clause: str, when: datetime) -> bool:
     """A plan the tagger read that was done already: told in the past tense at its head, or dated before the
     message ("the Austin house last week"): an event, not something the user will do."""
+    if _AHEAD.search(value):
+        return False
     if _DONE_AT_THE_HEAD.match(value):
         return True
     at = clause.find(value)
@@ -1782,6 +1796,8 @@ def already_happened(value: str, clause: str, when: datetime) -> bool:
     day = near[0] if near else anchor(value, when, "future")
     if day is None or len(day) != len("2026-01-01"):
         return False  # a month ("in April") is this one or a later one
+    if near is not None and re.search(r"\bsince\s+" + re.escape(near[1]), clause, re.IGNORECASE):
+        return False  # "planning our wedding since last Tuesday": when the planning began
     return date.fromisoformat(day) < when.date() - timedelta(days=1)
 
 
