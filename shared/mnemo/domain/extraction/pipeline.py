@@ -1754,10 +1754,17 @@ _A_STUDENT = re.compile(
 _SCHOOL_AFTER = re.compile(r"^\s+(?:school|college)\b", re.IGNORECASE)
 
 
+# words before the student that make the students someone else, whom the user works with ("tutor for high school
+# students", "work with international students at the uni")
+_STUDENTS_SERVED = re.compile(r"\b(?:for|with|to|of|at|in|on|by|from|about|teach\w*|tutor\w*|work\w*|help\w*|"
+                              r"mentor\w*|support\w*|coach\w*|train\w*|advis\w*|counsel\w*|supervis\w*|care)\b",
+                              re.IGNORECASE)
+
+
 def studies_named(value: str, clause: str) -> str | None:
     """The studies a job the tagger read names, or None where it names a job."""
-    if _A_STUDENT.search(value):
-        return value
+    if (student := _A_STUDENT.search(value)) is not None:
+        return None if _STUDENTS_SERVED.search(value[:student.start()]) else value
     at = clause.find(value)
     after = _SCHOOL_AFTER.match(clause[at + len(value):]) if at >= 0 and len(value.split()) == 1 else None
     return f"{value}{after.group(0)}" if after else None
