@@ -544,6 +544,10 @@ def test_a_job_with_a_word_of_school_stays_a_job(extractor: LearnedExtractor, te
     ("my asthma is bad today", True),  # a condition that lasts, whatever the day
     ("started metformin today", True),  # a medicine started today is taken from now on
     ("I was diagnosed with asthma today", True),
+    # a finding, an operation lived with for weeks, and "RN" the job, not "right now"
+    ("the doctor told me today I have a torn ACL", True),
+    ("I'm recovering from knee surgery at the moment", True),
+    ("I'm an RN and I have a heart condition", True),
 ])
 def test_a_state_of_health_said_of_today_alone_is_no_lasting_fact(extractor: LearnedExtractor, text: str,
                                                                   kept: bool) -> None:

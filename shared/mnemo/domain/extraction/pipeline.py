@@ -1723,10 +1723,16 @@ _FOND_OF_BEFORE = re.compile(r"\b(?:weakness|soft spot|thing|sucker|obsessed|add
 
 # a state of health said of today alone ("my back is destroyed today", "migraine rn"), not one diagnosed, lasting
 # or treated: no word of how long or of a diagnosis, and no medicine ("started metformin today" lasts)
-_FOR_NOW = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|right now|rn|atm|at the moment)\b",
-                      re.IGNORECASE)
+# ("an RN", "a nurse (RN)" is the job, not "right now")
+_FOR_NOW = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|right now|(?<!\ban )(?<!\ba )(?<!\()rn|"
+                      r"atm|at the moment)\b", re.IGNORECASE)
+# ... a finding ("the doctor told me today", "found out today", "got my results back today") and an injury or an
+# operation, which the user lives with for weeks ("torn ACL", "broke my wrist today", "recovering from surgery")
 _LASTING = re.compile(r"\b(?:diagnos\w*|since|chronic\w*|always|every|started|starting|prescribed|put me on|"
-                      r"taking|take|years?|months?|weeks?|again|still|have had|has been|been)\b", re.IGNORECASE)
+                      r"taking|take|years?|months?|weeks?|again|still|have had|has been|been|"
+                      r"doctor|doc|gp|dr|consultant|specialist|cardiologist|told me|found out|turns out|results?|"
+                      r"scan|mri|x-?ray|bloods|confirmed|torn|tore|broke|broken|fractur\w*|sprain\w*|surgery|"
+                      r"operation|recovering|cast|crutches)\b", re.IGNORECASE)
 
 
 # a condition that lasts whatever day it is said on ("my asthma is bad today")
