@@ -234,3 +234,11 @@ def test_an_allergy_the_user_tolerates_only_in_a_form_or_did_once_stays(service:
     _said(service, "c1", "I'm allergic to eggs")
     _said(service, "c2", text)
     assert "User is allergic to eggs." in _live(service)
+
+
+def test_a_medicine_stopped_in_passing_leaves_an_allergy_to_it(service: Mnemo) -> None:
+    # stopping a medicine given by mistake ends no allergy to it: only what the user is fine with after all does
+    _said(service, "c1", "I'm allergic to penicillin and amoxicillin")
+    _said(service, "c2", "they gave me amoxicillin by mistake in A&E, so the doctor stopped the amoxicillin "
+                         "straight away")
+    assert "User is allergic to amoxicillin." in _live(service)

@@ -34,6 +34,7 @@ from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.medicines import has_medicine_stem, stored_medicine
 from mnemo.domain.extraction.slots import (
     PROJECT_SLOTS,
+    RETIRED_IN_ITS_SLOT_ONLY,
     RETIRED_IN_PASSING,
     RETRACTION_TAG,
     SLOTS,
@@ -275,7 +276,9 @@ class MemoryWriter:
             nearby.setdefault(m.memory_id, Existing(m, cosine))
         retraction_at = self.p.settings.retraction_similarity
         if fact.only_to_retire:
-            nearby = {k: e for k, e in nearby.items() if e.memory.subject.partition(":")[0] in RETIRED_IN_PASSING
+            own = new.subject.partition(":")[0]
+            retired = RETIRED_IN_PASSING | (RETIRED_IN_ITS_SLOT_ONLY & {own})
+            nearby = {k: e for k, e in nearby.items() if e.memory.subject.partition(":")[0] in retired
                       and names_its_value(new, e.memory) and not a_condition(e.memory)}
             # an ending said of a name alone ("given up bridge") is a short statement whose vector sits far from
             # a long fact that names it among other words ("routine: bridge club at the Guildhall on Tuesday
