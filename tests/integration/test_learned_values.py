@@ -504,6 +504,10 @@ def test_a_stack_a_switch_reading_confirms_is_as_sure_as_the_reading(extractor: 
     ("excited to go to Japan next month", "so excited to go to Japan next month!!", False),
     ("wedding since last Tuesday", "I've been planning our wedding since last Tuesday and it's in August", False),
     ("finished the couch to 5k last week", "finished the couch to 5k last week!!", True),
+    # the date is when the plan was made or moved from
+    ("trip to Rome we booked last week is on the 20th", "the trip to Rome we booked last week is on the 20th", False),
+    ("interview was postponed from last Monday to this Thursday",
+     "my interview was postponed from last Monday to this Thursday", False),
 ])
 def test_a_plan_already_done_is_no_plan(value: str, clause: str, done: bool) -> None:
     from mnemo.domain.extraction.pipeline import already_happened

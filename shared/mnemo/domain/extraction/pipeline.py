@@ -1791,6 +1791,10 @@ _DONE_AT_THE_HEAD = re.compile(
     # no name: "Ahmed's wedding", "Fred's stag"
     r"(?:(?!(?:hundred|sacred|naked|wicked|speed|seed|feed|weed|breed|bleed|need)\b)[a-z]{2,}ed(?!['’]s)|went|came|"
     r"left|took|made|met|saw|did|had|flew|drove|ran|won|lost|sold|bought|spent|was|were)\b", re.IGNORECASE)
+# the words before a date that make it when the plan was made or moved, not when it is: "since last Tuesday", "the
+# trip we booked last week", "postponed from last Monday to this Thursday"
+_ARRANGED_ON = (r"\b(?:since|from|(?:booked|planned|arranged|organi[sz]ed|decided|agreed|signed up|registered|bought|"
+                r"ordered|paid|confirmed|reserved)(?:\s+[\w'’]+){0,2}?)\s+")
 # a plan said to be ahead in so many words ("Ahmed's wedding is next saturday", "the United game tomorrow")
 _AHEAD = re.compile(r"\b(?:next|tomorrow|tmrw|tmr|upcoming|coming up|this coming|later (?:this|today|on)|"
                     r"in (?:a|an|\d+|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?))\b",
@@ -1809,8 +1813,8 @@ def already_happened(value: str, clause: str, when: datetime) -> bool:
     day = near[0] if near else anchor(value, when, "future")
     if day is None or len(day) != len("2026-01-01"):
         return False  # a month ("in April") is this one or a later one
-    if near is not None and re.search(r"\bsince\s+" + re.escape(near[1]), clause, re.IGNORECASE):
-        return False  # "planning our wedding since last Tuesday": when the planning began
+    if near is not None and re.search(_ARRANGED_ON + re.escape(near[1]), clause, re.IGNORECASE):
+        return False  # "planning our wedding since last Tuesday", "the trip we booked last week": when it was arranged
     return date.fromisoformat(day) < when.date() - timedelta(days=1)
 
 
