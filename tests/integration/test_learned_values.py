@@ -37,7 +37,9 @@ def test_a_height_is_no_age(extractor: LearnedExtractor) -> None:
                                   "I started coding at 14 and never stopped",
                                   "I taught at a primary school for thirty-four years before retiring",
                                   "got married at 25, divorced at 30",
-                                  "i quit smoking at 40 and at 41 i ran my first marathon"])
+                                  "i quit smoking at 40 and at 41 i ran my first marathon",
+                                  # an age still to come
+                                  "I want to retire at 55", "I'll be a grandad at 48 lol"])
 def test_an_age_once_or_a_span_of_years_is_no_age(extractor: LearnedExtractor, text: str) -> None:
     # the tagger reads the number as the user's age: "User is 19 years old."
     assert "age" not in stored(extractor, text)

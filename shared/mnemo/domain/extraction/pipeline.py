@@ -1857,19 +1857,24 @@ _HAPPENED = re.compile(r"\b(?:(?!(?:ne|spe|se|fe|ble|bre|inde|procee|succee|exce
 # where the stretch of the clause that says what happened ends: "moved here last year and at 28 I'm the oldest",
 # "Went back to college last fall, at 52 I feel ancient" (the happening is told, then the age now)
 _STRETCH_BREAK = re.compile(r"[,;:(]|\b(?:and|but|so|now)\b", re.IGNORECASE)
+# ... or still to come: "I want to retire at 55", "I'll be a grandad at 48", "hoping to own a house by 35"
+_TO_COME_BEFORE = re.compile(r"\b(?:want\w*|wanna|plan\w*|hop(?:e|es|ing)|going to|gonna|will|would|\w+['’](?:ll|d)|"
+                             r"goal|aim\w*|dream\w*|expect\w*|retir(?:e|es|ing))\b", re.IGNORECASE)
 # ... or told right after it: "and at 41 I ran my first marathon"
 _DOING_AFTER = re.compile(r"^\W*(?:i|we)\s+(?:(?:just|finally|also|actually|even)\s+)?(?P<verb>[a-z]+)\b",
                           re.IGNORECASE)
 
 
 def not_the_age_now(value: str, clause: str) -> bool:
-    """The number the tagger read as the user's age is an age they once were, a span of years or others' ages."""
+    """The number the tagger read as the user's age is an age they once were or will be, a span of years or others'
+    ages."""
     at = clause.find(value)
     if at < 0:
         return False
     before = clause[:at]
     after = clause[at + len(value):]
-    if _AT_BEFORE.search(before) and (_HAPPENED.search(_STRETCH_BREAK.split(before)[-1])
+    stretch = _STRETCH_BREAK.split(before)[-1]
+    if _AT_BEFORE.search(before) and (_HAPPENED.search(stretch) or _TO_COME_BEFORE.search(stretch)
                                       or ((doing := _DOING_AFTER.match(after)) is not None
                                           and is_past_verb(doing.group("verb")))):
         return True
