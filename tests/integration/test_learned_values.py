@@ -54,6 +54,13 @@ def test_an_age_the_user_is_now_stays(extractor: LearnedExtractor, text: str) ->
     assert "age" in stored(extractor, text)
 
 
+def test_an_age_is_never_ended_and_one_denied_is_no_age(extractor: LearnedExtractor) -> None:
+    # the divorce's "ending" made "User is not 41 years old."; "not 30 yet" made "User is 30 years old."
+    assert stored(extractor, "divorced at 30, now 41 and dating again lol").get("age") == "User is 41 years old."
+    assert "age" not in stored(extractor, "i'm not 30 yet lol")
+    assert stored(extractor, "I'm not 40, I'm 39!").get("age") == "User is 39 years old."
+
+
 def test_a_constraint_buried_in_a_chatty_message_is_read_in_its_own_sentence(extractor: LearnedExtractor) -> None:
     # read whole, the message gave the family and no allergy: a constraint lost in a long message's context
     facts = stored(extractor, "ok that worked, thanks. random but im allergic to sesame and my dad keeps putting "

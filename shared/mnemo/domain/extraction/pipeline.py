@@ -664,6 +664,8 @@ class LearnedExtractor:
         # the value a switch went to is the user's now, whatever word of ending the clause holds ("we moved over
         # from Lyon to Paris": Lyon ended, Paris not)
         negated = negated and not (slot.name in CEASABLE_SLOTS | {"health"} and switched_from(value, f.clause))
+        # no word of ending ends an age ("divorced at 30, now 41" ended the marriage); one denied is dropped below
+        negated = negated and slot.name != "age"
         if negated and slot.name in CEASABLE_SLOTS and (paused(value, f.clause) or nearly_ended(value, f.clause)):
             # "no more gaming until my exams are done", "I almost gave up running": a pause or a near miss, neither
             # the end of it nor news of it
@@ -705,6 +707,8 @@ class LearnedExtractor:
             return None  # "User's health: lbs 2." of a newborn's "7 lbs 2 oz": a weight, nothing the user has
         if slot.name == "age" and _A_MEASURE.search(value):
             return None  # "i'm 5'11 and vegan": a height, not "User is 5'11 years old."
+        if slot.name == "age" and _AGE_DENIED.search(_words_before(value, f.clause)):
+            return None  # "i'm not 30 yet lol", "I'm not 40, I'm 39!": no age of the user's
         if slot.name == "age" and not_the_age_now(value, f.clause):
             return None  # "came over when I was 19", "22 years on the buses": an age once, a span of years
         if (slot.name in _NEGATIVE_SLOTS and value.strip().lower() in _NO_AS_A_SAYING
@@ -1847,6 +1851,8 @@ _YEARS_AFTER = re.compile(r"^\s*(?:(?:years?|yrs?)\s+(?:at|on|in|of|as|with|for|
                           r"(?:to|-|–)\s*\d|(?:year|yr)[- ]olds\b)", re.IGNORECASE)
 
 
+# the words that deny an age, right before it: "I'm not 40", "no longer 29"
+_AGE_DENIED = re.compile(r"(?:\bnot|n['’]t|\bno longer)\s+(?:[\w'’]+\s+){0,2}$", re.IGNORECASE)
 # "for thirty-four years", "for over 20 years": a span, whatever follows it
 _FOR_A_SPAN_BEFORE = re.compile(r"\bfor\s+(?:about\s+|around\s+|over\s+|nearly\s+|almost\s+|like\s+)?$", re.IGNORECASE)
 # "at 22" after something that happened ("a car accident at 22", "divorced at 30"); "God help me at 52" is now
