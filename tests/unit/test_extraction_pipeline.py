@@ -424,6 +424,11 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("Berlin", "my sister is moving to Berlin and I'm too scared to visit alone", True),
     ("vegan", "my friend is vegan and im too lazy to cook like that", True),
     ("vegan", "my bf is vegan and i'm too now", False),
+    # placed in the languages users switch to; and their "me too"
+    ("Madrid", "mi hermana en Madrid es vegana", True),
+    ("vegana", "minha irmã em Lisboa é vegana", True),
+    ("végane", "ma sœur à Paris est végane", True),
+    ("vegana", "mi hermana en Madrid es vegana y yo también", False),
     ("keto", "and husband Dan doing keto now, cooking 2 meals every night", True),
     ("type 2 diabetic", "my doctor just told me I'm type 2 diabetic", False),
     ("nurse", "my mum is vegan and I'm a nurse", False),

@@ -37,7 +37,7 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
            r"co-?founders?|founders?|business partner|"
            # the same people in the languages users switch to ("mi madre es celíaca")
            r"madre|padre|hermanos?|hermanas?|hij[oa]s?|novi[oa]|marido|esposa|espos[oa]|abuel[oa]s?|amig[oa]s?|"
-           r"m[eè]re|p[eè]re|fr[eè]re|s[oœ]eur|fils|fille|mari|femme|copain|copine|"
+           r"m[eè]re|p[eè]re|fr[eè]re|s(?:oe|œ)ur|fils|fille|mari|femme|copain|copine|"
            r"mutter|vater|bruder|schwester|sohn|tochter|mann|frau|freund(?:in)?|"
            r"m[ãa]e|pai|irm[ãa]o?|filh[oa]|namorad[oa]|"
            r"fratello|sorella|figli[oa]|moglie|ragazz[oa])")
@@ -66,8 +66,10 @@ _OTHER_PERSON = re.compile(
     # the "my" may be dropped where a clause opens with the person ("and husband Dan doing keto now")
     rf"(?:(?:my|our|his|her|their|a|the|mi|mis|ma|mon|mes|meine?|minha|meu|mia|mio)\s+(?:\w+\s+)?)?{_PEOPLE}"
     rf"(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?"
-    # a few words placing them: "my patient in bed 12 is", "my friend from work is", "my boss at the bank has"
-    rf"(?:(?:in|at|from|on)\s+(?:[\w-]+\s+){{1,3}}?(?=(?:is|are|was|were|has|had)\b))?"
+    # a few words placing them: "my patient in bed 12 is", "my friend from work is", "my boss at the bank has",
+    # "mi hermana en Madrid es", "minha irmã em Lisboa é", "ma sœur à Paris est"
+    rf"(?:(?:in|at|from|on|en|em|na|no|à|au|aux|bei|aus)\s+(?:[\w-]+\s+){{1,3}}?"
+    rf"(?=(?:is|are|was|were|has|had|es|está|son|tiene|é|está|tem|est|a|ist|hat|è|ha)\b))?"
     # "my wife Ananya and daughter Diya are going to Mysuru": several of them, still not the user
     rf"(?:(?:and|&)\s+(?:my\s+|our\s+)?(?:\w+\s+)?{_PEOPLE}(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?)*"
     rf"(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
@@ -162,7 +164,9 @@ _OWNED_BY_OTHERS_TOO = frozenset({"plan", "event", "current_project", "project_s
 # ("I'm too scared to visit" says how much, not "me too")
 _ME_TOO_AFTER = re.compile(r"^\W*(?:(?:and|&)\s+)?(?:so\s+(?:am|do|have|was)\s+i|as\s+am\s+i|me\s+too|"
                            r"(?:i\s+am|i['’]?m)\s+(?:one\s+)?too(?!\s+(?!(?:now|lol|haha|tbh|actually|btw|though|tho|"
-                           r"and|but|so|since)\b)[a-z])|same\s+(?:here|for\s+me))\b", re.IGNORECASE)
+                           r"and|but|so|since)\b)[a-z])|same\s+(?:here|for\s+me)|"
+                           # "y yo también", "eu também", "moi aussi", "ich auch"
+                           r"(?:y\s+)?yo\s+tambi[ée]n|(?:e\s+)?eu\s+tamb[ée]m|moi\s+aussi|ich\s+auch)\b", re.IGNORECASE)
 
 
 def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
