@@ -598,3 +598,25 @@ def test_an_allergy_beside_a_thing_the_user_is_fine_with_stays(extractor: Learne
                                                                kept: str) -> None:
     # the fact dropped shared a word with what the user is fine with, or that was one form of it
     assert kept in stored(extractor, text).values()
+
+
+@pytest.mark.parametrize(("text", "content"), [
+    ("Our eldest daughter, Maryam, is to be married on the 14th of June, God willing; the nikah will be held at "
+     "the mosque.", "User's daughter Maryam is to be married on the 14th of June (for 2026-06-14)."),
+    ("my daughter Njeri is getting married on August 15th in Othaya she is a teacher there",
+     "User's daughter Njeri is getting married on August 15th (for 2026-08-15)."),
+    ("my sis ria is coming to visit jul 12-26, first time in canada! shes vegan so help",
+     "User's sis ria is coming to visit jul 12-26 (for 2026-07-12)."),
+    ("ugh my in-laws are coming next weekend, need a menu", "User's in-laws are coming next weekend (for 2026-05-08)."),
+])
+def test_a_dated_happening_of_the_family_is_on_the_users_calendar(extractor: LearnedExtractor, text: str,
+                                                                  content: str) -> None:
+    assert content in stored(extractor, text).values()
+
+
+@pytest.mark.parametrize("text", ["my coworker is getting married in June", "is my mum coming on friday?",
+                                  "if my sister visits in may we'll go to paris", "my mum is coming to stay",
+                                  "my dad turned 70 last week"])
+def test_no_plan_of_the_family_without_a_date_to_come_or_a_close_one(extractor: LearnedExtractor,
+                                                                    text: str) -> None:
+    assert not [c for c in stored(extractor, text).values() if "(for " in c]

@@ -20,6 +20,7 @@ from mnemo.domain.extraction.commands import (
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
 from mnemo.domain.extraction.diets import diets_followed
 from mnemo.domain.extraction.ending import read_statement
+from mnemo.domain.extraction.family_dates import family_happenings
 from mnemo.domain.extraction.household import (
     AN_AGE,
     ARRANGED_SLOTS,
@@ -225,6 +226,7 @@ class LearnedExtractor:
                                                         and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
             candidates.extend(self._medicines_ended(message, text, candidates))
             candidates = self._with_tolerated(candidates, message, text)
+            candidates.extend(self._family_dates(candidates, message, text))
             for c in candidates:
                 c.replaces_unnamed = c.should_store and c.polarity and c.subject in replacing
             if self._judge is not None:
@@ -355,6 +357,26 @@ class LearnedExtractor:
                 continue
             candidate.only_to_retire = True
             retracted.add(candidate.subject)
+            out.append(candidate)
+        return out
+
+    def _family_dates(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A dated happening of someone close to the user (family_dates.py: "my daughter Njeri is getting married
+        on August 15th"), said as theirs, where no plan found names it already: the screen's other reasons hold
+        (a question, a wish, a secret), not that it is someone else's."""
+        plans = [set(terms(c.content)) for c in candidates if c.should_store and c.tags and c.tags[0] == "plan"]
+        out = []
+        for said in family_happenings(text, message.created_at):
+            sentence = sentence_around(text, said.start, said.end)
+            if is_question(sentence) or any(set(terms(said.value)) <= plan for plan in plans):
+                continue
+            if screen(said.value, sentence, "plan", False, sentence, message.content) not in (None,
+                                                                                             "about_someone_else"):
+                continue
+            # read in its own words: the words after it ("in Othaya she is a teacher there") are no part of it
+            candidate = slot_candidate(SLOTS["plan"], said.value, said.value, False, message, PASSING_CONFIDENCE)
+            candidate.content = candidate.content.replace("User plans: ", "User's ", 1)
+            candidate.evidence = sentence
             out.append(candidate)
         return out
 

@@ -1,0 +1,66 @@
+"""A dated happening of someone close to the user, which is on the user's calendar too: "our eldest daughter, Maryam,
+is to be married on the 14th of June", "my sis ria is coming to visit jul 12-26", "my girlfriend Lily will come
+to visit me in July".
+
+The tagger learned plans from the user's own ("I'm flying to Lisbon on the 14th"); said of a relative it reads
+the relative alone, or a plan the screen then sets aside as someone else's. A wedding, a visit, a move, a birth or
+a graduation of the family is what the user plans around, so it is kept, said as theirs ("User's daughter Maryam
+is to be married on the 14th of June."). Only with a date, only the family and close friends (a colleague's or a
+patient's is not the user's calendar), and only a doing of the few that make such plans: an exact rule.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from mnemo.domain.extraction.dates import anchor, anchor_near
+
+_CLOSE = (r"(?:daughter|son|sister|sis|brother|bro|mum|mom|mother|dad|father|parents|girlfriend|gf|boyfriend|bf|"
+          r"partner|wife|husband|fianc[eé]e?|grandma|grandpa|gran|nan|granny|grandmother|grandfather|grandson|"
+          r"granddaughter|cousin|aunt|auntie|uncle|niece|nephew|in-laws|kids|twins|best friend|bff|stepson|"
+          r"stepdaughter|mother-in-law|father-in-law|sister-in-law|brother-in-law)")
+_DOINGS = (r"(?:getting married|to be married|marrying|married|coming|come|comes|visiting|visit|visits|flying in|"
+           r"flying over|flying out|fly in|flies in|moving|move|moves|graduating|graduate|graduates|due|having|"
+           r"starting|starts|start|turning|turns|arriving|arrive|arrives|retiring|retire|retires|coming home|"
+           r"coming over|coming back|back|home|getting|having surgery|having an operation|giving birth)")
+_HAPPENING = re.compile(
+    r"\b(?:my|our)\s+(?:(?:eldest|youngest|oldest|little|big|older|younger|baby|twin|step|only)\s+)?"
+    r"(?P<who>" + _CLOSE + r")(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+|[a-z][\w'-]+(?=\s+(?:is|are|will|'s|’s)\b)),?)?\s+"
+    r"(?P<doing>(?:(?:is|are|'s|’s|will|'ll|will be|is going to|are going to|gonna)\s+)?(?:(?:finally|also|"
+    r"actually|officially|really|hopefully|all)\s+)?(?:be\s+)?" + _DOINGS + r"\b)(?P<rest>[^.;!?\n]{0,70})",
+    re.IGNORECASE)
+_DATE_GOES_ON = re.compile(r"(?:(?:\s+of)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+                           r"\s*[-–]\s*\d{1,2}(?:st|nd|rd|th)?\b)*", re.IGNORECASE)
+_ONLY_IF_BEFORE = re.compile(
+    r"\b(?:if|whether|unless|in case|hope|hoping|wish|wishing|maybe|perhaps)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_NOT_A_NAME = frozenset({"is", "are", "will", "and", "who", "that", "just", "also", "finally", "gonna", "be"})
+
+
+@dataclass(frozen=True)
+class Happening:
+    start: int
+    end: int
+    value: str  # "daughter Maryam is to be married on the 14th of June"
+
+
+def family_happenings(text: str, when: datetime) -> list[Happening]:
+    """Each dated happening of someone close to the user, up to the words of its date."""
+    found = []
+    for m in _HAPPENING.finditer(text):
+        if _ONLY_IF_BEFORE.search(text[:m.start()]):
+            continue  # "if my sister visits in may", "hoping my son is home by Christmas"
+        rest = m.group("rest")
+        day, dated = anchor(rest, when, "future"), anchor_near(rest, 0, 0, when, "future")
+        if day is None or dated is None or day < when.date().isoformat()[:len(day)]:
+            continue  # no date, or one gone by: no plan
+        end = rest.find(dated[1]) + len(dated[1])
+        # the rest of the date's words: "the 14th" + " of June", "jul 12" + "-26"
+        goes_on = _DATE_GOES_ON.match(rest, end)
+        end = goes_on.end() if goes_on else end
+        name = m.group("name")
+        who = m.group("who") if not name or name.lower() in _NOT_A_NAME else f"{m.group('who')} {name}"
+        said = f"{who} {m.group('doing')}{rest[:end]}"
+        found.append(Happening(m.start(), m.start("rest") + end, " ".join(said.split())))
+    return found
