@@ -561,6 +561,9 @@ def test_a_job_with_a_word_of_school_stays_a_job(extractor: LearnedExtractor, te
     ("the doctor told me today I have a torn ACL", True),
     ("I'm recovering from knee surgery at the moment", True),
     ("I'm an RN and I have a heart condition", True),
+    # what the user is on is taken from now on
+    ("on prozac atm, it helps", True),
+    ("I'm on the pill rn", True),
 ])
 def test_a_state_of_health_said_of_today_alone_is_no_lasting_fact(extractor: LearnedExtractor, text: str,
                                                                   kept: bool) -> None:

@@ -1770,10 +1770,18 @@ _LASTING_CONDITION = re.compile(
     r"hernia|tinnitus|ptsd|ocd|allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 
 
+# what the user is on, or a medicine or an aid by its kind: taken from now on, whatever the day ("on prozac atm",
+# "I'm on the pill rn", "on HRT at the moment")
+_ON_BEFORE = re.compile(r"\bon\s+(?:the\s+|my\s+)?$", re.IGNORECASE)
+_TAKEN = re.compile(r"\b(?:pills?|tablets?|meds?|medications?|medicines?|inhalers?|insulin|hrt|antibiotics|"
+                    r"antidepressants|injections?|patch(?:es)?|hearing aids?|cpap)\b", re.IGNORECASE)
+
+
 def only_for_now(value: str, clause: str) -> bool:
     """A health fact the clause says only of today."""
     return (bool(_FOR_NOW.search(clause)) and not _LASTING.search(clause)
-            and not _LASTING_CONDITION.search(value) and stored_medicine(value, clause) is None)
+            and not _LASTING_CONDITION.search(value) and stored_medicine(value, clause) is None
+            and not _ON_BEFORE.search(_words_before(value, clause)) and not _TAKEN.search(value))
 
 
 # a job the tagger read that is the user's studies: a student of any kind ("exchange student", "student at
