@@ -564,6 +564,11 @@ def test_a_job_with_a_word_of_school_stays_a_job(extractor: LearnedExtractor, te
     # what the user is on is taken from now on
     ("on prozac atm, it helps", True),
     ("I'm on the pill rn", True),
+    # today said of something else, after the condition; a condition by its kind
+    ("I'm type 1, sugars are all over the place today", True),
+    ("I have EDS and my joints are bad today", True),
+    ("I have kidney disease, dialysis today", True),
+    ("I have sickle cell and I'm in a crisis right now", True),
 ])
 def test_a_state_of_health_said_of_today_alone_is_no_lasting_fact(extractor: LearnedExtractor, text: str,
                                                                   kept: bool) -> None:

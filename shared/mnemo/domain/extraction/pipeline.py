@@ -1767,7 +1767,14 @@ _LASTING_CONDITION = re.compile(
     r"migraines|copd|lupus|ms|sclerosis|parkinson\w*|hypertension|blood pressure|depress\w*|anxiety|bipolar|"
     r"pcos|endometriosis|fibromyalgia|psoriasis|eczema|apn[o]?ea|thyroid|hypothyroid\w*|cancer|hiv|dyslexi\w*|"
     r"deaf|blind|wheelchair|pregnan\w*|insomnia|sciatica|gout|anaemi\w*|anemi\w*|long covid|me/cfs|cfs|"
-    r"hernia|tinnitus|ptsd|ocd|allerg\w*|intoleran\w*)\b", re.IGNORECASE)
+    r"hernia|tinnitus|ptsd|ocd|allerg\w*|intoleran\w*|"
+    # a condition by its kind: "kidney disease", "sickle cell", "type 1"
+    r"diseases?|syndromes?|disorders?|conditions?|deficien\w*|type [12]|t[12]d|sickle cell|eds|pots|dyspra\w*)\b",
+    re.IGNORECASE)
+# where the words said of the value end: "I'm type 1, sugars are all over the place today" (today is the sugars');
+# before it only a new thought joined on ("... and I have EDS"), since "today, I have a migraine" is said of it
+_SAID_OF_IT_ENDS = re.compile(r"[,;:(]|\b(?:and|but|so|because|cos|cause|which|though|tho)\b", re.IGNORECASE)
+_SAID_OF_IT_BEGINS = re.compile(r"[;]|\b(?:and|but|so|because|cos|cause)\b", re.IGNORECASE)
 
 
 # what the user is on, or a medicine or an aid by its kind: taken from now on, whatever the day ("on prozac atm",
@@ -1778,7 +1785,12 @@ _TAKEN = re.compile(r"\b(?:pills?|tablets?|meds?|medications?|medicines?|inhaler
 
 
 def only_for_now(value: str, clause: str) -> bool:
-    """A health fact the clause says only of today."""
+    """A health fact the clause says only of today: in the words said of it, from the last break before it to the
+    first after it."""
+    at = clause.find(value)
+    if at >= 0:
+        before, after = clause[:at], clause[at + len(value):]
+        clause = _SAID_OF_IT_BEGINS.split(before)[-1] + value + _SAID_OF_IT_ENDS.split(after)[0]
     return (bool(_FOR_NOW.search(clause)) and not _LASTING.search(clause)
             and not _LASTING_CONDITION.search(value) and stored_medicine(value, clause) is None
             and not _ON_BEFORE.search(_words_before(value, clause)) and not _TAKEN.search(value))
