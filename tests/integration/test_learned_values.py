@@ -508,6 +508,8 @@ def test_a_stack_a_switch_reading_confirms_is_as_sure_as_the_reading(extractor: 
     # a name or a noun in -ed, a plan moved, a state of mind about it, or said to be ahead: still to come
     ("Ahmed's wedding is next saturday", "Ahmed's wedding is next saturday and I'm the best man", False),
     ("speed dating on friday", "speed dating on friday, wish me luck", False),
+    ("Guided tour of the Vatican on Tuesday", "Guided tour of the Vatican on Tuesday!", False),
+    ("advanced yoga class on thursday", "advanced yoga class on thursday, nervous", False),
     ("rescheduled my driving test to april 3rd", "rescheduled my driving test to april 3rd", False),
     ("supposed to fly to Paris", "I'm supposed to fly to Paris next week for work", False),
     ("excited to go to Japan next month", "so excited to go to Japan next month!!", False),
