@@ -242,3 +242,13 @@ def test_a_medicine_stopped_in_passing_leaves_an_allergy_to_it(service: Mnemo) -
     _said(service, "c2", "they gave me amoxicillin by mistake in A&E, so the doctor stopped the amoxicillin "
                          "straight away")
     assert "User is allergic to amoxicillin." in _live(service)
+
+
+def test_a_family_date_moved_by_the_relative_moves_the_stored_plan(service: Mnemo) -> None:
+    _said(service, "c1", "alright so my daughter Kayla is getting married October 17th out at a venue in Boerne")
+    assert [c for c in _live(service) if "October 17th" in c]
+    _said(service, "c2", "so Kayla and her fiancé moved the wedding up to September 26th because the venue had a "
+                         "cancellation")
+    live = _live(service)
+    assert not [c for c in live if "October 17th" in c]
+    assert [c for c in live if "September 26th" in c and "Kayla" in c]

@@ -612,12 +612,13 @@ def test_an_allergy_beside_a_thing_the_user_is_fine_with_stays(extractor: Learne
 
 @pytest.mark.parametrize(("text", "content"), [
     ("Our eldest daughter, Maryam, is to be married on the 14th of June, God willing; the nikah will be held at "
-     "the mosque.", "User's daughter Maryam is to be married on the 14th of June (for 2026-06-14)."),
+     "the mosque.", "User's calendar: daughter Maryam is to be married on the 14th of June (for 2026-06-14)."),
     ("my daughter Njeri is getting married on August 15th in Othaya she is a teacher there",
-     "User's daughter Njeri is getting married on August 15th (for 2026-08-15)."),
+     "User's calendar: daughter Njeri is getting married on August 15th (for 2026-08-15)."),
     ("my sis ria is coming to visit jul 12-26, first time in canada! shes vegan so help",
-     "User's sis ria is coming to visit jul 12-26 (for 2026-07-12)."),
-    ("ugh my in-laws are coming next weekend, need a menu", "User's in-laws are coming next weekend (for 2026-05-08)."),
+     "User's calendar: sis ria is coming to visit jul 12-26 (for 2026-07-12)."),
+    ("ugh my in-laws are coming next weekend, need a menu",
+     "User's calendar: in-laws are coming next weekend (for 2026-05-08)."),
 ])
 def test_a_dated_happening_of_the_family_is_on_the_users_calendar(extractor: LearnedExtractor, text: str,
                                                                   content: str) -> None:

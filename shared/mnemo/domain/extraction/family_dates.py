@@ -4,8 +4,8 @@ to visit me in July".
 
 The tagger learned plans from the user's own ("I'm flying to Lisbon on the 14th"); said of a relative it reads
 the relative alone, or a plan the screen then sets aside as someone else's. A wedding, a visit, a move, a birth or
-a graduation of the family is what the user plans around, so it is kept, said as theirs ("User's daughter Maryam
-is to be married on the 14th of June."). Only with a date, only the family and close friends (a colleague's or a
+a graduation of the family is what the user plans around, so it is kept, said as theirs ("User's calendar: daughter
+Maryam is to be married on the 14th of June."). Only with a date, only the family and close friends (a colleague's or a
 patient's is not the user's calendar), and only a doing of the few that make such plans: an exact rule.
 """
 

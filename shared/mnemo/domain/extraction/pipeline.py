@@ -375,7 +375,7 @@ class LearnedExtractor:
                 continue
             # read in its own words: the words after it ("in Othaya she is a teacher there") are no part of it
             candidate = slot_candidate(SLOTS["plan"], said.value, said.value, False, message, PASSING_CONFIDENCE)
-            candidate.content = candidate.content.replace("User plans: ", "User's ", 1)
+            candidate.content = candidate.content.replace("User plans: ", "User's calendar: ", 1)
             candidate.evidence = sentence
             out.append(candidate)
         return out

@@ -19,6 +19,9 @@ from mnemo.domain.text import terms
 # the words that say a date moved ("delayed", "pushed back", "they change the date", "now it will be")
 _MOVED = re.compile(
     r"\b(?:delayed|postponed|pushed\s+(?:back|out|to)|moved\s+(?:it\s+)?(?:to|back|forward)|rescheduled|"
+    # the thing moved named after the verb: "moved the wedding up to September 26th", "pushed my exam back to"
+    r"(?:moved|pushed|bumped|brought)\s+(?P<thing>(?:the|our|my|their|his|her)\s+(?:[\w'-]+\s+){1,2}?)"
+    r"(?:up|back|forward|out)\s+to|"
     r"brought\s+forward|(?:changed?|changing|move[ds]?)\s+the\s+date|new\s+date|date\s+(?:changed|moved|is\s+now))"
     r"\b", re.IGNORECASE)
 # where the new date is said after the words of the move: "..., now is 19 of March", "Now it will be January"
@@ -37,7 +40,9 @@ def moved_to(text: str, when: datetime) -> tuple[str, str] | None:
     words that say it moved."""
     for moved in _MOVED.finditer(text):
         start = max(0, moved.start() - 60)
-        if _SOMEONE_ELSES.search(text, start, moved.start()):
+        # someone else's date, unless the thing moved is named after the verb ("Kayla and her fiancé moved the
+        # wedding up to ...": whose plan it is, the stored plans' words decide)
+        if moved.group("thing") is None and _SOMEONE_ELSES.search(text, start, moved.start()):
             continue
         at = moved.end()
         now = _NOW.match(text, at) if re.match(r"\s*[,.;!?]", text[at:at + 3]) else None
