@@ -59,6 +59,8 @@ def test_an_age_is_never_ended_and_one_denied_is_no_age(extractor: LearnedExtrac
     assert stored(extractor, "divorced at 30, now 41 and dating again lol").get("age") == "User is 41 years old."
     assert "age" not in stored(extractor, "i'm not 30 yet lol")
     assert stored(extractor, "I'm not 40, I'm 39!").get("age") == "User is 39 years old."
+    assert stored(extractor, "wait I'm not 28 I'm 29 lol time flies").get("age") == "User is 29 years old."
+    assert "age" not in stored(extractor, "I'm not even 30 yet")
 
 
 def test_a_constraint_buried_in_a_chatty_message_is_read_in_its_own_sentence(extractor: LearnedExtractor) -> None:

@@ -1898,7 +1898,9 @@ _YEARS_AFTER = re.compile(r"^\s*(?:(?:years?|yrs?)\s+(?:at|on|in|of|as|with|for|
 
 
 # the words that deny an age, right before it: "I'm not 40", "no longer 29"
-_AGE_DENIED = re.compile(r"(?:\bnot|n['’]t|\bno longer)\s+(?:[\w'’]+\s+){0,2}$", re.IGNORECASE)
+# ("I'm not 28 I'm 29": the words between say how, no other age and no new "I'm")
+_AGE_DENIED = re.compile(r"(?:\bnot|n['’]t|\bno longer)\s+(?:(?:even|quite|yet|really|actually|exactly|over|under|"
+                         r"like|technically)\s+)?$", re.IGNORECASE)
 # "for thirty-four years", "for over 20 years": a span, whatever follows it
 _FOR_A_SPAN_BEFORE = re.compile(r"\bfor\s+(?:about\s+|around\s+|over\s+|nearly\s+|almost\s+|like\s+)?$", re.IGNORECASE)
 # "at 22" after something that happened ("a car accident at 22", "divorced at 30"); "God help me at 52" is now
