@@ -252,3 +252,12 @@ def test_a_family_date_moved_by_the_relative_moves_the_stored_plan(service: Mnem
     live = _live(service)
     assert not [c for c in live if "October 17th" in c]
     assert [c for c in live if "September 26th" in c and "Kayla" in c]
+
+
+def test_a_medicine_the_doctor_gave_another_one_for_is_retired(service: Mnemo) -> None:
+    _said(service, "c1", "Also doctor find high blood pressure. I must take ramipril, one tablet in morning")
+    assert [c for c in _live(service) if "ramipril" in c.lower()]
+    _said(service, "c2", "The ramipril make me cough all night, doctor give me other one now, amlodipine")
+    live = _live(service)
+    assert not [c for c in live if "ramipril" in c.lower() and "no longer" not in c.lower()]
+    assert [c for c in live if "amlodipine" in c.lower()]

@@ -279,6 +279,11 @@ def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -
     ("Bay", "I'm self-employed now doing home visits for ACC clients around the Bay", False),
     ("Hackney", "I live in a flat above a shop in Hackney", True),
     ("Leeds", "we moved to Leeds", True),
+    # working somewhere, a few words between: the workplace ("TK" of "TK Electric" read as a home)
+    ("TK", "Piotr is working with me now in TK Electric, he do the plumbing part", False),
+    ("Deloitte", "I work part-time in Deloitte", False),
+    ("Bristol", "work from home in Bristol", True),
+    ("Leeds", "i live and work in Leeds", True),
 ])
 def test_a_place_said_of_the_workplace_is_no_home(value: str, clause: str, home: bool) -> None:
     assert (screen(value, clause, "home_location") is None) is home

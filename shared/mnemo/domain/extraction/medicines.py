@@ -244,6 +244,9 @@ _REPLACES_UNNAMED = re.compile(
     r"(?:changed?|change|switched|swapped|replaced|changing|switching) (?:my|the|me) (?:meds?|medicines?|"
     r"medications?|medicin|pills?|tablets?|prescription|blood thinner|inhaler)|"
     r"(?:changed?|switched|swapped|replaced) (?:them|it)\b|got switched|been switched|"
+    # "doctor give me other one now, amlodipine", "she put me on a different one"
+    r"(?:gave|give|gives|given|put|prescribed|changed|switched)(?: me)?(?: on| to)? (?:an?\s+)?(?:other|another|"
+    r"different|new) (?:one|pill|tablet|medicine|med|medication|drug)\b|"
     r"(?:switch|chang|mov|swapp|transferr)\w* (?:me|him|her) (?:over |straight )?(?:to|onto|on to))",
     re.IGNORECASE)
 
@@ -251,6 +254,21 @@ _REPLACES_UNNAMED = re.compile(
 def replaces_unnamed(text: str) -> bool:
     """The text says a medicine replaces an earlier one it does not name."""
     return bool(_REPLACES_UNNAMED.search(text))
+
+
+def named_before_replacing(text: str, mentions: Sequence[Mention]) -> set[str]:
+    """The medicines (first words, lower case) the text names before the words of a replacement, where it names
+    another after them: "The ramipril make me cough all night, doctor give me other one now, amlodipine" ended
+    ramipril."""
+    said = _REPLACES_UNNAMED.search(text)
+    if said is None:
+        return set()
+    def named(start: int, end: int) -> set[str]:
+        stems = {w.lower() for w in re.findall(r"[^\W\d_][\w-]*", text[start:end]) if has_medicine_stem(w)}
+        return stems | {m.name.split()[0].lower() for m in mentions if m.start >= start and m.end <= end}
+
+    before, after = named(0, said.start()), named(said.end(), len(text))
+    return before - after if after else set()
 
 
 # what a switch names as ended, where it is a medicine: "from X to Y", "Y instead of X", "Y rather than X",

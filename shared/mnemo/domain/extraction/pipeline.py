@@ -41,6 +41,7 @@ from mnemo.domain.extraction.medicines import (
     Mention,
     ended_medicines,
     medicines_in,
+    named_before_replacing,
     replaces_unnamed,
     stored_medicine,
     without_dose,
@@ -225,6 +226,7 @@ class LearnedExtractor:
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
                                                         and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
             candidates.extend(self._medicines_ended(message, text, candidates))
+            candidates = _replaced_in_passing(candidates, message, text)
             candidates = self._with_tolerated(candidates, message, text)
             candidates.extend(self._family_dates(candidates, message, text))
             for c in candidates:
@@ -844,6 +846,23 @@ def _sure_of_a_move(candidates: list[Candidate], text: str) -> list[Candidate]:
     return candidates
 
 
+def _replaced_in_passing(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+    """A medicine the message names before the words of a replacement, another named after them, is ended, not
+    taken ("The ramipril make me cough all night, doctor give me other one now, amlodipine")."""
+    replaced = named_before_replacing(text, medicines_in(text))
+    if not replaced:
+        return candidates
+    out = []
+    for c in candidates:
+        value = c.content.partition(":")[2].strip(" .")
+        if (c.should_store and c.polarity and c.tags and c.tags[0] == "health" and value
+                and value.split()[0].lower() in replaced):
+            out.append(slot_candidate(SLOTS["health"], value, c.evidence or text, True, message, c.confidence))
+        else:
+            out.append(c)
+    return out
+
+
 def _said_in_rule(slot: Slot, said: Sequence[tuple[int, int, str]], candidates: list[Candidate], message: Message,
                   text: str, names_it: Callable[[Candidate, str], bool], stored_only: bool = True,
                   negated: bool = False) -> list[Candidate]:
@@ -910,7 +929,7 @@ def with_medicines(found: list[_Found], index: int, message: Message, text: str,
     medicines said to replace one the text does not name (Candidate.replaces_unnamed)."""
     mentions = medicines_in(text)
     left = ended_medicines(text)
-    ended = {m.name.split()[0].lower() for m in left}
+    ended = {m.name.split()[0].lower() for m in left} | named_before_replacing(text, mentions)
     replacing: set[str] = set()
     out: list[_Found] = []
     used: set[Mention] = set()

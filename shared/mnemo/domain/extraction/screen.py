@@ -261,7 +261,10 @@ def _only_near(value: str, clause: str) -> bool:
 _WORKPLACE_IN = re.compile(
     r"\b(?:clinic|office|hospital|surgery|practice|shop|store|school|college|restaurant|caf[eé]|bar|pub|salon|"
     r"company|firm|factory|plant|warehouse|site|depot|branch|studio|lab|agency|bank|hotel|kitchen|"
-    r"clients?|customers?|patients?|pupils?)\s+(?:in|at|near|around|on|across|all over)\s+(?:the\s+)?$",
+    r"clients?|customers?|patients?|pupils?)\s+(?:in|at|near|around|on|across|all over)\s+(?:the\s+)?$|"
+    # working somewhere: "Piotr is working with me now in TK Electric", "I work part-time in Deloitte"
+    r"\b(?:work|works|working|worked|employed|job|shift|shifts|intern|interning)\s+(?:(?!home\b|remote)[\w'-]+\s+){0,4}?"
+    r"(?:in|at)\s+(?:the\s+)?$",
     re.IGNORECASE)
 
 
