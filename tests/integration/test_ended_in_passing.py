@@ -261,3 +261,10 @@ def test_a_medicine_the_doctor_gave_another_one_for_is_retired(service: Mnemo) -
     live = _live(service)
     assert not [c for c in live if "ramipril" in c.lower() and "no longer" not in c.lower()]
     assert [c for c in live if "amlodipine" in c.lower()]
+
+
+def test_being_fine_with_a_thing_leaves_a_liking_of_it(service: Mnemo) -> None:
+    _said(service, "c1", "I love cats")
+    assert "User likes cats." in _live(service)
+    _said(service, "c2", "and the allergist says i'm fine with cats")
+    assert "User likes cats." in _live(service)

@@ -34,8 +34,8 @@ from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.medicines import has_medicine_stem, stored_medicine
 from mnemo.domain.extraction.slots import (
     PROJECT_SLOTS,
-    RETIRED_IN_ITS_SLOT_ONLY,
     RETIRED_IN_PASSING,
+    RETIRED_IN_PASSING_BY,
     RETRACTION_TAG,
     SLOTS,
     only_lifts,
@@ -276,8 +276,7 @@ class MemoryWriter:
             nearby.setdefault(m.memory_id, Existing(m, cosine))
         retraction_at = self.p.settings.retraction_similarity
         if fact.only_to_retire:
-            own = new.subject.partition(":")[0]
-            retired = RETIRED_IN_PASSING | (RETIRED_IN_ITS_SLOT_ONLY & {own})
+            retired = RETIRED_IN_PASSING_BY.get(new.subject.partition(":")[0], RETIRED_IN_PASSING)
             nearby = {k: e for k, e in nearby.items() if e.memory.subject.partition(":")[0] in retired
                       and names_its_value(new, e.memory) and not a_condition(e.memory)}
             # an ending said of a name alone ("given up bridge") is a short statement whose vector sits far from

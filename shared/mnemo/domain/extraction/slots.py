@@ -119,10 +119,11 @@ RETRACTION_TAG = "retraction"
 # thing owned, which is stopped without ending ("so I stopped the car at the lights")
 RETIRED_IN_PASSING = frozenset({"hobby", "habit", "likes", "uses", "learning", "health", "diet",
                                 "project_stack", "favorite"})
-# ... and what is retired in passing only by a retraction of its own slot: an allergy ends where the user is fine
-# with the thing after all (tolerated.py), never where a medicine was stopped ("the doctor stopped the
+# ... save what a retraction of these slots retires: the user fine with a thing after all (tolerated.py) ends an
+# allergy, an intolerance or a diet kept for it, never a liking ("the allergist says i'm fine with cats" leaves
+# "User likes cats."); and an allergy ends only so, never where a medicine was stopped ("the doctor stopped the
 # amoxicillin" they gave by mistake leaves the allergy to it)
-RETIRED_IN_ITS_SLOT_ONLY = frozenset({"allergy"})
+RETIRED_IN_PASSING_BY = {"allergy": frozenset({"allergy", "health", "diet"})}
 # the slots of standing instructions about answers; their value is the user's own clause, which carries its
 # own negation ("could you not use bullet lists"), so a negated one is an instruction, not a retraction
 ANSWER_SLOTS = frozenset({"answer_format", "answer_language", "answer_length", "answer_tone", "instruction",
