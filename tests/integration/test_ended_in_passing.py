@@ -268,3 +268,17 @@ def test_being_fine_with_a_thing_leaves_a_liking_of_it(service: Mnemo) -> None:
     assert "User likes cats." in _live(service)
     _said(service, "c2", "and the allergist says i'm fine with cats")
     assert "User likes cats." in _live(service)
+
+
+def test_a_diet_said_to_be_over_is_retired(service: Mnemo) -> None:
+    _said(service, "c1", "I'm doing low carb now, my glucose was a bit high")
+    assert [c for c in _live(service) if "low carb" in c.lower()]
+    _said(service, "c2", "the low carb thing is over btw, exams came back normal, doctor said eat normal again")
+    assert not [c for c in _live(service) if "low carb" in c.lower() and "no longer" not in c.lower()]
+
+
+def test_a_thing_that_is_over_there_or_done_by_friday_ends_nothing(service: Mnemo) -> None:
+    _remember(service, "User's hobby: pottery.", "hobby:pottery", Category.PREFERENCE)
+    _said(service, "c2", "the pottery class is done by friday so I can pick up the bowls")
+    _said(service, "c3", "my pottery stuff is over there on the shelf")
+    assert "User's hobby: pottery." in _live(service)

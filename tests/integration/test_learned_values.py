@@ -633,3 +633,12 @@ def test_a_dated_happening_of_the_family_is_on_the_users_calendar(extractor: Lea
 def test_no_plan_of_the_family_without_a_date_to_come_or_a_close_one(extractor: LearnedExtractor,
                                                                     text: str) -> None:
     assert not [c for c in stored(extractor, text).values() if "(for " in c]
+
+
+@pytest.mark.parametrize(("text", "pet"), [
+    ("Helena has alergia a amendoim — peanut — we carry the EpiPen everywhere. Lucas eats everything", False),
+    ("Biscuit needs the vet on friday, he keeps chewing his paw", True),
+])
+def test_a_name_alone_is_a_pet_only_where_pet_care_is_spoken_of(extractor: LearnedExtractor, text: str,
+                                                                pet: bool) -> None:
+    assert any(k.split(":")[0] == "pet" for k in stored(extractor, text)) is pet

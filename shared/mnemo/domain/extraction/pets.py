@@ -34,10 +34,19 @@ _ANY_ANIMAL = re.compile(
     re.IGNORECASE)
 
 
+# what is done for or by a pet: a name alone is a pet's where the message speaks of such things ("Biscuit needs
+# the vet"), not where it is a child's ("Lucas eats everything")
+_PET_CARE = re.compile(r"\b(?:vet|vets|walk|walks|walked|walkies|bark\w*|meow\w*|purr\w*|litter|leash|lead|"
+                       r"kennel|groom\w*|paws?|tail|fur|treats|kibble|adopt\w*|rescue\w*|neuter\w*|spay\w*|"
+                       r"vaccin\w*|jabs|fetch|cage|tank|hutch|stable|flea\w*|worming|chew\w*)\b", re.IGNORECASE)
+
+
 def names_an_animal(value: str, message: str) -> bool:
-    """The pet's value is a name (a capital: "Canela", "Pickle") or the message names an animal."""
-    return any(word[:1].isupper() for word in value.split()) or bool(
-        re.search(r"\b(?:" + _ANY_ANIMAL.pattern + r")\b", message, re.IGNORECASE))
+    """The message names an animal, or the pet's value is a name (a capital: "Pickle") in a message that speaks of
+    caring for a pet."""
+    if re.search(r"\b(?:" + _ANY_ANIMAL.pattern + r")\b", message, re.IGNORECASE):
+        return True
+    return any(word[:1].isupper() for word in value.split()) and bool(_PET_CARE.search(message))
 
 
 def pets_got(text: str) -> list[tuple[int, int, str]]:

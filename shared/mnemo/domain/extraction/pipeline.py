@@ -1486,7 +1486,28 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
         said = text[opening:m.start("name") + len(name)].strip()
         medicine = {"off", "from"} & set(m.group(0).lower().split()) or _MEDICAL.search(said)
         found.append(("health" if medicine else "hobby", name, said))
+    for m in _OVER_AFTER_NAME.finditer(text):
+        name = m.group("name")
+        named = set(terms(name))
+        if (not named or named <= NO_VALUE or named & marked or name.split()[0].lower() in _NO_NAME
+                or is_question(clause_around(text, m.start(), m.end()))):
+            continue
+        slot = "diet" if _A_DIET.search(name) or (m.group("kind") or "").lower() == "diet" else "hobby"
+        found.append((slot, name, m.group(0)))
     return found
+
+
+# a name, then that it is over: "the low carb thing is over btw", "my marathon phase is done", "the keto diet is
+# finished" (not "is over there", "is done by friday", "is over 40"); the tagger, which learned values from messages
+# that introduce them, reads nothing in it
+_OVER_AFTER_NAME = re.compile(
+    r"\b(?:the|my|this|that|our)\s+(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)\s+"
+    r"(?:(?P<kind>thing|experiment|phase|diet|plan|stuff|kick|streak|regime|era|journey)\s+)?"
+    r"(?:is|'s|’s|was)\s+(?:so\s+|totally\s+|officially\s+|definitely\s+|finally\s+)?(?:over|done|finished)\b"
+    r"(?!\s+(?:there|here|with|in|by|at|for|soon|tomorrow|next|\d))", re.IGNORECASE)
+_A_DIET = re.compile(r"\b(?:keto|low[- ]carbs?|paleo|vegan|vegetarian|pescatarian|gluten[- ]free|dairy[- ]free|"
+                     r"whole30|fasting|carnivore|fodmap|atkins|mediterranean|detox|cleanse|sugar[- ]free)\b",
+                     re.IGNORECASE)
 
 
 # what an answer is made of, as a user names it in a terse rule ("code only", "no preamble", "bullet points")
