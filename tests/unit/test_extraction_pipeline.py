@@ -429,6 +429,10 @@ def test_no_more_is_an_instruction_not_a_correction() -> None:
     ("vegana", "minha irmã em Lisboa é vegana", True),
     ("végane", "ma sœur à Paris est végane", True),
     ("vegana", "mi hermana en Madrid es vegana y yo también", False),
+    # the user among them
+    ("vegan", "me and my wife are vegan", False),
+    ("vegan", "me and my friends at work are all vegan", False),
+    ("nuts", "me & my sister are both allergic to nuts", False),
     ("keto", "and husband Dan doing keto now, cooking 2 meals every night", True),
     ("type 2 diabetic", "my doctor just told me I'm type 2 diabetic", False),
     ("nurse", "my mum is vegan and I'm a nurse", False),

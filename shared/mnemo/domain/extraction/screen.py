@@ -169,6 +169,10 @@ _ME_TOO_AFTER = re.compile(r"^\W*(?:(?:and|&)\s+)?(?:so\s+(?:am|do|have|was)\s+i
                            r"(?:y\s+)?yo\s+tambi[ée]n|(?:e\s+)?eu\s+tamb[ée]m|moi\s+aussi|ich\s+auch)\b", re.IGNORECASE)
 
 
+# the user named right before "and my wife": "me and my wife are vegan", "i and my brother are both coeliac"
+_ME_AND_BEFORE = re.compile(r"(?:^|[^\w'’])(?:me|i|myself)\s*$", re.IGNORECASE)
+
+
 def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     """The value sits where the clause talks of someone else: "I'm a nurse and my mum is vegan" (vegan is
     the mum's, nurse the user's); "I'm vegan and my mum is too" (the user's)."""
@@ -182,6 +186,8 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     # the user speaking of themselves again between the person and the value takes it back ("my doctor
     # told me I'm type 2 diabetic", "my mum is vegan and I'm a nurse")
     for m in _OTHER_PERSON.finditer(clause):
+        if _ME_AND_BEFORE.search(clause[:m.start()]) and m.group(0)[:1] in "a&":
+            continue  # "me and my wife are vegan": the user is one of them
         if (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
                 and not _names_the_value(value, clause[m.start():at])
                 and not (_CLINICIAN.search(m.group(0)) and _THE_USER.search(clause[m.start():at]))):
