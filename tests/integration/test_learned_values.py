@@ -635,6 +635,11 @@ def test_no_plan_of_the_family_without_a_date_to_come_or_a_close_one(extractor: 
     assert not [c for c in stored(extractor, text).values() if "(for " in c]
 
 
+def test_the_users_own_plan_with_family_is_no_family_date(extractor: LearnedExtractor) -> None:
+    assert not [c for c in stored(extractor, "me & my bf are moving to Leeds in May").values()
+                if c.startswith("User's calendar")]
+
+
 @pytest.mark.parametrize(("text", "pet"), [
     ("Helena has alergia a amendoim — peanut — we carry the EpiPen everywhere. Lucas eats everything", False),
     ("Biscuit needs the vet on friday, he keeps chewing his paw", True),
@@ -642,3 +647,26 @@ def test_no_plan_of_the_family_without_a_date_to_come_or_a_close_one(extractor: 
 def test_a_name_alone_is_a_pet_only_where_pet_care_is_spoken_of(extractor: LearnedExtractor, text: str,
                                                                 pet: bool) -> None:
     assert any(k.split(":")[0] == "pet" for k in stored(extractor, text)) is pet
+
+
+@pytest.mark.parametrize(("text", "home"), [
+    ("WE BOUGHT A LITTLE HOUSE IN AMES. No stairs, close to the hospital. Moved in Saturday.", "User lives in AMES."),
+    ("we bought a flat in Malaga for the holidays", None),
+    ("we just bought a house in Leeds, moving in june", None),  # a move to come is no home yet
+])
+def test_a_home_bought_is_the_home_once_moved_into(extractor: LearnedExtractor, text: str, home: str | None) -> None:
+    assert stored(extractor, text).get("home_location") == home
+
+
+@pytest.mark.parametrize(("text", "job"), [
+    ("first week at Zentra done, platform team, onboarding bahut slow hai but log ache hai", "User's job: Zentra."),
+    ("first day at Disneyland with the kids!!", None),
+    ("my son's first day at St Mary's went well, his teacher is lovely", None),
+])
+def test_the_first_days_at_a_workplace_say_the_new_job(extractor: LearnedExtractor, text: str, job: str | None) -> None:
+    assert stored(extractor, text).get("job") == job
+
+
+def test_a_tool_uninstalled_is_no_longer_used(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "uninstalled vscode last week, I'm on Neovim full time now")
+    assert not [c for c in facts.values() if c == "User uses vscode."]

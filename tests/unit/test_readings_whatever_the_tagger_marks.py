@@ -284,6 +284,11 @@ def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -
     ("Deloitte", "I work part-time in Deloitte", False),
     ("Bristol", "work from home in Bristol", True),
     ("Leeds", "i live and work in Leeds", True),
+    # someone else, then where they are from
+    ("Nebraska", "Sold it to a fella from Nebraska", False),
+    ("Phoenix", "I'm a night shift nurse in Phoenix", True),
+    ("Cork", "met a lovely couple from Cork at the hostel", False),
+    ("Leeds", "I'm from Leeds", True),
 ])
 def test_a_place_said_of_the_workplace_is_no_home(value: str, clause: str, home: bool) -> None:
     assert (screen(value, clause, "home_location") is None) is home

@@ -35,6 +35,7 @@ _DATE_GOES_ON = re.compile(r"(?:(?:\s+of)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|
                            r"\s*[-–]\s*\d{1,2}(?:st|nd|rd|th)?\b)*", re.IGNORECASE)
 _ONLY_IF_BEFORE = re.compile(
     r"\b(?:if|whether|unless|in case|hope|hoping|wish|wishing|maybe|perhaps)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_THE_USER_AMONG = re.compile(r"\b(?:me|i)\s*(?:and|&|n|\+)\s*$", re.IGNORECASE)
 _NOT_A_NAME = frozenset({"is", "are", "will", "and", "who", "that", "just", "also", "finally", "gonna", "be"})
 
 
@@ -49,8 +50,8 @@ def family_happenings(text: str, when: datetime) -> list[Happening]:
     """Each dated happening of someone close to the user, up to the words of its date."""
     found = []
     for m in _HAPPENING.finditer(text):
-        if _ONLY_IF_BEFORE.search(text[:m.start()]):
-            continue  # "if my sister visits in may", "hoping my son is home by Christmas"
+        if _ONLY_IF_BEFORE.search(text[:m.start()]) or _THE_USER_AMONG.search(text[:m.start()]):
+            continue  # "if my sister visits in may"; "me & my bf are moving to Leeds": the user's own plan
         rest = m.group("rest")
         day, dated = anchor(rest, when, "future"), anchor_near(rest, 0, 0, when, "future")
         if day is None or dated is None or day < when.date().isoformat()[:len(day)]:

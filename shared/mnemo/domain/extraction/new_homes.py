@@ -71,10 +71,22 @@ def living_in(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
+# a home bought or rented where the message says the user has moved into it ("WE BOUGHT A LITTLE HOUSE IN AMES,
+# moved in Saturday"); bought alone may be a holiday home or a let, and a move to come is no home yet
+_GOT_A_HOME = re.compile(
+    r"\b(?i:(?:i|we)(?:['’]ve| have)?\s+(?:just\s+|finally\s+)?(?:bought|got|found|rented|signed for)\s+"
+    r"(?:a|an|our|my)\s+(?:(?:little|small|new|tiny|lovely|nice|big|first)\s+)*"
+    r"(?:house|flat|place|apartment|home|condo|bungalow|cottage|townhouse)\s+(?:in|on the edge of|just outside|outside)"
+    r")\s+(?P<place>[A-ZÀ-Ý][\w'’-]+(?:\s+[A-ZÀ-Ý][\w'’-]+){0,2})")
+_MOVED_IN = re.compile(r"\b(?:moved(?:\s+in)?|relocated|settled in)\b", re.IGNORECASE)
+
+
 def new_homes(text: str) -> list[tuple[int, int, str]]:
     """(start, end, place) for each new home the text names by its town."""
     found = [(m.start(), m.end(), m.group("place")) for m in _NEW_HOME.finditer(text)
              if not _NOT_OURS.search(text[:m.start()])]
+    if _MOVED_IN.search(text):
+        found += [(m.start("place"), m.end("place"), m.group("place")) for m in _GOT_A_HOME.finditer(text)]
     for m in _MOVED_THEN_PLACE.finditer(text):
         place = m.group("place")
         if not any(_A_STATE.match(word) or (word.islower() and _A_STATE_SAID_LOW.match(word))

@@ -31,9 +31,20 @@ _CLAUSE_END = re.compile(r"\s+(?:and|but|so|because|which|who|after|since|when|w
                          re.IGNORECASE)
 
 
+# the first days at a workplace named with a capital, in a sentence that speaks of work ("first week at Zentra done,
+# platform team, onboarding bahut slow hai"); "first day at Disneyland" is a visit, "my son's first day at St Mary's"
+# his
+_FIRST_DAYS = re.compile(
+    r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )\b(?i:first\s+(?:day|days|week|weeks|month|shift)\s+(?:at|with)\s+)"
+    r"(?P<job>[A-ZÀ-Ý][\w&'’.-]*(?:\s+[A-ZÀ-Ý][\w&'’.-]*){0,2})")
+_WORK_TALK = re.compile(r"\b(?:job|work|working|team|onboarding|induction|training|boss|manager|colleagues?|"
+                        r"co-?workers?|office|shift|desk|role|hired|contract|payroll|laptop)\b", re.IGNORECASE)
+
+
 def new_jobs(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "deputy principal at Scoil Éanna in Oranmore") for each job the text says the user began."""
-    out = []
+    out = [(m.start("job"), m.end("job"), m.group("job")) for m in _FIRST_DAYS.finditer(text)
+           if _WORK_TALK.search(text)]
     for m in _BEGAN.finditer(text):
         if not (m.group("just") or _RECENT.search(m.group("gap"))):
             continue

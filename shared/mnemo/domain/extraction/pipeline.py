@@ -1152,7 +1152,7 @@ def completed_phrase(value: str, clause: str) -> str:
 
 # the words that end a fact, said before what ended ("quit volleyball", "gave up meat", "not vegan")
 # verbs that end a fact ("quit volleyball", "gave up meat")
-_ENDING_VERBS = (r"quit|quitting|stopped|stopping|gave up|given up|give up|giving up|ditched|"
+_ENDING_VERBS = (r"quit|quitting|stopped|stopping|gave up|given up|give up|giving up|ditched|uninstalled|deleted|"
                  # in the languages users switch to: "dejé keto", "parei de fumar", "j'ai arrêté le vin"
                  r"dej[ée](?: de)?|dejamos|abandon[ée]|par[ée]i de|deixei(?: de)?|larguei|arr[êe]t[ée](?: de)?|"
                  r"aufgeh[öo]rt mit")

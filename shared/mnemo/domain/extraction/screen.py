@@ -251,6 +251,12 @@ def _names_the_value(value: str, before: str) -> bool:
 
 
 _PLACE_SLOTS = frozenset({"home_location", "hometown"})
+# someone the user speaks of, then where they are from: "a fella from Nebraska", "this guy from work in Leeds"
+_SOMEONE_FROM = re.compile(
+    r"\b(?:a|an|the|some|this|that|these|those|two|three)\s+(?:[\w'-]+\s+)?(?:fella|fellow|guy|guys|man|men|woman|"
+    r"women|lady|ladies|bloke|chap|dude|girl|boy|lad|lass|couple|family|buyer|seller|customer|client|someone|"
+    r"somebody|person|people|folks?|tourists?|student|nurse|doctor|farmer|driver|kid|kids|friend|friends)\s+"
+    r"(?:from|out of)\s+(?:[\w'-]+\s+){0,2}$", re.IGNORECASE)
 # a place the clause puts something near, and no word that the user lives there ("I live near Leeds" does)
 _NEAR = re.compile(r"\b(?:near|nearby|around|close to|close by)\s+(?:the\s+)?$", re.IGNORECASE)
 _LIVING = re.compile(r"\b(?:live|lives|living|livin|based|moved|move|settled|home|house|flat|apartment|stay|staying|"
@@ -269,7 +275,7 @@ _WORKPLACE_IN = re.compile(
     r"company|firm|factory|plant|warehouse|site|depot|branch|studio|lab|agency|bank|hotel|kitchen|"
     r"clients?|customers?|patients?|pupils?)\s+(?:in|at|near|around|on|across|all over)\s+(?:the\s+)?$|"
     # working somewhere: "Piotr is working with me now in TK Electric", "I work part-time in Deloitte"
-    r"\b(?:work|works|working|worked|employed|job|shift|shifts|intern|interning)\s+(?:(?!home\b|remote)[\w'-]+\s+){0,4}?"
+    r"\b(?:work|works|working|worked|employed|job)\s+(?:(?!home\b|remote)[\w'-]+\s+){0,4}?"
     r"(?:in|at)\s+(?:the\s+)?$",
     re.IGNORECASE)
 
@@ -311,6 +317,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "not_home"  # "a church near yonge n eglinton": where the user looks, not where they live
     if slot == "home_location" and _at_work_in(value, clause):
         return "not_home"  # "a physio at a clinic in Ponsonby": where the user works
+    if slot in _PLACE_SLOTS and _SOMEONE_FROM.search(clause[:max(0, clause.find(value))]):
+        return "about_someone_else"  # "Sold it to a fella from Nebraska": where someone else is from
     # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")
     reason = rejection_reason(_MARKED.sub(" ", clause))
     if reason == "uncertain" and explicit:
