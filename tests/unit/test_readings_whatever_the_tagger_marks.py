@@ -287,6 +287,7 @@ def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -
     # someone else, then where they are from
     ("Nebraska", "Sold it to a fella from Nebraska", False),
     ("Phoenix", "I'm a night shift nurse in Phoenix", True),
+    ("Columbus", "been a plumber for 30 yrs, work for Buckeye Mechanical here in Columbus Ohio", True),
     ("Cork", "met a lovely couple from Cork at the hostel", False),
     ("Leeds", "I'm from Leeds", True),
 ])

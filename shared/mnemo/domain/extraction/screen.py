@@ -275,7 +275,7 @@ _WORKPLACE_IN = re.compile(
     r"company|firm|factory|plant|warehouse|site|depot|branch|studio|lab|agency|bank|hotel|kitchen|"
     r"clients?|customers?|patients?|pupils?)\s+(?:in|at|near|around|on|across|all over)\s+(?:the\s+)?$|"
     # working somewhere: "Piotr is working with me now in TK Electric", "I work part-time in Deloitte"
-    r"\b(?:work|works|working|worked|employed|job)\s+(?:(?!home\b|remote)[\w'-]+\s+){0,4}?"
+    r"\b(?:work|works|working|worked|employed|job)\s+(?:(?!home\b|remote|here\b|out\s+here\b)[\w'-]+\s+){0,4}?"
     r"(?:in|at)\s+(?:the\s+)?$",
     re.IGNORECASE)
 
