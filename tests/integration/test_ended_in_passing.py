@@ -282,3 +282,11 @@ def test_a_thing_that_is_over_there_or_done_by_friday_ends_nothing(service: Mnem
     _said(service, "c2", "the pottery class is done by friday so I can pick up the bowls")
     _said(service, "c3", "my pottery stuff is over there on the shelf")
     assert "User's hobby: pottery." in _live(service)
+
+
+def test_a_plan_called_off_by_its_place_is_retired_and_no_home(service: Mnemo) -> None:
+    _said(service, "c1", "trying to get fit for the Brighton Half in April, the 12th")
+    assert [c for c in _live(service) if "Brighton" in c]
+    _said(service, "c2", "Brighton is off for me, physio said no running for 8 weeks. gutted.")
+    live = _live(service)
+    assert not [c for c in live if "Brighton" in c and "no longer" not in c.lower()]

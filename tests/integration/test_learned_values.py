@@ -670,3 +670,16 @@ def test_the_first_days_at_a_workplace_say_the_new_job(extractor: LearnedExtract
 def test_a_tool_uninstalled_is_no_longer_used(extractor: LearnedExtractor) -> None:
     facts = stored(extractor, "uninstalled vscode last week, I'm on Neovim full time now")
     assert not [c for c in facts.values() if c == "User uses vscode."]
+
+
+@pytest.mark.parametrize(("text", "avoided"), [
+    ("My doctor has told me to reduce salt because of my blood pressure. It is difficult.", "salt"),
+    ("the GP said I need to cut back on sugar", "sugar"),
+    ("doctor put me on lisinopril for my blood pressure last month and told me to lay off the salt", "salt"),
+    ("my doctor told my dad to stop smoking", None),
+    ("doc says I should cut down on stress", None),
+])
+def test_what_the_doctor_told_the_user_to_cut_down_on_is_avoided(extractor: LearnedExtractor, text: str,
+                                                                 avoided: str | None) -> None:
+    facts = [c for c in stored(extractor, text).values() if c.startswith("User avoids")]
+    assert facts == ([f"User avoids {avoided}."] if avoided else [])

@@ -77,7 +77,7 @@ from mnemo.domain.extraction.slots import (
 from mnemo.domain.extraction.standing_rules import standing_rules
 from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
-from mnemo.domain.extraction.tastes import also_avoided, taken_up
+from mnemo.domain.extraction.tastes import advised_to_avoid, also_avoided, taken_up
 from mnemo.domain.extraction.tech import names_a_language, tech_lists, widened_stack
 from mnemo.domain.extraction.tolerated import tolerated
 from mnemo.domain.grammar import is_past_verb, third_person
@@ -327,7 +327,7 @@ class LearnedExtractor:
         marked = {t for c in kept for t in terms(c.content)}
         out = []
         for slot_name, new, old, said, sentence in [*switched_to(text), *diets_followed(text), *taken_up(text),
-                                                    *also_avoided(text)]:
+                                                    *also_avoided(text), *advised_to_avoid(text)]:
             slot = SLOTS[slot_name]
             if screen(new, said, slot_name, False, sentence, message.content):
                 continue
@@ -748,6 +748,8 @@ class LearnedExtractor:
             return None  # "User is allergic to Mercury" from "Mercury is in retrograde"
         if not says_what_is_done(slot.name, value, negated, f.clause):
             return None  # "User plans: ogallala", "User's routine: blackbirds": a name with nothing done
+        if slot.name in ("home_location", "hometown") and called_off(value, f.clause):
+            slot, negated = SLOTS["plan"], True  # "Brighton is off for me": a plan called off, no home
         if slot.name == "plan" and not negated and already_happened(value, f.clause, f.message.created_at):
             slot = SLOTS["event"]  # "moved in Saturday", "the Austin house closed last week": done, no plan
         if slot.name == "event" and not negated and (began := began_as(value)) is not None:
@@ -1635,7 +1637,8 @@ _CALLED_OFF_BEFORE = re.compile(
     re.IGNORECASE)
 _CALLED_OFF_AFTER = re.compile(
     r"^\W*(?:[\w'-]+\s+){0,3}?(?:(?:(?:is|are|was|were|'s|got|has been|have been|had to be)\s+)?"
-    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off" + _AT_CLAUSE_END + "|fell through|"
+    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off(?:\s+for\s+(?:me|us|now|this year))?" + _AT_CLAUSE_END
+    + "|fell through|"
     r"(?:isn't|is not|won't be|not) happening)\b",
     re.IGNORECASE)
 

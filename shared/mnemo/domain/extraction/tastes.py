@@ -46,6 +46,34 @@ def taken_up(text: str) -> list[tuple[str, str, str | None, str, str]]:
     return found
 
 
+# what a doctor (or a dietitian, a physio) told the user to cut down on: "My doctor has told me to reduce salt",
+# "the GP said I need to cut back on sugar", "physio says no running for 8 weeks" (the user's own constraint: "me",
+# "I")
+_ADVISED = re.compile(
+    r"\b(?:doctor|doc|dr|gp|dietitian|dietician|nutritionist|physio|physiotherapist|cardiologist|consultant|"
+    r"endo(?:crinologist)?|specialist|nurse|dentist|midwife)s?\b[^.;!?]{0,80}?\b(?:has\s+|have\s+)?"
+    r"(?:told|tells|said|says|advised|advises|wants|asked|recommended|recommends)\s+(?:me\s+)?"
+    r"(?:(?:that\s+)?(?:i|I)\s+(?:should|need to|have to|must|gotta)\s+|to\s+)?"
+    r"(?:reduce|cut\s+(?:down|back)\s+on|cut\s+out|avoid|limit|lay\s+off|stay\s+off|stay\s+away\s+from|"
+    r"go\s+easy\s+on|lower|no|no\s+more|stop(?:\s+eating|\s+drinking)?|quit)\s+"
+    r"(?:(?:the|my|on|eating|drinking)\s+)?(?P<x>[a-z][\w'-]*(?:\s+(?!for\b|because\b|and\b|so\b|until\b|"
+    r"while\b|since\b|till\b|or\b|but\b|now\b|at\b|in\b)[a-z][\w'-]*)?)", re.IGNORECASE)
+_NOT_A_THING = frozenset({"it", "that", "this", "them", "more", "less", "much", "down", "back", "weight", "stress",
+                          "worrying", "work", "working", "anything", "everything"})
+
+
+def advised_to_avoid(text: str) -> list[tuple[str, str, str | None, str, str]]:
+    """("avoids", X, None, its clause, its sentence) for each thing a doctor told the user to cut down on."""
+    found: list[tuple[str, str, str | None, str, str]] = []
+    for m in _ADVISED.finditer(text):
+        thing = m.group("x")
+        sentence = sentence_around(text, m.start(), m.end())
+        if thing.split()[0].lower() in _NOT_A_THING or is_question(sentence):
+            continue
+        found.append(("avoids", thing, None, clause_around(text, m.start("x"), m.end("x")), sentence))
+    return found
+
+
 def also_avoided(text: str) -> list[tuple[str, str, str | None, str, str]]:
     """("avoids", X, None, its clause, its sentence) for each "no X either" after a diet or a thing avoided."""
     found: list[tuple[str, str, str | None, str, str]] = []
