@@ -683,3 +683,13 @@ def test_what_the_doctor_told_the_user_to_cut_down_on_is_avoided(extractor: Lear
                                                                  avoided: str | None) -> None:
     facts = [c for c in stored(extractor, text).values() if c.startswith("User avoids")]
     assert facts == ([f"User avoids {avoided}."] if avoided else [])
+
+
+@pytest.mark.parametrize(("text", "diet"), [
+    ("btw main eggetarian hu, no chicken no fish, but anda chalega", "User's diet: eggetarian."),
+    ("je suis végétarienne depuis dix ans", "User's diet: végétarienne."),
+    ("I'm not vegan, I just like oat milk", None),
+])
+def test_a_diet_named_in_the_users_own_language_is_their_diet(extractor: LearnedExtractor, text: str,
+                                                              diet: str | None) -> None:
+    assert [c for c in stored(extractor, text).values() if c.startswith("User's diet")] == ([diet] if diet else [])

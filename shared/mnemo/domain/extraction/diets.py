@@ -29,9 +29,23 @@ _NOT_DONE = re.compile(
     r"considering|(?:think|thinking|thought) (?:of|about)|if|whether|tried))(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
 
 
+# a diet's own name said of the user in the words of any language they write in: "main eggetarian hu" (Hinglish),
+# "je suis végétarienne", "soy vegana"; the tagger learned the English names after "I'm"
+_NAMED_DIET = re.compile(
+    r"\b(?:i['’]?m|im|i am|main|mai|soy|sono|je suis|ich bin|eu sou|we['’]?re|we are)\s+"
+    r"(?:(?:a|an|strictly|strict|fully|mostly|pretty much|basically|now|still|also|totally)\s+)*"
+    r"(?P<diet>eggetarian|pescatarian|pescetarian|flexitarian|vegetarian|vegan|v[ée]g[ée]tarien(?:ne)?|v[ée]gane?|"
+    r"vegetarier(?:in)?|veganer(?:in)?|vegetarian[ao]s?|vegan[ao]s?|vegetariano|pescetarian[ao]|jain|sattvic)\b",
+    re.IGNORECASE)
+
+
 def diets_followed(text: str) -> list[tuple[str, str, str | None, str, str]]:
     """("diet", the diet's name, None, the clause that says so, its sentence) for each diet the user follows."""
     found: list[tuple[str, str, str | None, str, str]] = []
+    for m in _NAMED_DIET.finditer(text):
+        sentence = sentence_around(text, m.start(), m.end())
+        if not (is_question(sentence) or _NOT_DONE.search(text[:m.start()])):
+            found.append(("diet", m.group("diet"), None, clause_around(text, m.start(), m.end()), sentence))
     for m in _FOLLOWING.finditer(text):
         words = [w for w in m.group("kind").split() if w.lower() not in ("kind", "sort", "type", "style", "of")]
         if not words or all(w.lower() in _NO_KIND for w in words) or any(w.lower() in _NO_NAME for w in words):

@@ -331,6 +331,14 @@ class LearnedExtractor:
             slot = SLOTS[slot_name]
             if screen(new, said, slot_name, False, sentence, message.content):
                 continue
+            if slot_name == "diet":
+                # a diet named is no value of another slot: "main eggetarian hu, no chicken" read as a pet
+                for c in kept:
+                    if (c.tags and c.tags[0] not in _DIET_SLOTS
+                            and set(terms(c.content.partition(":")[2])) == set(terms(new))):
+                        c.should_store, c.rejection_reason = False, "a_diet"
+                kept = [c for c in kept if c.should_store]
+                marked = {t for c in kept for t in terms(c.content)}
             # where a fact found says the new one already ("migrated the shop from Square Online Store to
             # Shopify": the tagger marked Shopify), the one left is retired all the same
             if not set(terms(new)) <= marked:
@@ -1981,6 +1989,10 @@ def not_the_age_now(value: str, clause: str) -> bool:
 # an allergy's value that names the condition rather than what the user reacts to
 _NAMES_THE_CONDITION = re.compile(r"\b(?:intoleran(?:ce|t)|allerg(?:y|ies)|sensitivity|sensitivities)$",
                                   re.IGNORECASE)
+
+
+# the slots a diet's name may be a value of
+_DIET_SLOTS = frozenset({"diet", "avoids", "allergy", "health"})
 
 
 # the slots a thing the user is fine with after all is no value of (tolerated.py)
