@@ -290,3 +290,14 @@ def test_a_plan_called_off_by_its_place_is_retired_and_no_home(service: Mnemo) -
     _said(service, "c2", "Brighton is off for me, physio said no running for 8 weeks. gutted.")
     live = _live(service)
     assert not [c for c in live if "Brighton" in c and "no longer" not in c.lower()]
+
+
+def test_a_new_inhaler_the_doctor_gave_replaces_the_one_taken(service: Mnemo) -> None:
+    _said(service, "c1", "I take Ventolin for my asthma, two puffs when I need it")
+    assert [c for c in _live(service) if "ventolin" in c.lower()]
+    _said(service, "c2", "doctor in Singapore give me new inhaler, Symbicort, morning and night. he said use only "
+                         "this one now")
+    live = _live(service)
+    assert not [c for c in live if "ventolin" in c.lower() and "no longer" not in c.lower()]
+    assert [c for c in live if "symbicort" in c.lower()]
+    assert not [c for c in live if "Singapore" in c]

@@ -290,6 +290,9 @@ def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -
     ("Columbus", "been a plumber for 30 yrs, work for Buckeye Mechanical here in Columbus Ohio", True),
     ("Cork", "met a lovely couple from Cork at the hostel", False),
     ("Leeds", "I'm from Leeds", True),
+    ("Singapore", "doctor in Singapore give me new inhaler, Symbicort", False),
+    ("Leeds", "I'm a nurse in Leeds", True),
+    ("Leeds", "I'm a nurse from Leeds", True),
 ])
 def test_a_place_said_of_the_workplace_is_no_home(value: str, clause: str, home: bool) -> None:
     assert (screen(value, clause, "home_location") is None) is home

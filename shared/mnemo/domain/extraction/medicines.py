@@ -246,7 +246,8 @@ _REPLACES_UNNAMED = re.compile(
     r"(?:changed?|switched|swapped|replaced) (?:them|it)\b|got switched|been switched|"
     # "doctor give me other one now, amlodipine", "she put me on a different one"
     r"(?:gave|give|gives|given|put|prescribed|changed|switched)(?: me)?(?: on| to)? (?:an?\s+)?(?:other|another|"
-    r"different|new) (?:one|pill|tablet|medicine|med|medication|drug)\b|"
+    r"different|new) (?:one|pills?|tablets?|medicines?|meds?|medications?|drugs?|inhaler|injections?|pen|patch|"
+    r"prescription)\b|"
     r"(?:switch|chang|mov|swapp|transferr)\w* (?:me|him|her) (?:over |straight )?(?:to|onto|on to))",
     re.IGNORECASE)
 
@@ -254,6 +255,13 @@ _REPLACES_UNNAMED = re.compile(
 def replaces_unnamed(text: str) -> bool:
     """The text says a medicine replaces an earlier one it does not name."""
     return bool(_REPLACES_UNNAMED.search(text))
+
+
+def named_after_replacing(name: str, text: str) -> bool:
+    """The text names ``name`` after words saying a medicine replaces an earlier one: "doctor give me new
+    inhaler, Symbicort" (a brand the frames of taking do not find)."""
+    said = _REPLACES_UNNAMED.search(text)
+    return said is not None and bool(name) and text.lower().find(name.lower(), said.end()) >= 0
 
 
 def named_before_replacing(text: str, mentions: Sequence[Mention]) -> set[str]:

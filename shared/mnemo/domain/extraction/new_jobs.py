@@ -38,7 +38,8 @@ _FIRST_DAYS = re.compile(
     r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )\b(?i:first\s+(?:day|days|week|weeks|month|shift)\s+(?:at|with)\s+)"
     r"(?P<job>[A-ZÀ-Ý][\w&'’.-]*(?:\s+[A-ZÀ-Ý][\w&'’.-]*){0,2})")
 _WORK_TALK = re.compile(r"\b(?:job|work|working|team|onboarding|induction|training|boss|manager|colleagues?|"
-                        r"co-?workers?|office|shift|desk|role|hired|contract|payroll|laptop)\b", re.IGNORECASE)
+                        r"co-?workers?|office|shift|desk|role|hired|contract|payroll|laptop|pipeline|stack|codebase|"
+                        r"sprint|standup|deploy\w*|clients?|customers?)\b", re.IGNORECASE)
 
 
 def new_jobs(text: str) -> list[tuple[int, int, str]]:

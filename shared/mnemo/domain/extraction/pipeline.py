@@ -41,6 +41,7 @@ from mnemo.domain.extraction.medicines import (
     Mention,
     ended_medicines,
     medicines_in,
+    named_after_replacing,
     named_before_replacing,
     replaces_unnamed,
     stored_medicine,
@@ -229,8 +230,12 @@ class LearnedExtractor:
             candidates = _replaced_in_passing(candidates, message, text)
             candidates = self._with_tolerated(candidates, message, text)
             candidates.extend(self._family_dates(candidates, message, text))
+            ended_here = any(c.tags and c.tags[0] == "health" and not c.polarity for c in candidates)
             for c in candidates:
-                c.replaces_unnamed = c.should_store and c.polarity and c.subject in replacing
+                c.replaces_unnamed = c.should_store and c.polarity and (
+                    c.subject in replacing or (bool(c.tags) and c.tags[0] == "health" and not ended_here
+                                               and named_after_replacing(c.content.partition(":")[2].strip(" ."),
+                                                                         text)))
             if self._judge is not None:
                 candidates = self._judge.judge(candidates, text, self._judge_keep_at_least)
             if index in corrected:
@@ -538,9 +543,18 @@ class LearnedExtractor:
 
     def _new_home(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The town of a new flat or house ("the new flat in Easton has a little yard", new_homes.py) as the home,
-        where the message names no home."""
-        if any(c.tags and c.tags[0] == "home_location" for c in candidates):
-            return []
+        where the message names no home; and where it does, the town the user says they live in now, said after
+        another ("moved to France for my master's, and now I live in Croix-Rousse")."""
+        homes = [c for c in candidates if c.should_store and c.tags and c.tags[0] == "home_location"]
+        if homes:
+            now = [said for said in new_homes(text) if _NOW_NEAR.search(text[max(0, said[0] - 25):said[1] + 6])
+                   and not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes)
+                   and all(0 <= text.find(c.evidence) < said[0] for c in homes if c.evidence)]
+            made = _said_in_rule(SLOTS["home_location"], now, [], message, text, lambda _c, _value: False)[:1]
+            for c in homes if made else []:
+                if c.polarity:  # a home left ("no longer lives in York") stays said
+                    c.should_store, c.rejection_reason = False, "lives_elsewhere_now"
+            return made
         return _said_in_rule(SLOTS["home_location"], new_homes(text), candidates, message, text,
                              lambda _c, _value: False)[:1]
 
@@ -1989,6 +2003,9 @@ def not_the_age_now(value: str, clause: str) -> bool:
 # an allergy's value that names the condition rather than what the user reacts to
 _NAMES_THE_CONDITION = re.compile(r"\b(?:intoleran(?:ce|t)|allerg(?:y|ies)|sensitivity|sensitivities)$",
                                   re.IGNORECASE)
+
+
+_NOW_NEAR = re.compile(r"\bnow\b", re.IGNORECASE)
 
 
 # the slots a diet's name may be a value of

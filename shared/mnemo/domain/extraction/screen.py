@@ -253,10 +253,13 @@ def _names_the_value(value: str, before: str) -> bool:
 _PLACE_SLOTS = frozenset({"home_location", "hometown"})
 # someone the user speaks of, then where they are from: "a fella from Nebraska", "this guy from work in Leeds"
 _SOMEONE_FROM = re.compile(
+    r"(?<!\bi['’]m )(?<!\bim )(?<!\bam )(?<!\bas )(?<!\bbe )"
     r"\b(?:a|an|the|some|this|that|these|those|two|three)\s+(?:[\w'-]+\s+)?(?:fella|fellow|guy|guys|man|men|woman|"
     r"women|lady|ladies|bloke|chap|dude|girl|boy|lad|lass|couple|family|buyer|seller|customer|client|someone|"
-    r"somebody|person|people|folks?|tourists?|student|nurse|doctor|farmer|driver|kid|kids|friend|friends)\s+"
-    r"(?:from|out of)\s+(?:[\w'-]+\s+){0,2}$", re.IGNORECASE)
+    r"somebody|person|people|folks?|tourists?|student|nurse|doctor|dentist|gp|farmer|driver|kid|kids|friend|"
+    r"friends)\s+(?:from|out of|in)\s+(?:[\w'-]+\s+){0,2}$|"
+    # "doctor in Singapore give me new inhaler": a doctor with no determiner, then where they are
+    r"^\W*(?:the\s+)?(?:doctor|dentist|gp|nurse|pharmacist|vet)\s+(?:in|at|from)\s+(?:[\w'-]+\s+){0,2}$", re.IGNORECASE)
 # a place the clause puts something near, and no word that the user lives there ("I live near Leeds" does)
 _NEAR = re.compile(r"\b(?:near|nearby|around|close to|close by)\s+(?:the\s+)?$", re.IGNORECASE)
 _LIVING = re.compile(r"\b(?:live|lives|living|livin|based|moved|move|settled|home|house|flat|apartment|stay|staying|"
