@@ -886,6 +886,7 @@ def test_what_the_user_switched_from_is_read_with_what_they_switched_to(value: s
     ("so vegetarian now i guess?? still no meat tho ever", False),
     ("single now, i guess", False),
     ("i guess i'm vegetarian", True),
+    ("I guess I'm vegetarian now? eggs and cheese are back", False),
 ])
 def test_kind_of_hedges_only_outside_a_noun_phrase(statement: str, uncertain: bool) -> None:
     from mnemo.domain.screening import rejection_reason
