@@ -693,3 +693,20 @@ def test_what_the_doctor_told_the_user_to_cut_down_on_is_avoided(extractor: Lear
 def test_a_diet_named_in_the_users_own_language_is_their_diet(extractor: LearnedExtractor, text: str,
                                                               diet: str | None) -> None:
     assert [c for c in stored(extractor, text).values() if c.startswith("User's diet")] == ([diet] if diet else [])
+
+
+def test_an_order_to_answer_in_another_language_is_a_standing_rule_not_a_language_spoken(
+        extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "et aussi, from now on, réponds-moi en français s'il te plaît, I want to integrate "
+                              "fully here")
+    assert [c for c in facts.values() if c.startswith("How to answer the user") and "français" in c]
+    assert not [c for c in facts.values() if c.startswith("User speaks")]
+
+
+@pytest.mark.parametrize(("text", "spoken"), [
+    ("I speak English and a bit of Spanish", {"User speaks English.", "User speaks Spanish."}),
+    ("Danish, English. Some German.", {"User speaks Danish.", "User speaks English.", "User speaks German."}),
+])
+def test_a_language_spoken_is_a_language(extractor: LearnedExtractor, text: str, spoken: set[str]) -> None:
+    said = {c for c in stored(extractor, text).values() if c.startswith("User speaks")}
+    assert said <= spoken and said

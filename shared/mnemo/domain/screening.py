@@ -36,7 +36,8 @@ _ONE_OFF = re.compile(
 # got it wrong"), which says nothing of the facts beside it
 _GUESS = re.compile(
     # "vegetarian now i guess", "I guess I'm vegetarian now?": a change the user is resigned to, not one they doubt
-    r"\b(?:maybe|perhaps|probably|possibly|(?<!\bnow )(?<!\bnow, )i guess(?![^.!?]*\bnow\b)|i suppose|not sure|i might|might be|i may|"
+    r"\b(?:maybe|perhaps|probably|possibly|(?<!\bnow )(?<!\bnow, )i guess(?![^.!?]*\bnow\b)|i suppose|not sure|"
+    r"i might|might be|i may|"
     r"i'm thinking about|i am thinking about|i think i(?:'m| am| might| may)?|i wonder|"
     r"i could be|(?<!sorry )(?<!sry )(?<!apologies )(?<!me )if i|what if|suppose|imagine|hypothetically|"
     r"pretend|let's say|as if)\b",

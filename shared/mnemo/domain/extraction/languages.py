@@ -26,3 +26,17 @@ def is_a_language(value: str) -> bool:
     """Whether ``value`` is a language's name, and nothing more ("tagalog", "Haitian Creole")."""
     words = value.lower().strip(" .,!?").split()
     return bool(words) and all(w in LANGUAGES for w in words)
+
+
+# the same names as users write them in their own languages, and the sign languages by their letters
+OWN_NAMES = frozenset("""
+français francais anglais espagnol allemand italien portugais arabe chinois japonais russe español espanol inglés
+ingles alemán aleman francés frances portugués portugues italiano deutsch englisch französisch spanisch italienisch
+português inglês espanhol francês alemão árabe arabo inglese tedesco spagnolo francese hindi urdu tagalog
+sign bsl asl auslan lsf
+""".split())
+
+
+def names_a_spoken_language(value: str) -> bool:
+    """Whether ``value`` holds a language's name among its words ("a bit of Spanish", "français")."""
+    return any(w.strip(" .,!?()'\"") in LANGUAGES | OWN_NAMES for w in value.lower().split())

@@ -37,6 +37,7 @@ from mnemo.domain.extraction.household import (
 from mnemo.domain.extraction.household import content as care_content
 from mnemo.domain.extraction.household import subject as care_subject
 from mnemo.domain.extraction.judge import CandidateJudge
+from mnemo.domain.extraction.languages import names_a_spoken_language
 from mnemo.domain.extraction.medicines import (
     Mention,
     ended_medicines,
@@ -573,6 +574,9 @@ class LearnedExtractor:
             if screen(said.rule, said.rule, "instruction", False, sentence, message.content):
                 continue
             out = [c for c in out if c not in ruled or c.tags[0] == "prefers"]
+            # a language the rule says to answer in is no language the tagger read the user as speaking
+            out = [c for c in out if not (c.tags and c.tags[0] == "languages_spoken" and c.evidence
+                                          and c.evidence in sentence and names_a_spoken_language(said.rule))]
             out.append(slot_candidate(SLOTS["instruction"], said.rule, said.rule, False, message, PASSING_CONFIDENCE))
         return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from mnemo.domain.extraction.languages import is_a_language
+from mnemo.domain.extraction.languages import is_a_language, names_a_spoken_language
 from mnemo.domain.extraction.segment import is_question
 from mnemo.domain.extraction.slots import ANSWER_SLOTS
 from mnemo.domain.screening import rejection_reason
@@ -314,6 +314,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "about_someone_else"
     if slot == "name" and _spoken_of(value, clause):
         return "about_someone_else"
+    if slot == "languages_spoken" and not names_a_spoken_language(value):
+        return "not_a_language"  # "et aussi, from now on, réponds-moi en français": "User speaks aussi."
     if slot in _PLACE_SLOTS and is_a_language(value):
         return "not_a_place"  # "english or tagalog mass": a language, not where the user lives
     if slot == "home_location" and _only_near(value, clause):

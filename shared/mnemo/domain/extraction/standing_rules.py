@@ -20,11 +20,16 @@ from mnemo.domain.extraction.segment import sentences
 # an order to the assistant: the verb opening the sentence (after a filler or two)
 _ORDER = re.compile(
     r"^(?:(?:ok|okay|so|also|and|btw|oh|please|pls|plz|remember|one more thing|just|going forward|from now(?: on)?|"
-    r"in future|in the future)\b[\s,:;-]*)*"
+    r"in future|in the future|et|aussi|et aussi|y|también|e|und|auch|désormais|à partir de maintenant|"
+    r"a partir de ahora|de ahora en adelante|ab jetzt|d['’]ora in poi)\b[\s,:;-]*)*"
     r"(?:always\s+|never\s+|don['’]?t\s+|do not\s+)?"
     r"(?:use|keep|give|format|put|write|explain|answer|reply|respond|show|include|add|avoid|skip|stop|lose|drop|"
     r"make|be|talk|speak|call|address|list|cite|label|number|convert|quote|spell|translate|correct|ask|assume|"
-    r"default to|stick to|switch to|go easy|leave out|leave)\b", re.IGNORECASE)
+    r"default to|stick to|switch to|go easy|leave out|leave|"
+    # the same orders in the languages users switch to ("réponds-moi en français", "respóndeme en español")
+    r"r[ée]ponds|r[ée]pondez|[ée]cris|[ée]crivez|parle|parlez|responde|resp[óo]ndeme|contesta|cont[ée]stame|escribe|"
+    r"escr[íi]beme|habla|h[áa]blame|antworte|antworten|schreib|schreibe|responda|fale|escreva|rispondi|scrivi)(?:-moi)?\b",
+    re.IGNORECASE)
 # "always type-annotate python you give me": "always" or "never" and a verb the list lacks, said to the assistant
 _ALWAYS_DO = re.compile(r"^(?:always|never)\s+[a-z][\w-]+\b", re.IGNORECASE)
 _TO_THE_ASSISTANT = re.compile(r"\b(?:me|my|you|your|answers?|replies|responses|code)\b", re.IGNORECASE)
@@ -35,10 +40,19 @@ _ASKED_FOR = re.compile(r"^(?!(?:i|i['’]m|im|my|we|we['’]re|our|it|it['’]s
 _LASTING = re.compile(
     r"\b(?:always|every ?time|each time|from now(?: on)?|going forward|in (?:the )?future|ever|whatever you write|"
     r"in (?:all|any|every)(?: of)? (?:your |my )?(?:answers?|replies|responses|code|workout plans?|recipes?|plans?)|"
-    r"that['’]s the rule|by default|per answer|all the time|for good|no matter what|whenever)\b", re.IGNORECASE)
+    r"that['’]s the rule|by default|per answer|all the time|for good|no matter what|whenever|"
+    r"d[ée]sormais|toujours|à partir de maintenant|siempre|a partir de ahora|de ahora en adelante|ab jetzt|immer|"
+    r"sempre|a partir de agora|d['’]ora in poi)\b", re.IGNORECASE)
 # a segment that gives the user's reason or news, not the rule: "I'm Australian", "I run mypy in strict mode"
 _REASON = re.compile(r"^(?:i|i['’]m|im|i am|i['’]ve|my|we|we['’]re|our|it|it['’]s|they|she|he|since|because|"
                      r"bc|cause|cos|as)\b", re.IGNORECASE)
+
+
+# a part of a sentence that is only a filler or the words that make a rule last ("et aussi", "from now on")
+_ONLY_FILLER = re.compile(
+    r"^(?:(?:ok|okay|so|also|and|btw|oh|et|aussi|y|también|e|und|auch|just|one more thing)\b\s*)*"
+    r"(?:(?:from now(?: on)?|going forward|in (?:the )?future|d[ée]sormais|à partir de maintenant|a partir de ahora|"
+    r"de ahora en adelante|ab jetzt|d['’]ora in poi)\s*)?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,8 @@ def standing_rules(text: str) -> list[StandingRule]:
         parts = [p for p in re.split(r"\s*[,;]\s*|\s+-\s+", said.rstrip(" .!")) if p]
         kept: list[str] = []
         for part in parts:
+            if not kept and _ONLY_FILLER.match(part):
+                continue  # "et aussi", "from now on" alone before the order
             if _REASON.match(part):
                 if kept:
                     break  # the reason closes the rule
