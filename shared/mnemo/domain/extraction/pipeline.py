@@ -1187,7 +1187,9 @@ _ENDING_VERBS = (r"quit|quitting|stopped|stopping|gave up|given up|give up|givin
 _CEASING_WORDS = r"not|never|no longer|dropped|" + _ENDING_VERBS
 _NEGATION = re.compile(
     r"(?:\b(?:" + _CEASING_WORDS + r"|no|none|nothing|anymore|any more|stop|sold|left|lost|ex|former|used to|"
-    r"without|cancel\w*|off|done with|over|ditch\w*|dump\w*|drop\w*|got rid of|replac\w*|swap\w*|switch\w*|"
+    # "off" of a phrasal verb ("sign off is June now", "day off", "time off") ends nothing
+    r"without|cancel\w*|(?<!\bsign )(?<!\bsigned )(?<!\bday )(?<!\bdays )(?<!\btime )(?<!\bkick )(?<!\blog )off|"
+    r"done with|over|ditch\w*|dump\w*|drop\w*|got rid of|replac\w*|swap\w*|switch\w*|"
     r"moved (?:on|away)|retired|broke up|divorced|instead)\b|n't\b)", re.IGNORECASE)
 # "avoids" and "dislikes" carry their own "not" ("I don't drink anymore", "not a fan of small talk"): only
 # the avoiding itself undone negates them ("I don't avoid gluten anymore", "I eat meat again")
