@@ -717,3 +717,26 @@ def test_the_off_of_a_phrasal_verb_ends_nothing(extractor: LearnedExtractor) -> 
     facts = stored(extractor, "company ask me extend contract 2 months, i said yes, so sign off is June now")
     assert not [c for c in facts.values() if " not " in c or "no longer" in c]
     assert "User's health no longer: warfarin." in stored(extractor, "they took me off the warfarin").values()
+
+
+@pytest.mark.parametrize(("text", "spoken"), [
+    ("I speak Yoruba, Pidgin and English", "User speaks Pidgin."),
+    ("I'm a hairdresser in Kingston, I speak patois and English", "User speaks patois."),
+    ("I'm a Maasai guide in the Mara, I speak Maa, Swahili and English", "User speaks Maa."),
+])
+def test_a_language_no_list_holds_is_still_spoken(extractor: LearnedExtractor, text: str, spoken: str) -> None:
+    assert spoken in stored(extractor, text).values()
+
+
+@pytest.mark.parametrize("text", ["retired nurse, 69, live in a caravan on the coast, two cockatiels",
+                                  "I have a kelpie called Dusty, she works the cattle with me"])
+def test_a_pet_named_by_its_kind_in_the_plural_or_an_uncommon_one_is_a_pet(extractor: LearnedExtractor,
+                                                                          text: str) -> None:
+    assert any(k.split(":")[0] == "pet" for k in stored(extractor, text))
+
+
+@pytest.mark.parametrize("text", ["my parents are retiring to Malaga next year",
+                                  "my in-laws visit next week, my wife wants the house spotless"])
+def test_a_relatives_own_plan_or_one_the_tagger_read_is_no_second_family_date(extractor: LearnedExtractor,
+                                                                             text: str) -> None:
+    assert not [c for c in stored(extractor, text).values() if c.startswith("User's calendar")]

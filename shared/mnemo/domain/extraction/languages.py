@@ -7,6 +7,8 @@ one a language goes by and no country, region or city does ("Georgian", not "Geo
 
 from __future__ import annotations
 
+import re
+
 LANGUAGES = frozenset("""
 afrikaans akan albanian amharic arabic armenian assamese azerbaijani azeri basque belarusian bengali bangla
 bosnian breton bulgarian burmese cantonese catalan cebuano chichewa chinese cornish croatian czech danish dari
@@ -37,6 +39,20 @@ sign bsl asl auslan lsf
 """.split())
 
 
+# words no language is called, which the tagger read as one ("et aussi, réponds-moi en français": "aussi")
+_NO_LANGUAGE = frozenset("""
+aussi also too et and y e und auch the a an or but so then now here there very well bien très un une le la les de
+du des el los las con avec mit with me moi you tu vous it its
+""".split())
+# the endings of languages' names, for the many no list holds ("Arrernte" has a capital, "patois" none)
+_LANGUAGE_ENDING = re.compile(r"(?:ish|ese|ian|ic|ali|ili|ois|gin|ole)$")
+
+
 def names_a_spoken_language(value: str) -> bool:
-    """Whether ``value`` holds a language's name among its words ("a bit of Spanish", "français")."""
-    return any(w.strip(" .,!?()'\"") in LANGUAGES | OWN_NAMES for w in value.lower().split())
+    """Whether ``value`` may be a language's name: one a list holds ("a bit of Spanish", "français"), or a word
+    with a capital or a language's ending that is no common word ("Arrernte", "Maa", "patois", "pidgin")."""
+    words = [w.strip(" .,!?()'\"") for w in value.split()]
+    if any(w.lower() in LANGUAGES | OWN_NAMES for w in words):
+        return True
+    named = [w for w in words if w and w.lower() not in _NO_LANGUAGE]
+    return any(w[0].isupper() or _LANGUAGE_ENDING.search(w.lower()) for w in named)

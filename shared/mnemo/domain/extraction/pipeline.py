@@ -391,6 +391,10 @@ class LearnedExtractor:
                 continue
             # read in its own words: the words after it ("in Othaya she is a teacher there") are no part of it
             candidate = slot_candidate(SLOTS["plan"], said.value, said.value, False, message, PASSING_CONFIDENCE)
+            day = _FOR_DAY.search(candidate.content)
+            if day and any(day.group(0) in c.content for c in candidates
+                           if c.should_store and c.tags and c.tags[0] == "plan"):
+                continue  # a plan found for that day says it already ("in-laws visit next week")
             candidate.content = candidate.content.replace("User plans: ", "User's calendar: ", 1)
             candidate.evidence = sentence
             out.append(candidate)
@@ -2012,6 +2016,7 @@ _NAMES_THE_CONDITION = re.compile(r"\b(?:intoleran(?:ce|t)|allerg(?:y|ies)|sensi
 
 
 _NOW_NEAR = re.compile(r"\bnow\b", re.IGNORECASE)
+_FOR_DAY = re.compile(r"\(for \d{4}(?:-\d\d){0,2}\)")
 
 
 # the slots a diet's name may be a value of
