@@ -29,12 +29,17 @@ _NOT_DONE = re.compile(
     r"considering|(?:think|thinking|thought) (?:of|about)|if|whether|tried))(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
 
 
+# the diets by their English names: those that keep meat out, which a user names as what they are ("I'm vegan"),
+# and those they follow
+MEATLESS = r"eggetarian|pescatarian|pescetarian|flexitarian|vegetarian|vegan"
+DIET_NAMES = (MEATLESS + r"|keto|low[- ]carbs?|paleo|gluten[- ]free|dairy[- ]free|sugar[- ]free|whole30|carnivore|"
+              r"fodmap|atkins|mediterranean")
 # a diet's own name said of the user in the words of any language they write in: "main eggetarian hu" (Hinglish),
 # "je suis végétarienne", "soy vegana"; the tagger learned the English names after "I'm"
 _NAMED_DIET = re.compile(
     r"\b(?:i['’]?m|im|i am|main|mai|soy|sono|je suis|ich bin|eu sou|we['’]?re|we are)\s+"
     r"(?:(?:a|an|strictly|strict|fully|mostly|pretty much|basically|now|still|also|totally)\s+)*"
-    r"(?P<diet>eggetarian|pescatarian|pescetarian|flexitarian|vegetarian|vegan|v[ée]g[ée]tarien(?:ne)?|v[ée]gane?|"
+    r"(?P<diet>" + MEATLESS + r"|v[ée]g[ée]tarien(?:ne)?|v[ée]gane?|"
     r"vegetarier(?:in)?|veganer(?:in)?|vegetarian[ao]s?|vegan[ao]s?|vegetariano|pescetarian[ao]|jain|sattvic)\b",
     re.IGNORECASE)
 

@@ -25,15 +25,16 @@ _NO_NAME = frozenset({"a", "an", "the", "him", "her", "it", "them", "after", "so
 
 # any word of an animal kept as a pet, in the languages users switch to; a pet the tagger read where the message
 # names no animal and the value is no name ("a wee boat", "my little panadería", "el laburo") is no pet
-_ANY_ANIMAL = re.compile(
+_ANY_ANIMAL = (
     _KIND[len("(?P<kind>"):-1] + r"|pets?|doggo|pupper|kitties|dogs|cats|fish|bird|birds|chickens?|hens?|ducks?|"
     r"goats?|sheep|pigs?|cow|cows|donkey|alpaca|llama|mouse|mice|gerbil|cockatoo|macaw|canary|tarantula|spider|"
     r"frog|bearded dragon|python|boa|corgi|pug|shih tzu|chihuahua|schnauzer|doodle|\w+doodle|shepherd|bulldog|"
     r"whippet|staffy|staffie|pitbull|pit bull|rottweiler|boxer|mutt|tabby|moggy|kelpie|iguana|camel|parakeet|"
     r"lovebird|finch|pigeon|goose|geese|quail|snail|crab|axolotl|newt|toad|cockerel|rooster|ram|ewe|lamb|calf|"
     r"mare|stallion|foal|pony|mule|dachshund|labradoodle|cockapoo|sausage dog|greyhound|collie|"
-    r"perr[oa]s?|perrit[oa]s?|gat[oa]s?|gatit[oa]s?|cachorr[oa]s?|chien|chienne|chat|chatte|hund|katze|mascota",
-    re.IGNORECASE)
+    r"perr[oa]s?|perrit[oa]s?|gat[oa]s?|gatit[oa]s?|cachorr[oa]s?|chien|chienne|chat|chatte|hund|katze|mascota")
+# ... as a whole word, one or many
+_AN_ANIMAL_NAMED = re.compile(r"\b(?:" + _ANY_ANIMAL + r")(?:e?s)?\b", re.IGNORECASE)
 
 
 # what is done for or by a pet: a name alone is a pet's where the message speaks of such things ("Biscuit needs
@@ -46,7 +47,7 @@ _PET_CARE = re.compile(r"\b(?:vet|vets|walk|walks|walked|walkies|bark\w*|meow\w*
 def names_an_animal(value: str, message: str) -> bool:
     """The message names an animal, or the pet's value is a name (a capital: "Pickle") in a message that speaks of
     caring for a pet."""
-    if re.search(r"\b(?:" + _ANY_ANIMAL.pattern + r")(?:e?s)?\b", message, re.IGNORECASE):
+    if _AN_ANIMAL_NAMED.search(message):
         return True
     return any(word[:1].isupper() for word in value.split()) and bool(_PET_CARE.search(message))
 

@@ -18,7 +18,7 @@ from mnemo.domain.extraction.commands import (
     said_as_ground,
 )
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
-from mnemo.domain.extraction.diets import diets_followed
+from mnemo.domain.extraction.diets import DIET_NAMES, diets_followed
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.family_dates import family_happenings
 from mnemo.domain.extraction.household import (
@@ -235,8 +235,7 @@ class LearnedExtractor:
             for c in candidates:
                 c.replaces_unnamed = c.should_store and c.polarity and (
                     c.subject in replacing or (bool(c.tags) and c.tags[0] == "health" and not ended_here
-                                               and named_after_replacing(c.content.partition(":")[2].strip(" ."),
-                                                                         text)))
+                                               and named_after_replacing(_stated_value(c.content), text)))
             if self._judge is not None:
                 candidates = self._judge.judge(candidates, text, self._judge_keep_at_least)
             if index in corrected:
@@ -340,8 +339,8 @@ class LearnedExtractor:
             if slot_name == "diet":
                 # a diet named is no value of another slot: "main eggetarian hu, no chicken" read as a pet
                 for c in kept:
-                    if (c.tags and c.tags[0] not in _DIET_SLOTS
-                            and set(terms(c.content.partition(":")[2])) == set(terms(new))):
+                    if (c.tags and c.tags[0] not in _FOOD_SLOTS
+                            and set(terms(_stated_value(c.content))) == set(terms(new))):
                         c.should_store, c.rejection_reason = False, "a_diet"
                 kept = [c for c in kept if c.should_store]
                 marked = {t for c in kept for t in terms(c.content)}
@@ -411,7 +410,7 @@ class LearnedExtractor:
             named = set(terms(said.name))
             # a fact of this message whose value is that thing ("lactose"), not one that only shares a word with
             # it ("cow's milk" beside "I'm ok with oat milk")
-            out = [c for c in out if not (c.polarity and c.tags and c.tags[0] in _WHAT_IS_TOLERATED
+            out = [c for c in out if not (c.polarity and c.tags and c.tags[0] in _FOOD_SLOTS
                                           and _value_is(c.content, named))]
             ended = slot_candidate(SLOTS["allergy"], said.name, said.clause, True, message, PASSING_CONFIDENCE)
             ended.only_to_retire = True
@@ -578,9 +577,10 @@ class LearnedExtractor:
             if screen(said.rule, said.rule, "instruction", False, sentence, message.content):
                 continue
             out = [c for c in out if c not in ruled or c.tags[0] == "prefers"]
-            # a language the rule says to answer in is no language the tagger read the user as speaking
-            out = [c for c in out if not (c.tags and c.tags[0] == "languages_spoken" and c.evidence
-                                          and c.evidence in sentence and names_a_spoken_language(said.rule))]
+            if names_a_spoken_language(said.rule):
+                # a language the rule says to answer in is no language the tagger read the user as speaking
+                out = [c for c in out if not (c.tags and c.tags[0] == "languages_spoken" and c.evidence
+                                              and c.evidence in sentence)]
             out.append(slot_candidate(SLOTS["instruction"], said.rule, said.rule, False, message, PASSING_CONFIDENCE))
         return out
 
@@ -886,7 +886,7 @@ def _replaced_in_passing(candidates: list[Candidate], message: Message, text: st
         return candidates
     out = []
     for c in candidates:
-        value = c.content.partition(":")[2].strip(" .")
+        value = _stated_value(c.content)
         if (c.should_store and c.polarity and c.tags and c.tags[0] == "health" and value
                 and value.split()[0].lower() in replaced):
             out.append(slot_candidate(SLOTS["health"], value, c.evidence or text, True, message, c.confidence))
@@ -961,7 +961,7 @@ def with_medicines(found: list[_Found], index: int, message: Message, text: str,
     medicines said to replace one the text does not name (Candidate.replaces_unnamed)."""
     mentions = medicines_in(text)
     left = ended_medicines(text)
-    ended = {m.name.split()[0].lower() for m in left} | named_before_replacing(text, mentions)
+    ended = {m.name.split()[0].lower() for m in left}
     replacing: set[str] = set()
     out: list[_Found] = []
     used: set[Mention] = set()
@@ -1539,9 +1539,7 @@ _OVER_AFTER_NAME = re.compile(
     r"(?:(?P<kind>thing|experiment|phase|diet|plan|stuff|kick|streak|regime|era|journey)\s+)?"
     r"(?:is|'s|’s|was)\s+(?:so\s+|totally\s+|officially\s+|definitely\s+|finally\s+)?(?:over|done|finished)\b"
     r"(?!\s+(?:there|here|with|in|by|at|for|soon|tomorrow|next|\d))", re.IGNORECASE)
-_A_DIET = re.compile(r"\b(?:keto|low[- ]carbs?|paleo|vegan|vegetarian|pescatarian|gluten[- ]free|dairy[- ]free|"
-                     r"whole30|fasting|carnivore|fodmap|atkins|mediterranean|detox|cleanse|sugar[- ]free)\b",
-                     re.IGNORECASE)
+_A_DIET = re.compile(r"\b(?:" + DIET_NAMES + r"|fasting|detox|cleanse)\b", re.IGNORECASE)
 
 
 # what an answer is made of, as a user names it in a terse rule ("code only", "no preamble", "bullet points")
@@ -2019,20 +2017,22 @@ _NOW_NEAR = re.compile(r"\bnow\b", re.IGNORECASE)
 _FOR_DAY = re.compile(r"\(for \d{4}(?:-\d\d){0,2}\)")
 
 
-# the slots a diet's name may be a value of
-_DIET_SLOTS = frozenset({"diet", "avoids", "allergy", "health"})
-
-
-# the slots a thing the user is fine with after all is no value of (tolerated.py)
-_WHAT_IS_TOLERATED = frozenset({"diet", "allergy", "avoids", "health"})
+# the slots of what the user eats or keeps out: a diet's name may be a value of these and of no other, and a thing
+# the user is fine with after all (tolerated.py) is a value of none of them
+_FOOD_SLOTS = frozenset({"diet", "avoids", "allergy", "health"})
 # the words of a value that name the condition, not what it is to ("lactose intolerant")
 _CONDITION_TERMS = frozenset(terms("intolerant intolerance allergic allergy allergies sensitive sensitivity"))
 
 
+def _stated_value(statement: str) -> str:
+    """The value a fact's statement says ("User's health: ramipril." -> "ramipril")."""
+    start, end, _form = read_statement(statement)
+    return statement[start:end]
+
+
 def _value_is(statement: str, named: set[str]) -> bool:
     """The fact's value names the thing and nothing else, words of a condition aside."""
-    start, end, _form = read_statement(statement)
-    said = set(terms(statement[start:end])) - _CONDITION_TERMS
+    said = set(terms(_stated_value(statement))) - _CONDITION_TERMS
     return bool(said) and said <= named
 
 
