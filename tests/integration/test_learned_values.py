@@ -740,3 +740,54 @@ def test_a_pet_named_by_its_kind_in_the_plural_or_an_uncommon_one_is_a_pet(extra
 def test_a_relatives_own_plan_or_one_the_tagger_read_is_no_second_family_date(extractor: LearnedExtractor,
                                                                              text: str) -> None:
     assert not [c for c in stored(extractor, text).values() if c.startswith("User's calendar")]
+
+
+def test_a_message_typed_in_capitals_is_read_as_one_typed_in_lower_case(extractor: LearnedExtractor) -> None:
+    # the rules that find people read every capital as a name's: the grandson's allergy was lost
+    facts = stored(extractor, "MY GRANDSON JOSH IS 10 AND HE HAS A NUT ALLERGY, HE CARRIES AN EPIPEN, SO I AM "
+                              "ALWAYS CAREFUL WHEN HE COMES FOR SUNDAY DINNER")
+    assert any("family_care" in s and "nut" in c for s, c in facts.items()), facts
+    assert not any(s == "allergy" for s in facts)  # the grandson's, not the user's
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Can you reply in Taglish from now on? Parang mas comfortable ako", "taglish"),
+    ("olha, de agora em diante responde em português, tá? tô cansada de ler em inglês", "português"),
+    ("ok, can you go back to English now? preciso treinar meu inglês pra reunião", "english"),
+])
+def test_a_standing_answer_language_asked_as_a_favour_or_in_another_language_is_kept(
+        extractor: LearnedExtractor, text: str, language: str) -> None:
+    # each was refused as a question or as a one-off request
+    rules = [c for s, c in stored(extractor, text).items() if s == "answer_language"]
+    assert rules
+    assert language in rules[0].lower()
+
+
+@pytest.mark.parametrize("text", ["can you answer this one in French?", "could you explain this in Spanish?"])
+def test_a_question_about_one_answer_is_still_no_rule(extractor: LearnedExtractor, text: str) -> None:
+    assert "answer_language" not in stored(extractor, text)
+
+
+def test_a_medicine_named_after_its_kind_by_a_doctor_spoken_of_as_he(extractor: LearnedExtractor) -> None:
+    # "a statin" hid the name after it, and "He" made the medicine someone else's
+    facts = stored(extractor, "He has put me on a statin, atorvastatin, since two weeks. Sometimes I have pain.")
+    assert any("atorvastatin" in c for c in facts.values()), facts
+    assert not any("metformin" in c for c in stored(extractor, "she told me she is on metformin").values())
+
+
+def test_the_place_of_the_users_workplace_stays_with_the_job(extractor: LearnedExtractor) -> None:
+    # the screen keeps "pangyo" out of the home, as where the user works; the job kept no place at all
+    facts = stored(extractor, "jisoo. 31. gameplay programmer, small indie studio in pangyo. 6 ppl")
+    assert "pangyo" in facts.get("job", "")
+    assert "home_location" not in facts
+    assert "morning" not in stored(extractor, "I'm a nurse at the hospital in the morning").get("job", "")
+
+
+def test_an_age_before_the_job_in_an_introduction_is_no_part_of_it(extractor: LearnedExtractor) -> None:
+    assert stored(extractor, "hey im dana 41 nurse in leeds w my wife").get("job") == "User's job: nurse."
+
+
+def test_a_flatmate_who_lives_with_the_user_is_at_the_table(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "my flatmate Rohan lives with me and he's vegan")
+    assert any(s.startswith("family_care:") and "vegan" in c for s, c in facts.items()), facts
+    assert "diet" not in facts

@@ -1280,3 +1280,14 @@ def test_a_deadline_read_as_a_bare_number_is_the_date_beside_it(value: str, clau
     from mnemo.domain.extraction.pipeline import deadline_date
 
     assert deadline_date(value, clause, MONDAY) == expected
+
+
+def test_shouting_is_lowered_with_markers_and_offsets_kept() -> None:
+    from mnemo.domain.extraction.segment import unshouted
+    text = "I AM MOVING TO WHITBY. MY CARD IS [REDACTED:card] OK"
+    out = unshouted(text)
+    assert out == "I am moving to whitby. My card is [REDACTED:card] ok"
+    assert len(out) == len(text)
+    # a few capitals in ordinary text are no shouting
+    assert unshouted("I work at the NHS in the ICU, OK") == "I work at the NHS in the ICU, OK"
+    assert unshouted("OK LOL") == "OK LOL"

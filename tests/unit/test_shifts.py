@@ -15,6 +15,11 @@ from mnemo.domain.extraction.shifts import is_shift, only_a_shift, shifts_in
                                                                  ("works nights", False)]),
     ("and no more nights there, day shift 7a-7p yay", [("works nights", False), ("works day shift, 7a-7p", True)]),
     ("been doing 12 hour shifts since march", [("works 12 hour shifts", True)]),
+    # moved onto it by someone, or said bare as the one now
+    ("Good news, manager move me to day shift from this week.", [("works day shift", True)]),
+    ("and they put me back on night shift, because new contract", [("works night shift", True)]),
+    ("back shift noo, two tae midnight", [("works back shift", True)]),
+    ("Day shift na this month, thank God", [("works Day shift", True)]),
 ])
 def test_a_shift_worked_or_left(text: str, said: list[tuple[str, bool]]) -> None:
     assert [(s.value, s.worked) for s in shifts_in(text)] == said
@@ -26,6 +31,8 @@ def test_a_shift_worked_or_left(text: str, said: list[tuple[str, bool]]) -> None
     "we had nights out every week",
     "5 working days to finish it",
     "my sister works nights",             # someone else's shift
+    "they moved the meeting to day shift handover",
+    "the night shift now has two nurses",  # no shift of the user's
 ])
 def test_other_days_and_nights_are_no_shift(text: str) -> None:
     assert [s for s in shifts_in(text) if s.worked] == []

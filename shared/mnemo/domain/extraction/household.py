@@ -148,7 +148,7 @@ GUEST_SLOTS = frozenset({"allergy", "diet", "avoids", "health"})
 _GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|father|parents?|husband|hubby|wife|partner|"
                         r"bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|cousin|niece|nephew|grandma|grandpa|"
                         r"grandmother|grandfather|nan|in-laws?|mother-in-law|father-in-law|sister-in-law|"
-                        r"brother-in-law)$", re.IGNORECASE)
+                        r"brother-in-law|flatmate|roommate|housemate)$", re.IGNORECASE)
 
 
 # how far a sentence is read either side of a person's mention (a run-on of thousands of characters is no sentence)

@@ -83,9 +83,15 @@ _SWITCH_TO = (r"(?:from\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+\d[\d.,]*\s*(?:mg|mcg|un
               # "switched me off the warfarin and onto apixaban": the second half, after an "off"
               r"off\s+(?:the\s+|my\s+)?[\w'-]+(?:\s+\d[\d.,]*\s*(?:mg|mcg|units)?)?\s+(?:and|then)\s+"
               r"(?:put\s+(?:me\s+)?)?on(?:to| to)?)")
+# a kind of medicine said before the medicine's name
+_KIND_OF_MEDICINE = (r"(?:statin|blood\s+thinner|beta[- ]?blocker|ace\s+inhibitor|antidepressant|antibiotic|steroid|"
+                     r"anticoagulant|diuretic|water\s+pill|painkiller|inhaler|antihistamine|ssri|injection|jab|"
+                     r"medicine|medication|pill|tablet)")
 _FRAME = re.compile(
     r"\b(?P<frame>" + _PUT_ON + r"|" + _ON + r"|" + _TAKE + r"|" + _TAKEN_PRESCRIBED + r"|" + _GAVE + r"|" + _NEW_MEDS
     + r"|" + _SWITCH_TO + r")\s+(?:the\s+|my\s+|some\s+|a\s+course\s+of\s+|a\s+low\s+dose\s+of\s+)?"
+    # the kind of medicine first, then its name: "put me on a statin, atorvastatin", "an inhaler called Symbicort"
+    r"(?:(?:a|an)\s+(?:new\s+)?" + _KIND_OF_MEDICINE + r"\s*(?:,|called|named|:)\s*)?"
     # the dose may come first: "I take 5mg of amlodipine"
     r"(?:(?P<dose_first>\d+(?:[.,]\d+)*\s*" + _UNIT + r")\s+(?:of\s+)?)?"
     r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)", re.IGNORECASE)

@@ -62,6 +62,7 @@ from mnemo.domain.extraction.segment import (
     is_question,
     sentence_around,
     sentences,
+    unshouted,
 )
 from mnemo.domain.extraction.shifts import SHIFT_KEY, is_shift, only_a_shift, shifts_in
 from mnemo.domain.extraction.slots import (
@@ -173,6 +174,7 @@ class LearnedExtractor:
                 continue
             text, kinds = redact(message.content)
             result.redacted_kinds.extend(kinds)
+            text = unshouted(text)
             stripped = text.strip()
             forget = FORGET.match(stripped)
             if forget:
@@ -751,6 +753,7 @@ class LearnedExtractor:
             # "as" and "at" the span took in say nothing of which job ("now @ kessel" -> kessel)
             value = job_phrase(value, f.clause)
             value = _HOW_LONG_AS.sub("", value) or value
+            value = with_workplace_place(value, f.clause)
             if (studies := studies_named(value, f.clause)) is not None:
                 slot, value = SLOTS["education"], studies  # "exchange student", "junior at westland high"
         if slot.name == "family" and _NOT_ONE_MYSELF.search(_words_before(value, f.clause)):
@@ -1112,6 +1115,29 @@ def works_for(value: str) -> str | None:
     return value if _WORKS_FOR.match(value) else None
 
 
+# a workplace the job's value ends on, and the place right after it: "gameplay programmer, small indie studio" + " in
+# pangyo", "picker at the Tesco distribution centre" + " in Daventry". The screen keeps the place out of the home
+# (it is where the user works), so it stays only if the job keeps it
+_ENDS_ON_A_WORKPLACE = re.compile(
+    r"\b(?:studio|office|clinic|hospital|shop|store|school|restaurant|caf[eé]|bar|pub|salon|company|firm|factory|"
+    r"plant|warehouse|depot|branch|lab|agency|bank|hotel|startup|start-up|centre|center|practice|surgery|bakery|"
+    r"garage|site|mill|farm|mine|yard|dealership|pharmacy|library|museum|university|college|nursery|kitchen)$",
+    re.IGNORECASE)
+_PLACE_AFTER = re.compile(r"\s+(?:in|at)\s+(?:the\s+)?(?!(?:morning|mornings|evening|evenings|afternoon|"
+                          r"afternoons|night|nights|weekends?|moment|end|same|time)\b)"
+                          r"(?P<place>[^\W\d_][\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*)?)"
+                          r"(?=\s*(?:[,.;:!?()]|\s-\s|$)|\s+(?:and|but|so|where|though)\b)", re.IGNORECASE)
+
+
+def with_workplace_place(value: str, clause: str) -> str:
+    """The job's value with the place of its workplace, said right after it (see _ENDS_ON_A_WORKPLACE)."""
+    at = clause.find(value)
+    if at < 0 or not _ENDS_ON_A_WORKPLACE.search(value):
+        return value
+    place = _PLACE_AFTER.match(clause, at + len(value))
+    return clause[at:place.end()] if place else value
+
+
 def job_phrase(value: str, clause: str) -> str:
     """A job is title and employer as one fact (docs/slots.md), and the tagger marks a piece of it ("Stuttgart" of
     "I work since 6 years as mechanical engineer by Bosch in Stuttgart", "& Co" of "I am running a small bakery
@@ -1144,7 +1170,7 @@ def job_phrase(value: str, clause: str) -> str:
 _I_AGAIN = re.compile(r"(?:^|\s)I(?:\s|$)")
 _ONE_WORD_THEN_COMMA = re.compile(r"^\s*([^\W\d_][\w'-]*)\s*,\s*$")
 # an introduction's list before the job: a number said alone between commas (the age), as in "dana, 41, nurse"
-_INTRO_LIST = re.compile(r"(?:^|,)\s*\d{1,3}\s*(?:,|$)")
+_INTRO_LIST = re.compile(r"(?:^|,|\s)\s*\d{1,3}\s*(?:,|$)")  # "im dana, 41, nurse", "im dana 41 nurse"
 _NEW_SUBJECT = re.compile(r"\b(?:and|but|so|while|because)\s+(?:we|i|they|he|she|my|our|it)\b", re.IGNORECASE)
 
 

@@ -173,6 +173,12 @@ _ME_TOO_AFTER = re.compile(r"^\W*(?:(?:and|&)\s+)?(?:so\s+(?:am|do|have|was)\s+i
 _ME_AND_BEFORE = re.compile(r"(?:^|[^\w'’])(?:me|i|myself)\s*$", re.IGNORECASE)
 
 
+# someone doing to the user what makes the value the user's: "He has put me on a statin, atorvastatin" (the
+# doctor of the sentence before), "she switched me to Fiasp"
+_ONTO_THE_USER = re.compile(r"\b(?:put|puts|putting|started|starts|starting|switched|switches|moved|changed|gave|"
+                            r"given|gives|prescribed|prescribes)\s+me\b", re.IGNORECASE)
+
+
 def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
     """The value sits where the clause talks of someone else: "I'm a nurse and my mum is vegan" (vegan is
     the mum's, nurse the user's); "I'm vegan and my mum is too" (the user's)."""
@@ -193,7 +199,8 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
                 and not (_CLINICIAN.search(m.group(0)) and _THE_USER.search(clause[m.start():at]))):
             return True
     for m in _SHE_OR_HE.finditer(clause):
-        if at >= m.end() and not _USER_AGAIN.search(clause[m.end():at]):
+        if (at >= m.end() and not _USER_AGAIN.search(clause[m.end():at])
+                and not _ONTO_THE_USER.search(clause[m.end():at])):
             return True
     if slot not in _OWNED_BY_OTHERS_TOO and _named_subjects_value(at, clause):
         return True
@@ -293,6 +300,12 @@ def _at_work_in(value: str, clause: str) -> bool:
     return at > 0 and bool(_WORKPLACE_IN.search(clause[:at])) and not _I_LIVE.search(clause[:at])
 
 
+# a standing way of answering asked for as a favour ("Can you reply in Taglish from now on?"): a request, not a
+# question (the check before it has found the words that make it stand)
+_ASKED_AS_A_FAVOUR = re.compile(r"^\W*(?:(?:ok|okay|so|and|also|pls|please|hey|btw)\W+)*(?:can|could|would|will)\s+"
+                                r"(?:you|u|ya)\b", re.IGNORECASE)
+
+
 def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
            message: str = "") -> str | None:
     """Why the value must not become a fact, or None. ``sentence`` and ``message`` hold the clause (an
@@ -302,7 +315,7 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
     if (slot in ANSWER_SLOTS and not explicit
             and not standing_instruction(clause, sentence or clause, message or sentence or clause)):
         return "one_off_request"
-    if not explicit and is_question(clause):
+    if not explicit and is_question(clause) and not (slot in ANSWER_SLOTS and _ASKED_AS_A_FAVOUR.match(clause)):
         return "question"
     if not explicit and _WISH.search(clause):
         return "hypothetical"
@@ -346,7 +359,11 @@ _STANDING = re.compile(
     r"for (?:every|all|any)|in (?:every|all|any)thing|in general|new rule|siempre|immer|toujours|sempre|ab jetzt|"
     # a new way of answering ("switch format: no bullets", "changing the format")
     r"(?:switch(?:ed|ing)?|chang(?:e|ed|ing)) (?:the |your )?format|new format|"
-    r"desde ahora|d[ée]sormais|house style|(?:no|never)\b.{0,40}\bever|(?<![\w\s])\s*(?:[\w-]+\s+){1,3}only|"
+    r"desde ahora|d[ée]sormais|house style|"
+    # "from now on" in the languages users switch to, and a way of answering taken up again ("go back to English")
+    r"de agora em diante|a partir de agora|daqui (?:pra|para) frente|de ahora en adelante|a partir de ahora|"
+    r"[àa] partir de maintenant|dor[ée]navant|von nun an|ab sofort|d'ora in poi|da ora in poi|mulai sekarang|"
+    r"(?:go|switch|change|get|revert)\s+back\s+to|revenir\s+[àa]|volver\s+al?|voltar\s+(?:ao?|pro|para\s+o)|(?:no|never)\b.{0,40}\bever|(?<![\w\s])\s*(?:[\w-]+\s+){1,3}only|"
     # "every answer", "all your replies", "any code": a quantifier counts only over answers, not over a task's
     # things ("summarize every chapter of this book")
     r"(?:every|each|all|any)\s+(?:(?:of\s+)?(?:your|my|the)\s+)?(?:\w+\s+)?(?:answers?|repl(?:y|ies)|"

@@ -34,6 +34,37 @@ _QUESTION_START = re.compile(
     r"was|were|have|has|any|anything|is it|isn't|aren't|wanna|u think|you think|thoughts|ideas)\b", re.IGNORECASE)
 
 
+# a message typed in capitals throughout ("MY GRANDSON JOSH IS 10 AND HE HAS A NUT ALLERGY"): the rules that find
+# people and names read a capital as a name's, and every word has one. A few capitals in ordinary text ("NHS",
+# "ICU", "OK") are no shouting, so the share and the count of capitals must both be high
+_SHOUTED_SHARE = 0.8
+_SHOUTED_LETTERS = 16
+_REDACTED = re.compile(r"\[REDACTED:[^\]]*\]")
+_SENTENCE_START = re.compile(r"(^|[.!?]\s+|\n\s*)([a-z])")
+_LONE_I = re.compile(r"\bi(?=\b|['’])")
+
+
+def unshouted(text: str) -> str:
+    """Text typed in capitals throughout, in lower case with its sentences' first letters and "I" capitalised,
+    as a user who did not shout would have typed it; any other text as it is. Redaction markers stay as they
+    are, and so does every offset (a letter whose lower case is longer leaves the text alone)."""
+    letters = [c for c in _REDACTED.sub(" ", text) if c.isalpha() and c.lower() != c.upper()]
+    upper = sum(c.isupper() for c in letters)
+    if upper < _SHOUTED_LETTERS or upper < _SHOUTED_SHARE * len(letters):
+        return text
+    parts: list[str] = []
+    last = 0
+    for m in _REDACTED.finditer(text):
+        parts.extend((text[last:m.start()].lower(), m.group(0)))
+        last = m.end()
+    parts.append(text[last:].lower())
+    lowered = "".join(parts)
+    if len(lowered) != len(text):
+        return text
+    lowered = _LONE_I.sub("I", lowered)
+    return _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2).upper(), lowered)
+
+
 def chunks(text: str) -> list[tuple[int, str]]:
     """(offset, piece) pairs covering the text, each at most MAX_WORDS words, split between sentences."""
     if len(text.split()) <= MAX_WORDS:

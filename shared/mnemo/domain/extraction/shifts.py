@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 SHIFT_KEY = "work shift"
 
-_SHIFT = (r"(?P<shift>(?:the\s+)?(?:night|day|early|late|evening|swing|graveyard|weekend|split|rotating)\s+shifts?|"
+_SHIFT = (r"(?P<shift>(?:the\s+)?(?:night|day|early|late|evening|swing|graveyard|weekend|split|rotating|back|"
+          r"morning|afternoon)\s+shifts?|"
           r"nights|days|earlies|lates|graveyard|(?:\d{1,2}|eight|ten|twelve)[- ]?(?:h|hr|hrs|hour)s?\s+shifts|"
           r"shift work)")
 # hours that may follow a shift: "7a-7p", "7 to 7:30", "from 6am to 2pm", "(6-2)"
@@ -24,10 +25,17 @@ _HOURS = (r"(?:(?:\s+now)?,?\s*\(?(?:from\s+)?(?P<hours>\d{1,2}(?::\d{2})?\s*(?:
 _WORKED = re.compile(
     r"(?:\b(?:i|we|still|now|currently|mostly|usually|also|only)\s+(?:work|do)\s+|"
     r"\b(?:i'?m|im|i am|i'?ve been|ive been|been|still|now|currently|back|mostly)\s+(?:working\s+|workin'?\s+|"
-    r"doing\s+|on\s+(?:the\s+)?)|(?:^|[,.;!]\s*)(?:working|workin'?|on)\s+)"
+    r"doing\s+|on\s+(?:the\s+)?)|(?:^|[,.;!]\s*)(?:working|workin'?|on)\s+|"
+    # someone moved the user onto it: "manager move me to day shift", "they put me back on night shift"
+    r"\b(?:move|moves|moved|put|puts|switched|switch|changed|transferred|swapped)\s+me\s+(?:back\s+)?"
+    r"(?:to|on|onto)\s+(?:the\s+)?)"
     + _SHIFT + r"(?!\s+(?:off|out|like|when|where|that|ago|before|after|later|of)\b)" + _HOURS, re.IGNORECASE)
 # a shift said bare with its hours: "day shift 7a-7p yay"
 _WITH_HOURS = re.compile(r"\b(?P<shift>(?:night|day|early|late|evening)\s+shifts?)" + _HOURS, re.IGNORECASE)
+# a shift said bare as the one now: "back shift noo, two tae midnight", "Day shift na this month"
+_NOW = re.compile(r"(?:^|[,.;!]\s*)(?!the\b)" + _SHIFT + r"\s+(?:now|noo|nw|rn|nowadays|these days|"
+                  r"na this (?:week|month)|this (?:week|month)|from (?:now|today|this week|monday))\b"
+                  r"(?!\s+(?:has|have|had|is|are|was|were|will)\b)", re.IGNORECASE)
 # said as left: "no more nights", "came off nights", "done with night shifts"
 _LEFT = re.compile(r"\b(?:no more|no longer (?:on|doing|working)|done with|finished with|came off|come off|"
                    r"coming off|quit|stopped(?: doing)?)\s+" + _SHIFT + r"\b", re.IGNORECASE)
@@ -52,7 +60,7 @@ def shifts_in(text: str) -> list[Shift]:
     found: list[Shift] = []
     for m in _LEFT.finditer(text):
         found.append(Shift(m.start(), m.end(), _value(m), False))
-    for pattern in (_WORKED, _WITH_HOURS):
+    for pattern in (_WORKED, _WITH_HOURS, _NOW):
         for m in pattern.finditer(text):
             at = m.start("shift")
             if any(s.start <= at < s.end for s in found):
