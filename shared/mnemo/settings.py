@@ -249,6 +249,11 @@ class Settings(BaseModel):
     # this many memories under min_relevance still go in when they are the best there is, at least
     # near_miss_floor relevant and at least near_miss_ratio of the best memory's relevance; 0 switches it off
     near_miss_limit: int = Field(4, ge=0, le=20)
+    # a fact of someone in the user's care (family_care: a dependant, a relative or housemate at the user's table)
+    # goes in only when the request needs the family, names the person or speaks of the user with others
+    # (domain/for_others.py): "what should I have for lunch" is no request to cook for the partner; false: by
+    # relevance alone, as any fact
+    care_facts_when_asked: bool = True
     near_miss_floor: float = Field(0.08, ge=0, le=1)
     near_miss_ratio: float = Field(0.5, ge=0, le=1)
     # the extractor may split one clause into several facts ("joined the cathedral choir, Thursday evenings,

@@ -91,3 +91,19 @@ def test_a_childs_allergy_said_in_the_next_sentence_is_theirs(service: Mnemo) ->
     say_next_day(service, TENANT, USER, "c1", "my son Leo is 6. He is allergic to peanuts, so the trip is a worry.")
     care = [c for s, c in _live(service).items() if s.startswith("family_care:")]
     assert care == ["User's son Leo is allergic to peanuts."]
+
+
+def test_a_partners_diet_is_at_the_table_only_for_meals_with_them(service: Mnemo) -> None:
+    # a spouse or partner shares the user's home: their food facts are kept, but the user's own meals are the user's
+    say_next_day(service, TENANT, USER, "c1", "my partner Sam is coeliac so our kitchen is a minefield of two toasters")
+    live = _live(service)
+    assert [c for s, c in live.items() if s.startswith("family_care:")] == ["User's partner Sam's health: coeliac."]
+    assert not [s for s in live if s in ("diet", "health", "allergy")]
+    assert "coeliac" in _block(service, "What should I make for dinner for both of us this week?")
+    assert "coeliac" in _block(service, "any bread Sam can eat?")
+    assert "coeliac" not in _block(service, "what should I have for lunch?")
+
+
+def test_a_former_partners_diet_is_not_kept(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "my ex-wife is vegan, the kids say dinners there are all lentils")
+    assert not [c for c in _live(service).values() if "vegan" in c.lower()]

@@ -791,3 +791,15 @@ def test_a_flatmate_who_lives_with_the_user_is_at_the_table(extractor: LearnedEx
     facts = stored(extractor, "my flatmate Rohan lives with me and he's vegan")
     assert any(s.startswith("family_care:") and "vegan" in c for s, c in facts.items()), facts
     assert "diet" not in facts
+
+
+@pytest.mark.parametrize(("text", "home"), [
+    ("I live in Berlin, in Kreuzberg", "User lives in Kreuzberg, Berlin."),
+    ("A big change: we have sold the house and we have installed ourselves in Lyon, in the 6th arrondissement, to "
+     "be near our daughter Claire",
+     "User lives in the 6th arrondissement, Lyon."),
+])
+def test_the_city_said_before_the_part_of_it_stays_with_the_home(extractor: LearnedExtractor, text: str,
+                                                                  home: str) -> None:
+    # the tagger marks the district alone: the city was lost
+    assert stored(extractor, text).get("home_location") == home

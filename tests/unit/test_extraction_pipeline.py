@@ -1291,3 +1291,18 @@ def test_shouting_is_lowered_with_markers_and_offsets_kept() -> None:
     # a few capitals in ordinary text are no shouting
     assert unshouted("I work at the NHS in the ICU, OK") == "I work at the NHS in the ICU, OK"
     assert unshouted("OK LOL") == "OK LOL"
+
+
+@pytest.mark.parametrize(("text", "meant"), [
+    ("up in Oban, the 14th o June... naw hing oan, it's the 21st, the 14th wis jist the hotel's first offer",
+     "the 21st of June"),
+    ("a talk for PyData Berlin, on the 14th, non attends, the 15th of February", "the 15th of February"),
+    ("the 3rd, nah the 4th", "the 4th"),
+    ("departure the 14 May, ah no, pardon, the 15 May, the 14 is the birthday", "the 15 May"),
+])
+def test_a_date_taken_back_in_other_voices_and_languages_is_the_one_meant(text: str, meant: str) -> None:
+    from mnemo.domain.extraction.dates import corrected_dates
+    out = corrected_dates(text)
+    assert meant in out
+    assert "14" not in out.split(meant)[0]
+    assert "3rd" not in out

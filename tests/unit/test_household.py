@@ -35,7 +35,8 @@ def test_a_name_the_family_facts_hold_is_a_dependant_and_a_possessive_is_theirs_
 
 @pytest.mark.parametrize("text", [
     "my sister Bea is vegan, she brought her own roast",
-    "my husband has gout so no red meat for him",
+    "my ex-husband has gout so no red meat for him",  # a partner no longer
+    "Marco's wife is pregnant, due in May",  # someone else's spouse
     "Marta is allergic to kiwi",  # a name no family fact holds: a friend, a colleague
     "my mum's diabetic and my brother is keto",
     "my neighbour's kid is vegan and coming to the party",  # a child, but not the user's
@@ -43,6 +44,13 @@ def test_a_name_the_family_facts_hold_is_a_dependant_and_a_possessive_is_theirs_
 ])
 def test_other_adults_are_no_dependants(text: str) -> None:
     assert stretches(text, {"noor": Person("noor", "")}) == []
+
+
+def test_a_spouse_or_partner_is_at_the_users_table() -> None:
+    # they share the user's home unless the user says otherwise (retrieval gives their facts only to requests that
+    # speak of them or of the user with others: domain/for_others.py)
+    [found] = stretches("my husband has gout so no red meat for him", {})
+    assert (found.person.label, found.person.guest) == ("husband", True)
 
 
 def test_a_stretch_ends_where_the_user_speaks_of_themselves_again() -> None:

@@ -19,6 +19,7 @@ from mnemo.crypto import TenantHashKeys, keyed_hash
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
+from mnemo.domain.for_others import asked_for, is_care_fact
 from mnemo.domain.gate import GENERAL_KNOWLEDGE, Gate, GateDecision, decide, is_open_ended
 from mnemo.domain.models import (
     SOURCE_PRECEDENCE,
@@ -342,8 +343,14 @@ class Retriever:
                 rejected[s.memory.memory_id] = "below_min_relevance"
         kept = said_together(kept, ranked, settings.said_together_limit, now)
         kept = needed_slots(kept, ranked, settings.slot_boost * settings.needed_slot_at_least, now)
+        if settings.care_facts_when_asked:
+            unasked = {s.memory.memory_id for s in kept
+                       if is_care_fact(s.memory.subject) and not asked_for(query, s.memory.content, s.needed)}
+            kept = [s for s in kept if s.memory.memory_id not in unasked]
         for s in kept:
             rejected.pop(s.memory.memory_id, None)
+        if settings.care_facts_when_asked:
+            rejected.update(dict.fromkeys(unasked, "not_asked_for"))
         kept, conflicts, lost = self._resolve_conflicts(kept)
         rejected.update(dict.fromkeys(lost, "conflict_lost"))
         for s in kept[top_k:]:

@@ -218,7 +218,7 @@ def without_dates(text: str) -> str:
 # a day or a time as a user names it, for a correction of one by another ("tuesday, wait no, wednesday")
 _A_WHEN = (rf"(?:(?:next|this|on|at|by|the)\s+)?(?:{_WEEKDAY.replace('?P<wd>', '?:')}|"
            rf"{_MONTH.replace('?P<mon>', '?:')}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?|"
-           r"\d{1,2}(?:st|nd|rd|th)(?:\s+of)?(?:\s+" + _MONTH.replace("?P<mon>", "?:") + r")?|"
+           r"\d{1,2}(?:st|nd|rd|th)(?:\s+(?:of|o|de))?(?:\s+" + _MONTH.replace("?P<mon>", "?:") + r")?|"
            # "20 march", as many write it
            r"\d{1,2}\s+" + _MONTH.replace("?P<mon>", "?:") + r"\b|"
            r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?|today|tonight|tomorrow|tmrw)")
@@ -227,9 +227,12 @@ _A_WHEN = (rf"(?:(?:next|this|on|at|by|the)\s+)?(?:{_WEEKDAY.replace('?P<wd>', '
 # separators are one character class, so a run of them is read one way only (a dotted one was read 2^n ways)
 _GAP = r"[\s.…,;:!\-]*"
 # ("well" only before one of them: "Saturday, well, Sunday works too" takes nothing back)
-_TAKEN_BACK = (_GAP + r"(?:well\b" + _GAP + r")?"
+_TAKEN_BACK = (_GAP + r"(?:(?:well|ah|oh|eh|uh|um|hmm)\b" + _GAP + r")?"
                r"(?:(?:no+|nope|wait|sorry|oops|i mean|i meant|actually|scratch that|correction|"
-               r"make (?:that|it)|or rather|rather)\b" + _GAP + r")+(?:(?:it['’]?s|its|it is)\b" + _GAP + r")?")
+               r"make (?:that|it)|or rather|rather|"
+               # the same in the voices and languages users write in: "naw hing oan", "non attends", "não, espera"
+               r"naw|nah|hang on|hing oan|hold on|my bad|non|nein|não|nao|attends|espera|perdón|perdon|pardon)\b"
+               + _GAP + r")+(?:(?:it['’]?s|its|it is|c['’]est|es el|é)\b" + _GAP + r")?")
 _CORRECTED_WHEN = re.compile(rf"\b(?P<old>{_A_WHEN})(?P<back>{_TAKEN_BACK})(?P<new>{_A_WHEN})(?![\w:])",
                              re.IGNORECASE)
 _LEAD = re.compile(r"(?:(?:next|this|on|at|by|the)\s+)?", re.IGNORECASE)

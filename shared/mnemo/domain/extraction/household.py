@@ -6,8 +6,8 @@ eggs", "my daughter Jess just decided she's vegetarian": the screen keeps these 
 A dependant is a child or grandchild the user names with a word of kinship ("my son", "our youngest", "my
 granddaughter Sofia") or by a name the user's family facts hold ("leo", known from "mum of 3 (leo 9, ...)");
 an adult relative who lives with the user ("Rohit's mother lives with us and she doesn't eat onion or garlic")
-eats at the user's table, so their food and health facts are kept too (GUEST_SLOTS); other adults (a visiting
-sister, a wife, a friend) keep the screen's answer. A sentence that opens on "she" or "he" goes on with the person
+eats at the user's table, so their food and health facts are kept too (GUEST_SLOTS), and so do the user's spouse or
+partner unless the user says otherwise; other adults (a visiting sister, a friend) keep the screen's answer. A sentence that opens on "she" or "he" goes on with the person
 the one before was about ("my son Leo is 6. He is allergic to peanuts").
 
 Who a stretch of a message is about is found by rule (exact: the nearest person named before it, "she" and
@@ -36,7 +36,7 @@ _DEPENDANT_KIN = (r"(?:step-?)?sons?|(?:step-?)?daughters?|kids?|kiddos?|child|c
 _OTHER_KIN = (r"co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|brothers?|bro|sisters?|sis|mom|mum|"
               r"mother|dad|father|parents?|husband|hubby|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|"
               r"uncle|cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|nan|roommate|flatmate|housemate|"
-              r"neighbou?r|teacher|doctor|landlord|in-laws?|mother-in-law|father-in-law|sister-in-law|"
+              r"neighbou?r|teacher|doctor|landlord|in-laws?|mother-in-law|father-in-law|sister-in-law|missus|spouse|"
               r"brother-in-law|ex|dog|cat|puppy|kitten")
 _DEPENDANT = re.compile(rf"^(?:{_DEPENDANT_KIN})$", re.IGNORECASE)
 _KIN = re.compile(
@@ -148,7 +148,12 @@ GUEST_SLOTS = frozenset({"allergy", "diet", "avoids", "health"})
 _GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|father|parents?|husband|hubby|wife|partner|"
                         r"bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|cousin|niece|nephew|grandma|grandpa|"
                         r"grandmother|grandfather|nan|in-laws?|mother-in-law|father-in-law|sister-in-law|"
-                        r"brother-in-law|flatmate|roommate|housemate)$", re.IGNORECASE)
+                        r"brother-in-law|flatmate|roommate|housemate|missus|spouse)$", re.IGNORECASE)
+# the ones who share the user's home unless the user says otherwise: a spouse or partner ("my partner Sam is coeliac
+# so our kitchen is a minefield"); a girlfriend or boyfriend as often lives elsewhere, and a flatmate is one only by
+# the words that say so. Retrieval gives their facts only to a request that speaks of them or of the user with others
+# (domain/for_others.py): "what should I have for lunch" is the user's own
+_SHARES_THE_HOME = re.compile(r"^(?:husband|hubby|wife|partner|missus|spouse)$", re.IGNORECASE)
 
 
 # how far a sentence is read either side of a person's mention (a run-on of thousands of characters is no sentence)
@@ -174,7 +179,8 @@ _NOT_AT_THE_TABLE = re.compile(
 def _guest(person: Person, sentence: str, whose: str) -> Person | None:
     """The person as a guest at the user's table, or None. Someone else's relative is one only by that someone's
     name ("Rohit's mother lives with us"): "his wife Priya" is no wife of the user's, and a fact must not say so."""
-    if (not person.kin or not _GUEST_KIN.match(person.kin) or not _AT_THE_TABLE.search(sentence)
+    if (not person.kin or not _GUEST_KIN.match(person.kin)
+            or not (_AT_THE_TABLE.search(sentence) or (_SHARES_THE_HOME.match(person.kin) and not whose.strip()))
             or _NOT_AT_THE_TABLE.search(sentence)):
         return None
     owner = whose.strip()
@@ -214,6 +220,10 @@ _PLURAL = re.compile(r"^(?:kids?|kiddos|children|babies|toddlers|little ones|twi
                      r"grandchildren|sons|daughters)$", re.IGNORECASE)
 
 
+# a partner no longer: "my ex-wife", "my former partner", "my late husband"
+_FORMER = re.compile(r"\b(?:ex|former|late)[- ]?\s*$", re.IGNORECASE)
+
+
 def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
     """The parts of ``text`` about a dependant: from their mention to the next person, the user speaking of
     themselves again, or the end of the sentence; "she" and "he" go on with the same person."""
@@ -222,7 +232,7 @@ def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
     for i, (start, end, person) in enumerate(mentions):
         whose = _SOMEONE_ELSES.search(text, max(0, start - 40), start)
         who = None if whose else _dependant(person, household)
-        if who is None:
+        if who is None and not _FORMER.search(text, max(0, start - 12), start):
             who = _guest(person, _sentence_of(text, start), whose.group(0) if whose else "")
         if who is None:
             continue

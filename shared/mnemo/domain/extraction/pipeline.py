@@ -741,6 +741,8 @@ class LearnedExtractor:
         if slot.name == "home_location" and (_A_WORKPLACE_IN.search(_words_before(value, f.clause))
                                              or _A_WORKPLACE_NAMED.search(value)):
             return None  # "my office is in Leeds", "the Bristol branch": where the work is, no home
+        if slot.name == "home_location" and not negated:
+            value = with_city_before(value, f.clause)  # "I live in Berlin, in Kreuzberg": "Kreuzberg, Berlin"
         if slot.name == "hometown" and works_from(value, f.clause):
             slot = SLOTS["home_location"]  # "I work remote from Limassol": where they are, not where they are from
         if slot.name == "project_stack" and _OWN_TOOL_BEFORE.search(_words_before(value, f.clause)):
@@ -1136,6 +1138,22 @@ def with_workplace_place(value: str, clause: str) -> str:
         return value
     place = _PLACE_AFTER.match(clause, at + len(value))
     return clause[at:place.end()] if place else value
+
+
+# the city said just before the part of it the value names: "in Berlin, in Kreuzberg", "in Lyon, in the 6th
+# arrondissement" (the tagger marks the second place alone, and the city is lost)
+_CITY_BEFORE = re.compile(r"\bin\s+(?:(?P<city>(?-i:[A-Z])[\w'’-]+(?:\s+(?-i:[A-Z])[\w'’-]+)?),\s+(?:in\s+)?|"
+                          r"(?P<low>[^\W\d_][\w'’-]+),\s+in\s+)(?:the\s+)?$", re.IGNORECASE)
+
+
+def with_city_before(value: str, clause: str) -> str:
+    """A home's value with the city said right before it (see _CITY_BEFORE), after it: "Kreuzberg, Berlin"."""
+    at = clause.find(value)
+    m = _CITY_BEFORE.search(clause[:at]) if at > 0 else None
+    if m is None:
+        return value
+    city = m.group("city") or m.group("low")
+    return value if city.lower() in value.lower() else f"{value}, {city}"
 
 
 def job_phrase(value: str, clause: str) -> str:

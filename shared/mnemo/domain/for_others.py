@@ -1,0 +1,56 @@
+"""Whether a request is about the people a fact of someone in the user's care is about.
+
+A dependant's or a housemate's fact ("User's son Leo is allergic to sesame.", "User's partner Sam's health:
+coeliac.") shares its words with the user's own food and health questions: "what should I have for lunch" is
+as near to "User's partner Sam's diet: keto." as to the user's own diet, and a block that gave it would have the
+assistant cook keto for someone who is not. Such a fact goes in when the request needs the user's family (the slot
+affinity, through the fact's borrowed slot), names the person ("what can I cook for Sam?") or speaks of the
+user with others ("dinner for both of us", "lunchbox ideas for the kids", "for everyone on Sunday").
+"""
+
+from __future__ import annotations
+
+import re
+
+CARE_PREFIX = "family_care:"
+
+# the user with others: "dinner for both of us", "what should we cook on Sunday", "for everyone"
+_TOGETHER = re.compile(
+    r"\b(?:we|us|our|ours|both|together|family|families|everyone|everybody|guests?|visitors?|all of us|"
+    r"the two of us|for two|for three|for four|household)\b", re.IGNORECASE)
+# what the user does for children: a child's fact goes in for these ("lunchbox ideas", "the school run")
+_FOR_CHILDREN = re.compile(
+    r"\b(?:kids?|kiddos?|children|child|bab(?:y|ies)|toddlers?|boys|girls|twins|lunch\s?box(?:es)?|"
+    r"packed lunch(?:es)?|school|nursery|daycare|party|birthday)\b", re.IGNORECASE)
+_CHILD_KIN = re.compile(r"^(?:(?:step-?)?(?:sons?|daughters?)|kids?|child|children|bab(?:y|ies)|toddlers?|youngest|"
+                        r"eldest|oldest|twins|boys|girls|grand\w+|family)$", re.IGNORECASE)
+# the same person called otherwise in the request: "my mum" of "User's mother ..."
+_SAME_KIN = {"mum": "mother", "mom": "mother", "mommy": "mother", "mam": "mother", "dad": "father",
+             "daddy": "father", "hubby": "husband", "missus": "wife", "kiddo": "kid", "kiddos": "kids"}
+# how a care fact names its person: "User's son Leo is ...", "User's partner Sam's diet: ...", "Rohit's mother ..."
+_LABEL = re.compile(r"^(?:User's\s+)?(?P<label>.+?)(?:['’]s?\s+(?:diet|health|school|education|routine|plan)\b|"
+                    r"\s+(?:is|has|avoids|takes|goes|attends|plans)\b|:)", re.IGNORECASE)
+_NOT_A_NAME = frozenset({"user", "user's", "member"})
+
+
+def is_care_fact(subject: str) -> bool:
+    return subject.startswith(CARE_PREFIX)
+
+
+def names_in(content: str) -> set[str]:
+    """The words a care fact names its person by: "User's son Leo is allergic to sesame." -> {"son", "leo"}."""
+    m = _LABEL.match(content)
+    if not m:
+        return set()
+    return {w for w in re.findall(r"[^\W\d_][\w-]+", m.group("label").lower()) if w not in _NOT_A_NAME}
+
+
+def asked_for(query: str, content: str, needed: float) -> bool:
+    """Whether a care fact belongs in the block of this request (see the module's docstring)."""
+    if needed > 0 or _TOGETHER.search(query):
+        return True
+    names = names_in(content)
+    if _FOR_CHILDREN.search(query) and any(_CHILD_KIN.match(n) for n in names):
+        return True
+    words = {_SAME_KIN.get(w, w) for w in re.findall(r"[^\W\d_][\w-]+", query.lower())}
+    return bool(words & names)

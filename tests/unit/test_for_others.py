@@ -1,0 +1,41 @@
+"""When a fact of someone in the user's care belongs in a block (domain/for_others.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemo.domain.for_others import asked_for, is_care_fact, names_in
+
+
+def test_a_care_fact_names_its_person_by_kin_and_name() -> None:
+    assert names_in("User's son Leo is allergic to sesame.") == {"son", "leo"}
+    assert names_in("User's partner Sam's health: coeliac.") == {"partner", "sam"}
+    assert names_in("Rohit's mother avoids onion.") == {"rohit", "mother"}
+    assert is_care_fact("family_care:leo_allergy_sesame")
+    assert not is_care_fact("allergy:sesame")
+
+
+@pytest.mark.parametrize("query", ["what should I have for lunch?", "snacks for my run", "quick breakfast ideas",
+                                   "what should i bake for the school fete"])
+def test_the_users_own_request_is_not_asked_for(query: str) -> None:
+    assert not asked_for(query, "User's partner Sam's diet: keto.", 0.0)
+
+
+@pytest.mark.parametrize("query", ["dinner for both of us this week", "what can Sam eat at the bbq?",
+                                   "what should we cook on Sunday?"])
+def test_a_request_with_others_or_naming_the_person_is(query: str) -> None:
+    assert asked_for(query, "User's partner Sam's diet: keto.", 0.0)
+
+
+def test_a_request_the_family_affinity_marks_is_asked_for_whatever_its_words() -> None:
+    assert asked_for("what should I cook tonight", "User's son Leo is allergic to sesame.", 0.1)
+
+
+def test_what_is_done_for_children_asks_for_a_childs_fact_only() -> None:
+    assert asked_for("lunchbox ideas for this week?", "User's son Leo is allergic to sesame.", 0.0)
+    assert asked_for("lunchbox ideas for this week?", "User's family member Ivy is allergic to egg.", 0.0)
+    assert not asked_for("lunchbox ideas for this week?", "User's partner Sam's diet: keto.", 0.0)
+
+
+def test_a_person_called_otherwise_in_the_request_is_named() -> None:
+    assert asked_for("what can I cook for my mum?", "User's mother's diet: vegetarian.", 0.0)
