@@ -803,3 +803,22 @@ def test_the_city_said_before_the_part_of_it_stays_with_the_home(extractor: Lear
                                                                   home: str) -> None:
     # the tagger marks the district alone: the city was lost
     assert stored(extractor, text).get("home_location") == home
+@pytest.mark.parametrize(("text", "old", "new"), [
+    ("Ramipril stopped. Cough. Now amlodipine 5 mg.", "ramipril", "amlodipine"),
+    ("my consultant rang to say metformin wasnt enough so ive stopped it and im on insulin injections at night now",
+     "metformin", "insulin"),
+    ("doctor change my drug, him say metformin dey worry my stomach. now na gliclazide i dey take every morning",
+     "metformin", "gliclazide"),
+])
+def test_a_medicine_ended_after_it_is_named_is_no_longer_taken(extractor: LearnedExtractor, text: str, old: str,
+                                                                 new: str) -> None:
+    # each old medicine was kept as taken beside the new one: the block named both
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    health = [c for c in extractor.extract([message]).accepted if c.tags and c.tags[0] == "health"]
+    assert [c.polarity for c in health if old in c.content.lower()] == [False]
+    assert [c.polarity for c in health if new in c.content.lower()] == [True]
+
+
+def test_a_medicine_taken_beside_another_ending_stays(extractor: LearnedExtractor) -> None:
+    assert stored(extractor, "I take metformin and I stopped eating sugar").get("health:metformin", "").endswith(
+        "metformin.")

@@ -7,8 +7,9 @@ A dependant is a child or grandchild the user names with a word of kinship ("my 
 granddaughter Sofia") or by a name the user's family facts hold ("leo", known from "mum of 3 (leo 9, ...)");
 an adult relative who lives with the user ("Rohit's mother lives with us and she doesn't eat onion or garlic")
 eats at the user's table, so their food and health facts are kept too (GUEST_SLOTS), and so do the user's spouse or
-partner unless the user says otherwise; other adults (a visiting sister, a friend) keep the screen's answer. A sentence that opens on "she" or "he" goes on with the person
-the one before was about ("my son Leo is 6. He is allergic to peanuts").
+partner unless the user says otherwise; other adults (a visiting sister, a friend) keep the screen's answer. A
+sentence that opens on "she" or "he" goes on with the person the one before was about ("my son Leo is 6. He is
+allergic to peanuts").
 
 Who a stretch of a message is about is found by rule (exact: the nearest person named before it, "she" and
 "he" carrying that person on); what the stretch says is read by the learned tagger itself, over the stretch

@@ -248,7 +248,7 @@ _REPLACES_UNNAMED = re.compile(
     r"(?:the|my) (?:old|previous|last|other|former) (?:one|ones|pills?|tablets?|meds?|medicines?|medications?|"
     r"drug|stuff|prescription|blood thinner|inhaler)|"
     r"(?:changed?|change|switched|swapped|replaced|changing|switching) (?:my|the|me) (?:meds?|medicines?|"
-    r"medications?|medicin|pills?|tablets?|prescription|blood thinner|inhaler)|"
+    r"medications?|medicin|pills?|tablets?|prescription|blood thinner|inhaler|drugs?)|"
     r"(?:changed?|switched|swapped|replaced) (?:them|it)\b|got switched|been switched|"
     # "doctor give me other one now, amlodipine", "she put me on a different one"
     r"(?:gave|give|gives|given|put|prescribed|changed|switched)(?: me)?(?: on| to)? (?:an?\s+)?(?:other|another|"
@@ -282,6 +282,14 @@ def named_before_replacing(text: str, mentions: Sequence[Mention]) -> set[str]:
         return stems | {m.name.split()[0].lower() for m in mentions if m.start >= start and m.end <= end}
 
     before, after = named(0, said.start()), named(said.end(), len(text))
+    if not before:
+        # the replacement said first, then why, then the new one "now": "doctor change my drug, him say metformin
+        # dey worry my stomach. now na gliclazide i dey take"
+        now = next(reversed(list(re.finditer(r"\bnow\b", text[said.end():], re.IGNORECASE))), None)
+        if now is not None:
+            cut = said.end() + now.start()
+            old, new = named(said.end(), cut), named(cut, len(text))
+            return old - new if new else set()
     return before - after if after else set()
 
 
@@ -301,6 +309,38 @@ _OLD_NAMED = re.compile(
 _STOPPED = re.compile(r"^(?:stopped|came off)\s+(?:the|my|taking)\s+(?![\w'-]+ing\b)", re.IGNORECASE)
 
 
+# a medicine named, then said to be ended: "Ramipril stopped. Cough.", "the warfarin is finished now"
+_NAME_THEN_ENDED = re.compile(r"\b(?P<name>[^\W\d_][\w'-]*)\s+(?:(?:is|was|has been|have been|got|been)\s+)?"
+                              r"(?:stopped|discontinued|finished|dropped)\b(?!\s+(?:me|my|by|taking|eating|doing|the|a)\b)",
+                              re.IGNORECASE)
+# an ending of "it" after a medicine named in the same sentence: "metformin wasnt enough so ive stopped it"
+_ENDED_IT = re.compile(r"\b(?:stopped|quit|came off|come off|dropped|discontinued)\s+(?:it|them)\b", re.IGNORECASE)
+
+
+def _named_then_ended(text: str, talk: bool) -> list[Mention]:
+    """A medicine ended with its name first (see _NAME_THEN_ENDED), or as "it" after it in its sentence."""
+    out = []
+    for m in _NAME_THEN_ENDED.finditer(text):
+        name = m.group("name")
+        if name.lower() not in _NOT_A_MEDICINE and (has_medicine_stem(name) or (talk and name[:1].isupper())):
+            out.append(Mention(name, m.start("name"), m.end("name")))
+    for m in _ENDED_IT.finditer(text):
+        start = max(text.rfind(".", 0, m.start()), text.rfind("!", 0, m.start()), text.rfind("?", 0, m.start())) + 1
+        named = [w for w in re.finditer(r"[^\W\d_][\w-]*", text[start:m.start()]) if has_medicine_stem(w.group(0))]
+        if named:
+            out.append(Mention(named[-1].group(0), start + named[-1].start(), start + named[-1].end()))
+    return out
+
+
+def ended_after_naming(value: str, sentence: str) -> bool:
+    """The sentence names the medicine ``value`` begins with and then says it ended ("Ramipril stopped.",
+    "metformin wasnt enough so ive stopped it"): the polarity head reads it as still taken."""
+    words = value.split()
+    first = words[0].lower() if words else ""
+    talk = bool(MEDICAL_TALK.search(sentence))
+    return bool(first) and any(m.name.lower() == first for m in _named_then_ended(sentence, talk))
+
+
 def ended_medicines(text: str, any_name: bool = False) -> list[Mention]:
     """Medicines a message names as the ones a switch or an ending left behind: a name whose stem says medicine,
     or any name where the message speaks of a doctor or of medicines, or (``any_name``: for retractions written
@@ -316,7 +356,8 @@ def ended_medicines(text: str, any_name: bool = False) -> list[Mention]:
         stopped = any_name and _STOPPED.match(m.group(0)) is not None
         if has_medicine_stem(name) or (talk and (name[:1].isupper() or dosed)) or stopped:
             out.append(Mention(name, m.start("name"), m.end("name")))
-    return out
+    out.extend(m for m in _named_then_ended(text, talk) if all(m.start != o.start for o in out))
+    return sorted(out, key=lambda m: m.start)
 
 
 _CONDITION_FOR = re.compile(r"\bfor (?:my|the|his|her)\s+(?P<what>[\w' -]{3,40}?)(?=[,.;!?]|\s+(?:and|but|so|"

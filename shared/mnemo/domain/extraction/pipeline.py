@@ -40,6 +40,7 @@ from mnemo.domain.extraction.judge import CandidateJudge
 from mnemo.domain.extraction.languages import names_a_spoken_language
 from mnemo.domain.extraction.medicines import (
     Mention,
+    ended_after_naming,
     ended_medicines,
     medicines_in,
     named_after_replacing,
@@ -701,7 +702,8 @@ class LearnedExtractor:
         value, negated = found, f.span.negated and said_no_longer(slot.name, f.clause, found)
         negated = negated or (slot.name in CEASABLE_SLOTS and (ended_just_before(value, f.clause)
                                                               or ended_just_after(value, f.clause)))
-        negated = negated or (slot.name == "health" and stopped_taking(value, f.clause))
+        negated = negated or (slot.name == "health" and (stopped_taking(value, f.clause)
+                                                         or ended_after_naming(value, f.sentence)))
         negated = negated or (slot.name in CEASABLE_SLOTS | {"health"} and left_in_a_switch(value, f.clause))
         # "I used to love horror films", "turns out I'm not lactose intolerant", "I was keto for two years but",
         # "my asthma is basically gone": the polarity head reads each as the user's fact now
