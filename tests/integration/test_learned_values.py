@@ -822,3 +822,18 @@ def test_a_medicine_ended_after_it_is_named_is_no_longer_taken(extractor: Learne
 def test_a_medicine_taken_beside_another_ending_stays(extractor: LearnedExtractor) -> None:
     assert stored(extractor, "I take metformin and I stopped eating sugar").get("health:metformin", "").endswith(
         "metformin.")
+
+
+@pytest.mark.parametrize(("text", "diet"), [
+    ("my doctor said I should do low carb for a while, my glicose was a bit high in the exame", "low carb"),
+    ("the dietitian wants me on a low FODMAP diet", "low FODMAP"),
+])
+def test_a_diet_the_doctor_told_the_user_to_follow_is_their_diet(extractor: LearnedExtractor, text: str,
+                                                                  diet: str) -> None:
+    # the tagger read the doctor or the condition, and not the diet
+    assert stored(extractor, text).get("diet") == f"User's diet: {diet}."
+
+
+def test_a_diet_the_doctor_told_someone_else_to_follow_is_not_the_users(extractor: LearnedExtractor) -> None:
+    assert "diet" not in stored(extractor, "my doctor said my wife should go keto")
+    assert "diet" not in stored(extractor, "should I go keto? my doctor said maybe")

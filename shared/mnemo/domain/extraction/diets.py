@@ -44,6 +44,16 @@ _NAMED_DIET = re.compile(
     re.IGNORECASE)
 
 
+# a diet a doctor (or a dietitian) told the user to follow: "my doctor said I should do low carb for a while",
+# "the dietitian wants me on a low FODMAP diet" (the tagger reads the doctor, or the condition, and not the diet)
+_ADVISED_DIET = re.compile(
+    r"\b(?:doctor|doc|dr|gp|dietitian|dietician|nutritionist|cardiologist|consultant|endo(?:crinologist)?|"
+    r"specialist|nurse|midwife)s?\b[^.;!?]{0,60}?\b(?:has\s+|have\s+)?(?:told|tells|said|says|advised|advises|"
+    r"wants|asked|recommended|recommends|put|puts)\s+(?:me\s+)?(?:(?:that\s+)?i\s+(?:should|need to|have to|must|"
+    r"gotta)\s+|to\s+)?(?:do|go|try|follow|start|be\s+on|eat|on)\s+(?:an?\s+|the\s+)?(?:strict\s+)?"
+    r"(?P<diet>low[- ]?(?:carbs?|fodmap|salt|sodium|fat|sugar|gi)|" + DIET_NAMES + r")\b", re.IGNORECASE)
+
+
 def diets_followed(text: str) -> list[tuple[str, str, str | None, str, str]]:
     """("diet", the diet's name, None, the clause that says so, its sentence) for each diet the user follows."""
     found: list[tuple[str, str, str | None, str, str]] = []
@@ -60,4 +70,9 @@ def diets_followed(text: str) -> list[tuple[str, str, str | None, str, str]]:
             continue
         # the clause, not the phrase, is what is screened: "my wife is on a keto diet" is hers
         found.append(("diet", " ".join(words), None, clause_around(text, m.start(), m.end()), sentence))
+    for m in _ADVISED_DIET.finditer(text):
+        sentence = sentence_around(text, m.start(), m.end())
+        if not is_question(sentence):
+            found.append(("diet", m.group("diet"), None, clause_around(text, m.start("diet"), m.end("diet")),
+                          sentence))
     return found
