@@ -837,3 +837,18 @@ def test_a_diet_the_doctor_told_the_user_to_follow_is_their_diet(extractor: Lear
 def test_a_diet_the_doctor_told_someone_else_to_follow_is_not_the_users(extractor: LearnedExtractor) -> None:
     assert "diet" not in stored(extractor, "my doctor said my wife should go keto")
     assert "diet" not in stored(extractor, "should I go keto? my doctor said maybe")
+@pytest.mark.parametrize(("text", "ended"), [
+    ("also vscode uninstall kar diya, ab Neovim pe hu full time", "vscode"),
+    ("gym chhod diya yaar, ab running karta hu", "gym"),
+])
+def test_an_ending_said_after_its_object_in_hinglish_ends_it(extractor: LearnedExtractor, text: str,
+                                                              ended: str) -> None:
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    found = extractor.extract([message]).accepted
+    assert [c.polarity for c in found if ended in c.content.lower()] == [False]
+    assert not [c for c in found if c.content == "User uses kar."]
+
+
+def test_a_shift_taken_up_again_is_the_users_one_shift(extractor: LearnedExtractor) -> None:
+    assert stored(extractor, "Back on night shift starting next week, 3 nights a week").get(
+        "habit:work_shift") == "User's routine: works night shift."

@@ -458,7 +458,8 @@ class LearnedExtractor:
                 shift.value[6:].lower() in c.content.lower() or c.evidence in sentence)]
             # a routine that opens with the shift is the shift ("day shift 7a-7p"); one that only names it is a
             # routine of its own ("yoga most nights before my shift", "walk the dog most days at 6")
-            opens = re.compile(rf"^(?:works?\s+|working\s+|on\s+)?{re.escape(shift.value[6:].split(',')[0])}\b",
+            opens = re.compile(rf"^(?:(?:back|now|still)\s+)?(?:works?\s+|working\s+|on\s+)?"
+                               rf"{re.escape(shift.value[6:].split(',')[0])}\b",
                                re.IGNORECASE)
             for c in routines:
                 start, end, form = read_statement(c.content)
@@ -1655,7 +1656,10 @@ _ENDED_AFTER_VALUE = re.compile(
     r"\W*(?:[\w'-]+\s+){0,1}(?:wasn['’]?t|was not|didn['’]?t|did not)\s+(?:really\s+)?work(?:ing)?\s+"
     r"(?:out|for (?:me|us))\b|"
     r"\W*(?:era|phase|experiment|stint|kick|journey|days)\s+(?:is\s+|'s\s+|are\s+)?(?:officially\s+)?"
-    r"(?:over|done|finished)\b)",
+    r"(?:over|done|finished)\b|"
+    # the verb after its object, as Hinglish says it: "vscode uninstall kar diya", "gym chhod diya", "keto band kar di"
+    r"\s+(?:(?:uninstall|delete|band|khatam|cancel|quit|stop)\s+(?:kar|kr)\s+(?:diya|diye|di|dia|dii)|"
+    r"(?:chhod|chod|chhor|chor|hata)\s+(?:diya|diye|di|dia|dii))\b)",
     re.IGNORECASE)
 
 # a thing just released, right before its name: "the new iPhone is out", "Zelda's latest is out"

@@ -252,7 +252,10 @@ def slot_of(subject: str) -> Slot | None:
 
 
 # words that name a slot's topic, not a value ("User's project: project.")
-NO_VALUE = frozenset(terms("project projects thing things stuff app one it something job work food"))
+NO_VALUE = frozenset(terms("project projects thing things stuff app one it something job work food"
+                           # Hinglish verbs and particles the tagger takes for values ("vscode uninstall kar diya":
+                           # "User uses kar.")
+                           " kar kr karna karta karti hai hain hu hoon raha rahi rahe diya diye"))
 
 # words that only say when: a plan, an event or a routine whose whole value is made of them ("next",
 # "the fourteenth", "every sunday", "2pm") has lost what is planned or done
