@@ -692,6 +692,8 @@ class LearnedExtractor:
         if slot.name in TIME_ONLY_SLOTS and only_when(f.value):
             return None  # "User plans: next" lost what is planned
         found = whole_date(f.value, f.clause) if slot.name in DATED_SLOTS else f.value
+        if slot.name == "project_deadline" and (dated := dated_doing(found, f.sentence)) is not None:
+            slot, found = SLOTS["plan"], dated  # "the Goethe B2 exam, it is on 12 March": the exam's day, no project's
         if slot.name == "project_deadline":
             found = deadline_date(found, f.clause, f.message.created_at)
             if not says_when(found):
@@ -1157,6 +1159,26 @@ def with_city_before(value: str, clause: str) -> str:
         return value
     city = m.group("city") or m.group("low")
     return value if city.lower() in value.lower() else f"{value}, {city}"
+
+
+# a day the user has something on, said of it as "it": "I am preparing for the Goethe B2 exam, it is on 12 March" (the
+# tagger reads the date as a project's deadline)
+_A_DOING_WITH_A_DAY = re.compile(
+    r"\b(?P<what>(?:(?:the|my|a|an)\s+)?(?:[\w'-]+\s+){0,3}?(?:exams?|tests?|interview|appointment|surgery|operation|"
+    r"race|marathon|audition|hearing|scan|check-?up|graduation|wedding|conference|talk|presentation|viva|"
+    r"defen[cs]e|recital|concert|match|tournament))\b[^.;!?]{0,30}?\bit\s*(?:is|'s|’s|will be|takes place)\s+"
+    r"(?:on\s+)?$",
+    re.IGNORECASE)
+
+
+def dated_doing(value: str, sentence: str) -> str | None:
+    """"Goethe B2 exam on 12 March" where the sentence names a doing and then says "it is on" the value's day."""
+    at = sentence.find(value)
+    m = _A_DOING_WITH_A_DAY.search(sentence[:at]) if at > 0 else None
+    if m is None:
+        return None
+    what = re.sub(r"^(?:the|my|a|an)\s+", "", m.group("what"), flags=re.IGNORECASE)
+    return f"{what} on {value}"
 
 
 def job_phrase(value: str, clause: str) -> str:

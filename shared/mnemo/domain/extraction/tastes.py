@@ -58,6 +58,14 @@ _ADVISED = re.compile(
     r"go\s+easy\s+on|lower|no|no\s+more|stop(?:\s+eating|\s+drinking)?|quit)\s+"
     r"(?:(?:the|my|on|eating|drinking)\s+)?(?P<x>[a-z][\w'-]*(?:\s+(?!for\b|because\b|and\b|so\b|until\b|"
     r"while\b|since\b|till\b|or\b|but\b|now\b|at\b|in\b)[a-z][\w'-]*)?)", re.IGNORECASE)
+# what a doctor forbade the user, as non-native English often says it: "the cardiologist has forbidden me the cheese
+# in quantity", "doctor banned me from alcohol"
+_FORBIDDEN = re.compile(
+    r"\b(?:doctor|doc|dr|gp|dietitian|dietician|physio|physiotherapist|cardiologist|consultant|endo(?:crinologist)?|"
+    r"specialist|nurse|dentist|midwife)s?\b[^.;!?]{0,40}?\b(?:has\s+|have\s+)?(?:forbidden|forbid|forbids|forbade|"
+    r"banned|bans|prohibited)\s+me\s+(?:from\s+)?(?:(?:the|eating|drinking|any)\s+)?"
+    r"(?P<x>[a-z][\w'-]*(?:\s+(?!for\b|because\b|and\b|so\b|until\b|in\b|at\b|now\b)[a-z][\w'-]*)?)",
+    re.IGNORECASE)
 _NOT_A_THING = frozenset({"it", "that", "this", "them", "more", "less", "much", "down", "back", "weight", "stress",
                           "worrying", "work", "working", "anything", "everything"})
 
@@ -65,7 +73,7 @@ _NOT_A_THING = frozenset({"it", "that", "this", "them", "more", "less", "much", 
 def advised_to_avoid(text: str) -> list[tuple[str, str, str | None, str, str]]:
     """("avoids", X, None, its clause, its sentence) for each thing a doctor told the user to cut down on."""
     found: list[tuple[str, str, str | None, str, str]] = []
-    for m in _ADVISED.finditer(text):
+    for m in [*_ADVISED.finditer(text), *_FORBIDDEN.finditer(text)]:
         thing = m.group("x")
         sentence = sentence_around(text, m.start(), m.end())
         if thing.split()[0].lower() in _NOT_A_THING or is_question(sentence):

@@ -1,0 +1,44 @@
+"""Facts whose parts the user says apart, which the tagger reads as something else: what a doctor forbade ("has
+forbidden me the cheese"), the day of an exam said of "it" ("the Goethe B2 exam, it is on 12 March"). The shipped
+model, one message each."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from mnemo.bootstrap import learned_extractor
+from mnemo.domain.extraction.pipeline import LearnedExtractor
+from mnemo.domain.models import Message
+from mnemo.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def extractor() -> LearnedExtractor:
+    return learned_extractor(Settings())
+
+
+def stored(extractor: LearnedExtractor, text: str) -> dict[str, str]:
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 3, 2, tzinfo=UTC))
+    return {c.subject: c.content for c in extractor.extract([message]).accepted}
+
+
+@pytest.mark.parametrize(("text", "thing"), [
+    ("but the cardiologist has forbidden me the cheese in quantity, because of the cholesterol.", "cheese"),
+    ("doctor banned me from alcohol for a month", "alcohol"),
+])
+def test_what_a_doctor_forbade_the_user_is_avoided(extractor: LearnedExtractor, text: str, thing: str) -> None:
+    assert any(s.startswith("avoids") and thing in c for s, c in stored(extractor, text).items())
+
+
+def test_what_a_doctor_forbade_someone_else_is_not_the_users(extractor: LearnedExtractor) -> None:
+    assert not any(s.startswith("avoids") for s in stored(extractor, "the doctor forbade my husband salt"))
+
+
+def test_a_day_said_of_an_exam_as_it_is_the_exams_plan(extractor: LearnedExtractor) -> None:
+    # the tagger read the date as a project's deadline
+    facts = stored(extractor, "I am preparing for the Goethe B2 exam, it is on 12 March.")
+    assert "project_deadline" not in facts
+    assert any(c.startswith("User plans: Goethe B2 exam on 12 March") for c in facts.values()), facts
+    assert "project_deadline" in stored(extractor, "we launch the app, it is on 12 March")
