@@ -42,3 +42,13 @@ def test_a_day_said_of_an_exam_as_it_is_the_exams_plan(extractor: LearnedExtract
     assert "project_deadline" not in facts
     assert any(c.startswith("User plans: Goethe B2 exam on 12 March") for c in facts.values()), facts
     assert "project_deadline" in stored(extractor, "we launch the app, it is on 12 March")
+
+
+def test_a_dated_move_is_a_plan_and_no_home_yet(extractor: LearnedExtractor) -> None:
+    # the date taken back from "the end of March" left "moving at the end of the 12th of April"; and the tagger read
+    # the flat's town as the home today, weeks before the move (the plan makes it the home when its day comes)
+    facts = stored(extractor, "also Sam and I are moving at the end of March, no actually, the 12th of April, to a "
+                              "flat in Bath, closer to Sam's new job")
+    assert "home_location" not in facts
+    assert any("Bath" in c and "12th of April" in c and "end of" not in c for c in facts.values()), facts
+    assert stored(extractor, "we moved to Bath last week").get("home_location") == "User lives in Bath."

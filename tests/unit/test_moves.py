@@ -15,6 +15,9 @@ APRIL_10 = datetime(2026, 4, 10, tzinfo=UTC)
     ("User plans: moving to toronto in april (for 2026-04).", "toronto"),
     ("User plans: relocating to Valencia on the 2nd (for 2026-04-02).", "Valencia"),
     ("User plans: moving back to New York City after the lease ends (for 2026-03).", "New York City"),
+    # the new home's kind first, the day said between
+    ("User plans: moving into a little house in Ames (for 2026-04).", "Ames"),
+    ("User plans: moving the 1st of April, to a flat in Bath (for 2026-04-01).", "Bath"),
 ])
 def test_a_move_whose_date_has_come_names_the_home(plan: str, place: str) -> None:
     assert due_move(plan, APRIL_10) == place

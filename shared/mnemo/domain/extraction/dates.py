@@ -216,7 +216,8 @@ def without_dates(text: str) -> str:
 
 
 # a day or a time as a user names it, for a correction of one by another ("tuesday, wait no, wednesday")
-_A_WHEN = (rf"(?:(?:next|this|on|at|by|the)\s+)?(?:{_WEEKDAY.replace('?P<wd>', '?:')}|"
+_A_WHEN = (rf"(?:(?:next|this|on|at|by|the)\s+)?(?:(?:the\s+)?(?:end|start|beginning|middle)\s+of\s+)?"
+           rf"(?:{_WEEKDAY.replace('?P<wd>', '?:')}|"
            rf"{_MONTH.replace('?P<mon>', '?:')}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?|"
            r"\d{1,2}(?:st|nd|rd|th)(?:\s+(?:of|o|de))?(?:\s+" + _MONTH.replace("?P<mon>", "?:") + r")?|"
            # "20 march", as many write it

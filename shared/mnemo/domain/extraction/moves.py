@@ -14,7 +14,12 @@ from datetime import UTC, datetime
 # "User plans: moving to toronto in april (for 2026-04)." -> "toronto", "2026-04"
 _MOVE = re.compile(
     r"^User plans: (?:(?:we(?:'re| are)|i(?:'m| am)) )?(?:moving|relocating|relocate|move|emigrating|emigrate)"
-    r"(?: back| over| out| house| home)?(?: to| into) (?P<place>[^\d()]+?)"
+    r"(?: back| over| out| house| home)?"
+    # the day said between ("moving at the 12th of April, to a flat in Bath")
+    r"(?:\s+(?:(?:at|on|in|by)\s+)?(?:the\s+)?[^,()]{1,30},)?"
+    # the new home's kind said first ("to a flat in Bath", "into a little house in Ames")
+    r"(?: to| into)(?: (?:a|an|the|our|my)(?: new| little| small| bigger| smaller)? (?:flat|house|place|apartment|"
+    r"home|room|bungalow|cottage|condo|studio) (?:in|near|outside|on the edge of))? (?P<place>[^\d()]+?)"
     r"(?:\s+(?:in|on|at|by|next|this|for|after|before|around|with|from|once|when|end|early|late|mid|the)\b[^()]*)?"
     r"\s*\(for (?P<when>\d{4}-\d{2}(?:-\d{2})?)\)\.?$", re.IGNORECASE)
 _MAX_PLACE_WORDS = 4

@@ -222,6 +222,7 @@ class LearnedExtractor:
             candidates.extend(self._pets_got(candidates, message, text))
             candidates = self._with_births(candidates, message, text)
             candidates = _sure_of_a_move(candidates, text)
+            candidates = _not_moved_yet(candidates)
             candidates = self._with_new_job(candidates, message, text)
             candidates = self._left_jobs(candidates, message, text)
             candidates.extend(self._bosses_at(candidates, message, text))
@@ -874,6 +875,28 @@ _MOVED_HOME = re.compile(
     r"\b(?:i|we|me\s+(?:n|and|&)\s+\w+)\s+(?:just\s+|finally\s+)?got\s+(?:a|our|my)\s+(?:own\s+)?"
     r"(?:house|flat|place|apartment|home)\b|\bmoving\s+day\b", re.IGNORECASE)
 MOVE_CONFIDENCE = 0.9
+
+
+# a plan to move with its day ("User plans: moving the 12th of April, to a flat in Bath (for 2026-04-12).")
+_DATED_MOVE = re.compile(r"^User plans: (?:[\w'’]+ )?(?:moving|relocating|relocate|move|emigrating)\b.*\(for \d{4}-",
+                         re.IGNORECASE)
+
+
+def _not_moved_yet(candidates: list[Candidate]) -> list[Candidate]:
+    """A home the message names only as the place of a dated plan to move there is no home yet: the plan makes it the
+    home when its day comes (moves.due_move). "we are moving the 12th of April, to a flat in Bath" had the tagger
+    read both the plan and "User lives in Bath." """
+    moves = [c.content.lower() for c in candidates
+             if c.should_store and c.polarity and c.tags and c.tags[0] == "plan" and _DATED_MOVE.match(c.content)]
+    if not moves:
+        return candidates
+    for c in candidates:
+        value = _stated_value(c.content).lower()
+        if (c.should_store and c.polarity and c.tags and c.tags[0] == "home_location" and value
+                and any(re.search(rf"\b(?:to|into|in)\s+(?:[\w'’-]+\s+){{0,3}}?{re.escape(value)}\b", m)
+                        for m in moves)):
+            c.should_store, c.rejection_reason = False, "not_moved_yet"
+    return candidates
 
 
 def _sure_of_a_move(candidates: list[Candidate], text: str) -> list[Candidate]:
