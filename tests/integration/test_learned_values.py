@@ -650,7 +650,7 @@ def test_a_name_alone_is_a_pet_only_where_pet_care_is_spoken_of(extractor: Learn
 
 
 @pytest.mark.parametrize(("text", "home"), [
-    ("WE BOUGHT A LITTLE HOUSE IN AMES. No stairs, close to the hospital. Moved in Saturday.", "User lives in AMES."),
+    ("WE BOUGHT A LITTLE HOUSE IN AMES. No stairs, close to the hospital. Moved in Saturday.", "User lives in ames."),
     ("we bought a flat in Malaga for the holidays", None),
     ("we just bought a house in Leeds, moving in june", None),  # a move to come is no home yet
 ])

@@ -10,7 +10,7 @@ from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.household import Person, family_value, household_of, people_in
 from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
-from mnemo.domain.extraction.moves import due_move
+from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.reschedules import moved_plan_value, moved_to, plan_topic
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS, subject_for
@@ -189,6 +189,7 @@ class ExtractionService:
             facts.append(self._fact(job, c, project_id))
         facts = self._with_replaced_medicines(job, turns, extraction, facts)
         facts = self._with_due_moves(job, facts)
+        facts = self._with_home_moved_into(job, turns, facts)
         facts = self._with_moved_plans(job, turns, facts)
         if self.p.endings is not None:
             facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
@@ -332,6 +333,32 @@ class ExtractionService:
                                       evidence=((provenance.evidence if provenance else None) or plan.content)[:500]),
                 memory_id=stable_id(job.tenant_id, job.user_id, "due-move", plan.memory_id))]
         return facts
+
+    def _with_home_moved_into(self, job: ExtractionJob, turns: list[BufferedTurn],
+                              facts: list[NewFact]) -> list[NewFact]:
+        """``facts`` and the home a stored one the user owns has become, where a message of this job says they moved
+        in and names no place ("WE BOUGHT A LITTLE HOUSE IN AMES ... Moving end of the month", then "Moved in. House
+        is fine"): the newest such home (domain/extraction/moves.py). Not where this job names a home itself."""
+        home = SLOTS["home_location"]
+        said = [t.message for t in turns if t.message.role == "user" and says_moved_in(t.message.content)]
+        if not said or any(f.subject == home.name and f.polarity for f in facts):
+            return facts
+        owned = sorted(((m, place) for m in self._live(job, Category.BIOGRAPHICAL)
+                        if m.subject.startswith("owns:") and (place := home_owned(m.content)) is not None),
+                       key=lambda pair: pair[0].created_at, reverse=True)
+        if not owned:
+            return facts
+        fact, place = owned[0]
+        if any(m.subject == home.name and m.created_at > fact.created_at for m in self._live(job, home.category)):
+            return facts  # a home named since the one bought says where the user lives
+        return [*facts, NewFact(
+            content=home.affirm.format(v=place), category=home.category, subject=home.name,
+            confidence=fact.confidence, source=SourceKind.EXTRACTED, occurred_at=self.p.clock.now(),
+            importance=home.importance,
+            provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
+                                  message_ids=[m.message_id for m in said], extractor="moved-in",
+                                  extractor_version="1", evidence=fact.content[:500]),
+            memory_id=stable_id(job.tenant_id, job.user_id, "moved-in", fact.memory_id))]
 
     def _with_moved_plans(self, job: ExtractionJob, turns: list[BufferedTurn], facts: list[NewFact]) -> list[NewFact]:
         """``facts``, and for each user message that says a date moved (domain/extraction/reschedules.py) the end of

@@ -39,3 +39,29 @@ def due_move(plan: str, now: datetime) -> str | None:
     parts = [int(p) for p in m.group("when").split("-")]
     starts = datetime(parts[0], parts[1], parts[2] if len(parts) > 2 else 1, tzinfo=UTC)
     return place if now >= starts else None
+
+
+# a home the user owns or rents, by its town: "User owns a little house in ames." -> "ames"
+_A_HOME_OWNED = re.compile(
+    r"^User owns (?:a|an|our|my|the)\s+(?:(?:little|small|new|tiny|lovely|nice|big|first|old)\s+)*"
+    r"(?:house|flat|place|apartment|home|condo|bungalow|cottage|townhouse)\s+(?:in|on the edge of|just outside|outside|"
+    r"near)\s+(?P<place>[^\d().,;]+?)\.?$", re.IGNORECASE)
+# the user saying they have moved in, with no place ("Moved in. House is fine", "we're in the new place now")
+_MOVED_IN_NOW = re.compile(
+    r"(?:^|[.!?]\s*|\b(?:we|i|we've|i've|we have|i have|just|finally|all)\s+)(?:moved in|have moved in|settled in)\b"
+    r"(?!\s+\d|\s+(?:with|to|at|on|in|the|a|an|her|his|their|there|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|"
+    r"aug\w*|sep\w*|oct\w*|nov\w*|dec\w*)\b)|"
+    r"\b(?:we(?:['’]re| are)|i(?:['’]m| am))\s+(?:now\s+|finally\s+)?in\s+the\s+new\s+(?:place|house|flat|home|"
+    r"apartment)\b", re.IGNORECASE)
+
+
+def home_owned(content: str) -> str | None:
+    """The town of a home a stored fact says the user owns ("User owns a little house in ames.")."""
+    m = _A_HOME_OWNED.match(content.strip())
+    place = m.group("place").strip() if m else ""
+    return place if place and len(place.split()) <= _MAX_PLACE_WORDS else None
+
+
+def says_moved_in(text: str) -> bool:
+    """The user says they have moved in, or are in the new place now."""
+    return _MOVED_IN_NOW.search(text) is not None

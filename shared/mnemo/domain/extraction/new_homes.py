@@ -77,7 +77,9 @@ _GOT_A_HOME = re.compile(
     r"\b(?i:(?:i|we)(?:['’]ve| have)?\s+(?:just\s+|finally\s+)?(?:bought|got|found|rented|signed for)\s+"
     r"(?:a|an|our|my)\s+(?:(?:little|small|new|tiny|lovely|nice|big|first)\s+)*"
     r"(?:house|flat|place|apartment|home|condo|bungalow|cottage|townhouse)\s+(?:in|on the edge of|just outside|outside)"
-    r")\s+(?P<place>[A-ZÀ-Ý][\w'’-]+(?:\s+[A-ZÀ-Ý][\w'’-]+){0,2})")
+    # a town in lower case too: a sentence typed in capitals is read lower-cased (segment.unshouted)
+    r")\s+(?P<place>(?!(?i:town|the|a|an|our|my|which|that|where|when|it)\b)[^\W\d_][\w'’-]+"
+    r"(?:\s+[A-ZÀ-Ý][\w'’-]+){0,2})")
 _MOVED_IN = re.compile(r"\b(?:moved(?:\s+in)?|relocated|settled in)\b", re.IGNORECASE)
 
 

@@ -45,24 +45,40 @@ _LONE_I = re.compile(r"\bi(?=\b|['’])")
 
 
 def unshouted(text: str) -> str:
-    """Text typed in capitals throughout, in lower case with its sentences' first letters and "I" capitalised,
-    as a user who did not shout would have typed it; any other text as it is. Redaction markers stay as they
-    are, and so does every offset (a letter whose lower case is longer leaves the text alone)."""
+    """Each sentence typed in capitals throughout, in lower case with its first letter and "I" capitalised, as a
+    user who did not shout would have typed it ("WE BOUGHT A LITTLE HOUSE IN AMES. No stairs."); any other sentence as
+    it is. Redaction markers stay as they are, and so does every offset (a sentence whose lower case is longer is
+    left alone)."""
+    whole = _shouted(text)  # a message in capitals throughout: its short sentences too ("MY CARD IS ... OK")
+    out: list[str] = []
+    last = 0
+    for m in _SENTENCE_END.finditer(text):
+        out.extend((_unshouted_sentence(text[last:m.start()], whole), m.group(0)))
+        last = m.end()
+    out.append(_unshouted_sentence(text[last:], whole))
+    return "".join(out)
+
+
+def _shouted(text: str) -> bool:
     letters = [c for c in _REDACTED.sub(" ", text) if c.isalpha() and c.lower() != c.upper()]
     upper = sum(c.isupper() for c in letters)
-    if upper < _SHOUTED_LETTERS or upper < _SHOUTED_SHARE * len(letters):
-        return text
+    return upper >= _SHOUTED_LETTERS and upper >= _SHOUTED_SHARE * len(letters)
+
+
+def _unshouted_sentence(sentence: str, whole: bool) -> str:
+    if not (whole or _shouted(sentence)):
+        return sentence
     parts: list[str] = []
     last = 0
-    for m in _REDACTED.finditer(text):
-        parts.extend((text[last:m.start()].lower(), m.group(0)))
+    for m in _REDACTED.finditer(sentence):
+        parts.extend((sentence[last:m.start()].lower(), m.group(0)))
         last = m.end()
-    parts.append(text[last:].lower())
+    parts.append(sentence[last:].lower())
     lowered = "".join(parts)
-    if len(lowered) != len(text):
-        return text
+    if len(lowered) != len(sentence):
+        return sentence
     lowered = _LONE_I.sub("I", lowered)
-    return _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2).upper(), lowered)
+    return _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2).upper(), lowered, count=1)
 
 
 def chunks(text: str) -> list[tuple[int, str]]:
