@@ -52,3 +52,18 @@ def test_a_dated_move_is_a_plan_and_no_home_yet(extractor: LearnedExtractor) -> 
     assert "home_location" not in facts
     assert any("Bath" in c and "12th of April" in c and "end of" not in c for c in facts.values()), facts
     assert stored(extractor, "we moved to Bath last week").get("home_location") == "User lives in Bath."
+
+
+def test_a_labelled_field_is_read_in_its_labels_slot(extractor: LearnedExtractor) -> None:
+    # the tagger read "User uses Bitpanda.", "User's job: nurse City." and an answer language of "Languages: ..."
+    assert stored(extractor, "Employer: Bitpanda. Start 1 April.").get("job") == "User's job: Bitpanda."
+    facts = stored(extractor, "Job: nurse\nCity: Leeds\nLanguages: English, Polish")
+    assert facts.get("job") == "User's job: nurse."
+    assert {c for s, c in facts.items() if s.startswith("languages_spoken")} == {"User speaks English.",
+                                                                                 "User speaks Polish."}
+    assert not [s for s in facts if s.startswith(("uses", "answer_language"))]
+
+
+def test_a_job_read_across_a_lists_lines_keeps_its_own_line(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "About me:\n- Tomas\n- 29\n- Brno, CZ\n- backend developer at Kiwi.com\n- Go, Postgres")
+    assert facts.get("job", "").startswith("User's job: backend developer at Kiwi")

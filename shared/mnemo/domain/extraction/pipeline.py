@@ -21,6 +21,7 @@ from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, 
 from mnemo.domain.extraction.diets import DIET_NAMES, diets_followed
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.family_dates import family_happenings
+from mnemo.domain.extraction.fields import labelled_fields
 from mnemo.domain.extraction.household import (
     AN_AGE,
     ARRANGED_SLOTS,
@@ -228,6 +229,7 @@ class LearnedExtractor:
             candidates.extend(self._bosses_at(candidates, message, text))
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
+            candidates = _with_labelled_fields(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
                                                         and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
@@ -761,6 +763,8 @@ class LearnedExtractor:
             # "as" and "at" the span took in say nothing of which job ("now @ kessel" -> kessel)
             value = job_phrase(value, f.clause)
             value = _HOW_LONG_AS.sub("", value) or value
+            # a list's items are lines: a job read across them keeps its own ("Brno, CZ\n- backend developer at ...")
+            value = re.sub(r"^[-*•]\s*", "", value.split("\n")[-1].strip()) or value
             value = with_workplace_place(value, f.clause)
             if (studies := studies_named(value, f.clause)) is not None:
                 slot, value = SLOTS["education"], studies  # "exchange student", "junior at westland high"
@@ -875,6 +879,35 @@ _MOVED_HOME = re.compile(
     r"\b(?:i|we|me\s+(?:n|and|&)\s+\w+)\s+(?:just\s+|finally\s+)?got\s+(?:a|our|my)\s+(?:own\s+)?"
     r"(?:house|flat|place|apartment|home)\b|\bmoving\s+day\b", re.IGNORECASE)
 MOVE_CONFIDENCE = 0.9
+
+
+def _with_labelled_fields(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+    """The facts the text gives as labelled fields (fields.py: "Employer: Bitpanda.", "City: Leeds"), each in the slot
+    its label names: a fact found over the same words in another slot or with more words ("User uses Bitpanda.",
+    "User's job: nurse City.") is that field misread, and is dropped."""
+    fields = labelled_fields(text)
+    if not fields:
+        return candidates
+    out = list(candidates)
+    for field in fields:
+        words = set(terms(field.value))
+        if not words:
+            continue
+        sentence = sentence_around(text, field.start, field.end)
+        if screen(field.value, sentence, field.slot, False, sentence, message.content):
+            continue
+        same = False
+        for c in out:
+            value = set(terms(_stated_value(c.content)))
+            if not (c.should_store and c.polarity and c.tags and value & words):
+                continue
+            if c.tags[0] == field.slot and value == words:
+                same = True
+            else:
+                c.should_store, c.rejection_reason = False, "a_labelled_field"
+        if not same:
+            out.append(slot_candidate(SLOTS[field.slot], field.value, sentence, False, message, PASSING_CONFIDENCE))
+    return out
 
 
 # a plan to move with its day ("User plans: moving the 12th of April, to a flat in Bath (for 2026-04-12).")
