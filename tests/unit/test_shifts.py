@@ -20,6 +20,8 @@ from mnemo.domain.extraction.shifts import is_shift, only_a_shift, shifts_in
     ("and they put me back on night shift, because new contract", [("works night shift", True)]),
     ("back shift noo, two tae midnight", [("works back shift", True)]),
     ("Day shift na this month, thank God", [("works Day shift", True)]),
+    # a rota of days on and off
+    ("I'm on 4 nights on, 4 off. live in Sutton", [("works 4 nights on, 4 off", True)]),
 ])
 def test_a_shift_worked_or_left(text: str, said: list[tuple[str, bool]]) -> None:
     assert [(s.value, s.worked) for s in shifts_in(text)] == said

@@ -46,3 +46,11 @@ def test_a_list_names_a_language_or_only_what_was_added() -> None:
     assert names_a_language("kotlin + spring")
     assert names_a_language("go, postgres, k8s")
     assert not names_a_language("tokio + serde")
+
+
+def test_words_of_how_much_around_an_item_leave_it_a_list() -> None:
+    # "thoda Kafka bhi" (a bit of Kafka too) was three words, too many for an item: the list was no list
+    found = tech_lists("HSR Layout mein rehta hu Bengaluru. mostly Golang + Postgres, thoda Kafka bhi")
+    assert len(found) == 1
+    assert "Golang" in found[0].text
+    assert "Kafka" in found[0].text

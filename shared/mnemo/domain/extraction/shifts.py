@@ -17,7 +17,10 @@ SHIFT_KEY = "work shift"
 _SHIFT = (r"(?P<shift>(?:the\s+)?(?:night|day|early|late|evening|swing|graveyard|weekend|split|rotating|back|"
           r"morning|afternoon)\s+shifts?|"
           r"nights|days|earlies|lates|graveyard|(?:\d{1,2}|eight|ten|twelve)[- ]?(?:h|hr|hrs|hour)s?\s+shifts|"
-          r"shift work)")
+          r"shift work|"
+          # a rota of days on and off: "4 nights on, 4 off", "three days on three off"
+          r"(?:\d|two|three|four|five|six|seven)\s+(?:nights|days|earlies|lates|shifts)\s+on,?\s+"
+          r"(?:\d|two|three|four|five|six|seven)\s+off)")
 # hours that may follow a shift: "7a-7p", "7 to 7:30", "from 6am to 2pm", "(6-2)"
 _HOURS = (r"(?:(?:\s+now)?,?\s*\(?(?:from\s+)?(?P<hours>\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?\s*(?:-|–|to)\s*"
           r"\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?)\)?)?")

@@ -76,11 +76,16 @@ def is_technology(word: str, said_of_code: bool = False) -> bool:
     return _known(w) == "sure" or (said_of_code and w in _LANGUAGES)
 
 
+# words around an item that say how much of it, not what ("mostly Golang + Postgres, thoda Kafka bhi")
+_HOW_MUCH = re.compile(r"^(?:(?:mostly|mainly|mostly using|using|also|plus|some|a bit of|a little|bit of|thoda|thodi|"
+                       r"kuch)\s+)+|(?:\s+(?:bhi|too|as well|also|mostly))+$", re.IGNORECASE)
+
+
 def _items(fragment: str) -> list[str] | None:
     """The fragment's items when it is a list of short items, else None."""
     items = [i.strip() for i in _ITEM_SEPARATOR.split(fragment) if i.strip()]
     for item in items:
-        words = _WORD.findall(item)
+        words = _WORD.findall(_HOW_MUCH.sub("", item))
         limit = NAMED_ITEM_MAX_WORDS if words and _known(words[0]) == "sure" else ITEM_MAX_WORDS
         if not words or len(words) > limit:
             return None
