@@ -295,9 +295,11 @@ def test_a_tagger_survives_a_round_trip_through_its_file(tmp_path: object) -> No
 def test_a_plan_event_or_routine_that_is_only_a_time_is_no_value() -> None:
     from mnemo.domain.extraction.slots import only_when
 
-    for when in ("next", "the fourteenth", "3rd", "every Sunday", "2pm", "tue wed", "12.5hr"):
+    # a verb of doing alone has lost what is done too ("we're getting a cat" read as "User plans: getting.")
+    for when in ("next", "the fourteenth", "3rd", "every Sunday", "2pm", "tue wed", "12.5hr", "getting", "going",
+                 "coming next week"):
         assert only_when(when), when
-    for value in ("climbing", "dentist on tuesday", "caffeine after 2pm", "trip to Lisbon in May"):
+    for value in ("climbing", "dentist on tuesday", "caffeine after 2pm", "trip to Lisbon in May", "going to Lisbon"):
         assert not only_when(value), value
 
 

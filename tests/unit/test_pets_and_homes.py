@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mnemo.domain.extraction.new_homes import living_in, new_homes
-from mnemo.domain.extraction.pets import pets_got
+from mnemo.domain.extraction.pets import pet_value, pets_got
 
 
 @pytest.mark.parametrize(("text", "pets"), [
@@ -54,3 +54,11 @@ def test_a_new_home_named_by_its_town(text: str, places: list[str]) -> None:
 ])
 def test_where_the_user_lives_said_in_words_the_tagger_seldom_saw(text: str, places: list[str]) -> None:
     assert [place for _s, _e, place in living_in(text)] == places
+
+
+@pytest.mark.parametrize(("value", "kept"), [("called Nala", "Nala"), ("Mimi", "Mimi"),
+                                             ("golden retriever", "golden retriever"), ("her name", None),
+                                             ("dogs name", None), ("mom", None), ("my sister", None)])
+def test_a_pets_value_is_an_animal_or_its_name(value: str, kept: str | None) -> None:
+    # "live w my mom n 2 cats" stored "User has a pet: mom."; "her name is Mimi" stored "her name"
+    assert pet_value(value) == kept

@@ -62,3 +62,20 @@ def pets_got(text: str) -> list[tuple[int, int, str]]:
         value = f"{kind} named {name[0].upper() + name[1:]}" if name else kind
         out.append((m.start("kind"), m.end() + (named.end() if named else 0), value))
     return out
+
+
+# a pet's value that is no pet: a person ("live w my mom n 2 cats": "User has a pet: mom."), or the words that
+# come before a pet's name ("her name is Mimi": "User has a pet: her name.")
+_NO_PET = re.compile(
+    r"^(?:(?:my|our|the|his|her|its|their)\s+)?(?:mom|mum|mam|mommy|dad|daddy|mother|father|parents?|wife|husband|"
+    r"hubby|partner|son|daughter|kids?|child|children|baby|babies|sister|brother|siblings?|friends?|roommate|"
+    r"flatmate|housemate|boyfriend|girlfriend|bf|gf|grandma|grandpa|nan|nana|granny|family|"
+    r"(?:(?:her|his|its|their|the|my|our)\s+)?(?:[\w'’]+\s+)?name)$", re.IGNORECASE)
+_NAME_WORDS_FIRST = re.compile(r"^(?:called|named|name(?:d|s)?\s+is|is\s+called)\s+", re.IGNORECASE)
+
+
+def pet_value(value: str) -> str | None:
+    """The pet's value without the words before a name ("called Nala" -> "Nala"), or None for no pet (a person, or
+    "her name" alone)."""
+    cleaned = _NAME_WORDS_FIRST.sub("", value.strip())
+    return None if not cleaned or _NO_PET.match(cleaned) else cleaned

@@ -53,7 +53,7 @@ from mnemo.domain.extraction.medicines import (
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import new_homes
 from mnemo.domain.extraction.new_jobs import began_as, bosses_at, left_jobs, new_jobs
-from mnemo.domain.extraction.pets import names_an_animal, pets_got
+from mnemo.domain.extraction.pets import names_an_animal, pet_value, pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen, whose_event
@@ -787,6 +787,11 @@ class LearnedExtractor:
             slot = SLOTS["likes"]  # "I have a weakness for brutalist buildings": a fondness, read as a dislike
         if slot.name == "pet" and not negated and not names_an_animal(value, f.message.content):
             return None  # "I've a wee boat", "a little panadería here in Oaxaca": no animal, no name
+        if slot.name == "pet":
+            kept = pet_value(value)
+            if kept is None:
+                return None  # "live w my mom n 2 cats": "User has a pet: mom."; "her name is Mimi": "her name"
+            value = kept
         if slot.name == "health" and not negated and only_for_now(value, f.clause):
             return None  # "my back is destroyed today", "i have a migraine rn": how the user is today
         if slot.name == "allergy" and not speaks_of_an_allergy(f.message.content):

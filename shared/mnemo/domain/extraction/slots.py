@@ -268,13 +268,16 @@ _TIME_WORDS = frozenset(terms(
     "spring autumn fall first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
     "thirteenth fourteenth fifteenth twentieth thirtieth end start beginning mid soon later time times"))
 _CLOCK = re.compile(r"^\d+(?:[:.]\d+)?(?:am|pm|st|nd|rd|th|h|hr|hrs|x)?$")
+# verbs that say something will be done and not what: "User plans: getting.", "User plans: going."
+_DOING_ONLY = frozenset(terms("go going get getting gonna come coming try trying start starting plan planning"))
 TIME_ONLY_SLOTS = frozenset({"plan", "event", "habit"})
 
 
 def only_when(value: str) -> bool:
     """True when a value says nothing but a time ("next", "3rd", "every sunday", "2pm")."""
     words = terms(value)
-    return bool(words) and all(w in _TIME_WORDS or w in NO_VALUE or _CLOCK.match(w) for w in words)
+    return bool(words) and all(w in _TIME_WORDS or w in NO_VALUE or w in _DOING_ONLY or _CLOCK.match(w)
+                               for w in words)
 
 
 _DATE_MARK = re.compile(r"\d|\b(?:q[1-4]|h[12]|eod|eow|eom|asap|christmas|xmas|easter|new year|halloween|"
