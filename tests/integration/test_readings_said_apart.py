@@ -67,3 +67,16 @@ def test_a_labelled_field_is_read_in_its_labels_slot(extractor: LearnedExtractor
 def test_a_job_read_across_a_lists_lines_keeps_its_own_line(extractor: LearnedExtractor) -> None:
     facts = stored(extractor, "About me:\n- Tomas\n- 29\n- Brno, CZ\n- backend developer at Kiwi.com\n- Go, Postgres")
     assert facts.get("job", "").startswith("User's job: backend developer at Kiwi")
+
+
+@pytest.mark.parametrize(("text", "need"), [
+    ("My mother come to visit from Rzeszów on 20 April, for two weeks. She don't eat meat, she is vegetarian",
+     "she is vegetarian"),
+    ("my mom is coming to visit on may 20, she's diabetic so i need to cook without sugar", "she's diabetic"),
+])
+def test_what_a_visiting_relative_needs_at_the_table_goes_with_the_visit(extractor: LearnedExtractor, text: str,
+                                                                          need: str) -> None:
+    # a visitor's diet is kept with the visit on the user's calendar (past when its day has gone), never as theirs
+    facts = stored(extractor, text)
+    assert any(c.startswith("User's calendar:") and need in c for c in facts.values()), facts
+    assert not [s for s in facts if s in ("diet", "health") or s.startswith("family_care:")]

@@ -67,3 +67,23 @@ def family_happenings(text: str, when: datetime) -> list[Happening]:
         said = f"{who} {m.group('doing')}{rest[:end]}"
         found.append(Happening(m.start(), m.start("rest") + end, " ".join(said.split())))
     return found
+
+
+# what the relative coming needs at the user's table, said of them right after ("My mother come to visit ... She
+# don't eat meat, she is vegetarian", "my mom is coming to visit on may 20, she's diabetic"): the calendar keeps it,
+# so that cooking for the visit finds it, and it goes with the visit (a plan, past when the day has gone)
+_WHAT_THEY_NEED = re.compile(
+    r"\b(?:she|he)\s*(?:['’]s|is|has|have|(?:do(?:es)?n['’]?t|does not|can['’]?t|cannot)\s+eat)\s+(?:also\s+)?"
+    r"(?:an?\s+)?"
+    r"(?P<x>vegetarian|vegan|pescatarian|coeliac|celiac|diabetic|diabetes|gluten[- ]free|lactose intolerant|halal|"
+    r"kosher|allergic to [a-z]+(?: [a-z]+)?|(?:nut|peanut|egg|shellfish|gluten|dairy|fish|sesame) allergy|"
+    r"meat|pork|beef|fish|dairy|gluten|eggs|nuts)\b", re.IGNORECASE)
+_REACH = 160
+
+
+def what_they_need(text: str, after: int) -> str | None:
+    """What the relative whose happening ends at ``after`` needs at the user's table, as the user said it ("she is
+    vegetarian"), from the words that follow within a sentence or two; None when nothing such is said."""
+    reach = min(len(text), after + _REACH)
+    found = [" ".join(m.group(0).split()) for m in _WHAT_THEY_NEED.finditer(text, after, reach)]
+    return ", ".join(found[:3]) or None

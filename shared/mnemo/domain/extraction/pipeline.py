@@ -20,7 +20,7 @@ from mnemo.domain.extraction.commands import (
 from mnemo.domain.extraction.dates import anchor, anchor_near, corrected_dates, whole_date
 from mnemo.domain.extraction.diets import DIET_NAMES, diets_followed
 from mnemo.domain.extraction.ending import read_statement
-from mnemo.domain.extraction.family_dates import family_happenings
+from mnemo.domain.extraction.family_dates import family_happenings, what_they_need
 from mnemo.domain.extraction.fields import labelled_fields
 from mnemo.domain.extraction.household import (
     AN_AGE,
@@ -401,6 +401,12 @@ class LearnedExtractor:
                            if c.should_store and c.tags and c.tags[0] == "plan"):
                 continue  # a plan found for that day says it already ("in-laws visit next week")
             candidate.content = candidate.content.replace("User plans: ", "User's calendar: ", 1)
+            needs = what_they_need(text, said.end)
+            if needs:
+                # "User's calendar: mother come to visit ... on 20 April (she is vegetarian) (for 2026-04-20)."
+                day = re.search(r"\s*\(for [^)]*\)\.$", candidate.content)
+                head = candidate.content[:day.start()] if day else candidate.content.rstrip(".")
+                candidate.content = f"{head} ({needs}){day.group(0) if day else '.'}"
             candidate.evidence = sentence
             out.append(candidate)
         return out
