@@ -618,7 +618,7 @@ def test_an_allergy_beside_a_thing_the_user_is_fine_with_stays(extractor: Learne
     ("my daughter Njeri is getting married on August 15th in Othaya she is a teacher there",
      "User's calendar: daughter Njeri is getting married on August 15th (for 2026-08-15)."),
     ("my sis ria is coming to visit jul 12-26, first time in canada! shes vegan so help",
-     "User's calendar: sis ria is coming to visit jul 12-26 (for 2026-07-12)."),
+     "User's calendar: sis ria is coming to visit jul 12-26 (shes vegan) (for 2026-07-12)."),
     ("ugh my in-laws are coming next weekend, need a menu",
      "User's calendar: in-laws are coming next weekend (for 2026-05-08)."),
 ])

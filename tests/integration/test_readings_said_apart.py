@@ -73,6 +73,7 @@ def test_a_job_read_across_a_lists_lines_keeps_its_own_line(extractor: LearnedEx
     ("My mother come to visit from Rzeszów on 20 April, for two weeks. She don't eat meat, she is vegetarian",
      "she is vegetarian"),
     ("my mom is coming to visit on may 20, she's diabetic so i need to cook without sugar", "she's diabetic"),
+    ("my sis ria is coming to visit jul 12-26, first time in canada! shes vegan so help", "shes vegan"),
 ])
 def test_what_a_visiting_relative_needs_at_the_table_goes_with_the_visit(extractor: LearnedExtractor, text: str,
                                                                           need: str) -> None:

@@ -39,3 +39,12 @@ def test_what_is_done_for_children_asks_for_a_childs_fact_only() -> None:
 
 def test_a_person_called_otherwise_in_the_request_is_named() -> None:
     assert asked_for("what can I cook for my mum?", "User's mother's diet: vegetarian.", 0.0)
+
+
+def test_a_visit_with_what_the_visitor_needs_is_asked_for_only_by_requests_about_them() -> None:
+    visit = "User's calendar: sis ria is coming to visit jul 12-26 (shes vegan) (for 2026-07-12)."
+    assert is_care_fact("plan:sis_ria", visit)
+    assert not is_care_fact("plan:dentist", "User plans: dentist on friday (for 2026-03-06).")
+    assert names_in(visit) == {"sister", "ria"}
+    assert asked_for("plan some stuff to do when my sister visits", visit, 0.0)
+    assert not asked_for("what should i cook for myself this weekend", visit, 0.0)

@@ -26,23 +26,32 @@ _CHILD_KIN = re.compile(r"^(?:(?:step-?)?(?:sons?|daughters?)|kids?|child|childr
                         r"eldest|oldest|twins|boys|girls|grand\w+|family)$", re.IGNORECASE)
 # the same person called otherwise in the request: "my mum" of "User's mother ..."
 _SAME_KIN = {"mum": "mother", "mom": "mother", "mommy": "mother", "mam": "mother", "dad": "father",
-             "daddy": "father", "hubby": "husband", "missus": "wife", "kiddo": "kid", "kiddos": "kids"}
+             "daddy": "father", "hubby": "husband", "missus": "wife", "kiddo": "kid", "kiddos": "kids",
+             "sis": "sister", "bro": "brother", "gran": "grandmother", "granny": "grandmother",
+             "grandma": "grandmother", "nan": "grandmother", "grandpa": "grandfather"}
+# a visit on the user's calendar with what the visitor needs at the table ("User's calendar: mother come to visit
+# ... (she is vegetarian) ..."): the visitor's need, as a care fact's, is only for requests about them
+_CALENDAR_NEED = re.compile(r"^User's calendar: (?P<label>.+?)\s+(?:is|are|will|come|comes|coming|visit\w*|fly\w*|"
+                            r"arriv\w*)\b.*\((?:she|he|shes|hes)\b", re.IGNORECASE)
 # how a care fact names its person: "User's son Leo is ...", "User's partner Sam's diet: ...", "Rohit's mother ..."
 _LABEL = re.compile(r"^(?:User's\s+)?(?P<label>.+?)(?:['’]s?\s+(?:diet|health|school|education|routine|plan)\b|"
                     r"\s+(?:is|has|avoids|takes|goes|attends|plans)\b|:)", re.IGNORECASE)
 _NOT_A_NAME = frozenset({"user", "user's", "member"})
 
 
-def is_care_fact(subject: str) -> bool:
-    return subject.startswith(CARE_PREFIX)
+def is_care_fact(subject: str, content: str = "") -> bool:
+    """A fact of someone in the user's care, or a visit that says what the visitor needs at the table."""
+    return subject.startswith(CARE_PREFIX) or bool(_CALENDAR_NEED.match(content))
 
 
 def names_in(content: str) -> set[str]:
-    """The words a care fact names its person by: "User's son Leo is allergic to sesame." -> {"son", "leo"}."""
-    m = _LABEL.match(content)
+    """The words a care fact names its person by: "User's son Leo is allergic to sesame." -> {"son", "leo"};
+    "User's calendar: sis ria is coming to visit ... (shes vegan) ..." -> {"sister", "ria"}."""
+    m = _CALENDAR_NEED.match(content) or _LABEL.match(content)
     if not m:
         return set()
-    return {w for w in re.findall(r"[^\W\d_][\w-]+", m.group("label").lower()) if w not in _NOT_A_NAME}
+    return {_SAME_KIN.get(w, w) for w in re.findall(r"[^\W\d_][\w-]+", m.group("label").lower())
+            if w not in _NOT_A_NAME}
 
 
 def asked_for(query: str, content: str, needed: float) -> bool:

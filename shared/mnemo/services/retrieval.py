@@ -19,7 +19,7 @@ from mnemo.crypto import TenantHashKeys, keyed_hash
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
-from mnemo.domain.for_others import asked_for, is_care_fact
+from mnemo.domain.for_others import CARE_PREFIX, asked_for, is_care_fact
 from mnemo.domain.gate import GENERAL_KNOWLEDGE, Gate, GateDecision, decide, is_open_ended
 from mnemo.domain.models import (
     SOURCE_PRECEDENCE,
@@ -343,14 +343,11 @@ class Retriever:
                 rejected[s.memory.memory_id] = "below_min_relevance"
         kept = said_together(kept, ranked, settings.said_together_limit, now)
         kept = needed_slots(kept, ranked, settings.slot_boost * settings.needed_slot_at_least, now)
-        if settings.care_facts_when_asked:
-            unasked = {s.memory.memory_id for s in kept
-                       if is_care_fact(s.memory.subject) and not asked_for(query, s.memory.content, s.needed)}
-            kept = [s for s in kept if s.memory.memory_id not in unasked]
+        unasked = self._unasked(query, kept)
+        kept = [s for s in kept if s.memory.memory_id not in unasked]
         for s in kept:
             rejected.pop(s.memory.memory_id, None)
-        if settings.care_facts_when_asked:
-            rejected.update(dict.fromkeys(unasked, "not_asked_for"))
+        rejected.update(dict.fromkeys(unasked, "not_asked_for"))
         kept, conflicts, lost = self._resolve_conflicts(kept)
         rejected.update(dict.fromkeys(lost, "conflict_lost"))
         for s in kept[top_k:]:
@@ -358,6 +355,9 @@ class Retriever:
         kept = kept[:top_k]
         if gate.decision is GateDecision.RETRIEVE and settings.agenda_limit and is_agenda(query):
             kept = self._with_agenda(tenant_id, user_id, kept, ranked, now, project_id, session_id)
+            unasked = self._unasked(query, kept)  # a visit the agenda brought is one too
+            kept = [s for s in kept if s.memory.memory_id not in unasked]
+            rejected.update(dict.fromkeys(unasked, "not_asked_for"))
         conflicted = {i for pair in conflicts for i in pair}
         shown = profile
         if profile is not None and gate.decision is GateDecision.RETRIEVE:
@@ -378,6 +378,17 @@ class Retriever:
                             selected, conflicts, pending, timings, started, conversation_id,
                             rejected=rejected, context=block.text, tokens=block.tokens, vector=vector,
                             params=params)
+
+    def _unasked(self, query: str, kept: list[Scored]) -> set[str]:
+        """The kept facts of people in the user's care (and visits saying what the visitor needs) that this request
+        does not ask for (domain/for_others.py; settings.care_facts_when_asked)."""
+        if not self.p.settings.care_facts_when_asked:
+            return set()
+        return {s.memory.memory_id for s in kept
+                if is_care_fact(s.memory.subject, s.memory.content)
+                # a visit's gain is the plan slot's ("this weekend" needs plans), not the family's
+                and not asked_for(query, s.memory.content,
+                                  s.needed if s.memory.subject.startswith(CARE_PREFIX) else 0.0)}
 
     def _second_look(self, gate: Gate, query: str, tenant_id: str, user_id: str) -> Gate:
         """A request worded like general knowledge may still need the user's facts ("what's good to put in

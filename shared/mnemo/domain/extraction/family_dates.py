@@ -73,7 +73,8 @@ def family_happenings(text: str, when: datetime) -> list[Happening]:
 # don't eat meat, she is vegetarian", "my mom is coming to visit on may 20, she's diabetic"): the calendar keeps it,
 # so that cooking for the visit finds it, and it goes with the visit (a plan, past when the day has gone)
 _WHAT_THEY_NEED = re.compile(
-    r"\b(?:she|he)\s*(?:['’]s|is|has|have|(?:do(?:es)?n['’]?t|does not|can['’]?t|cannot)\s+eat)\s+(?:also\s+)?"
+    r"\b(?:(?:she|he)\s*(?:['’]s|is|has|have|(?:do(?:es)?n['’]?t|does not|can['’]?t|cannot)\s+eat)|shes|hes)\s+"
+    r"(?:also\s+)?"
     r"(?:an?\s+)?"
     r"(?P<x>vegetarian|vegan|pescatarian|coeliac|celiac|diabetic|diabetes|gluten[- ]free|lactose intolerant|halal|"
     r"kosher|allergic to [a-z]+(?: [a-z]+)?|(?:nut|peanut|egg|shellfish|gluten|dairy|fish|sesame) allergy|"
