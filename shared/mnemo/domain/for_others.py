@@ -4,8 +4,10 @@ A dependant's or a housemate's fact ("User's son Leo is allergic to sesame.", "U
 coeliac.") shares its words with the user's own food and health questions: "what should I have for lunch" is
 as near to "User's partner Sam's diet: keto." as to the user's own diet, and a block that gave it would have the
 assistant cook keto for someone who is not. Such a fact goes in when the request needs the user's family (the slot
-affinity, through the fact's borrowed slot), names the person ("what can I cook for Sam?") or speaks of the
-user with others ("dinner for both of us", "lunchbox ideas for the kids", "for everyone on Sunday").
+affinity, through the fact's borrowed slot), names the person ("what can I cook for Sam?", "my mum" for a mother)
+or speaks of the user with others ("dinner for both of us", "for everyone on Sunday"); a child's fact also when it
+speaks of what is done for children ("lunchbox ideas", "the school fete"). A visit on the user's calendar that says
+what the visitor needs at the table ("... (she is vegetarian)") is read the same way, by the visitor's words alone.
 """
 
 from __future__ import annotations
