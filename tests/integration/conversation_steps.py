@@ -1,13 +1,36 @@
-"""Steps the extraction tests share: a user's message said a day after the last, its conversation closed and
-extracted (the local home on a manual clock)."""
+"""Steps the extraction tests share: the local home with the learned extractor on a manual clock, a user's message
+said a day after the last with its conversation closed and extracted, and what the extractor keeps of one message."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-from mnemo.bootstrap import Mnemo, run_due_jobs
+from mnemo.bootstrap import Mnemo, build_local, run_due_jobs
 from mnemo.clock import ManualClock
+from mnemo.domain.extraction.pipeline import LearnedExtractor
+from mnemo.domain.models import Message
 from mnemo.services.ingest import IncomingMessage
+from mnemo.settings import Settings
+
+
+@contextmanager
+def learned_home(data_dir: Path) -> Iterator[Mnemo]:
+    """The local home with the learned extractor, its clock at 2026-03-01 09:00 UTC."""
+    built = build_local(Settings(data_dir=data_dir, extractor="learned"),
+                        clock=ManualClock(datetime(2026, 3, 1, 9, tzinfo=UTC)))
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+def stored(extractor: LearnedExtractor, text: str) -> dict[str, str]:
+    """The facts the extractor keeps of one user message said on 2026-05-01, by subject."""
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    return {c.subject: c.content for c in extractor.extract([message]).accepted}
 
 
 def say_next_day(service: Mnemo, tenant: str, user: str, conversation: str, text: str,

@@ -5,26 +5,21 @@ about what the user does for the family, not for the user's own requests."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from mnemo.bootstrap import Mnemo, build_local
-from mnemo.clock import ManualClock
+from mnemo.bootstrap import Mnemo
 from mnemo.domain.models import Status
-from mnemo.settings import Settings
-from tests.integration.conversation_steps import say_next_day
+from tests.integration.conversation_steps import learned_home, say_next_day
 
 TENANT, USER = "t-care", "u-care"
 
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Mnemo]:
-    built = build_local(Settings(data_dir=tmp_path, extractor="learned"),
-                        clock=ManualClock(datetime(2026, 3, 1, 9, tzinfo=UTC)))
-    yield built
-    built.close()
+    with learned_home(tmp_path) as built:
+        yield built
 
 
 def _live(service: Mnemo) -> dict[str, str]:

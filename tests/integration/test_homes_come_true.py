@@ -4,26 +4,21 @@ the learned extractor, one message a day)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from mnemo.bootstrap import Mnemo, build_local
-from mnemo.clock import ManualClock
+from mnemo.bootstrap import Mnemo
 from mnemo.domain.models import Status
-from mnemo.settings import Settings
-from tests.integration.conversation_steps import say_next_day
+from tests.integration.conversation_steps import learned_home, say_next_day
 
 TENANT, USER = "t-homes", "u-homes"
 
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Mnemo]:
-    built = build_local(Settings(data_dir=tmp_path, extractor="learned"),
-                        clock=ManualClock(datetime(2026, 3, 1, 9, tzinfo=UTC)))
-    yield built
-    built.close()
+    with learned_home(tmp_path) as built:
+        yield built
 
 
 def _home(service: Mnemo) -> list[str]:
@@ -41,8 +36,8 @@ def test_a_house_bought_is_the_home_once_the_user_says_they_moved_in(service: Mn
     assert [h.lower() for h in _home(service)] == ["user lives in ames."]
 
 
-def test_someone_moving_in_with_the_user_makes_no_home_of_a_house_bought(service: Mnemo) -> None:
+def test_moving_in_with_someone_makes_no_home_of_a_house_bought(service: Mnemo) -> None:
     say_next_day(service, TENANT, USER, "c1", "Hello. I'm Harold, 74, farm corn and soybeans outside Boone, Iowa.")
     say_next_day(service, TENANT, USER, "c2", "WE BOUGHT A LITTLE HOUSE IN AMES. No stairs, close to the hospital.")
-    say_next_day(service, TENANT, USER, "c3", "my sister moved in with us last week, it's chaos")
+    say_next_day(service, TENANT, USER, "c3", "we moved in with my sister while the roof is fixed, it's chaos")
     assert [h for h in _home(service) if "ames" in h.lower()] == []

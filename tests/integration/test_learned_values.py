@@ -6,20 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mnemo.bootstrap import learned_extractor
 from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.models import Message
-from mnemo.settings import Settings
-
-
-@pytest.fixture(scope="module")
-def extractor() -> LearnedExtractor:
-    return learned_extractor(Settings())
-
-
-def stored(extractor: LearnedExtractor, text: str) -> dict[str, str]:
-    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
-    return {c.subject: c.content for c in extractor.extract([message]).accepted}
+from tests.integration.conversation_steps import stored
 
 
 def test_a_height_is_no_age(extractor: LearnedExtractor) -> None:

@@ -4,25 +4,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from mnemo.bootstrap import Mnemo, build_local
-from mnemo.clock import ManualClock
-from mnemo.settings import Settings
-from tests.integration.conversation_steps import say_next_day
+from mnemo.bootstrap import Mnemo
+from tests.integration.conversation_steps import learned_home, say_next_day
 
 TENANT, USER = "t-rules", "u-rules"
 
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Mnemo]:
-    built = build_local(Settings(data_dir=tmp_path, extractor="learned"),
-                        clock=ManualClock(datetime(2026, 3, 1, 9, tzinfo=UTC)))
-    yield built
-    built.close()
+    with learned_home(tmp_path) as built:
+        yield built
 
 
 def _rules(service: Mnemo) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.domain.for_others import asked_for, is_care_fact, names_in
+from mnemo.domain.for_others import asked_for, is_care_fact, names_in, not_asked_for
 
 
 def test_a_care_fact_names_its_person_by_kin_and_name() -> None:
@@ -48,3 +48,13 @@ def test_a_visit_with_what_the_visitor_needs_is_asked_for_only_by_requests_about
     assert names_in(visit) == {"sister", "ria"}
     assert asked_for("plan some stuff to do when my sister visits", visit, 0.0)
     assert not asked_for("what should i cook for myself this weekend", visit, 0.0)
+
+
+def test_a_visits_gain_from_the_plan_slot_asks_for_nothing_of_the_visitor() -> None:
+    visit = "User's calendar: sis ria is coming to visit jul 12-26 (shes vegan) (for 2026-07-12)."
+    # "this weekend" needs the user's plans: the visit gains, but the sister's diet is not asked for
+    assert not_asked_for("what should i cook for myself this weekend", "plan:sis_ria", visit, 0.1)
+    # a care fact's gain is the family's: it is asked for
+    assert not not_asked_for("what should i cook tonight", "family_care:leo_allergy_sesam",
+                             "User's son Leo is allergic to sesame.", 0.1)
+    assert not not_asked_for("what should i cook tonight", "diet", "User's diet: vegan.", 0.0)

@@ -36,7 +36,7 @@ def test_a_name_the_family_facts_hold_is_a_dependant_and_a_possessive_is_theirs_
 @pytest.mark.parametrize("text", [
     "my sister Bea is vegan, she brought her own roast",
     "my ex-husband has gout so no red meat for him",  # a partner no longer
-    "my old flatmate was vegan",
+    "my previous partner was vegan",  # a partner no longer, whom the user would otherwise share a home with
     "Marco's wife is pregnant, due in May",  # someone else's spouse
     "Marta is allergic to kiwi",  # a name no family fact holds: a friend, a colleague
     "my mum's diabetic and my brother is keto",

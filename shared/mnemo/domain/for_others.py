@@ -65,3 +65,12 @@ def asked_for(query: str, content: str, needed: float) -> bool:
         return True
     words = {_SAME_KIN.get(w, w) for w in re.findall(r"[^\W\d_][\w-]+", query.lower())}
     return bool(words & names)
+
+
+def not_asked_for(query: str, subject: str, content: str, needed: float) -> bool:
+    """A fact of someone in the user's care (or a visit saying what the visitor needs) that this request does not
+    ask for. ``needed`` is the relevance the fact's slot gained from the request: a care fact's is the family's
+    (its borrowed slot), a visit's the plan slot's ("this weekend" needs plans), which says nothing of the visitor."""
+    if not is_care_fact(subject, content):
+        return False
+    return not asked_for(query, content, needed if subject.startswith(CARE_PREFIX) else 0.0)

@@ -343,13 +343,15 @@ class ExtractionService:
         said = [t.message for t in turns if t.message.role == "user" and says_moved_in(t.message.content)]
         if not said or any(f.subject == home.name and f.polarity for f in facts):
             return facts
-        owned = sorted(((m, place) for m in self._live(job, Category.BIOGRAPHICAL)
+        # owned things and homes are both biographical: one read serves both
+        biographical = self._live(job, Category.BIOGRAPHICAL)
+        owned = sorted(((m, place) for m in biographical
                         if m.subject.startswith("owns:") and (place := home_owned(m.content)) is not None),
                        key=lambda pair: pair[0].created_at, reverse=True)
         if not owned:
             return facts
         fact, place = owned[0]
-        if any(m.subject == home.name and m.created_at > fact.created_at for m in self._live(job, home.category)):
+        if any(m.subject == home.name and m.created_at > fact.created_at for m in biographical):
             return facts  # a home named since the one bought says where the user lives
         return [*facts, NewFact(
             content=home.affirm.format(v=place), category=home.category, subject=home.name,

@@ -19,7 +19,7 @@ from mnemo.crypto import TenantHashKeys, keyed_hash
 from mnemo.domain.agenda import is_agenda, is_past_plan, upcoming
 from mnemo.domain.block import build_block
 from mnemo.domain.extraction.slots import RETRACTION_TAG
-from mnemo.domain.for_others import CARE_PREFIX, asked_for, is_care_fact
+from mnemo.domain.for_others import not_asked_for
 from mnemo.domain.gate import GENERAL_KNOWLEDGE, Gate, GateDecision, decide, is_open_ended
 from mnemo.domain.models import (
     SOURCE_PRECEDENCE,
@@ -385,10 +385,7 @@ class Retriever:
         if not self.p.settings.care_facts_when_asked:
             return set()
         return {s.memory.memory_id for s in kept
-                if is_care_fact(s.memory.subject, s.memory.content)
-                # a visit's gain is the plan slot's ("this weekend" needs plans), not the family's
-                and not asked_for(query, s.memory.content,
-                                  s.needed if s.memory.subject.startswith(CARE_PREFIX) else 0.0)}
+                if not_asked_for(query, s.memory.subject, s.memory.content, s.needed)}
 
     def _second_look(self, gate: Gate, query: str, tenant_id: str, user_id: str) -> Gate:
         """A request worded like general knowledge may still need the user's facts ("what's good to put in

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from mnemo.domain.extraction.segment import clause_around, is_question, sentence_around
+from mnemo.domain.extraction.tastes import CLINICIANS, TOLD_THE_USER_TO
 
 _FOLLOWING = re.compile(
     r"\b(?:doing|do|on|following|follow|started|starting|start|trying|try|switched to|switching to|gone|going|went|"
@@ -47,10 +48,8 @@ _NAMED_DIET = re.compile(
 # a diet a doctor (or a dietitian) told the user to follow: "my doctor said I should do low carb for a while",
 # "the dietitian wants me on a low FODMAP diet" (the tagger reads the doctor, or the condition, and not the diet)
 _ADVISED_DIET = re.compile(
-    r"\b(?:doctor|doc|dr|gp|dietitian|dietician|nutritionist|cardiologist|consultant|endo(?:crinologist)?|"
-    r"specialist|nurse|midwife)s?\b[^.;!?]{0,60}?\b(?:has\s+|have\s+)?(?:told|tells|said|says|advised|advises|"
-    r"wants|asked|recommended|recommends|put|puts)\s+(?:me\s+)?(?:(?:that\s+)?i\s+(?:should|need to|have to|must|"
-    r"gotta)\s+|to\s+)?(?:do|go|try|follow|start|be\s+on|eat|on)\s+(?:an?\s+|the\s+)?(?:strict\s+)?"
+    CLINICIANS + r"[^.;!?]{0,60}?(?:" + TOLD_THE_USER_TO + r"|\b(?:put|puts)\s+me\s+)"
+    r"(?:do|go|try|follow|start|be\s+on|eat|on)\s+(?:an?\s+|the\s+)?(?:strict\s+)?"
     r"(?P<diet>low[- ]?(?:carbs?|fodmap|salt|sodium|fat|sugar|gi)|" + DIET_NAMES + r")\b", re.IGNORECASE)
 
 

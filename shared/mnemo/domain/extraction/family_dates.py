@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mnemo.domain.extraction.dates import anchor, anchor_near
+from mnemo.domain.extraction.diets import DIET_NAMES
 
 _CLOSE = (r"(?:daughter|son|sister|sis|brother|bro|mum|mom|mother|dad|father|parents|girlfriend|gf|boyfriend|bf|"
           r"partner|wife|husband|fianc[eé]e?|grandma|grandpa|gran|nan|granny|grandmother|grandfather|grandson|"
@@ -76,7 +77,7 @@ _WHAT_THEY_NEED = re.compile(
     r"\b(?:(?:she|he)\s*(?:['’]s|is|has|have|(?:do(?:es)?n['’]?t|does not|can['’]?t|cannot)\s+eat)|shes|hes)\s+"
     r"(?:also\s+)?"
     r"(?:an?\s+)?"
-    r"(?P<x>vegetarian|vegan|pescatarian|coeliac|celiac|diabetic|diabetes|gluten[- ]free|lactose intolerant|halal|"
+    r"(?P<x>" + DIET_NAMES + r"|coeliac|celiac|diabetic|diabetes|lactose intolerant|halal|"
     r"kosher|allergic to [a-z]+(?: [a-z]+)?|(?:nut|peanut|egg|shellfish|gluten|dairy|fish|sesame) allergy|"
     r"meat|pork|beef|fish|dairy|gluten|eggs|nuts)\b", re.IGNORECASE)
 _REACH = 160

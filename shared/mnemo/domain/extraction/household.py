@@ -222,7 +222,7 @@ _PLURAL = re.compile(r"^(?:kids?|kiddos|children|babies|toddlers|little ones|twi
                      r"grandchildren|sons|daughters)$", re.IGNORECASE)
 
 
-# a partner or flatmate no longer: "my ex-wife", "my former partner", "my late husband", "my old flatmate"
+# a partner no longer: "my ex-wife", "my former partner", "my late husband", "my previous partner"
 _FORMER = re.compile(r"\b(?:ex|former|late|old|previous)[- ]?\s*$", re.IGNORECASE)
 
 

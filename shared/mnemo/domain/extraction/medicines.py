@@ -311,8 +311,8 @@ _STOPPED = re.compile(r"^(?:stopped|came off)\s+(?:the|my|taking)\s+(?![\w'-]+in
 
 # a medicine named, then said to be ended: "Ramipril stopped. Cough.", "the warfarin is finished now"
 _NAME_THEN_ENDED = re.compile(r"\b(?P<name>[^\W\d_][\w'-]*)\s+(?:(?:is|was|has been|have been|got|been)\s+)?"
-                              r"(?:stopped|discontinued|finished|dropped)\b(?!\s+(?:me|my|by|taking|eating|doing|the|a)\b)",
-                              re.IGNORECASE)
+                              r"(?:stopped|discontinued|finished|dropped)\b"
+                              r"(?!\s+(?:me|my|by|taking|eating|doing|the|a)\b)", re.IGNORECASE)
 # an ending of "it" after a medicine named in the same sentence: "metformin wasnt enough so ive stopped it"
 _ENDED_IT = re.compile(r"\b(?:stopped|quit|came off|come off|dropped|discontinued)\s+(?:it|them)\b", re.IGNORECASE)
 

@@ -28,8 +28,9 @@ _NOT_A_PLACE = re.compile(r"^(?:a|an|the|my|our|his|her|their|bigger|smaller|ano
                           r"part|full|remote)\b", re.IGNORECASE)
 
 
-def due_move(plan: str, now: datetime) -> str | None:
-    """The place a stored plan says the user moves to, once the plan's date has come; None otherwise."""
+def planned_move(plan: str) -> tuple[str, datetime] | None:
+    """The place a plan says the user moves to and the day the move starts ("User plans: moving to toronto in april
+    (for 2026-04)." -> "toronto", 2026-04-01), or None for a plan that is no dated move to a place."""
     m = _MOVE.match(plan.strip())
     if m is None:
         return None
@@ -37,8 +38,13 @@ def due_move(plan: str, now: datetime) -> str | None:
     if not place or len(place.split()) > _MAX_PLACE_WORDS or _NOT_A_PLACE.match(place):
         return None
     parts = [int(p) for p in m.group("when").split("-")]
-    starts = datetime(parts[0], parts[1], parts[2] if len(parts) > 2 else 1, tzinfo=UTC)
-    return place if now >= starts else None
+    return place, datetime(parts[0], parts[1], parts[2] if len(parts) > 2 else 1, tzinfo=UTC)
+
+
+def due_move(plan: str, now: datetime) -> str | None:
+    """The place a stored plan says the user moves to, once the plan's date has come; None otherwise."""
+    move = planned_move(plan)
+    return move[0] if move is not None and now >= move[1] else None
 
 
 # a home the user owns or rents, by its town: "User owns a little house in ames." -> "ames"

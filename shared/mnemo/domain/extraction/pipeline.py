@@ -50,6 +50,7 @@ from mnemo.domain.extraction.medicines import (
     stored_medicine,
     without_dose,
 )
+from mnemo.domain.extraction.moves import planned_move
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import new_homes
 from mnemo.domain.extraction.new_jobs import began_as, bosses_at, left_jobs, new_jobs
@@ -403,10 +404,9 @@ class LearnedExtractor:
             candidate.content = candidate.content.replace("User plans: ", "User's calendar: ", 1)
             needs = what_they_need(text, said.end)
             if needs:
-                # "User's calendar: mother come to visit ... on 20 April (she is vegetarian) (for 2026-04-20)."
-                day = re.search(r"\s*\(for [^)]*\)\.$", candidate.content)
-                head = candidate.content[:day.start()] if day else candidate.content.rstrip(".")
-                candidate.content = f"{head} ({needs}){day.group(0) if day else '.'}"
+                # "User's calendar: mother come to visit ... on 20 April (she is vegetarian) (for 2026-04-20)."; the
+                # subject stays the visit's, so that the visit said again is the same fact
+                candidate.content = candidate.content.replace(said.value, f"{said.value} ({needs})", 1)
             candidate.evidence = sentence
             out.append(candidate)
         return out
@@ -921,24 +921,16 @@ def _with_labelled_fields(candidates: list[Candidate], message: Message, text: s
     return out
 
 
-# a plan to move with its day ("User plans: moving the 12th of April, to a flat in Bath (for 2026-04-12).")
-_DATED_MOVE = re.compile(r"^User plans: (?:[\w'’]+ )?(?:moving|relocating|relocate|move|emigrating)\b.*\(for \d{4}-",
-                         re.IGNORECASE)
-
-
 def _not_moved_yet(candidates: list[Candidate]) -> list[Candidate]:
     """A home the message names only as the place of a dated plan to move there is no home yet: the plan makes it the
     home when its day comes (moves.due_move). "we are moving the 12th of April, to a flat in Bath" had the tagger
     read both the plan and "User lives in Bath." """
-    moves = [c.content.lower() for c in candidates
-             if c.should_store and c.polarity and c.tags and c.tags[0] == "plan" and _DATED_MOVE.match(c.content)]
-    if not moves:
-        return candidates
+    places = {move[0].lower() for c in candidates
+              if c.should_store and c.polarity and c.tags and c.tags[0] == "plan"
+              and (move := planned_move(c.content)) is not None}
     for c in candidates:
-        value = _stated_value(c.content).lower()
-        if (c.should_store and c.polarity and c.tags and c.tags[0] == "home_location" and value
-                and any(re.search(rf"\b(?:to|into|in)\s+(?:[\w'’-]+\s+){{0,3}}?{re.escape(value)}\b", m)
-                        for m in moves)):
+        if (places and c.should_store and c.polarity and c.tags and c.tags[0] == "home_location"
+                and _stated_value(c.content).lower() in places):
             c.should_store, c.rejection_reason = False, "not_moved_yet"
     return candidates
 

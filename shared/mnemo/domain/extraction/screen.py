@@ -363,7 +363,8 @@ _STANDING = re.compile(
     # "from now on" in the languages users switch to, and a way of answering taken up again ("go back to English")
     r"de agora em diante|a partir de agora|daqui (?:pra|para) frente|de ahora en adelante|a partir de ahora|"
     r"[àa] partir de maintenant|dor[ée]navant|von nun an|ab sofort|d'ora in poi|da ora in poi|mulai sekarang|"
-    r"(?:go|switch|change|get|revert)\s+back\s+to|revenir\s+[àa]|volver\s+al?|voltar\s+(?:ao?|pro|para\s+o)|(?:no|never)\b.{0,40}\bever|(?<![\w\s])\s*(?:[\w-]+\s+){1,3}only|"
+    r"(?:go|switch|change|get|revert)\s+back\s+to|revenir\s+[àa]|volver\s+al?|voltar\s+(?:ao?|pro|para\s+o)|"
+    r"(?:no|never)\b.{0,40}\bever|(?<![\w\s])\s*(?:[\w-]+\s+){1,3}only|"
     # "every answer", "all your replies", "any code": a quantifier counts only over answers, not over a task's
     # things ("summarize every chapter of this book")
     r"(?:every|each|all|any)\s+(?:(?:of\s+)?(?:your|my|the)\s+)?(?:\w+\s+)?(?:answers?|repl(?:y|ies)|"

@@ -49,11 +49,14 @@ def taken_up(text: str) -> list[tuple[str, str, str | None, str, str]]:
 # what a doctor (or a dietitian, a physio) told the user to cut down on: "My doctor has told me to reduce salt",
 # "the GP said I need to cut back on sugar", "physio says no running for 8 weeks" (the user's own constraint: "me",
 # "I")
+# who advises the user on what to eat or do (diets.py reads the diets they advise with the same words)
+CLINICIANS = (r"\b(?:doctor|doc|dr|gp|dietitian|dietician|nutritionist|physio|physiotherapist|cardiologist|consultant|"
+              r"endo(?:crinologist)?|specialist|nurse|dentist|midwife)s?\b")
+# their telling the user to do something: "has told me to", "said I should", "wants me to"
+TOLD_THE_USER_TO = (r"\b(?:has\s+|have\s+)?(?:told|tells|said|says|advised|advises|wants|asked|recommended|"
+                    r"recommends)\s+(?:me\s+)?(?:(?:that\s+)?i\s+(?:should|need to|have to|must|gotta)\s+|to\s+)?")
 _ADVISED = re.compile(
-    r"\b(?:doctor|doc|dr|gp|dietitian|dietician|nutritionist|physio|physiotherapist|cardiologist|consultant|"
-    r"endo(?:crinologist)?|specialist|nurse|dentist|midwife)s?\b[^.;!?]{0,80}?\b(?:has\s+|have\s+)?"
-    r"(?:told|tells|said|says|advised|advises|wants|asked|recommended|recommends)\s+(?:me\s+)?"
-    r"(?:(?:that\s+)?(?:i|I)\s+(?:should|need to|have to|must|gotta)\s+|to\s+)?"
+    CLINICIANS + r"[^.;!?]{0,80}?" + TOLD_THE_USER_TO +
     r"(?:reduce|cut\s+(?:down|back)\s+on|cut\s+out|avoid|limit|lay\s+off|stay\s+off|stay\s+away\s+from|"
     r"go\s+easy\s+on|lower|no|no\s+more|stop(?:\s+eating|\s+drinking)?|quit)\s+"
     r"(?:(?:the|my|on|eating|drinking)\s+)?(?P<x>[a-z][\w'-]*(?:\s+(?!for\b|because\b|and\b|so\b|until\b|"
@@ -61,9 +64,8 @@ _ADVISED = re.compile(
 # what a doctor forbade the user, as non-native English often says it: "the cardiologist has forbidden me the cheese
 # in quantity", "doctor banned me from alcohol"
 _FORBIDDEN = re.compile(
-    r"\b(?:doctor|doc|dr|gp|dietitian|dietician|physio|physiotherapist|cardiologist|consultant|endo(?:crinologist)?|"
-    r"specialist|nurse|dentist|midwife)s?\b[^.;!?]{0,40}?\b(?:has\s+|have\s+)?(?:forbidden|forbid|forbids|forbade|"
-    r"banned|bans|prohibited)\s+me\s+(?:from\s+)?(?:(?:the|eating|drinking|any)\s+)?"
+    CLINICIANS + r"[^.;!?]{0,40}?\b(?:has\s+|have\s+)?(?:forbidden|forbid|forbids|forbade|banned|bans|prohibited)\s+"
+    r"me\s+(?:from\s+)?(?:(?:the|eating|drinking|any)\s+)?"
     r"(?P<x>[a-z][\w'-]*(?:\s+(?!for\b|because\b|and\b|so\b|until\b|in\b|at\b|now\b)[a-z][\w'-]*)?)",
     re.IGNORECASE)
 _NOT_A_THING = frozenset({"it", "that", "this", "them", "more", "less", "much", "down", "back", "weight", "stress",
