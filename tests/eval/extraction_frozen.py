@@ -16,6 +16,8 @@ shared/mnemo/training/data/pending (training reads none of them, so for the ship
 development set, three times the dev set's size; a model trained on them must not be measured on them).
 (The 2,824 messages of the tenth session's batch "voices", a development set here once, are training data since
 the eleventh: they are in data/held, scored with the training data.)
+``--set voices_c`` scores the 2,398 messages of batch voices_c (pending/voices_c, written blind in the fourteenth
+session, not trained on): another development set, four times the dev set's size.
 ``--model`` scores a tagger other than the shipped one.
 """
 
@@ -133,8 +135,8 @@ def build_extractor(kind: str, model: Path | None = None, **knobs: float | None)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extractor", default="learned", choices=["learned", "rules"])
-    parser.add_argument("--set", dest="which", default="frozen", choices=["frozen", "dev", "pending"],
-                        help="the blind set to score: frozen (to report), dev or pending (to work on)")
+    parser.add_argument("--set", dest="which", default="frozen", choices=["frozen", "dev", "pending", "voices_c"],
+                        help="the blind set to score: frozen (to report), dev, pending or voices_c (to work on)")
     parser.add_argument("--model", type=Path, default=None, help="a tagger's weights (default: the shipped one)")
     parser.add_argument("--no-training", action="store_true", help="skip scoring the training data")
     for knob in ("min_confidence", "outside_at_least", "verify_at_least", "bio_penalty", "judge_keep_at_least"):
@@ -145,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     extractor = build_extractor(args.extractor, args.model, min_confidence=args.min_confidence,
                                 outside_at_least=args.outside_at_least, verify_at_least=args.verify_at_least,
                                 bio_penalty=args.bio_penalty, judge_keep_at_least=args.judge_keep_at_least)
-    sets = {"frozen": [FROZEN], "dev": [DEV], "pending": sorted(PENDING.glob("extraction_train_*.txt"))}
+    sets = {"frozen": [FROZEN], "dev": [DEV], "pending": sorted(PENDING.glob("extraction_train_*.txt")),
+            "voices_c": sorted((PENDING / "voices_c").glob("extraction_train_*.txt"))}
     reports = {args.which: evaluate(extractor, load(sets[args.which]))}
     if not args.no_training:
         training = [*sorted(TRAINING.glob("extraction_train_*.txt")),
@@ -155,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if "training" in reports:
         table(f"training data, {args.extractor} extractor (an upper bound)", reports["training"])
     if args.v:  # never the frozen set's errors: it is not read line by line
-        for name in ("training", "dev", "pending"):
+        for name in ("training", "dev", "pending", "voices_c"):
             for error in reports.get(name, {}).get("errors", []):
                 print("   ", name, error)
     out = HERE / "results"
