@@ -11,7 +11,7 @@ from pathlib import Path
 from mnemo.bootstrap import Mnemo, build_local, run_due_jobs
 from mnemo.clock import ManualClock
 from mnemo.domain.extraction.pipeline import LearnedExtractor
-from mnemo.domain.models import Message
+from mnemo.domain.models import Message, Status
 from mnemo.services.ingest import IncomingMessage
 from mnemo.settings import Settings
 
@@ -43,3 +43,10 @@ def say_next_day(service: Mnemo, tenant: str, user: str, conversation: str, text
                                project_id=project_id)
     service.ingestor.close(tenant, user, conversation)
     run_due_jobs(service)
+
+
+def live_facts(service: Mnemo, tenant: str, user: str, slot: str) -> list[str]:
+    """The user's facts of a slot that hold now: live, active and stated (no ended value)."""
+    now = service.ports.clock.now()
+    return [m.content for m in service.ports.memories.all_for_user(tenant, user)
+            if m.subject.partition(":")[0] == slot and m.is_live(now) and m.status is Status.ACTIVE and m.polarity]

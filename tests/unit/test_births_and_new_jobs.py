@@ -78,6 +78,17 @@ def test_a_job_told_by_when_it_began(text: str, jobs: list[str]) -> None:
     ("I quit smoking", []),  # no workplace
     ("after forty-one years I retired on Friday", []),  # no workplace named
     ("I left Tesco with no milk again", []),  # a shop left is no job left
+    # a job lost, or ended by its last day
+    ("i got laid off from amazon last friday", ["amazon"]),
+    ("got made redundant from Barclays in may", ["Barclays"]),
+    ("they let me go at the warehouse last week", ["warehouse"]),
+    ("I was fired from my job at the bank", ["bank"]),
+    ("yesterday was my last day at walmart im starting at target monday", ["walmart"]),
+    ("my husband got laid off from Ford", []),  # someone else's
+    ("my dad was made redundant from the mill", []),
+    ("her last day at Google was sad", []),
+    ("I might get laid off from Ford soon", []),  # feared, not so
+    ("my last day at school was in 1990", []),  # no workplace
 ])
 def test_a_workplace_the_user_left(text: str, places: list[str]) -> None:
     assert [place for _s, _e, place in left_jobs(text)] == places

@@ -62,6 +62,9 @@ def began_as(value: str) -> str | None:
     return found[0][2] if found else None
 
 
+# a workplace named: up to three capitalised words, or one lower-case word that is no article, pronoun or time
+_NAMED_PLACE = (r"(?:[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2}|(?!(?:the|my|our|his|her|their|a|an|this|that|end|start|"
+                r"beginning|same|last|first|next|time|moment|weekend|close|work|school|uni|home)\b)[a-z][\w'’-]*)")
 # the user leaving a workplace, named after "my job at" or, with a capital, after a verb that is only said of work
 _LEFT_JOB = re.compile(
     r"(?<!when )(?<!if )(?<!before )\b(?i:I)(?:['’]ve|\s+have)?\s+(?i:just\s+|finally\s+|officially\s+)?"
@@ -74,8 +77,22 @@ _LEFT_JOB = re.compile(
     r"\s+(?i:the\s+)?"
     # not "my", "her": whose workplace it is, not which ("resigned from my post"); nor when ("my notice at the end of
     # the month", "at the same time as")
-    r"(?P<named>[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2}|(?!(?:the|my|our|his|her|their|a|an|this|that|end|start|"
-    r"beginning|same|last|first|next|time|moment|weekend|close)\b)[a-z][\w'’-]*))")
+    r"(?P<named>" + _NAMED_PLACE + "))")
+# a job the user lost or ended by its last day, named after the words that say so: "i got laid off from amazon",
+# "made redundant from Barclays", "they let me go at the warehouse", "yesterday was my last day at walmart"; not
+# someone else's ("my husband got laid off from Ford", "her last day at"), nor a day still wished for
+_LOST_JOB = re.compile(
+    r"(?:(?<!\bhusband )(?<!\bwife )(?<!\bpartner )(?<!\bhe )(?<!\bshe )(?<!\bthey )(?<!\bdad )(?<!\bmum )(?<!\bmom )"
+    r"\b(?i:laid off|made redundant|fired|sacked|let go)|\b(?i:let me go|laid me off|fired me|sacked me))"
+    r"\s+(?i:from|at|by)\s+(?i:my\s+(?:job|position|role|post)\s+(?:at|with|in)\s+)?(?i:the\s+)?(" + _NAMED_PLACE
+    + r")|(?<![\w'’])(?i:my)\s+(?i:last)\s+(?i:day|shift)\s+(?i:at|with|in)\s+(?i:the\s+)?(" + _NAMED_PLACE + ")")
+# ... only feared, denied or wished: "I might get laid off from Ford", "scared they'll let me go at the plant"
+_NOT_SO = re.compile(r"\b(?:might|may|could|would|will|gonna|going to|afraid|worried|scared|fear|if|hope|hoping|"
+                     r"not|never|n['’]t)\b[^.!?]{0,25}$", re.IGNORECASE)
+# ... where the one lost is the user's: "I", "me" or nobody before it in the sentence ("got laid off from amazon")
+_SOMEONE_ELSE_LOST = re.compile(r"\b(?:my|our|his|her|their)\s+(?:\w+\s+){0,2}?(?:husband|wife|partner|dad|father|mum|"
+                                r"mom|mother|brother|sister|son|daughter|friend|boss|colleague|coworker|flatmate)\b"
+                                r"(?!.*\b(?:i|me)\b)[^.!?]*$", re.IGNORECASE)
 # where a workplace's words end: when, why, and a new clause
 _PLACE_END = re.compile(r"\s+(?:today|yesterday|last|this|on|in|after|because|and|but|so|since|to|for|at|I|now|"
                         r"finally|earlier)\b.*$", re.IGNORECASE)
@@ -89,6 +106,15 @@ def left_jobs(text: str) -> list[tuple[int, int, str]]:
         place = _PLACE_END.sub("", m.group(group)).strip(" '\"")
         if place and len(place.split()) <= JOB_MAX_WORDS:
             out.append((m.start(group), m.start(group) + len(place), place))
+    for m in _LOST_JOB.finditer(text):
+        before = text[:m.start()]
+        sentence = re.split(r"[.!?\n]", before)[-1]
+        if _SOMEONE_ELSE_LOST.search(sentence + m.group(0)) or _NOT_SO.search(sentence):
+            continue
+        which = 1 if m.group(1) else 2
+        place = _PLACE_END.sub("", m.group(which)).strip(" '\"")
+        if place:
+            out.append((m.start(which), m.start(which) + len(place), place))
     return out
 
 

@@ -721,7 +721,7 @@ class LearnedExtractor:
         # "my asthma is basically gone": the polarity head reads each as the user's fact now
         negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS and not_now(value, f.clause))
         negated = negated or (slot.name in NOT_NOW_SLOTS and ended_just_after(value, f.clause))
-        negated = negated or (slot.name == "plan" and called_off(value, f.clause))
+        negated = negated or (slot.name == "plan" and (called_off(value, f.clause) or given_up(value, f.sentence)))
         negated = negated or (slot.name == "avoids" and eats_again(value, f.clause))
         # a value the user sets another against ("I use Waze instead of Google Maps"): only where the slot is keyed
         # by the value, so the "no" retires that value alone (a single value's "not" would retire the slot's
@@ -825,10 +825,23 @@ class LearnedExtractor:
             candidate.content = candidate.content.replace("User ", "User's ", 1)  # "User's dad passed away ..."
         candidate.reading = f.span.features
         reason = screen(value, f.clause, slot.name, f.explicit, f.sentence, f.message.content)
+        if reason == "not_current" and (_RETIREMENT.match(value) or (negated and _OVER_NOW.search(f.sentence))):
+            # the screen keeps a former job out of the current one's slot; a job said to be over now ("I WAS A NURSE
+            # FOR 40 YEARS NOW IM RETIRED", "just retired from Singapore Airlines") ends it, and retirement is the job
+            # now ("ex merchant navy" alone is a past, no news)
+            reason = None
         if reason:
             candidate.should_store = False
             candidate.rejection_reason = reason
         return candidate
+
+
+# a job value that is retirement itself, in the languages users write in
+_RETIREMENT = re.compile(r"(?:retired|retiree|pensioner|in pensione|pensionat[oa]|jubilad[oa]|retrait[ée]e?|"
+                         r"rentner(?:in)?|aposentad[oa]|na emeryturze|emeryt(?:ka)?)\b", re.IGNORECASE)
+
+
+_OVER_NOW = re.compile(_RETIREMENT.pattern + r"|\bnow\b", re.IGNORECASE)
 
 
 # what is said of a pet just got beside its kind ("User has a pet: new kitten."): no name of another pet
@@ -1810,6 +1823,33 @@ def called_off(value: str, clause: str) -> bool:
     at = clause.find(value)
     return at >= 0 and (_said_before(_CALLED_OFF_BEFORE, value, clause) is not None
                         or bool(_CALLED_OFF_AFTER.match(clause[at + len(value):])))
+
+
+# a plan said as meant once and given up after a "but" in the same sentence: "I was gonna do the 5k on the 28th but
+# nah not anymore", "we were meant to be at the wedding on the 9th, but the passport didn't come so we're not going",
+# "I was going to visit Rome in June but we cancelled it". One meant and then moved ("but now it's in July") or only
+# not known yet ("but I don't know the date") is not given up
+_MEANT_ONCE = re.compile(
+    r"\b(?:was|were)\s+(?:gonna|going\s+to|meant\s+to|supposed\s+to|planning\s+(?:to|on)|hoping\s+to)\b|"
+    r"\b(?:had|i|we|i['’]d|we['’]d)\s+planned\s+(?:to|on)\b", re.IGNORECASE)
+_GIVEN_UP_AFTER_BUT = re.compile(
+    r"^[^.!?;]*?\bbut\b[^.!?;]*?\b(?:"
+    r"(?:can['’]?t|cannot|couldn['’]?t|won['’]?t|will not)\s+(?:make|go|do|afford|come|attend|join|manage)|"
+    r"(?:aren['’]?t|isn['’]?t|are not|is not|not|never|no longer)\s+(?:going|happening|gonna|doing)|"
+    r"not\s+any\s?more|no\s+longer|nah|nope|cancel+ed|called\s+(?:it\s+)?off|scrapped|fell\s+through|"
+    r"changed\s+(?:my|our)\s+minds?|decided\s+(?:not|against)|gave\s+(?:it\s+)?up|(?:it|that|is)['’]?s?\s+off)\b",
+    re.IGNORECASE)
+
+
+def given_up(value: str, sentence: str) -> bool:
+    """The sentence says the plan was meant once and then given up: "I was gonna do the 5k on the 28th but nah
+    not anymore". The tagger reads the plan and not the "but" after it."""
+    at = sentence.find(value)
+    if at < 0 or _GIVEN_UP_AFTER_BUT.match(sentence[at + len(value):]) is None:
+        return False
+    # the words of meaning it may open the value itself: "going to run the Cork 10k" after "I was"
+    meant = _MEANT_ONCE.search(sentence, 0, at + len(value))
+    return meant is not None and meant.start() <= at
 
 
 # "switched from Affinity Designer to Adobe Illustrator", "we are migrating from Cypress to Playwright"

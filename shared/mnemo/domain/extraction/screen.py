@@ -84,6 +84,19 @@ _FORMER_JOB = re.compile(
     r"\b(?:i was an?\b|i used to (?:work|be)|used to work|ex[- ](?!(?:wife|husband|partner|bf|gf|boyfriend|"
     r"girlfriend)\b)|former(?:ly)?|before (?:i )?retir\w*|retired from|back when i (?:was|worked)|"
     r"(?:my|in my) (?:old|previous|last) job|i worked (?:as|at|in|for)\b(?!.*\bnow\b))", re.IGNORECASE)
+# the job said after the former one as the one now: "ex teacher here, now I drive for Uber"
+_NOW_INSTEAD = re.compile(r"\b(?:now|these days|currently|nowadays)\b", re.IGNORECASE)
+
+
+def _former_job(value: str, clause: str) -> bool:
+    """The clause says the job is one the user had, unless it names the value after that as the one now."""
+    former = _FORMER_JOB.search(clause)
+    if former is None:
+        return False
+    at = clause.find(value, former.end())
+    return not (at >= 0 and _NOW_INSTEAD.search(clause, former.end(), at))
+
+
 # slots where a relative is the value itself ("my sister" -> family), not someone else's fact
 _ABOUT_THE_USER_ANYWAY = frozenset({"family", "relationship_status", "pet"})
 # ... unless the relative is someone else's: "Kayla and her fiancé", "his wife", "my sister's husband"
@@ -319,7 +332,7 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "question"
     if not explicit and _WISH.search(clause):
         return "hypothetical"
-    if slot == "job" and _FORMER_JOB.search(clause):
+    if slot == "job" and _former_job(value, clause):
         return "not_current"
     if slot not in _ABOUT_THE_USER_ANYWAY and _about_someone_else(value, clause, slot):
         return "about_someone_else"
