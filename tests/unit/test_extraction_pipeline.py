@@ -316,7 +316,9 @@ def test_a_plans_day_without_a_year_is_the_next_one_and_an_events_the_last_one()
 
 def test_a_span_of_time_is_not_a_date() -> None:
     when = datetime(2026, 3, 2, 10, tzinfo=UTC)
-    assert anchor("going home for Christmas, the first time in three years", when, "future") is None
+    # Christmas is the day ("for Christmas" dates the plan), not three years on
+    assert anchor("going home for Christmas, the first time in three years", when, "future") == "2026-12-25"
+    assert anchor("going home, the first time in three years", when, "future") is None
     assert anchor("I'll know in two weeks", when) == "2026-03-16"
 
 

@@ -16,16 +16,47 @@ _WEEKDAY = r"(?P<wd>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesd
 _MONTH = (r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|"
           r"ember)?")
 _DAY_OF_MONTH = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_ORDINAL = r"(?P<day>\d{1,2})(?:st|nd|rd|th)"
+_MONTH_NOT_NAMED = _MONTH.replace("?P<mon>", "?:")
+# an ordinal that counts something other than days ("the 15th century", "on 3rd place"), or the day of a month
+# named after it ("the 14th of february": read by the patterns that read the month, wherever the value stands)
+_NOT_A_DAY = (r"(?!\s+(?:of\s+)?(?:century|centuries|floor|time|times|birthday|anniversary|place|grade|year|round|"
+              r"row|street|avenue|edition|attempt|try|generation|percentile|term|lap|level|season|chapter|episode)\b)"
+              rf"(?!(?:\s+of)?\s+{_MONTH_NOT_NAMED}\b)")
+# a month named without a date word before it: full names, and the short forms no one writes for anything else
+# ("Jan" and "Jun" are names, "mar" a verb); "May" and "March" only with their capital ("may I ask", "march on")
+_MONTH_WORD = (r"(?P<mon>january|february|april|june|july|august|september|october|november|december|"
+               r"feb|apr|aug|sept?|oct|nov|dec|(?-i:May|MAY|March|MARCH))")
+# the weekday of a date named beside it ("Thursday Feb 19", "fri 5th"): the weekday alone is not read there, or a
+# value before "on Friday the 12th" would be dated by the nearer "on Friday"
+_A_DATE_AFTER = (rf"(?!\.?,?\s+(?:the\s+\d|\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}(?:st|nd|rd|th)?(?:\s+of)?\s+"
+                 rf"{_MONTH_NOT_NAMED}\b|{_MONTH_NOT_NAMED}\.?\s+\d))")
+# the days of the fixed holidays people plan around, by the words that name them
+_HOLIDAY = (r"(?P<holiday>(?:christmas|xmas)(?:\s+(?:eve|day))?|boxing\s+day|new\s+year(?:['’]?s)?(?:\s+(?:eve|day))?|"
+            r"nye|hallowe['’]?en|valentine['’]?s(?:\s+day)?)")
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    # a weekday that only labels the date beside it ("Thursday Feb 19", "thurs 5 feb", "Friday the 14th"):
-    # the date is the exact one, the weekday says nothing more (read first, or the weekday alone would be)
+    # a weekday that only labels the date beside it ("Thursday Feb 19", "thurs 5 feb"): the date is the exact
+    # one, the weekday says nothing more (read first, or the weekday alone would be)
     (re.compile(rf"\b{_WEEKDAY}\.?,?\s+{_MONTH}\.?\s+{_DAY_OF_MONTH}\b", re.I), "day_month"),
     (re.compile(rf"\b{_WEEKDAY}\.?,?\s+(?:the\s+)?{_DAY_OF_MONTH}(?:\s+of)?\s+{_MONTH}\b", re.I), "day_month"),
-    (re.compile(rf"\b{_WEEKDAY}\.?,?\s+the\s+{_DAY_OF_MONTH}\b", re.I), "day_only"),
+    # a weekday and a day with no month ("Friday the 14th", "sun 15th"): the day whose weekday it is, if a month
+    # near enough has one; an ordinal's suffix is needed without "the" ("Friday 5 people came" is no 5th)
+    (re.compile(rf"\b{_WEEKDAY}\.?,?\s+(?:the\s+|(?=\d{{1,2}}(?:st|nd|rd|th)\b)){_DAY_OF_MONTH}\b"
+                rf"{_NOT_A_DAY}", re.I), "weekday_day"),
     (re.compile(r"\b(?:yesterday|last night)\b", re.I), "yesterday"),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "today"),
     (re.compile(r"\b(?:tomorrow|tmrw|tmr|2moro)\b", re.I), "tomorrow"),
-    (re.compile(rf"\b(?P<rel>last|this|next|on|this coming|coming)?\s*{_WEEKDAY}\b", re.I), "weekday"),
+    # "christmas party" is read as Christmas too: what the party is for is its day (not the new years that fall
+    # on another day each year)
+    (re.compile(rf"(?<!chinese )(?<!lunar )(?<!jewish )(?<!persian )(?<!islamic )\b{_HOLIDAY}\b", re.I), "holiday"),
+    # a fortnight on (read before "next week" would be, in "the week after next week")
+    (re.compile(r"\b(?:the\s+)?week(?:end)?\s+after\s+next(?:\s+week(?:end)?)?\b", re.I), "fortnight"),
+    (re.compile(r"\b(?:the\s+)?(?:end|beginning|start|middle)\s+of\s+(?:(?:the|this)\s+)?month\b", re.I),
+     "this_month"),
+    # a part of a named month is the month (read before "last week" would be, in "the last week of August")
+    (re.compile(rf"\b(?:the\s+)?(?:first|1st|second|2nd|third|3rd|fourth|4th|last|final)\s+(?:few\s+)?"
+                rf"(?:weeks?|weekends?|fortnight|days)\s+(?:of|in)\s+{_MONTH}\b", re.I), "month"),
+    (re.compile(rf"\b(?P<rel>last|this|next|on|this coming|coming)?\s*{_WEEKDAY}\b{_A_DATE_AFTER}", re.I), "weekday"),
     (re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|a few|few|a couple of|couple of)\s+"
                 r"(?P<unit>day|week|month|year)s?\s+(?P<dir>ago|from now)\b", re.I), "offset"),
     # not "the first time in three years", "best day in a year": a span of time, not a date
@@ -35,11 +66,28 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
                 re.I), "relative"),
     (re.compile(rf"\b{_MONTH}\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b", re.I), "day_month"),
     (re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}\b", re.I), "day_month"),
-    (re.compile(rf"\b(?:in|this|next|last|early|late|end of|mid|beginning of|by)\s+{_MONTH}\b", re.I), "month"),
+    # a day and month in figures ("25/12", "12/25", "25.12.2026"), not inside a longer number, a decimal, a
+    # score or a time ("2.5", "8.5/10", "24/7", "at 14.05")
+    (re.compile(r"(?<![\w./:,£$€@-])(?<!\bat )(?!24/7\b)(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})"
+                r"(?:(?P=sep)(?P<y>\d{4}|\d{2}))?(?![\w%]|[./:,-]\d|\s*(?:%|am|pm|h|hrs?|hours?|mins?|minutes?)\b)",
+                re.I), "figures"),
+    # a month, not the month of a day named after it ("by June 5" is the 5th)
+    (re.compile(rf"\b(?:(?:in|this|next|last|early|late|end of|mid|beginning of|by)\s+|(?:mid|early|late)-\s*)"
+                rf"{_MONTH}\b(?!\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b)", re.I), "month"),
+    # a month after a word that says when ("moved to August", "until June"), not a person's ("to June's"); a person
+    # named so after "to" or "for" ("talked to June") is still read as the month: the words say no more
+    (re.compile(rf"\b(?:to|until|till|til|for|around|before|after|since|from|during|through|throughout)\s+"
+                rf"{_MONTH_WORD}\b(?!['’]s\b|\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b)", re.I), "month"),
+    # a month and nothing else: an answer to "when?", or what a plan was moved to
+    (re.compile(rf"^\W*{_MONTH_WORD}\W*$", re.I), "month"),
     # "on the 16th" with no month: that day of this month, the next or the last one (after the patterns
     # that read a month, so "the 14th of february" is not read here)
-    (re.compile(r"\bthe\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:century|floor|time|birthday|anniversary))",
-                re.I), "day_only"),
+    (re.compile(rf"\bthe\s+{_ORDINAL}\b{_NOT_A_DAY}", re.I), "day_only"),
+    # the same after a word that says when ("moved to 15th", "by 20th"), not "my 15th birthday"
+    (re.compile(rf"\b(?:on|to|by|until|till|til|from|for|before|after|since)\s+{_ORDINAL}\b{_NOT_A_DAY}", re.I),
+     "day_only"),
+    # an ordinal and nothing else: what a plan was moved to ("moved to 15th" leaves "15th")
+    (re.compile(rf"^\W*{_ORDINAL}\W*$", re.I), "day_only"),
 ]
 
 
@@ -89,6 +137,17 @@ def _resolve(kind: str, m: re.Match[str], today: date, tense: str = "any") -> st
         return (today + timedelta(days=1)).isoformat()
     if kind == "weekday":
         return _weekday(m, today, tense)
+    if kind == "weekday_day":
+        return _weekday_day(today, int(m.group("day")), _weekday_index(m.group("wd")), tense)
+    if kind == "holiday":
+        month, day = _holiday(m.group("holiday"))
+        return _nearest(today, month, day, tense)
+    if kind == "fortnight":
+        return (today + timedelta(weeks=2)).isoformat()
+    if kind == "this_month":
+        return _shift(today, "month", 0)
+    if kind == "figures":
+        return _figures(m, today, tense)
     if kind in ("offset", "in"):
         n = _count(m.group("n"))
         sign = -1 if kind == "offset" and m.group("dir").lower() == "ago" else 1
@@ -118,8 +177,12 @@ def _month(word: str) -> int:
     return next(i + 1 for i, name in enumerate(_MONTHS) if name.startswith(prefix))
 
 
+def _weekday_index(word: str) -> int:
+    return next(i for i, name in enumerate(_WEEKDAYS) if name.startswith(word.lower()[:3]))
+
+
 def _weekday(m: re.Match[str], today: date, tense: str = "any") -> str | None:
-    target = next(i for i, name in enumerate(_WEEKDAYS) if name.startswith(m.group("wd").lower()[:3]))
+    target = _weekday_index(m.group("wd"))
     rel = (m.group("rel") or "").lower().strip()
     ahead = (target - today.weekday()) % 7
     # an event's weekday without "last" or "next" is the last one ("Tuesday I had jury duty", said on Thursday)
@@ -166,6 +229,58 @@ def _nearest_day(today: date, day: int, tense: str = "any") -> str | None:
         except ValueError:
             continue
     return _closest(options, today, tense)
+
+
+def _weekday_day(today: date, day: int, weekday: int, tense: str) -> str | None:
+    """A day of the month with its weekday ("sun 15th"): of the months a day alone is read in, and one more on
+    in the tense's direction, the nearest whose day falls on that weekday; when none does, the weekday was a slip
+    and the day alone is read (a 15th that is a Sunday half a year on is too far to be meant)."""
+    steps = {"future": (-1, 0, 1, 2), "past": (-2, -1, 0, 1)}.get(tense, (-2, -1, 0, 1, 2))
+    options = []
+    for step in steps:
+        months = today.year * 12 + today.month - 1 + step
+        try:
+            options.append(date(months // 12, months % 12 + 1, day))
+        except ValueError:
+            continue
+    return _closest([d for d in options if d.weekday() == weekday], today, tense) or _nearest_day(today, day, tense)
+
+
+def _holiday(name: str) -> tuple[int, int]:
+    """(month, day) of a fixed holiday as _HOLIDAY reads its name."""
+    words = name.lower()
+    if words.startswith(("christmas", "xmas")):
+        return (12, 24) if words.endswith("eve") else (12, 25)
+    if words.startswith("boxing"):
+        return 12, 26
+    if words == "nye" or (words.startswith("new") and words.endswith("eve")):
+        return 12, 31
+    if words.startswith("new"):
+        return 1, 1
+    if words.startswith("hallow"):
+        return 10, 31
+    return 2, 14
+
+
+def _figures(m: re.Match[str], today: date, tense: str) -> str | None:
+    """A date in figures: day and month in the order only one reading allows ("25/12" and "12/25" are both
+    Christmas); "3/4" could be either, so it names none. Dots are written day first only ("10.30" is a time)."""
+    a, b = int(m.group("a")), int(m.group("b"))
+    if m.group("sep") == "." and ((len(m.group("b")) < 2 and not m.group("y")) or a <= 12):
+        return None  # "2.5", "25.5": a decimal
+    if a > 12 >= b:
+        day, month = a, b
+    elif b > 12 >= a:
+        day, month = b, a
+    else:
+        return None
+    year = m.group("y")
+    if not year:
+        return _nearest(today, month, day, tense)
+    try:
+        return date(int(year) + (2000 if len(year) == 2 else 0), month, day).isoformat()
+    except ValueError:
+        return None
 
 
 def _nearest(today: date, month: int, day: int, tense: str = "any") -> str | None:
