@@ -106,6 +106,8 @@ def test_an_events_date_phrase_is_the_last_one(text: str, tense: str, day: str) 
     ("meet at 14.05", None),
     ("Python 3.12", None),
     ("chinese new year", None),
+    ("my new year's resolution is to run more", None),  # a resolution, a card or a jumper names no day
+    ("need christmas cards for the office", None),
     ("dinner at June's place", None),
     # already read, and kept
     ("end of this month", "2026-05"),

@@ -48,7 +48,11 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:tomorrow|tmrw|tmr|2moro)\b", re.I), "tomorrow"),
     # "christmas party" is read as Christmas too: what the party is for is its day (not the new years that fall
     # on another day each year)
-    (re.compile(rf"(?<!chinese )(?<!lunar )(?<!jewish )(?<!persian )(?<!islamic )\b{_HOLIDAY}\b", re.I), "holiday"),
+    # (a new year's resolution or a Christmas card names no day of anything)
+    (re.compile(rf"(?<!chinese )(?<!lunar )(?<!jewish )(?<!persian )(?<!islamic )\b{_HOLIDAY}\b"
+                r"(?!(?:['’]s)?\s+(?:resolutions?|cards?|jumpers?|sweaters?|movies?|films?|songs?|music|lights?|"
+                r"tree)\b)", re.I),
+     "holiday"),
     # a fortnight on (read before "next week" would be, in "the week after next week")
     (re.compile(r"\b(?:the\s+)?week(?:end)?\s+after\s+next(?:\s+week(?:end)?)?\b", re.I), "fortnight"),
     (re.compile(r"\b(?:the\s+)?(?:end|beginning|start|middle)\s+of\s+(?:(?:the|this)\s+)?month\b", re.I),
