@@ -651,7 +651,7 @@ class LearnedExtractor:
             # May")
             spans = [replace(s, slot="plan") if s.slot == "home_location" and (
                 _A_STAY.search(text[:s.start]) or a_move_to_come(text[:s.start], text[s.end:])) else s
-                for s in spans]
+                for s in spans if not (s.slot == "home_location" and a_stay_now(text[:s.start], text[s.end:]))]
             for span in joined_fragments(text, sorted(spans, key=lambda s: s.start)):
                 value = text[span.start:span.end]
                 found.append(_Found(index, span, value, clause_around(text, span.start, span.end),
@@ -879,6 +879,30 @@ _OWN_TOOL_BEFORE = re.compile(r"\b(?:editor|ide|os|laptop|terminal|shell|keyboar
 # a place the user will be in, right before it: "we'll be in Rome", "I shall be at Lake Como"
 _A_STAY = re.compile(r"\b(?:will|shall|['’]ll|gonna|going to)\s+(?:only\s+|just\s+|also\s+)?be\s+(?:in|at)\s+$",
                      re.IGNORECASE)
+
+
+# where the user is now, right before the place ("I'm in", "currently in"), and a stay said right after it: a trip,
+# a holiday, a few days or weeks, or until a day ("I'm in Penang for work trip till Thursday", "im in berlin till
+# sunday for a conference", "currently in Tokyo for two weeks visiting my cousin"): a stay, no home. Not years or
+# months ("I'm in Berlin for 3 years now"), nor until something other than a day ("until I finish my PhD")
+_HERE_NOW = re.compile(r"\b(?:i['’]?m|im|i am|we['’]?re|we are|currently|right now|at the moment)\s+"
+                       r"(?:(?:just|only|still|currently|now|here|over|out|down|up)\s+)?(?:in|at)\s+$", re.IGNORECASE)
+_STAYING_AFTER = re.compile(
+    r"^[^.!?;]{0,30}?\b(?:"
+    r"(?:for|on)\s+(?:a\s+|an\s+|the\s+|my\s+|our\s+)?(?:short\s+|quick\s+|long\s+)?"
+    r"(?:work\s+|business\s+|school\s+|family\s+|field\s+|uni\s+)?"
+    r"(?:trip|holidays?|vacation|hols|conference|weekend|wedding|funeral|layover|stopover|business|tour|visit)|"
+    r"for\s+(?:a\s+|the\s+)?(?:few|couple\s+of|\d+|one|two|three|four|five|six|ten)\s+(?:more\s+)?"
+    r"(?:days?|nights?|weeks?)|"
+    r"(?:till|until|til|through)\s+(?:next\s+|this\s+|the\s+)?(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tmrw|weekend|"
+    r"\d{1,2}(?:st|nd|rd|th)?\b|end\s+of\s+(?:the\s+)?week)|"
+    r"visiting|to\s+visit|this\s+week(?:end)?\s+only)", re.IGNORECASE)
+
+
+def a_stay_now(before: str, after: str) -> bool:
+    """The place is where the user is for a while, not where they live: "I'm in Penang for work trip till
+    Thursday"."""
+    return _HERE_NOW.search(before) is not None and _STAYING_AFTER.match(after) is not None
 
 
 # a move still to come, right before the place: "I'm moving to", "we're moving back to"; or said bare, with when
