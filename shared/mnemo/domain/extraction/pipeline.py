@@ -719,9 +719,13 @@ class LearnedExtractor:
         negated = negated or (slot.name in CEASABLE_SLOTS | {"health"} and left_in_a_switch(value, f.clause))
         # "I used to love horror films", "turns out I'm not lactose intolerant", "I was keto for two years but",
         # "my asthma is basically gone": the polarity head reads each as the user's fact now
-        negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS and not_now(value, f.clause))
+        negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS
+                              and (not_now(value, f.clause) or said_once_not_now(value, f.message.content)))
         negated = negated or (slot.name in NOT_NOW_SLOTS and ended_just_after(value, f.clause))
         negated = negated or (slot.name == "plan" and (called_off(value, f.clause) or given_up(value, f.sentence)))
+        # "Tuesday yoga is off for me now": a routine, a pastime or a course called off as a plan is (not "my laptop is
+        # off", a thing switched off)
+        negated = negated or (slot.name in {"habit", "hobby", "learning"} and called_off(value, f.clause))
         negated = negated or (slot.name == "avoids" and eats_again(value, f.clause))
         # a value the user sets another against ("I use Waze instead of Google Maps"): only where the slot is keyed
         # by the value, so the "no" retires that value alone (a single value's "not" would retire the slot's
@@ -1444,6 +1448,8 @@ _TAKEN_OFF = r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| he
 _ENDED_BEFORE = re.compile(
     r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|" + _TAKEN_OFF + r"|"
     r"moved (?:out of|away from)|(?:moved|relocated)(?:\s+[\w'’]+){0,3}?\s+from|no longer|not anymore|no more|"
+    # "ok forget Python, the course switched us to Java": a clause that opens on it
+    r"(?:(?<=^)|(?<=^ok )|(?<=^okay )|(?<=^so )|(?<=^just ))forget(?: about)?|"
     # "I'm done with the book club"; not "when I'm done with the course"
     r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
     r"(?:so |totally |officially |"
@@ -1766,6 +1772,8 @@ _ENDED_AFTER_VALUE = re.compile(
     # "Python's out": the value alone said out, with no word between ("iPhone 16 is out", "season 2 is out" are
     # things released, and so is "the new iPhone is out": _RELEASED)
     r"(?P<out>\s*(?:is|'s)\s+(?:(?:now|officially|definitely)\s+)?out)" + _AT_CLAUSE_END + "|"
+    # "pescatarian was wrong": a value taken back
+    r"\s*(?:was|is)\s+(?:(?:all|totally|just)\s+)?(?:wrong|a mistake)" + _AT_CLAUSE_END + "|"
     + _ITS_SUBJECT + r"(?:is|are|'s)\s+(?:[\w'-]+\s+)?gone\s+(?:since|now|for good|completely)\b|"
     r"\W*(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + "|"
     # "vegetarian didnt last", "pescatarian era over", "the keto phase is done"
@@ -1792,10 +1800,31 @@ _ONCE_OR_NOT = re.compile(
     r"(?:\b(?:i|we)\s+used to(?:\s+(?:love|like|enjoy|adore|play|be|do|go|have|own|drive|use|eat|drink|ride|run|"
     r"watch|read|follow|take|work(?:\s+(?:at|for|as|in))?|live(?:\s+in)?))?"
     r"|\b(?:i['’]?m|im|i am|we['’]re|we are)\s+(?:actually\s+|really\s+|technically\s+)?not\s+"
-    r"(?:(?:allergic|intolerant|sensitive)\s+to\s+)?)(?:\s*(?:a|an|the|my|on|into|in|at)\s+)*\s*$", re.IGNORECASE)
+    r"(?:(?:allergic|intolerant|sensitive)\s+to\s+)?"
+    # "the allergist says I've outgrown the shellfish allergy"
+    r"|\b(?:outgrown|outgrew|grown out of|grew out of))(?:\s*(?:a|an|the|my|on|into|in|at)\s+)*\s*$", re.IGNORECASE)
 # "I was keto for two years but", "we were vegan for a while, then": a time it held, said as over
 _WAS_BEFORE = re.compile(r"\b(?:i|we)\s+(?:was|were)\s+(?:a\s+|an\s+)?$", re.IGNORECASE)
 _HELD_FOR_A_TIME = re.compile(r"^\s+for\s+[^,.;!?]{1,30}?(?:\s*,?\s*(?:but|until|till|then)\b|\W*$)", re.IGNORECASE)
+
+
+# what the user said before, taken back with a change after it: "I told you I was learning guitar, but I've switched
+# to the ukulele", "I said I was on Jira earlier but we moved everything to Linear", "remember i said i was at
+# Tesco? not anymore". Not a complaint that holds it ("I told you I was allergic to nuts, but you put almonds in")
+_SAID_ONCE = re.compile(r"\b(?:i|we)\s+(?:(?:told|tell)\s+(?:you|u|ya)|said|mentioned|wrote)\s+"
+                        r"(?:(?:earlier|before|last\s+time)\s+)?(?:that\s+)?(?:i|we)\b[^.!?]{0,40}$", re.IGNORECASE)
+_CHANGED_SINCE = re.compile(
+    r"^[^.!?]{0,50}?(?:\bbut\s+(?!you\b|u\b)[^.!?]{0,40}?\b(?:switched|swapped|moved|changed|left|quit|stopped|"
+    r"dropped|ditched|gave\s+up|went\s+back|gone\s+back|no\s+longer|any\s?more|instead|actually|"
+    r"(?:i|we)(?:['’]m|['’]re|['’]ve|\s+am|\s+are|\s+have)?\s+(?:\w+\s+)?now|now\s+(?:i|we)\b)|"
+    r"[?.!]?\s*(?:not\s+any\s?more|no\s+longer|nope|scratch\s+that|that['’]?s\s+changed))\b", re.IGNORECASE)
+
+
+def said_once_not_now(value: str, message: str) -> bool:
+    """The message says the value is what the user told before and has changed since."""
+    at = message.find(value)
+    return (at > 0 and _SAID_ONCE.search(message[:at]) is not None
+            and _CHANGED_SINCE.match(message[at + len(value):]) is not None)
 
 
 def not_now(value: str, clause: str) -> bool:
@@ -1831,11 +1860,13 @@ def ended_just_after(value: str, clause: str) -> bool:
 # a plan called off, said before it ("we cancelled the Sardinia trip") or after it ("the Sardinia trip we have
 # cancelled", "the party is off", "the trip fell through"); "take time off" calls nothing off
 _CALLED_OFF_BEFORE = re.compile(
-    r"\b(?:cancel+(?:ed|ing)?|call(?:ed|ing)? off|scrap(?:ped|ping)?)(?:\s+(?:the|my|our|a|that|this|whole))*\s+$",
+    r"\b(?:cancel+(?:ed|ing)?|call(?:ed|ing)? off|scrap(?:ped|ping)?|changed\s+(?:my|our)\s+minds?\s+(?:about|on))"
+    r"(?:\s+(?:the|my|our|a|that|this|whole))*\s+$",
     re.IGNORECASE)
 _CALLED_OFF_AFTER = re.compile(
     r"^\W*(?:[\w'-]+\s+){0,3}?(?:(?:(?:is|are|was|were|'s|got|has been|have been|had to be)\s+)?"
-    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off(?:\s+for\s+(?:me|us|now|this year))?" + _AT_CLAUSE_END
+    r"(?:cancel+ed|called off|scrapped)|(?:is|are|was|'s) off(?:\s+for\s+(?:me|us|now|this year))?(?:\s+now)?"
+    + _AT_CLAUSE_END
     + "|fell through|"
     r"(?:isn't|is not|won't be|not) happening)\b",
     re.IGNORECASE)
