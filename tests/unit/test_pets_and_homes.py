@@ -1,10 +1,11 @@
-"""A pet just got and a new home named by its town (domain/extraction/pets.py, new_homes.py)."""
+"""A pet just got, a new home named by its town and a home the user is back in (domain/extraction/pets.py,
+new_homes.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mnemo.domain.extraction.new_homes import living_in, new_homes
+from mnemo.domain.extraction.new_homes import back_home, living_in, new_homes
 from mnemo.domain.extraction.pets import pet_value, pets_got
 
 
@@ -62,3 +63,20 @@ def test_where_the_user_lives_said_in_words_the_tagger_seldom_saw(text: str, pla
 def test_a_pets_value_is_an_animal_or_its_name(value: str, kept: str | None) -> None:
     # "live w my mom n 2 cats" stored "User has a pet: mom."; "her name is Mimi" stored "her name"
     assert pet_value(value) == kept
+
+
+@pytest.mark.parametrize(("text", "places"), [
+    ("I came back to Tashkent after 5 years in Seoul", ["Tashkent"]),
+    ("moved back home to Galway after 10 years in Boston", ["Galway"]),
+    ("back in Manila for good, the Dubai contract ended", ["Manila"]),
+    ("Home in Glasgow again after two years in Sydney!", ["Glasgow"]),
+    ("returned to Lagos last month after my masters in Leeds", ["Lagos"]),
+    ("I am back in Leeds for the weekend", []),  # a visit
+    ("going back to Busan on July 3", []),  # a trip to come
+    ("I'm done with London, moving back to Cork in May", []),  # a move to come
+    ("when I come back to London I will call", []),
+    ("I've gone back to Windows, the Mac was a work laptop", []),  # a tool gone back to
+    ("my mother lives in a care home in Cork, and I'm in Boston", []),  # someone else's home
+])
+def test_back_where_the_user_lived_before(text: str, places: list[str]) -> None:
+    assert [place for _s, _e, place in back_home(text)] == places

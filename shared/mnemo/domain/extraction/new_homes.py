@@ -95,3 +95,36 @@ def new_homes(text: str) -> list[tuple[int, int, str]]:
                    for word in place.split()):
             found.append((m.start("place"), m.end("place"), place))
     return found + [said for said in living_in(text) if not any(said[0] < e and s < said[1] for s, e, _p in found)]
+
+
+# the user back where they lived before, for good: "I came back to Tashkent after 5 years in Seoul", "returned to
+# Lagos last month", "Home in Glasgow again after two years in Sydney!", "back in Manila for good". The place of the
+# years away is the home left, never the one now. Not a visit ("back in Leeds for the weekend", "going back to Busan
+# on July 3": a trip to come)
+_AFTER_BACK = (r"(?=\s*(?i:for good|again|after|last|this|now|in (?:the )?(?:spring|summer|autumn|fall|winter|"
+               r"\w+ary|march|april|may|june|july|august|\w+ber))\b|\s*[,.!;]|\s*$)")
+_BACK_HOME = re.compile(
+    # "came back to", "moved back home to", "I'm back in", "back in Manila for good" (not "went back to Windows": a
+    # tool, a diet or a habit is gone back to as well)
+    r"(?:\b(?i:(?:came|come|moved)\s+back\s+(?:home\s+)?to|returned\s+(?:home\s+)?to)"
+    r"|(?:\b(?i:i['’]?m|im|i am|we['’]?re|we are|finally|now)\s+|^\W*|(?<=[.!?]\s))(?i:back\s+(?:home\s+)?in))"
+    r"\s+(?P<place>" + _TOWN + ")" + _AFTER_BACK
+    # "Home in Glasgow again": said by the user of themselves, not "lives in a care home in Cork"
+    + r"|(?:^\W*|(?<=[.!?]\s)|\b(?i:i['’]?m|im|i am|we['’]?re|we are|finally|now)\s+)(?i:home\s+in)\s+(?P<place2>"
+    + _TOWN + r")(?=\s*(?i:again|for good)\b)")
+_BACK_FOR_A_WHILE = re.compile(r"^\s*(?i:for\s+(?:the|a|two|three|few|couple)|till|until|to visit|visiting)\b")
+_NOT_NOW_BACK = re.compile(r"\b(?:going|gonna|will|'ll|plan\w*|want\w*|hope|if|when|might|should|would)\s+(?:\w+\s+)?$",
+                           re.IGNORECASE)
+
+
+def back_home(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, place) where the user says they are back, for good, where they lived before."""
+    found = []
+    for m in _BACK_HOME.finditer(text):
+        if _NOT_NOW_BACK.search(text[:m.start()]) or _BACK_FOR_A_WHILE.match(text[m.end():]):
+            continue
+        group = "place" if m.group("place") else "place2"
+        place = " ".join(w for w in m.group(group).split() if w.lower() not in _NOT_IN_A_TOWN)
+        if place and place.split()[0].lower() not in _NO_TOWN:
+            found.append((m.start(group), m.start(group) + len(place), place))
+    return found

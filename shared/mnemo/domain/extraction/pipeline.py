@@ -52,7 +52,7 @@ from mnemo.domain.extraction.medicines import (
 )
 from mnemo.domain.extraction.moves import planned_move
 from mnemo.domain.extraction.names import names_self
-from mnemo.domain.extraction.new_homes import new_homes
+from mnemo.domain.extraction.new_homes import back_home, new_homes
 from mnemo.domain.extraction.new_jobs import began_as, bosses_at, left_jobs, new_jobs
 from mnemo.domain.extraction.pets import names_an_animal, pet_value, pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
@@ -563,16 +563,20 @@ class LearnedExtractor:
         where the message names no home; and where it does, the town the user says they live in now, said after
         another ("moved to France for my master's, and now I live in Croix-Rousse")."""
         homes = [c for c in candidates if c.should_store and c.tags and c.tags[0] == "home_location"]
+        # back where the user lived before, for good: the home now, wherever the years away are said ("Home in
+        # Glasgow again after two years in Sydney!" read Sydney)
+        back = [said for said in back_home(text)
+                if not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes if c.polarity)]
         if homes:
-            now = [said for said in new_homes(text) if _NOW_NEAR.search(text[max(0, said[0] - 25):said[1] + 6])
-                   and not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes)
-                   and all(0 <= text.find(c.evidence) < said[0] for c in homes if c.evidence)]
+            now = back or [said for said in new_homes(text) if _NOW_NEAR.search(text[max(0, said[0] - 25):said[1] + 6])
+                           and not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes)
+                           and all(0 <= text.find(c.evidence) < said[0] for c in homes if c.evidence)]
             made = _said_in_rule(SLOTS["home_location"], now, [], message, text, lambda _c, _value: False)[:1]
             for c in homes if made else []:
                 if c.polarity:  # a home left ("no longer lives in York") stays said
                     c.should_store, c.rejection_reason = False, "lives_elsewhere_now"
             return made
-        return _said_in_rule(SLOTS["home_location"], new_homes(text), candidates, message, text,
+        return _said_in_rule(SLOTS["home_location"], back or new_homes(text), candidates, message, text,
                              lambda _c, _value: False)[:1]
 
     def _with_standing_rules(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
@@ -890,7 +894,8 @@ _A_STAY = re.compile(r"\b(?:will|shall|['’]ll|gonna|going to)\s+(?:only\s+|jus
 # sunday for a conference", "currently in Tokyo for two weeks visiting my cousin"): a stay, no home. Not years or
 # months ("I'm in Berlin for 3 years now"), nor until something other than a day ("until I finish my PhD")
 _HERE_NOW = re.compile(r"\b(?:i['’]?m|im|i am|we['’]?re|we are|currently|right now|at the moment)\s+"
-                       r"(?:(?:just|only|still|currently|now|here|over|out|down|up)\s+)?(?:in|at)\s+$", re.IGNORECASE)
+                       r"(?:(?:just|only|still|currently|now|here|over|out|down|up|back)\s+)?(?:in|at)\s+$",
+                       re.IGNORECASE)
 _STAYING_AFTER = re.compile(
     r"^[^.!?;]{0,30}?\b(?:"
     r"(?:for|on)\s+(?:a\s+|an\s+|the\s+|my\s+|our\s+)?(?:short\s+|quick\s+|long\s+)?"
