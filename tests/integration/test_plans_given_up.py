@@ -1,6 +1,8 @@
-"""A plan said as meant once and given up after a "but" in the same sentence ("I was gonna do the 5k on the 28th
-but nah not anymore"): the tagger reads the plan and not the "but", and a block told the user to get ready for a
-race they had dropped. The shipped model, one message each, and through the local home a plan stored first."""
+"""A plan given up: said as meant once and given up after a "but" in the same sentence ("I was gonna do the 5k on the
+28th but nah not anymore"), or named and called off in the next words, past a "?" or a comma ("remember the dentist
+thing on the 3rd? cancelled"). The tagger reads the plan and not what follows, and a block told the user to get
+ready for a race they had dropped. The shipped model, one message each, and through the local home a plan stored
+first."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ TENANT, USER = "t-given-up", "u-given-up"
     "I was going to visit Rome in June but we cancelled it.",
     "we were meant to be at my brother's wedding in Goa on the 9th, but my husband's passport didn't come in time "
     "so we're not going.",
+    "remember the dentist thing on the 3rd? cancelled, they called in sick",
+    "the BBQ on sunday - its off, rain",
 ])
 def test_a_plan_meant_once_and_given_up_is_no_plan(extractor: LearnedExtractor, text: str) -> None:
     plans = [c for s, c in stored(extractor, text).items() if s.startswith("plan")]
@@ -28,6 +32,8 @@ def test_a_plan_meant_once_and_given_up_is_no_plan(extractor: LearnedExtractor, 
 @pytest.mark.parametrize("text", [
     "I'm going to visit Rome in June but I can't afford a hotel, any hostels?",  # meant now, not given up
     "I was going to visit Rome in June but I don't know which hotel yet",  # a plan with a question open
+    "my exam on the 12th, it's off my mind now",  # off the mind, not off
+    "dentist on the 3rd, then off to work",
 ])
 def test_a_plan_with_a_but_that_gives_nothing_up_stands(extractor: LearnedExtractor, text: str) -> None:
     plans = [c for s, c in stored(extractor, text).items() if s.startswith("plan")]

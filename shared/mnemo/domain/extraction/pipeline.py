@@ -726,7 +726,8 @@ class LearnedExtractor:
         negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS
                               and (not_now(value, f.clause) or said_once_not_now(value, f.message.content)))
         negated = negated or (slot.name in NOT_NOW_SLOTS and ended_just_after(value, f.clause))
-        negated = negated or (slot.name == "plan" and (called_off(value, f.clause) or given_up(value, f.sentence)))
+        negated = negated or (slot.name == "plan" and (called_off(value, f.clause) or given_up(value, f.sentence)
+                                                       or called_off_next(value, f.message.content)))
         # "Tuesday yoga is off for me now": a routine, a pastime or a course called off as a plan is (not "my laptop is
         # off", a thing switched off)
         negated = negated or (slot.name in {"habit", "hobby", "learning"} and called_off(value, f.clause))
@@ -1865,7 +1866,9 @@ def ended_just_after(value: str, clause: str) -> bool:
 # a plan called off, said before it ("we cancelled the Sardinia trip") or after it ("the Sardinia trip we have
 # cancelled", "the party is off", "the trip fell through"); "take time off" calls nothing off
 _CALLED_OFF_BEFORE = re.compile(
-    r"\b(?:cancel+(?:ed|ing)?|call(?:ed|ing)? off|scrap(?:ped|ping)?|changed\s+(?:my|our)\s+minds?\s+(?:about|on))"
+    r"\b(?:cancel+(?:ed|ing)?|call(?:ed|ing)? off|scrap(?:ped|ping)?|changed\s+(?:my|our)\s+minds?\s+(?:about|on)|"
+    # "nvm about the yoga retreat in Goa, we called it off"
+    r"nvm(?:\s+about)?|never\s?mind(?:\s+about)?)"
     r"(?:\s+(?:the|my|our|a|that|this|whole))*\s+$",
     re.IGNORECASE)
 _CALLED_OFF_AFTER = re.compile(
@@ -1875,6 +1878,21 @@ _CALLED_OFF_AFTER = re.compile(
     + "|fell through|"
     r"(?:isn't|is not|won't be|not) happening)\b",
     re.IGNORECASE)
+
+
+# the plan named, then called off in the next words, past the clause's end: "remember the dentist thing on the 3rd?
+# cancelled, they called in sick", "the yoga retreat in Goa, we called it off", "the BBQ on sunday - its off"
+_CALLED_OFF_NEXT = re.compile(
+    r"^\s*[?!.,;:–—-]*\s*(?:(?:(?:it|that)['’]?s|its|it\s+(?:is|was|got|has\s+been)|that\s+(?:is|was|got)|"
+    r"(?:we|i|they)\s+(?:have\s+|['’]ve\s+)?(?:had\s+to\s+)?)\s*)?(?:now\s+|been\s+)?"
+    r"(?:cancel+ed|called\s+(?:it\s+)?off|off|scrapped|postponed\s+indefinitely)\b(?!\s+(?:to|at|from|the|my|your|our|his|her|their|work|school|with|on)\b)",
+    re.IGNORECASE)
+
+
+def called_off_next(value: str, message: str) -> bool:
+    """The words right after the plan in the message call it off, across a "?" or a comma."""
+    at = message.find(value)
+    return at >= 0 and _CALLED_OFF_NEXT.match(message[at + len(value):]) is not None
 
 
 def called_off(value: str, clause: str) -> bool:
