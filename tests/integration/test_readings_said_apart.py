@@ -67,3 +67,14 @@ def test_what_a_visiting_relative_needs_at_the_table_goes_with_the_visit(extract
     facts = stored(extractor, text)
     assert any(c.startswith("User's calendar:") and need in c for c in facts.values()), facts
     assert not [s for s in facts if s in ("diet", "health") or s.startswith("family_care:")]
+
+
+@pytest.mark.parametrize(("text", "routine"), [
+    ("corro 5k todos los domingos con mi running club, what shoes are good for flat feet?",
+     "User's routine: corro 5k todos los domingos con mi running club."),
+    ("faço muay thai 3x por semana", "User's routine: faço muay thai 3x por semana."),
+])
+def test_a_routine_said_in_another_language_is_the_users_routine(extractor: LearnedExtractor, text: str,
+                                                                 routine: str) -> None:
+    # the tagger read "running club" as a job and "muay" as a favourite
+    assert routine in stored(extractor, text).values()

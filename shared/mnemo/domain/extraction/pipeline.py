@@ -56,6 +56,7 @@ from mnemo.domain.extraction.new_homes import back_home, new_homes
 from mnemo.domain.extraction.new_jobs import began_as, bosses_at, left_jobs, new_jobs
 from mnemo.domain.extraction.pets import names_an_animal, pet_value, pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
+from mnemo.domain.extraction.routines import routines_said
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
 from mnemo.domain.extraction.screen import screen, whose_event
 from mnemo.domain.extraction.segment import (
@@ -228,6 +229,7 @@ class LearnedExtractor:
             candidates = self._with_new_job(candidates, message, text)
             candidates = self._left_jobs(candidates, message, text)
             candidates.extend(self._bosses_at(candidates, message, text))
+            candidates.extend(self._routines_abroad(candidates, message, text))
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
             candidates = _with_labelled_fields(candidates, message, text)
@@ -546,6 +548,22 @@ class LearnedExtractor:
         bosses_at) as their job, where no job found names it: said in passing, it is how a new job is often told."""
         return _said_in_rule(SLOTS["job"], bosses_at(text), candidates, message, text,
                              lambda c, place: place.lower() in c.content.lower(), stored_only=False)
+
+    def _routines_abroad(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A routine said in another language than English ("corro 5k todos los domingos", routines.py) as a routine,
+        where no routine found covers its words (a hobby read in it stays: "bouldering" beside "je fais du bouldering
+        deux fois par semaine"); a question after it ("..., what shoes?") takes nothing from it."""
+        out = []
+        for start, end, value in routines_said(text):
+            clause = clause_around(text, start, end)
+            if is_question(clause) and not re.search(r"[,;]", text[start:end + 3]):
+                continue
+            if any(c.tags and c.tags[0] == "habit" and c.evidence and (c.evidence in value or value in c.evidence)
+                   for c in candidates):
+                continue
+            if not screen(value, value, "habit", False, value, message.content):
+                out.append(slot_candidate(SLOTS["habit"], value, value, False, message, PASSING_CONFIDENCE))
+        return out
 
     def _with_births(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A child just born to the user ("Baby Nora arrived on July 12!", births.py) as family, where no family
