@@ -58,3 +58,10 @@ def test_a_job_ended_for_retirement_leaves_retirement(learned_service: Mnemo) ->
     say_next_day(learned_service, TENANT, USER, "c1", "I am a nurse at St Marys.")
     say_next_day(learned_service, TENANT, USER, "c2", "I WAS A NURSE FOR 40 YEARS NOW IM RETIRED")
     assert live_facts(learned_service, TENANT, USER, "job") == ["User's job: retired."]
+
+
+def test_a_last_day_somewhere_else_ends_no_job(learned_service: Mnemo) -> None:
+    say_next_day(learned_service, TENANT, USER, "c1", "I'm a software engineer at Disney.")
+    say_next_day(learned_service, TENANT, USER, "c2", "Today was my last day at Disney World with the kids, "
+                                                      "we fly home tomorrow")
+    assert live_facts(learned_service, TENANT, USER, "job") == ["User's job: software engineer at Disney."]

@@ -35,7 +35,7 @@ def test_where_the_user_lives_is_still_the_home(extractor: LearnedExtractor, tex
 @pytest.mark.parametrize(("text", "home"), [
     ("I came back to Tashkent after 5 years in Seoul, now I live again with my parents.", "Tashkent"),
     ("Home in Glasgow again after two years in Sydney!", "Glasgow"),
-    ("returned to Lagos last month after my masters in Leeds", "Lagos"),
+    ("moved back home to Galway after 10 years in Boston", "Galway"),
     ("so glad. Back in Lisbon for good", "Lisbon"),
 ])
 def test_back_where_the_user_lived_before_is_the_home_now(extractor: LearnedExtractor, text: str, home: str) -> None:
@@ -48,3 +48,11 @@ def test_back_where_the_user_lived_before_is_the_home_now(extractor: LearnedExtr
 ])
 def test_back_somewhere_for_a_while_is_no_home(extractor: LearnedExtractor, text: str) -> None:
     assert "home_location" not in stored(extractor, text)
+
+
+@pytest.mark.parametrize(("text", "home"), [
+    ("I live in Leeds and work as a data analyst. came back to Python after a year of R", "Leeds"),
+    ("I'm based in Dublin. I'm back in Figma again after trying Sketch", "Dublin"),
+])
+def test_a_tool_taken_up_again_leaves_the_home(extractor: LearnedExtractor, text: str, home: str) -> None:
+    assert stored(extractor, text).get("home_location") == f"User lives in {home}."

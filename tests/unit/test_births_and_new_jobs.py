@@ -89,6 +89,11 @@ def test_a_job_told_by_when_it_began(text: str, jobs: list[str]) -> None:
     ("her last day at Google was sad", []),
     ("I might get laid off from Ford soon", []),  # feared, not so
     ("my last day at school was in 1990", []),  # no workplace
+    ("Half my team got laid off from Meta today. I survived", []),  # the team's, not the user's
+    ("tonight is my last shift at the hospital before my week off in Crete", []),  # a break, not the end
+    ("Today was my last day at Disney World with the kids, we fly home tomorrow", []),  # a holiday's
+    ("Tomorrow is my last day in Lisbon", []),
+    ("my boss let me go at lunch so I am free", []),  # a time of day
 ])
 def test_a_workplace_the_user_left(text: str, places: list[str]) -> None:
     assert [place for _s, _e, place in left_jobs(text)] == places

@@ -42,7 +42,7 @@ FRIDAY = datetime(2026, 5, 1, 12, tzinfo=UTC)  # Friday 1 May 2026
     ("mid-July", "2026-07"),
     # in figures, when only one order of day and month can be
     ("25/12", "2026-12-25"),
-    ("25.12", "2026-12-25"),
+    ("25.12.2026", "2026-12-25"),
     ("12/25", "2026-12-25"),
     ("on 25/12/2026", "2026-12-25"),
     ("the exam is 14/6/27", "2027-06-14"),
@@ -109,6 +109,16 @@ def test_an_events_date_phrase_is_the_last_one(text: str, tense: str, day: str) 
     ("my new year's resolution is to run more", None),  # a resolution, a card or a jumper names no day
     ("need christmas cards for the office", None),
     ("dinner at June's place", None),
+    ("talked to June about it", None),  # a name after "to"
+    ("25.12", None),  # a dotted date has its year: "22.10" is a race time, "18.12" a version
+    ("hoping to finish in 22.10", None),
+    ("Node 18.12", None),
+    ("size 12/14", None),
+    ("got 7/15 right", None),
+    ("bp 13/8", None),
+    ("flying to Christmas Island next month", "2026-06"),
+    ("we're doing a Halloween themed birthday party next Saturday", "2026-05-02"),  # the day said, not the theme's
+    ("cooking dinner for May and her kids on Saturday", "2026-05-02"),
     # already read, and kept
     ("end of this month", "2026-05"),
     ("end of next month", "2026-06"),

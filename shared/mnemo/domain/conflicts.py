@@ -144,8 +144,12 @@ def _value_words(memory: Memory) -> set[str]:
 
 def names_its_value(retraction: Memory, old: Memory) -> bool:
     """A retraction said in passing ("I stopped the subscription to the gym") names the value of ``old``, not
-    only a word of its statement: "User uses a Spotify subscription." holds "subscription", its value is Spotify."""
-    return bool(_value_words(retraction) & _value_words(old))
+    only a word of its statement: "User uses a Spotify subscription." holds "subscription", its value is Spotify.
+    A workplace is named whole: a last day "at Disney World" ends no job "at Disney"."""
+    words = _value_words(retraction)
+    if retraction.subject == "job":
+        return bool(words) and words <= _value_words(old)
+    return bool(words & _value_words(old))
 
 
 # slots of what the user does or takes, where a value is often told again in other words: "stopped cycling to the

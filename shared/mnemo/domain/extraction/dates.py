@@ -41,18 +41,12 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b{_WEEKDAY}\.?,?\s+(?:the\s+)?{_DAY_OF_MONTH}(?:\s+of)?\s+{_MONTH}\b", re.I), "day_month"),
     # a weekday and a day with no month ("Friday the 14th", "sun 15th"): the day whose weekday it is, if a month
     # near enough has one; an ordinal's suffix is needed without "the" ("Friday 5 people came" is no 5th)
-    (re.compile(rf"\b{_WEEKDAY}\.?,?\s+(?:the\s+|(?=\d{{1,2}}(?:st|nd|rd|th)\b)){_DAY_OF_MONTH}\b"
+    (re.compile(rf"(?<!\bi )(?<!\bwe )(?<!\bhe )(?<!\bshe )(?<!\bthey )(?<!\byou )"  # "I sat the 2nd paper"
+                rf"\b{_WEEKDAY}\.?,?\s+(?:the\s+|(?=\d{{1,2}}(?:st|nd|rd|th)\b)){_DAY_OF_MONTH}\b"
                 rf"{_NOT_A_DAY}", re.I), "weekday_day"),
     (re.compile(r"\b(?:yesterday|last night)\b", re.I), "yesterday"),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "today"),
     (re.compile(r"\b(?:tomorrow|tmrw|tmr|2moro)\b", re.I), "tomorrow"),
-    # "christmas party" is read as Christmas too: what the party is for is its day (not the new years that fall
-    # on another day each year)
-    # (a new year's resolution or a Christmas card names no day of anything)
-    (re.compile(rf"(?<!chinese )(?<!lunar )(?<!jewish )(?<!persian )(?<!islamic )\b{_HOLIDAY}\b"
-                r"(?!(?:['’]s)?\s+(?:resolutions?|cards?|jumpers?|sweaters?|movies?|films?|songs?|music|lights?|"
-                r"tree)\b)", re.I),
-     "holiday"),
     # a fortnight on (read before "next week" would be, in "the week after next week")
     (re.compile(r"\b(?:the\s+)?week(?:end)?\s+after\s+next(?:\s+week(?:end)?)?\b", re.I), "fortnight"),
     (re.compile(r"\b(?:the\s+)?(?:end|beginning|start|middle)\s+of\s+(?:(?:the|this)\s+)?month\b", re.I),
@@ -70,18 +64,29 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
                 re.I), "relative"),
     (re.compile(rf"\b{_MONTH}\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b", re.I), "day_month"),
     (re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}\b", re.I), "day_month"),
+    # a fixed holiday, after every other day a text names, so that "a Halloween themed party next Saturday" is
+    # Saturday's; "christmas party" is Christmas (what the party is for is its day), not the new years that fall on
+    # another day each year, nor a new year's resolution, a Christmas card or Christmas Island
+    (re.compile(rf"(?<!chinese )(?<!lunar )(?<!jewish )(?<!persian )(?<!islamic )\b{_HOLIDAY}\b"
+                r"(?!(?:['’]s)?\s+(?:resolutions?|cards?|jumpers?|sweaters?|movies?|films?|songs?|music|lights?|"
+                r"tree|island|carol|themed|in\s+(?:july|june|august|summer))\b|-themed)", re.I),
+     "holiday"),
     # a day and month in figures ("25/12", "12/25", "25.12.2026"), not inside a longer number, a decimal, a
     # score or a time ("2.5", "8.5/10", "24/7", "at 14.05")
-    (re.compile(r"(?<![\w./:,£$€@-])(?<!\bat )(?!24/7\b)(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})"
+    (re.compile(r"(?<![\w./:,£$€@-])(?<!\bat )(?<!\bsize )(?<!\bgot )(?<!\bscored )(?<!\bscore )(?<!\bbp )"
+                r"(?<!\bin )(?<!\bunder )(?<!\bversion )(?!24/7\b)(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})"
                 r"(?:(?P=sep)(?P<y>\d{4}|\d{2}))?(?![\w%]|[./:,-]\d|\s*(?:%|am|pm|h|hrs?|hours?|mins?|minutes?)\b)",
                 re.I), "figures"),
     # a month, not the month of a day named after it ("by June 5" is the 5th)
     (re.compile(rf"\b(?:(?:in|this|next|last|early|late|end of|mid|beginning of|by)\s+|(?:mid|early|late)-\s*)"
                 rf"{_MONTH}\b(?!\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b)", re.I), "month"),
-    # a month after a word that says when ("moved to August", "until June"), not a person's ("to June's"); a person
-    # named so after "to" or "for" ("talked to June") is still read as the month: the words say no more
-    (re.compile(rf"\b(?:to|until|till|til|for|around|before|after|since|from|during|through|throughout)\s+"
+    # a month after a word that says when ("until June", "moved to September"), not a person's ("to June's")
+    (re.compile(rf"\b(?:until|till|til|around|before|after|since|during|through|throughout)\s+"
                 rf"{_MONTH_WORD}\b(?!['’]s\b|\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b)", re.I), "month"),
+    # after "to", "for" or "from" only a month that is seldom a name (not "dinner for May and her kids", "talked to
+    # June")
+    (re.compile(r"\b(?:to|for|from)\s+(?P<mon>january|february|july|august|september|october|november|december|"
+                r"feb|aug|sept?|oct|nov|dec)\b(?!['’]s\b|\.?\s+\d{1,2}(?:st|nd|rd|th)?\b)", re.I), "month"),
     # a month and nothing else: an answer to "when?", or what a plan was moved to
     (re.compile(rf"^\W*{_MONTH_WORD}\W*$", re.I), "month"),
     # "on the 16th" with no month: that day of this month, the next or the last one (after the patterns
@@ -263,15 +268,15 @@ def _holiday(name: str) -> tuple[int, int]:
         return 1, 1
     if words.startswith("hallow"):
         return 10, 31
-    return 2, 14
+    return 2, 14  # valentine's, the one name left
 
 
 def _figures(m: re.Match[str], today: date, tense: str) -> str | None:
     """A date in figures: day and month in the order only one reading allows ("25/12" and "12/25" are both
-    Christmas); "3/4" could be either, so it names none. Dots are written day first only ("10.30" is a time)."""
+    Christmas); "3/4" could be either, so it names none. A dotted one only with its year ("25.12.2026")."""
     a, b = int(m.group("a")), int(m.group("b"))
-    if m.group("sep") == "." and ((len(m.group("b")) < 2 and not m.group("y")) or a <= 12):
-        return None  # "2.5", "25.5": a decimal
+    if m.group("sep") == "." and not m.group("y"):
+        return None  # "2.5", "22.10", "Node 18.12": a decimal, a time or a version; a dotted date has its year
     if a > 12 >= b:
         day, month = a, b
     elif b > 12 >= a:
@@ -338,9 +343,9 @@ def without_dates(text: str) -> str:
 _A_WHEN = (rf"(?:(?:next|this|on|at|by|the)\s+)?(?:(?:the\s+)?(?:end|start|beginning|middle)\s+of\s+)?"
            rf"(?:{_WEEKDAY.replace('?P<wd>', '?:')}|"
            rf"{_MONTH.replace('?P<mon>', '?:')}\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?|"
-           r"\d{1,2}(?:st|nd|rd|th)(?:\s+(?:of|o|de))?(?:\s+" + _MONTH.replace("?P<mon>", "?:") + r")?|"
+           r"\d{1,2}(?:st|nd|rd|th)(?:\s+(?:of|o|de))?(?:\s+" + _MONTH_NOT_NAMED + r")?|"
            # "20 march", as many write it
-           r"\d{1,2}\s+" + _MONTH.replace("?P<mon>", "?:") + r"\b|"
+           r"\d{1,2}\s+" + _MONTH_NOT_NAMED + r"\b|"
            r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?|today|tonight|tomorrow|tmrw)")
 # what takes the day or time before it back: "wait no", "sorry", "i mean", "actually", "no,", "make that",
 # then perhaps "it's" ("no wait its the 15th"; "it's" alone adds to a date: "on Saturday, it's 8pm"). The
@@ -356,7 +361,7 @@ _TAKEN_BACK = (_GAP + r"(?:(?:well|ah|oh|eh|uh|um|hmm)\b" + _GAP + r")?"
 _CORRECTED_WHEN = re.compile(rf"\b(?P<old>{_A_WHEN})(?P<back>{_TAKEN_BACK})(?P<new>{_A_WHEN})(?![\w:])",
                              re.IGNORECASE)
 _LEAD = re.compile(r"(?:(?:next|this|on|at|by|the)\s+)?", re.IGNORECASE)
-_MONTH_NAMED = re.compile(_MONTH.replace("?P<mon>", "?:"), re.IGNORECASE)
+_MONTH_NAMED = re.compile(_MONTH_NOT_NAMED, re.IGNORECASE)
 _ORDINAL_ALONE = re.compile(r"(?:the\s+)?(\d{1,2}(?:st|nd|rd|th))", re.IGNORECASE)
 _CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?", re.IGNORECASE)
 

@@ -97,18 +97,20 @@ def new_homes(text: str) -> list[tuple[int, int, str]]:
     return found + [said for said in living_in(text) if not any(said[0] < e and s < said[1] for s, e, _p in found)]
 
 
-# the user back where they lived before, for good: "I came back to Tashkent after 5 years in Seoul", "returned to
-# Lagos last month", "Home in Glasgow again after two years in Sydney!", "back in Manila for good". The place of the
-# years away is the home left, never the one now. Not a visit ("back in Leeds for the weekend", "going back to Busan
-# on July 3": a trip to come)
-_AFTER_BACK = (r"(?=\s*(?i:for good|again|after|last|this|now|in (?:the )?(?:spring|summer|autumn|fall|winter|"
-               r"\w+ary|march|april|may|june|july|august|\w+ber))\b|\s*[,.!;]|\s*$)")
+# the user back where they lived before, for good: "I came back to Tashkent after 5 years in Seoul", "Home in
+# Glasgow again after two years in Sydney!", "back in Manila for good", "moved back home to Galway". The place of the
+# years away is the home left, never the one now. Only with words that say it is for good (for good, after years or
+# months away, a move home): "came back to Python after a year of R", "I'm back in Figma again", "We came back to
+# Tokyo last spring for cherry blossoms" are a tool taken up again and a past visit
+_FOR_GOOD = r"(?=\s*(?i:for good|(?:again\s+)?after\s+(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|" \
+            r"many|several|some)\s+(?:\w+\s+)?(?:years?|months?)\s+(?:in|away|abroad|overseas|living))\b)"
 _BACK_HOME = re.compile(
-    # "came back to", "moved back home to", "I'm back in", "back in Manila for good" (not "went back to Windows": a
-    # tool, a diet or a habit is gone back to as well)
-    r"(?:\b(?i:(?:came|come|moved)\s+back\s+(?:home\s+)?to|returned\s+(?:home\s+)?to)"
+    r"(?:\b(?i:(?:came|come|moved)\s+back|returned)\s+(?:(?i:home)\s+)?(?i:to)"
     r"|(?:\b(?i:i['’]?m|im|i am|we['’]?re|we are|finally|now)\s+|^\W*|(?<=[.!?]\s))(?i:back\s+(?:home\s+)?in))"
-    r"\s+(?P<place>" + _TOWN + ")" + _AFTER_BACK
+    r"\s+(?P<place>" + _TOWN + ")" + _FOR_GOOD
+    # a move back home said as one: "moved back home to Galway", "we moved back to Cork in the summer"
+    + r"|\b(?i:(?:i|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?moved\s+back\s+(?:home\s+)?to)\s+(?P<place3>"
+    + _TOWN + r")"
     # "Home in Glasgow again": said by the user of themselves, not "lives in a care home in Cork"
     + r"|(?:^\W*|(?<=[.!?]\s)|\b(?i:i['’]?m|im|i am|we['’]?re|we are|finally|now)\s+)(?i:home\s+in)\s+(?P<place2>"
     + _TOWN + r")(?=\s*(?i:again|for good)\b)")
@@ -123,7 +125,7 @@ def back_home(text: str) -> list[tuple[int, int, str]]:
     for m in _BACK_HOME.finditer(text):
         if _NOT_NOW_BACK.search(text[:m.start()]) or _BACK_FOR_A_WHILE.match(text[m.end():]):
             continue
-        group = "place" if m.group("place") else "place2"
+        group = next(g for g in ("place", "place2", "place3") if m.group(g))
         place = " ".join(w for w in m.group(group).split() if w.lower() not in _NOT_IN_A_TOWN)
         if place and place.split()[0].lower() not in _NO_TOWN:
             found.append((m.start(group), m.start(group) + len(place), place))

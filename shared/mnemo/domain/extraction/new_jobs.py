@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from mnemo.domain.extraction.segment import sentence_around
+
 JOB_MAX_WORDS = 10
 _GAP = (r"(?:last|this|on|in|at|the|a|my|new|job|role|position|post|work|working|there|here|yesterday|today|recently|"
         r"properly|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|"
@@ -78,43 +80,57 @@ _LEFT_JOB = re.compile(
     # not "my", "her": whose workplace it is, not which ("resigned from my post"); nor when ("my notice at the end of
     # the month", "at the same time as")
     r"(?P<named>" + _NAMED_PLACE + "))")
-# a job the user lost or ended by its last day, named after the words that say so: "i got laid off from amazon",
-# "made redundant from Barclays", "they let me go at the warehouse", "yesterday was my last day at walmart"; not
-# someone else's ("my husband got laid off from Ford", "her last day at"), nor a day still wished for
+# a job the user lost or ended by its last day, named after the words that say so, with the user as the one who lost
+# it: "i got laid off from amazon", "got made redundant from Barclays", "they let me go at the warehouse", "yesterday
+# was my last day at walmart"; not someone else's ("Half my team got laid off from Meta", "her last day at"), nor a
+# day still wished for or feared
 _LOST_JOB = re.compile(
-    r"(?:(?<!\bhusband )(?<!\bwife )(?<!\bpartner )(?<!\bhe )(?<!\bshe )(?<!\bthey )(?<!\bdad )(?<!\bmum )(?<!\bmom )"
-    r"\b(?i:laid off|made redundant|fired|sacked|let go)|\b(?i:let me go|laid me off|fired me|sacked me))"
-    r"\s+(?i:from|at|by)\s+(?i:my\s+(?:job|position|role|post)\s+(?:at|with|in)\s+)?(?i:the\s+)?(" + _NAMED_PLACE
-    + r")|(?<![\w'’])(?i:my)\s+(?i:last)\s+(?i:day|shift)\s+(?i:at|with|in)\s+(?i:the\s+)?(" + _NAMED_PLACE + ")")
+    r"(?:(?:^|(?<=[.!?,;]\s)|\b(?i:i|i['’]ve|i\s+have|i\s+was|i['’]m|we\s+were))\s*(?i:just\s+|finally\s+)?"
+    r"(?i:(?:got|been|was|get)\s+)?(?i:laid off|made redundant|fired|sacked|let go)"
+    r"|\b(?i:let me go|laid me off|fired me|sacked me|made me redundant))"
+    r"\s+(?i:from|at|by)\s+(?i:my\s+(?:job|position|role|post)\s+(?:at|with|in)\s+)?(?i:the\s+)?(?P<lost>"
+    + _NAMED_PLACE + r")"
+    + r"|(?<![\w'’])(?i:my)\s+(?i:last)\s+(?i:day|shift)\s+(?i:at|with)\s+(?i:the\s+)?(?P<last>" + _NAMED_PLACE + ")")
 # ... only feared, denied or wished: "I might get laid off from Ford", "scared they'll let me go at the plant"
 _NOT_SO = re.compile(r"\b(?:might|may|could|would|will|gonna|going to|afraid|worried|scared|fear|if|hope|hoping|"
                      r"not|never|n['’]t)\b[^.!?]{0,25}$", re.IGNORECASE)
-# ... where the one lost is the user's: "I", "me" or nobody before it in the sentence ("got laid off from amazon")
-_SOMEONE_ELSE_LOST = re.compile(r"\b(?:my|our|his|her|their)\s+(?:\w+\s+){0,2}?(?:husband|wife|partner|dad|father|mum|"
-                                r"mom|mother|brother|sister|son|daughter|friend|boss|colleague|coworker|flatmate)\b"
-                                r"(?!.*\b(?:i|me)\b)[^.!?]*$", re.IGNORECASE)
+# a last day is a job's only where the message speaks of leaving work ("my last day at Disney World with the kids" is
+# a holiday's, "my last shift at the hospital before my week off" a week's)
+_LEAVING_WORK = re.compile(r"\b(?:job|work|colleagues?|co-?workers?|team|boss|manager|notice|resign\w*|quit|retir\w*|"
+                           r"leaving\s+do|farewell|starting|start\s+at|new\s+(?:job|role|position)|redundan\w*|"
+                           r"contract)\b", re.IGNORECASE)
+_A_BREAK_AFTER = re.compile(r"^[^.!?]{0,40}?\bbefore\s+(?:my|our|the)\s+(?:\w+\s+)?(?:week|weeks|days?|holiday|leave|"
+                            r"vacation|break|time)\s+off\b|^[^.!?]{0,20}?\b(?:this|for\s+the)\s+(?:week|year|month)\b",
+                            re.IGNORECASE)
+# times of day said after "at": "my boss let me go at lunch"
+_A_TIME_OF_DAY = frozenset({"lunch", "lunchtime", "noon", "midday", "night", "dinner", "breakfast", "midnight",
+                            "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"})
 # where a workplace's words end: when, why, and a new clause
 _PLACE_END = re.compile(r"\s+(?:today|yesterday|last|this|on|in|after|because|and|but|so|since|to|for|at|I|now|"
                         r"finally|earlier)\b.*$", re.IGNORECASE)
 
 
-def left_jobs(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, "Tesco") for each workplace the text says the user left."""
+def left_jobs(text: str, only_if_stored: bool = False) -> list[tuple[int, int, str]]:
+    """(start, end, "Tesco") for each workplace the text says the user left; with ``only_if_stored``, instead, each
+    place of a last day said with no word of work ("yesterday was my last day at walmart"), which ends a job only
+    where the user's job is there ("my last day at Disney World with the kids" is a holiday's)."""
     out = []
-    for m in _LEFT_JOB.finditer(text):
+    for m in _LEFT_JOB.finditer(text) if not only_if_stored else ():
         group = "place" if m.group("place") else "named"
         place = _PLACE_END.sub("", m.group(group)).strip(" '\"")
         if place and len(place.split()) <= JOB_MAX_WORDS:
             out.append((m.start(group), m.start(group) + len(place), place))
     for m in _LOST_JOB.finditer(text):
-        before = text[:m.start()]
-        sentence = re.split(r"[.!?\n]", before)[-1]
-        if _SOMEONE_ELSE_LOST.search(sentence + m.group(0)) or _NOT_SO.search(sentence):
+        group = "lost" if m.group("lost") else "last"
+        if _NOT_SO.search(text[:m.start()]) or (group == "lost" and only_if_stored):
             continue
-        which = 1 if m.group(1) else 2
-        place = _PLACE_END.sub("", m.group(which)).strip(" '\"")
-        if place:
-            out.append((m.start(which), m.start(which) + len(place), place))
+        if group == "last":
+            work_said = _LEAVING_WORK.search(sentence_around(text, m.start(), m.end())) is not None
+            if _A_BREAK_AFTER.match(text[m.end():]) or work_said == only_if_stored:
+                continue
+        place = _PLACE_END.sub("", m.group(group)).strip(" '\"")
+        if place and len(place.split()) <= JOB_MAX_WORDS and place.split()[0].lower() not in _A_TIME_OF_DAY:
+            out.append((m.start(group), m.start(group) + len(place), place))
     return out
 
 

@@ -533,13 +533,18 @@ class LearnedExtractor:
         ended there, where no ended job found names it: the tagger reads such news as an event, which ends nothing.
         A job the tagger read there as held ("I gave my notice at Lupa": "User's job: Lupa.") is left out."""
         left = left_jobs(text)
-        if not left:
+        if not left and not left_jobs(text, only_if_stored=True):
             return candidates
         # the place as whole words: "work" of "my notice at work" is no part of "social worker at the council"
         places = [re.compile(rf"(?<!\w){re.escape(place)}(?!\w)", re.IGNORECASE) for _start, _end, place in left]
         ended = _said_in_rule(SLOTS["job"], left, candidates, message, text,
                               lambda c, place: not c.polarity and place.lower() in c.content.lower(),
                               stored_only=False, negated=True)
+        for last_day in _said_in_rule(SLOTS["job"], left_jobs(text, only_if_stored=True), candidates + ended, message,
+                                      text, lambda c, place: not c.polarity and place.lower() in c.content.lower(),
+                                      stored_only=False, negated=True):
+            last_day.only_to_retire = True  # a last day with no word of work ends a job only where it is the user's
+            ended.append(last_day)
         return [c for c in candidates if not (c.polarity and c.tags and c.tags[0] == "job"
                                               and any(p.search(c.content) for p in places))] + ended
 
@@ -581,10 +586,13 @@ class LearnedExtractor:
         where the message names no home; and where it does, the town the user says they live in now, said after
         another ("moved to France for my master's, and now I live in Croix-Rousse")."""
         homes = [c for c in candidates if c.should_store and c.tags and c.tags[0] == "home_location"]
-        # back where the user lived before, for good: the home now, wherever the years away are said ("Home in
-        # Glasgow again after two years in Sydney!" read Sydney)
+        # back where the user lived before, for good: the home now, in place of a home the tagger read in the same
+        # message, wherever the years away are said ("Home in Glasgow again after two years in Sydney!" read Sydney)
         back = [said for said in back_home(text)
-                if not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes if c.polarity)]
+                if not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes if c.polarity)
+                # a name the tagger read as a tool, a project or a pastime is none of the user's towns
+                and not any(said[2].lower() in c.content.lower() for c in candidates
+                            if c.tags and c.tags[0] not in ("home_location", "hometown"))]
         if homes:
             now = back or [said for said in new_homes(text) if _NOW_NEAR.search(text[max(0, said[0] - 25):said[1] + 6])
                            and not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes)
@@ -741,14 +749,16 @@ class LearnedExtractor:
         negated = negated or (slot.name in CEASABLE_SLOTS | {"health"} and left_in_a_switch(value, f.clause))
         # "I used to love horror films", "turns out I'm not lactose intolerant", "I was keto for two years but",
         # "my asthma is basically gone": the polarity head reads each as the user's fact now
-        negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS
-                              and (not_now(value, f.clause) or said_once_not_now(value, f.message.content)))
+        negated = negated or (slot.name in CEASABLE_SLOTS | NOT_NOW_SLOTS and not_now(value, f.clause))
+        # what the user told before and changed since: never an allergy or a condition ("I told you I was allergic to
+        # peanuts, but actually it's tree nuts too" adds one)
+        negated = negated or (slot.name in CEASABLE_SLOTS and said_once_not_now(value, f.message.content))
         negated = negated or (slot.name in NOT_NOW_SLOTS and ended_just_after(value, f.clause))
         negated = negated or (slot.name == "plan" and (called_off(value, f.clause) or given_up(value, f.sentence)
                                                        or called_off_next(value, f.message.content)))
-        # "Tuesday yoga is off for me now": a routine, a pastime or a course called off as a plan is (not "my laptop is
-        # off", a thing switched off)
-        negated = negated or (slot.name in {"habit", "hobby", "learning"} and called_off(value, f.clause))
+        # "Tuesday yoga is off for me now": a routine, a pastime or a course called off for good (not "my laptop is
+        # off", a thing switched off, nor "yoga was cancelled today", one evening's)
+        negated = negated or (slot.name in {"habit", "hobby", "learning"} and off_for_good(value, f.clause))
         negated = negated or (slot.name == "avoids" and eats_again(value, f.clause))
         # a value the user sets another against ("I use Waze instead of Google Maps"): only where the slot is keyed
         # by the value, so the "no" retires that value alone (a single value's "not" would retire the slot's
@@ -851,24 +861,11 @@ class LearnedExtractor:
         if whose is not None:
             candidate.content = candidate.content.replace("User ", "User's ", 1)  # "User's dad passed away ..."
         candidate.reading = f.span.features
-        reason = screen(value, f.clause, slot.name, f.explicit, f.sentence, f.message.content)
-        if reason == "not_current" and (_RETIREMENT.match(value) or (negated and _OVER_NOW.search(f.sentence))):
-            # the screen keeps a former job out of the current one's slot; a job said to be over now ("I WAS A NURSE
-            # FOR 40 YEARS NOW IM RETIRED", "just retired from Singapore Airlines") ends it, and retirement is the job
-            # now ("ex merchant navy" alone is a past, no news)
-            reason = None
+        reason = screen(value, f.clause, slot.name, f.explicit, f.sentence, f.message.content, ended=negated)
         if reason:
             candidate.should_store = False
             candidate.rejection_reason = reason
         return candidate
-
-
-# a job value that is retirement itself, in the languages users write in
-_RETIREMENT = re.compile(r"(?:retired|retiree|pensioner|in pensione|pensionat[oa]|jubilad[oa]|retrait[ée]e?|"
-                         r"rentner(?:in)?|aposentad[oa]|na emeryturze|emeryt(?:ka)?)\b", re.IGNORECASE)
-
-
-_OVER_NOW = re.compile(_RETIREMENT.pattern + r"|\bnow\b", re.IGNORECASE)
 
 
 # what is said of a pet just got beside its kind ("User has a pet: new kitten."): no name of another pet
@@ -1472,8 +1469,7 @@ _TAKEN_OFF = r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| he
 _ENDED_BEFORE = re.compile(
     r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|" + _TAKEN_OFF + r"|"
     r"moved (?:out of|away from)|(?:moved|relocated)(?:\s+[\w'’]+){0,3}?\s+from|no longer|not anymore|no more|"
-    # "ok forget Python, the course switched us to Java": a clause that opens on it
-    r"(?:(?<=^)|(?<=^ok )|(?<=^okay )|(?<=^so )|(?<=^just ))forget(?: about)?|"
+
     # "I'm done with the book club"; not "when I'm done with the course"
     r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
     r"(?:so |totally |officially |"
@@ -1797,7 +1793,7 @@ _ENDED_AFTER_VALUE = re.compile(
     # things released, and so is "the new iPhone is out": _RELEASED)
     r"(?P<out>\s*(?:is|'s)\s+(?:(?:now|officially|definitely)\s+)?out)" + _AT_CLAUSE_END + "|"
     # "pescatarian was wrong": a value taken back
-    r"\s*(?:was|is)\s+(?:(?:all|totally|just)\s+)?(?:wrong|a mistake)" + _AT_CLAUSE_END + "|"
+    r"\s*(?:was|is)\s+(?:(?:all|totally|just)\s+)?wrong" + _AT_CLAUSE_END + "|"
     + _ITS_SUBJECT + r"(?:is|are|'s)\s+(?:[\w'-]+\s+)?gone\s+(?:since|now|for good|completely)\b|"
     r"\W*(?:not\s+)?(?:any ?more|no more|no longer)" + _AT_CLAUSE_END + "|"
     # "vegetarian didnt last", "pescatarian era over", "the keto phase is done"
@@ -1838,9 +1834,10 @@ _HELD_FOR_A_TIME = re.compile(r"^\s+for\s+[^,.;!?]{1,30}?(?:\s*,?\s*(?:but|until
 _SAID_ONCE = re.compile(r"\b(?:i|we)\s+(?:(?:told|tell)\s+(?:you|u|ya)|said|mentioned|wrote)\s+"
                         r"(?:(?:earlier|before|last\s+time)\s+)?(?:that\s+)?(?:i|we)\b[^.!?]{0,40}$", re.IGNORECASE)
 _CHANGED_SINCE = re.compile(
-    r"^[^.!?]{0,50}?(?:\bbut\s+(?!you\b|u\b)[^.!?]{0,40}?\b(?:switched|swapped|moved|changed|left|quit|stopped|"
-    r"dropped|ditched|gave\s+up|went\s+back|gone\s+back|no\s+longer|any\s?more|instead|actually|"
-    r"(?:i|we)(?:['’]m|['’]re|['’]ve|\s+am|\s+are|\s+have)?\s+(?:\w+\s+)?now|now\s+(?:i|we)\b)|"
+    r"^[^.!?]{0,50}?(?:\bbut\s+(?!you\b|u\b)[^.!?]{0,40}?\b(?:"
+    # a change that names where it went ("switched to the ukulele", "moved everything to Linear") or that it ended
+    r"(?:switched|swapped|moved|changed|gone\s+back|went\s+back)\s+(?:\w+\s+){0,2}?(?:to|for|over\s+to)\b|"
+    r"(?:left|quit|stopped|dropped|ditched|gave\s+up)\s+(?:it|that|them|there)\b|no\s+longer|any\s?more)|"
     r"[?.!]?\s*(?:not\s+any\s?more|no\s+longer|nope|scratch\s+that|that['’]?s\s+changed))\b", re.IGNORECASE)
 
 
@@ -1898,6 +1895,20 @@ _CALLED_OFF_AFTER = re.compile(
     re.IGNORECASE)
 
 
+# a pastime or a routine called off for good, right after it: "Tuesday yoga is off for me now", "pottery class got
+# cancelled for good", "the book club is over for me"
+_OFF_FOR_GOOD = re.compile(
+    r"^\W*(?:[\w'-]+\s+){0,3}?(?:(?:is|are|'s)\s+off\s+for\s+(?:me|us)(?:\s+now)?|"
+    r"(?:is|are|was|were|got|has\s+been|have\s+been)\s+(?:cancel+ed|called\s+off|scrapped)\s+for\s+good)"
+    + _AT_CLAUSE_END, re.IGNORECASE)
+
+
+def off_for_good(value: str, clause: str) -> bool:
+    """The clause says, right after the value, that it is off for good."""
+    at = clause.find(value)
+    return at >= 0 and _OFF_FOR_GOOD.match(clause[at + len(value):]) is not None
+
+
 # the plan named, then called off in the next words, past the clause's end: "remember the dentist thing on the 3rd?
 # cancelled, they called in sick", "the yoga retreat in Goa, we called it off", "the BBQ on sunday - its off"
 _CALLED_OFF_NEXT = re.compile(
@@ -1928,20 +1939,32 @@ def called_off(value: str, clause: str) -> bool:
 _MEANT_ONCE = re.compile(
     r"\b(?:was|were)\s+(?:gonna|going\s+to|meant\s+to|supposed\s+to|planning\s+(?:to|on)|hoping\s+to)\b|"
     r"\b(?:had|i|we|i['’]d|we['’]d)\s+planned\s+(?:to|on)\b", re.IGNORECASE)
+# ... after the "but", in a few words: the user can't or won't, it's not happening, it's cancelled, given up
 _GIVEN_UP_AFTER_BUT = re.compile(
-    r"^[^.!?;]*?\bbut\b[^.!?;]*?\b(?:"
-    r"(?:can['’]?t|cannot|couldn['’]?t|won['’]?t|will not)\s+(?:make|go|do|afford|come|attend|join|manage)|"
-    r"(?:aren['’]?t|isn['’]?t|are not|is not|not|never|no longer)\s+(?:going|happening|gonna|doing)|"
+    r"^[^.!?;]{0,80}?\b(?:"
+    r"(?:i|we)\s+(?:can['’]?t|cannot|couldn['’]?t|won['’]?t|will\s+not)\s+(?:make|go|do|afford|come|attend|join|manage)|"
+    r"(?:i['’]?m|we['’]?re|i\s+am|we\s+are|it['’]?s|it\s+is|that['’]?s)\s+(?:not|no\s+longer)\s+(?:going|happening|"
+    r"gonna|doing)|(?:isn['’]?t|aren['’]?t|not|never)\s+happening|"
     r"not\s+any\s?more|no\s+longer|nah|nope|cancel+ed|called\s+(?:it\s+)?off|scrapped|fell\s+through|"
     r"changed\s+(?:my|our)\s+minds?|decided\s+(?:not|against)|gave\s+(?:it\s+)?up|(?:it|that|is)['’]?s?\s+off)\b",
     re.IGNORECASE)
+# ... unless it was moved or replaced, not given up: "but they rebooked me on the 6th", "we're camping instead",
+# "I can't go until July now"
+_MOVED_NOT_GIVEN_UP = re.compile(r"\b(?:instead|rebook\w*|re-?book\w*|booked|until|till|moved|pushed|postponed|"
+                                 r"resched\w*|now\s+(?:on|in|it['’]?s)|new\s+date)\b", re.IGNORECASE)
 
 
 def given_up(value: str, sentence: str) -> bool:
     """The sentence says the plan was meant once and then given up: "I was gonna do the 5k on the 28th but nah
     not anymore". The tagger reads the plan and not the "but" after it."""
     at = sentence.find(value)
-    if at < 0 or _GIVEN_UP_AFTER_BUT.match(sentence[at + len(value):]) is None:
+    if at < 0:
+        return False
+    but = re.search(r"\bbut\b", sentence[at + len(value):])
+    if but is None:
+        return False
+    tail = sentence[at + len(value) + but.end():]
+    if _GIVEN_UP_AFTER_BUT.match(tail) is None or _MOVED_NOT_GIVEN_UP.search(tail[:120]):
         return False
     # the words of meaning it may open the value itself: "going to run the Cork 10k" after "I was"
     meant = _MEANT_ONCE.search(sentence, 0, at + len(value))

@@ -88,11 +88,26 @@ _FORMER_JOB = re.compile(
 _NOW_INSTEAD = re.compile(r"\b(?:now|these days|currently|nowadays)\b", re.IGNORECASE)
 
 
-def _former_job(value: str, clause: str) -> bool:
-    """The clause says the job is one the user had, unless it names the value after that as the one now."""
+# a job value that is retirement itself, in the languages users write in: the job now, whatever was before it
+_RETIREMENT = re.compile(r"(?:retired|retiree|pensioner|in pensione|pensionat[oa]|jubilad[oa]|retrait[ée]e?|"
+                         r"rentner(?:in)?|aposentad[oa]|na emeryturze|emeryt(?:ka)?)\b", re.IGNORECASE)
+# a word that says the former job is over as of now: retirement, or "now" ("I WAS A NURSE FOR 40 YEARS NOW IM RETIRED")
+_OVER_AS_OF_NOW = re.compile(_RETIREMENT.pattern + r"|\bnow\b", re.IGNORECASE)
+
+
+_SOMEONE_NAMED_BEFORE = re.compile(rf"\b(?:my|our|his|her|their|a|the)\s+(?:\w+\s+)?{_PEOPLE}\b", re.IGNORECASE)
+
+
+def _former_job(value: str, clause: str, ended: bool = False, sentence: str = "") -> bool:
+    """The clause says the job is one the user had, unless it names the value after that as the one now, the value
+    is retirement, or the job is said ended as of now (then it ends the job held: "just retired from Singapore
+    Airlines"; "ex merchant navy" alone is a past, no news)."""
     former = _FORMER_JOB.search(clause)
     if former is None:
         return False
+    if _RETIREMENT.match(value) or (ended and _OVER_AS_OF_NOW.search(sentence or clause)):
+        # retirement, or over as of now, if the user's: "my old manager retired from PwC now" ends no job of theirs
+        return _SOMEONE_NAMED_BEFORE.search(clause[:max(0, clause.find(value))]) is not None
     at = clause.find(value, former.end())
     return not (at >= 0 and _NOW_INSTEAD.search(clause, former.end(), at))
 
@@ -320,9 +335,10 @@ _ASKED_AS_A_FAVOUR = re.compile(r"^\W*(?:(?:ok|okay|so|and|also|pls|please|hey|b
 
 
 def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence: str = "",
-           message: str = "") -> str | None:
+           message: str = "", ended: bool = False) -> str | None:
     """Why the value must not become a fact, or None. ``sentence`` and ``message`` hold the clause (an
-    instruction's "always" may sit in the next clause: "Rust examples: no unwrap(). Always.")."""
+    instruction's "always" may sit in the next clause: "Rust examples: no unwrap(). Always."); ``ended``: the value
+    is said to hold no longer."""
     if MARKER in value or _names_a_secret(value, clause):
         return "sensitive_data"
     if (slot in ANSWER_SLOTS and not explicit
@@ -332,7 +348,7 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "question"
     if not explicit and _WISH.search(clause):
         return "hypothetical"
-    if slot == "job" and _former_job(value, clause):
+    if slot == "job" and _former_job(value, clause, ended, sentence):
         return "not_current"
     if slot not in _ABOUT_THE_USER_ANYWAY and _about_someone_else(value, clause, slot):
         return "about_someone_else"

@@ -123,7 +123,10 @@ RETIRED_IN_PASSING = frozenset({"hobby", "habit", "likes", "uses", "learning", "
 # allergy, an intolerance or a diet kept for it, never a liking ("the allergist says i'm fine with cats" leaves
 # "User likes cats."); and an allergy ends only so, never where a medicine was stopped ("the doctor stopped the
 # amoxicillin" they gave by mistake leaves the allergy to it)
-RETIRED_IN_PASSING_BY = {"allergy": frozenset({"allergy", "health", "diet"})}
+RETIRED_IN_PASSING_BY = {"allergy": frozenset({"allergy", "health", "diet"}),
+                         # a last day at a place said with no word of work ends the job that names the place only
+                         # ("yesterday was my last day at walmart"; "my last day at Disney World" ends no job)
+                         "job": frozenset({"job"})}
 # the slots of standing instructions about answers; their value is the user's own clause, which carries its
 # own negation ("could you not use bullet lists"), so a negated one is an instruction, not a retraction
 ANSWER_SLOTS = frozenset({"answer_format", "answer_language", "answer_length", "answer_tone", "instruction",
