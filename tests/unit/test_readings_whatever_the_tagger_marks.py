@@ -331,6 +331,12 @@ def test_me_opening_a_value_is_the_users_my() -> None:
     ("my boss at work is nice", []),
     ("my sister's manager at Tesco is awful", []),
     ("my old boss at Deloitte called", []),
+    # the user's own job or shift named with the workplace
+    ("I get up at 5 for my shift at the depot", ["depot"]),
+    ("my new job at the bank means he starts full days at nursery", ["bank"]),
+    ("my old job at Tesco was better", []),
+    ("my husband's job at Ford is stressful", []),
+    ("my job at work is boring", []),
 ])
 def test_the_workplace_of_the_users_manager_is_theirs(text: str, places: list[str]) -> None:
     assert [place for _s, _e, place in bosses_at(text)] == places

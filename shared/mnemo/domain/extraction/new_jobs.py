@@ -138,14 +138,18 @@ def left_jobs(text: str, only_if_stored: bool = False) -> list[tuple[int, int, s
 # an old or another's manager ("my old boss at", "my sister's manager at"), nor where the place is no name ("my
 # manager at work")
 _BOSS_AT = re.compile(
-    r"(?<![\w'’])(?i:my)\s+(?i:line\s+|new\s+|current\s+)?(?i:manager|boss|supervisor|team lead|gaffer|head chef)"
+    r"(?<![\w'’])(?i:my)\s+(?i:line\s+|new\s+|current\s+)?(?i:manager|boss|supervisor|team lead|gaffer|head chef"
+    # ... or the user's own job or shift named with it: "my job at the bank", "my shift at the depot" (not "my old
+    # job at", "my husband's job at")
+    r"|(?:day\s+|full-time\s+|part-time\s+|weekend\s+|night\s+|early\s+|late\s+)?(?:job|shifts?))"
     r"\s+(?i:at|@)\s+(?i:the\s+)?(?P<place>[^\W\d_][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){0,2})")
 _NO_PLACE = frozenset({"work", "my", "our", "the", "job", "home", "school", "uni", "college", "office", "night",
                        "weekends", "weekend", "lunch", "least", "first", "last", "times", "all"})
 
 
 def bosses_at(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, "chatime") for each workplace the user names as where their manager is."""
+    """(start, end, "chatime") for each workplace the user names as where their manager, their job or their shift
+    is."""
     out = []
     for m in _BOSS_AT.finditer(text):
         place = m.group("place").strip(" '\"")
