@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mnemo.bootstrap import Mnemo, build_local, run_due_jobs
 from mnemo.clock import ManualClock
+from mnemo.domain.extraction.candidates import Candidate
 from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.models import Message, Status
 from mnemo.services.ingest import IncomingMessage
@@ -27,10 +28,16 @@ def learned_home(data_dir: Path) -> Iterator[Mnemo]:
         built.close()
 
 
+def kept(extractor: LearnedExtractor, text: str) -> list[Candidate]:
+    """Every fact the extractor keeps of one user message said on 2026-05-01 (an ended value shares its subject
+    with the value said)."""
+    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
+    return extractor.extract([message]).accepted
+
+
 def stored(extractor: LearnedExtractor, text: str) -> dict[str, str]:
     """The facts the extractor keeps of one user message said on 2026-05-01, by subject."""
-    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
-    return {c.subject: c.content for c in extractor.extract([message]).accepted}
+    return {c.subject: c.content for c in kept(extractor, text)}
 
 
 def say_next_day(service: Mnemo, tenant: str, user: str, conversation: str, text: str,

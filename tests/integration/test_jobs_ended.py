@@ -5,22 +5,17 @@ through the local home a job stored first."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from mnemo.bootstrap import Mnemo
 from mnemo.domain.extraction.pipeline import LearnedExtractor
-from mnemo.domain.models import Message
-from tests.integration.conversation_steps import live_facts, say_next_day, stored
+from tests.integration.conversation_steps import kept, live_facts, say_next_day, stored
 
 TENANT, USER = "t-jobs-ended", "u-jobs-ended"
 
 
 def _jobs_said(extractor: LearnedExtractor, text: str) -> list[str]:
-    """Every job fact kept of one message (stored() keeps one per subject, and an ended job shares the subject)."""
-    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
-    return [c.content for c in extractor.extract([message]).accepted if c.subject == "job"]
+    return [c.content for c in kept(extractor, text) if c.subject == "job"]
 
 
 @pytest.mark.parametrize(("text", "left"), [

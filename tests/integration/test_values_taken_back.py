@@ -6,17 +6,14 @@ blocks after the change. And what only touches a value ends none of it. The ship
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from mnemo.domain.extraction.pipeline import LearnedExtractor
-from mnemo.domain.models import Message
+from tests.integration.conversation_steps import kept
 
 
 def _kept(extractor: LearnedExtractor, text: str) -> list[str]:
-    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
-    return [c.content for c in extractor.extract([message]).accepted]
+    return [c.content for c in kept(extractor, text)]
 
 
 @pytest.mark.parametrize(("text", "ended", "now"), [
@@ -72,8 +69,6 @@ def test_a_value_held_with_a_but_or_an_off_stays(extractor: LearnedExtractor, te
     ("so forget vegan for today, it's my birthday", "vegan"),
 ])
 def test_what_only_touches_a_value_ends_none(extractor: LearnedExtractor, text: str, kept_on: str) -> None:
-    message = Message(role="user", content=text, message_id="m1", created_at=datetime(2026, 5, 1, tzinfo=UTC))
     # (a plan of one evening called off is ended, as it should be: "User no longer plans: yoga today.")
-    ended = [c.content for c in extractor.extract([message]).accepted
-             if not c.polarity and not c.subject.startswith("plan")]
+    ended = [c.content for c in kept(extractor, text) if not c.polarity and not c.subject.startswith("plan")]
     assert not any(kept_on in c for c in ended), ended

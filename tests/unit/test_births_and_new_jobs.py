@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mnemo.domain.extraction.births import births
-from mnemo.domain.extraction.new_jobs import left_jobs
+from mnemo.domain.extraction.new_jobs import last_days_at, left_jobs
 from mnemo.domain.extraction.pipeline import only_measures
 
 
@@ -97,3 +97,15 @@ def test_a_job_told_by_when_it_began(text: str, jobs: list[str]) -> None:
 ])
 def test_a_workplace_the_user_left(text: str, places: list[str]) -> None:
     assert [place for _s, _e, place in left_jobs(text)] == places
+
+
+@pytest.mark.parametrize(("text", "places"), [
+    # a last day said with no word of work: a job's only where the user's job is there (the write path decides)
+    ("yesterday was my last day at walmart, what do i do now", ["walmart"]),
+    ("Today was my last day at Disney World with the kids, we fly home tomorrow", ["Disney World"]),
+    ("yesterday was my last day at walmart im starting at target monday", []),  # work said: left_jobs reads it
+    ("i got laid off from amazon last friday", []),  # a job lost: left_jobs reads it
+    ("tonight is my last shift at the hospital before my week off in Crete", []),  # a break
+])
+def test_a_last_day_said_with_no_word_of_work(text: str, places: list[str]) -> None:
+    assert [place for _s, _e, place in last_days_at(text)] == places

@@ -110,28 +110,51 @@ _PLACE_END = re.compile(r"\s+(?:today|yesterday|last|this|on|in|after|because|an
                         r"finally|earlier)\b.*$", re.IGNORECASE)
 
 
-def left_jobs(text: str, only_if_stored: bool = False) -> list[tuple[int, int, str]]:
-    """(start, end, "Tesco") for each workplace the text says the user left; with ``only_if_stored``, instead, each
-    place of a last day said with no word of work ("yesterday was my last day at walmart"), which ends a job only
-    where the user's job is there ("my last day at Disney World with the kids" is a holiday's)."""
-    out = []
-    for m in _LEFT_JOB.finditer(text) if not only_if_stored else ():
-        group = "place" if m.group("place") else "named"
-        place = _PLACE_END.sub("", m.group(group)).strip(" '\"")
-        if place and len(place.split()) <= JOB_MAX_WORDS:
-            out.append((m.start(group), m.start(group) + len(place), place))
+def left_jobs(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "Tesco") for each workplace the text says the user left, lost, or ended by a last day said with
+    words of work."""
+    out: list[tuple[int, int, str]] = []
+    for m in _LEFT_JOB.finditer(text):
+        _keep_place(out, m, "place" if m.group("place") else "named", times_too=True)
+    for m, group in _lost_jobs(text):
+        if group == "lost" or _work_said(text, m):
+            _keep_place(out, m, group)
+    return out
+
+
+def last_days_at(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "walmart") for each last day the text says with no word of work ("yesterday was my last day at
+    walmart"): it ends a job only where the user's job is there ("my last day at Disney World with the kids" is a
+    holiday's)."""
+    out: list[tuple[int, int, str]] = []
+    for m, group in _lost_jobs(text):
+        if group == "last" and not _work_said(text, m):
+            _keep_place(out, m, group)
+    return out
+
+
+def _lost_jobs(text: str) -> list[tuple[re.Match[str], str]]:
+    """Each job lost or last day the user says, not feared nor wished, and no last day before a break, with the group
+    that names its place."""
+    out: list[tuple[re.Match[str], str]] = []
     for m in _LOST_JOB.finditer(text):
         group = "lost" if m.group("lost") else "last"
-        if _NOT_SO.search(text[:m.start()]) or (group == "lost" and only_if_stored):
+        if _NOT_SO.search(text[:m.start()]) or (group == "last" and _A_BREAK_AFTER.match(text[m.end():])):
             continue
-        if group == "last":
-            work_said = _LEAVING_WORK.search(sentence_around(text, m.start(), m.end())) is not None
-            if _A_BREAK_AFTER.match(text[m.end():]) or work_said == only_if_stored:
-                continue
-        place = _PLACE_END.sub("", m.group(group)).strip(" '\"")
-        if place and len(place.split()) <= JOB_MAX_WORDS and place.split()[0].lower() not in _A_TIME_OF_DAY:
-            out.append((m.start(group), m.start(group) + len(place), place))
+        out.append((m, group))
     return out
+
+
+def _work_said(text: str, m: re.Match[str]) -> bool:
+    return _LEAVING_WORK.search(sentence_around(text, m.start(), m.end())) is not None
+
+
+def _keep_place(out: list[tuple[int, int, str]], m: re.Match[str], group: str, times_too: bool = False) -> None:
+    """The workplace of the match, cut at its last word of place; a word of time opening it is no place ("let me go
+    at lunch"), unless ``times_too``: where the words before say it is a workplace ("my job at Five Guys")."""
+    place = _PLACE_END.sub("", m.group(group)).strip(" '\"")
+    if place and len(place.split()) <= JOB_MAX_WORDS and (times_too or place.split()[0].lower() not in _A_TIME_OF_DAY):
+        out.append((m.start(group), m.start(group) + len(place), place))
 
 
 # the user's manager named with the workplace: "my manager at chatime is sooo annoying", "my boss at Deloitte"; not

@@ -53,7 +53,7 @@ from mnemo.domain.extraction.medicines import (
 from mnemo.domain.extraction.moves import planned_move
 from mnemo.domain.extraction.names import names_self
 from mnemo.domain.extraction.new_homes import back_home, new_homes
-from mnemo.domain.extraction.new_jobs import began_as, bosses_at, left_jobs, new_jobs
+from mnemo.domain.extraction.new_jobs import began_as, bosses_at, last_days_at, left_jobs, new_jobs
 from mnemo.domain.extraction.pets import names_an_animal, pet_value, pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.routines import routines_said
@@ -532,16 +532,16 @@ class LearnedExtractor:
         """A workplace the user says they left ("I quit my job at Tesco yesterday", new_jobs.left_jobs) as the job
         ended there, where no ended job found names it: the tagger reads such news as an event, which ends nothing.
         A job the tagger read there as held ("I gave my notice at Lupa": "User's job: Lupa.") is left out."""
-        left = left_jobs(text)
-        if not left and not left_jobs(text, only_if_stored=True):
+        left, last_days = left_jobs(text), last_days_at(text)
+        if not left and not last_days:
             return candidates
         # the place as whole words: "work" of "my notice at work" is no part of "social worker at the council"
         places = [re.compile(rf"(?<!\w){re.escape(place)}(?!\w)", re.IGNORECASE) for _start, _end, place in left]
         ended = _said_in_rule(SLOTS["job"], left, candidates, message, text,
                               lambda c, place: not c.polarity and place.lower() in c.content.lower(),
                               stored_only=False, negated=True)
-        for last_day in _said_in_rule(SLOTS["job"], left_jobs(text, only_if_stored=True), candidates + ended, message,
-                                      text, lambda c, place: not c.polarity and place.lower() in c.content.lower(),
+        for last_day in _said_in_rule(SLOTS["job"], last_days, candidates + ended, message, text,
+                                      lambda c, place: not c.polarity and place.lower() in c.content.lower(),
                                       stored_only=False, negated=True):
             last_day.only_to_retire = True  # a last day with no word of work ends a job only where it is the user's
             ended.append(last_day)
@@ -560,8 +560,7 @@ class LearnedExtractor:
         deux fois par semaine"); a question after it ("..., what shoes?") takes nothing from it."""
         out = []
         for start, end, value in routines_said(text):
-            clause = clause_around(text, start, end)
-            if is_question(clause) and not re.search(r"[,;]", text[start:end + 3]):
+            if is_question(clause_around(text, start, end)):
                 continue
             if any(c.tags and c.tags[0] == "habit" and c.evidence and (c.evidence in value or value in c.evidence)
                    for c in candidates):
@@ -1469,7 +1468,6 @@ _TAKEN_OFF = r"(?:taken|took|take|came|come|got|went|gone|coming)(?: me| him| he
 _ENDED_BEFORE = re.compile(
     r"\b(?:" + _ENDING_VERBS + r"|ditching|sold|selling|got rid of|traded in|trading in|" + _TAKEN_OFF + r"|"
     r"moved (?:out of|away from)|(?:moved|relocated)(?:\s+[\w'’]+){0,3}?\s+from|no longer|not anymore|no more|"
-
     # "I'm done with the book club"; not "when I'm done with the course"
     r"(?<!when )(?<!once )(?<!after )(?<!until )(?<!before )(?<!as )(?<!if )(?:i'm|im|i am|we're|we are) "
     r"(?:so |totally |officially |"
@@ -1898,9 +1896,8 @@ _CALLED_OFF_AFTER = re.compile(
 # a pastime or a routine called off for good, right after it: "Tuesday yoga is off for me now", "pottery class got
 # cancelled for good", "the book club is over for me"
 _OFF_FOR_GOOD = re.compile(
-    r"^\W*(?:[\w'-]+\s+){0,3}?(?:(?:is|are|'s)\s+off\s+for\s+(?:me|us)(?:\s+now)?|"
-    r"(?:is|are|was|were|got|has\s+been|have\s+been)\s+(?:cancel+ed|called\s+off|scrapped)\s+for\s+good)"
-    + _AT_CLAUSE_END, re.IGNORECASE)
+    r"^\W*(?:[\w'-]+\s+){0,3}?(?:is|are|was|were|'s|got|has\s+been|have\s+been)\s+"
+    r"(?:off|cancel+ed|called\s+off|scrapped)\s+for\s+(?:good|me|us)(?:\s+now)?" + _AT_CLAUSE_END, re.IGNORECASE)
 
 
 def off_for_good(value: str, clause: str) -> bool:
@@ -1914,7 +1911,8 @@ def off_for_good(value: str, clause: str) -> bool:
 _CALLED_OFF_NEXT = re.compile(
     r"^\s*[?!.,;:–—-]*\s*(?:(?:(?:it|that)['’]?s|its|it\s+(?:is|was|got|has\s+been)|that\s+(?:is|was|got)|"
     r"(?:we|i|they)\s+(?:have\s+|['’]ve\s+)?(?:had\s+to\s+)?)\s*)?(?:now\s+|been\s+)?"
-    r"(?:cancel+ed|called\s+(?:it\s+)?off|off|scrapped|postponed\s+indefinitely)\b(?!\s+(?:to|at|from|the|my|your|our|his|her|their|work|school|with|on)\b)",
+    r"(?:cancel+ed|called\s+(?:it\s+)?off|off|scrapped|postponed\s+indefinitely)\b"
+    r"(?!\s+(?:to|at|from|the|my|your|our|his|her|their|work|school|with|on)\b)",
     re.IGNORECASE)
 
 
