@@ -51,9 +51,13 @@ def test_a_childs_new_diet_replaces_the_old_one_in_a_later_conversation(service:
     assert not [s for s in _live(service) if s == "diet"]
 
 
-def test_a_sisters_diet_is_not_kept(service: Mnemo) -> None:
+def test_a_sisters_diet_is_hers_and_not_for_the_family_table(service: Mnemo) -> None:
+    # she does not live with the user: her diet is her life's (family_life), for requests about her only
     say_next_day(service, TENANT, USER, "c1", "my sister Bea is vegan so christmas dinner is always a debate")
-    assert not [c for c in _live(service).values() if "vegan" in c.lower()]
+    assert [s for s, c in _live(service).items() if "vegan" in c.lower()] == ["family_life:bea_diet"]
+    assert "vegan" not in _block(service, "what should we cook for the family on Sunday?")
+    assert "vegan" not in _block(service, "what should I cook tonight?")
+    assert "vegan" in _block(service, "what can I cook for my sister when she visits?")
 
 
 def test_a_household_members_diet_is_kept_for_the_meals_with_them(service: Mnemo) -> None:
@@ -76,9 +80,13 @@ def test_a_household_members_diet_is_kept_for_the_meals_with_them(service: Mnemo
     # someone else's wife at the user's table is no wife of the user's
     ("My nephew Gerald is living with us for now, together with his wife Priya, who is vegan.", "wife"),
 ])
-def test_the_facts_of_adults_not_at_the_users_table_are_not_kept(service: Mnemo, said: str, word: str) -> None:
+def test_the_facts_of_adults_not_at_the_users_table_are_not_kept_for_it(service: Mnemo, said: str,
+                                                                        word: str) -> None:
+    # a close one's life may be kept (family_life), for requests that name them; never as the user's, never for
+    # the family's table
     say_next_day(service, TENANT, USER, "c1", said)
-    assert not [c for c in _live(service).values() if word in c.lower()]
+    assert not [c for s, c in _live(service).items() if word in c.lower() and not s.startswith("family_life:")]
+    assert word not in _block(service, "what can I cook for the family this weekend?").lower()
 
 
 def test_a_childs_allergy_said_in_the_next_sentence_is_theirs(service: Mnemo) -> None:

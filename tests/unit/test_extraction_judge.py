@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from mnemo.domain.extraction.candidates import Candidate
-from mnemo.domain.extraction.judge import JUDGED, OWN_FIGURES, CandidateJudge, judge_rows
+from mnemo.domain.extraction.judge import JUDGED, JUDGED_SLOTS, OWN_FIGURES, CandidateJudge, judge_rows
 from mnemo.domain.extraction.pipeline import slot_candidate
 from mnemo.domain.extraction.slots import SLOTS
 from mnemo.domain.extraction.tagger import Mlp
@@ -16,7 +16,7 @@ from mnemo.domain.models import Category, Message
 
 WHEN = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 WIDTH = 6
-ROW = WIDTH + len(SLOTS) + len(Category) + OWN_FIGURES
+ROW = WIDTH + len(JUDGED_SLOTS) + len(Category) + OWN_FIGURES
 
 
 def found(slot: str, value: str, clause: str, reading: float | None = 0.0, confidence: float = 0.9) -> Candidate:
@@ -49,8 +49,8 @@ def test_rows_say_how_a_candidate_overlaps_the_others_of_its_message() -> None:
     assert (figures[1, 8], figures[0, 8], figures[0, 9]) == (1.0, 0.0, 1.0)
     # others of the same slot: the whole and the piece one each, the home none
     assert list(figures[:, 10]) == [1.0, 1.0, 0.0]
-    slot_part = rows[:, WIDTH:WIDTH + len(SLOTS)]
-    assert slot_part[2, sorted(SLOTS).index("home_location")] == 1.0
+    slot_part = rows[:, WIDTH:WIDTH + len(JUDGED_SLOTS)]
+    assert slot_part[2, JUDGED_SLOTS.index("home_location")] == 1.0
     assert slot_part.sum() == 3.0
 
 
@@ -79,5 +79,6 @@ def test_the_shipped_judge_reads_rows_of_the_shipped_taggers_width() -> None:
 
     judge = CandidateJudge.load(JUDGE_PATH)
     assert judge.width == 2 * 384 + READING_FIGURES
-    assert all(net.mean.shape == (judge.width + len(SLOTS) + len(Category) + OWN_FIGURES,) for net in judge.nets)
+    assert all(net.mean.shape == (judge.width + len(JUDGED_SLOTS) + len(Category) + OWN_FIGURES,)
+               for net in judge.nets)
     assert len(judge.nets) > 1

@@ -58,3 +58,26 @@ def test_a_visits_gain_from_the_plan_slot_asks_for_nothing_of_the_visitor() -> N
     assert not not_asked_for("what should i cook tonight", "family_care:leo_allergy_sesam",
                              "User's son Leo is allergic to sesame.", 0.1)
     assert not not_asked_for("what should i cook tonight", "diet", "User's diet: vegan.", 0.0)
+
+
+@pytest.mark.parametrize(("content", "named"), [
+    ("User's husband Juha's job: carpenter.", {"husband", "juha"}),
+    ("User's sister Bea's studies: medicine.", {"sister", "bea"}),
+    ("User's mother lives in Kharkiv.", {"mother"}),
+    ("User's wife Eluned's hobby: choir.", {"wife", "eluned"}),
+])
+def test_a_close_ones_fact_names_its_person_not_its_slot(content: str, named: set[str]) -> None:
+    assert names_in(content) == named
+    assert is_care_fact("family_life:juha_job", content)
+
+
+@pytest.mark.parametrize(("query", "asked"), [
+    ("gift idea for my husband, something useful", True),
+    ("what can I bring Juha in hospital?", True),
+    ("what should we cook on Sunday?", False),  # together, but no request about him
+    ("what should I cook tonight", False),
+    ("any tips for my new job?", False),  # "job" is the fact's slot, not its person
+])
+def test_a_close_ones_life_is_asked_for_only_by_naming_them(query: str, asked: bool) -> None:
+    # the family affinity's gain says nothing of a brother's job or a mother's illness far away
+    assert not_asked_for(query, "family_life:juha_job", "User's husband Juha's job: carpenter.", 0.2) is not asked

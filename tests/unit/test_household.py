@@ -1,11 +1,23 @@
-"""Who a stretch of a message is about: the user's dependants (docs/slots.md, family_care), said again in the
-first person for the tagger; other adults stay out."""
+"""Who a stretch of a message is about: the user's dependants and guests (docs/slots.md, family_care) and their
+close ones (family_life), said again in the first person for the tagger; anyone else stays out."""
 
 from __future__ import annotations
 
 import pytest
 
-from mnemo.domain.extraction.household import AN_AGE, Person, arranged, content, people_in, stretches, subject
+from mnemo.domain.extraction.household import (
+    AN_AGE,
+    CARE_SLOTS,
+    GUEST_SLOTS,
+    Person,
+    arranged,
+    content,
+    partner_left,
+    people_in,
+    slots_of,
+    stretches,
+    subject,
+)
 
 
 @pytest.mark.parametrize(("text", "who", "said"), [
@@ -34,17 +46,50 @@ def test_a_name_the_family_facts_hold_is_a_dependant_and_a_possessive_is_theirs_
 
 
 @pytest.mark.parametrize("text", [
-    "my sister Bea is vegan, she brought her own roast",
     "my ex-husband has gout so no red meat for him",  # a partner no longer
     "my previous partner was vegan",  # a partner no longer, whom the user would otherwise share a home with
     "Marco's wife is pregnant, due in May",  # someone else's spouse
     "Marta is allergic to kiwi",  # a name no family fact holds: a friend, a colleague
-    "my mum's diabetic and my brother is keto",
     "my neighbour's kid is vegan and coming to the party",  # a child, but not the user's
     "her son has a nut allergy",
+    "I am a partner at a small firm of solicitors in Edinburgh",  # a kinship word said of anyone: the user's job
+    "I'm a mother of two and a nurse in Leeds",
 ])
-def test_other_adults_are_no_dependants(text: str) -> None:
+def test_nobody_close_to_the_user(text: str) -> None:
     assert stretches(text, {"noor": Person("noor", "")}) == []
+
+
+@pytest.mark.parametrize(("text", "who"), [
+    ("my sister Bea is vegan, she brought her own roast", ["sister Bea"]),
+    ("my mum's diabetic and my brother is keto", ["mum", "brother"]),
+    ("Husband Juha. He is carpenter.", ["husband Juha"]),
+])
+def test_other_adults_are_close_ones_not_dependants(text: str, who: list[str]) -> None:
+    # their life is kept (family_life) for requests that name them; their care is no matter of the user's
+    found = stretches(text, {})
+    assert [s.person.label for s in found] == who
+    assert all(slots_of(s)[0] in (frozenset(), GUEST_SLOTS) for s in found)
+    assert all(slots_of(s)[1] for s in found)
+
+
+def test_a_close_ones_life_is_read_only_where_the_words_say_what_they_are_or_do() -> None:
+    # "baby on hip" says where the baby is, not what the baby does; "my dad's birthday" is a thing of his
+    [baby] = stretches("sorry typing one handed, baby on hip. need quick dinner ideas", {})
+    assert slots_of(baby) == (CARE_SLOTS, frozenset())
+    assert stretches("which sweets can I buy for my dad's birthday that are definitely halal", {}) == []
+
+
+@pytest.mark.parametrize(("relationship", "ended", "fact", "left"), [
+    ("User's relationship: single.", False, "User's girlfriend Larissa's diet: vegetarian.", True),
+    ("User's relationship is no longer: together.", True, "User's boyfriend's job: the bank.", True),
+    ("User's relationship: girlfriend Inês.", False, "User's girlfriend Larissa's diet: vegetarian.", True),
+    ("User's relationship: fiancée Larissa.", False, "User's girlfriend Larissa's diet: vegetarian.", False),
+    ("User's relationship: married.", False, "User's husband Juha's job: carpenter.", False),
+    ("User's relationship: single.", False, "User's sister Bea's diet: vegan.", False),  # no partner's
+])
+def test_a_new_relationship_leaves_the_old_partners_life_behind(relationship: str, ended: bool, fact: str,
+                                                                 left: bool) -> None:
+    assert partner_left(relationship, ended, fact) is left
 
 
 def test_a_spouse_or_partner_is_at_the_users_table() -> None:
@@ -84,3 +129,13 @@ def test_only_what_the_user_arranges_is_a_dependants_plan_and_an_age_is_no_healt
     assert AN_AGE.match("14 months old")
     assert not AN_AGE.match("type 1 diabetes")
     assert content(Person("", "twins"), "User is allergic to peanut.") == "User's twins are allergic to peanut."
+
+
+@pytest.mark.parametrize("text", [
+    "ME AND MY HUSBAND ARE RETIRED TEACHERS FROM OHIO",  # both are: the job is the user's too
+    "I live with my girlfriend in Kraków and I work remote",
+    "kami ni hubby nasa Davao na",
+    "my partner and I both work at Ikea in Gothenburg",
+])
+def test_a_close_one_said_with_the_user_has_no_life_of_their_own_there(text: str) -> None:
+    assert not [s for s in stretches(text, {}) if slots_of(s)[1]]

@@ -8,6 +8,9 @@ affinity, through the fact's borrowed slot), names the person ("what can I cook 
 or speaks of the user with others ("dinner for both of us", "for everyone on Sunday"); a child's fact also when it
 speaks of what is done for children ("lunchbox ideas", "the school fete"). A visit on the user's calendar that says
 what the visitor needs at the table ("... (she is vegetarian)") is read the same way, by the visitor's words alone.
+A close one's life ("User's husband Juha's job: carpenter.", family_life) goes in only for a request that names
+them ("gift idea for my husband"): what the family needs together is no matter of a sister's job or a mother's
+illness far away.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import re
 
 CARE_PREFIX = "family_care:"
+LIFE_PREFIX = "family_life:"
 
 # the user with others: "dinner for both of us", "what should we cook on Sunday", "for everyone"
 _TOGETHER = re.compile(
@@ -36,14 +40,15 @@ _SAME_KIN = {"mum": "mother", "mom": "mother", "mommy": "mother", "mam": "mother
 _CALENDAR_NEED = re.compile(r"^User's calendar: (?P<label>.+?)\s+(?:is|are|will|come|comes|coming|visit\w*|fly\w*|"
                             r"arriv\w*)\b.*\((?:she|he|shes|hes)\b", re.IGNORECASE)
 # how a care fact names its person: "User's son Leo is ...", "User's partner Sam's diet: ...", "Rohit's mother ..."
-_LABEL = re.compile(r"^(?:User's\s+)?(?P<label>.+?)(?:['’]s?\s+(?:diet|health|school|education|routine|plan)\b|"
-                    r"\s+(?:is|has|avoids|takes|goes|attends|plans)\b|:)", re.IGNORECASE)
+_LABEL = re.compile(r"^(?:User's\s+)?(?P<label>.+?)(?:['’]s?\s+(?:diet|health|school|education|routine|plan|job|"
+                    r"studies|hobby)\b|\s+(?:is|has|avoids|takes|goes|attends|plans|lives|no longer)\b|:)",
+                    re.IGNORECASE)
 _NOT_A_NAME = frozenset({"user", "user's", "member"})
 
 
 def is_care_fact(subject: str, content: str = "") -> bool:
     """A fact of someone in the user's care, or a visit that says what the visitor needs at the table."""
-    return subject.startswith(CARE_PREFIX) or bool(_CALENDAR_NEED.match(content))
+    return subject.startswith((CARE_PREFIX, LIFE_PREFIX)) or bool(_CALENDAR_NEED.match(content))
 
 
 def names_in(content: str) -> set[str]:
@@ -56,12 +61,13 @@ def names_in(content: str) -> set[str]:
             if w not in _NOT_A_NAME}
 
 
-def asked_for(query: str, content: str, needed: float) -> bool:
-    """Whether a care fact belongs in the block of this request (see the module's docstring)."""
-    if needed > 0 or _TOGETHER.search(query):
+def asked_for(query: str, content: str, needed: float, life: bool = False) -> bool:
+    """Whether a care fact (``life``: a close one's) belongs in the block of this request (see the module's
+    docstring)."""
+    if not life and (needed > 0 or _TOGETHER.search(query)):
         return True
     names = names_in(content)
-    if _FOR_CHILDREN.search(query) and any(_CHILD_KIN.match(n) for n in names):
+    if not life and _FOR_CHILDREN.search(query) and any(_CHILD_KIN.match(n) for n in names):
         return True
     words = {_SAME_KIN.get(w, w) for w in re.findall(r"[^\W\d_][\w-]+", query.lower())}
     return bool(words & names)
@@ -73,4 +79,5 @@ def not_asked_for(query: str, subject: str, content: str, needed: float) -> bool
     (its borrowed slot), a visit's the plan slot's ("this weekend" needs plans), which says nothing of the visitor."""
     if not is_care_fact(subject, content):
         return False
-    return not asked_for(query, content, needed if subject.startswith(CARE_PREFIX) else 0.0)
+    return not asked_for(query, content, needed if subject.startswith(CARE_PREFIX) else 0.0,
+                         life=subject.startswith(LIFE_PREFIX))

@@ -39,7 +39,7 @@ KINDRED: tuple[frozenset[str], ...] = (
 # slots with no model of their own that a request needs exactly when it needs another: a dependant's allergy or
 # school (family_care) helps where the user's family does ("lunchbox ideas for this week?", "what should I cook
 # for the Sunday lunch with the family?"), and not in the user's own requests ("snacks for my run")
-BORROWED: dict[str, str] = {"family_care": "family"}
+BORROWED: dict[str, str] = {"family_care": "family", "family_life": "family"}
 
 
 class SlotAffinity:

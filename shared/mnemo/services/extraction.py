@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
-from mnemo.domain.extraction.household import Person, family_value, household_of, people_in
+from mnemo.domain.extraction.household import Person, family_value, household_of, partner_left, people_in
 from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
 from mnemo.domain.extraction.readings import reading_for
@@ -188,6 +188,7 @@ class ExtractionService:
                 continue
             facts.append(self._fact(job, c, project_id))
         facts = self._with_replaced_medicines(job, turns, extraction, facts)
+        facts = self._with_partners_left(job, turns, facts)
         facts = self._with_due_moves(job, facts)
         facts = self._with_home_moved_into(job, turns, facts)
         facts = self._with_moved_plans(job, turns, facts)
@@ -290,6 +291,29 @@ class ExtractionService:
                 ended.add(old.subject)
                 out.append(self._ending(job, message, old, c.confidence, self.p.extractor.version,
                                         extractor=self.p.extractor.name))
+        return out
+
+    def _with_partners_left(self, job: ExtractionJob, turns: list[BufferedTurn], facts: list[NewFact]) -> list[NewFact]:
+        """``facts`` and an ending of each stored fact of a partner's life (family_life) that a new relationship
+        leaves behind ("User's girlfriend Larissa's diet: vegetarian." once the user is dating Inês or single):
+        a partner's life is the user's matter while they are the partner (household.partner_left)."""
+        said = [f for f in facts if f.subject == "relationship_status"]
+        if not said:
+            return facts
+        read = {t.message.message_id: t.message for t in turns}
+        out = list(facts)
+        for old in self._live(job, Category.BIOGRAPHICAL):
+            if not old.subject.startswith("family_life:") or RETRACTION_TAG in old.tags:
+                continue
+            for fact in said:
+                ids = fact.provenance.message_ids if fact.provenance is not None else []
+                message = read.get(ids[0]) if ids else None
+                if message is None or set(old.provenance.message_ids) & set(ids):
+                    continue
+                if partner_left(fact.content, not fact.polarity, old.content):
+                    out.append(self._ending(job, message, old, fact.confidence, self.p.extractor.version,
+                                            extractor=self.p.extractor.name))
+                    break
         return out
 
     def _live(self, job: ExtractionJob, category: Category) -> list[Memory]:

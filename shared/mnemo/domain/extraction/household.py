@@ -79,12 +79,15 @@ class Person:
     kin: str  # "son", "granddaughter", "" when only the name is known
     # an adult relative who lives with the user: only their food and health count (GUEST_SLOTS)
     guest: bool = False
+    # someone close to the user who is neither in their care nor at their table: only their life counts (LIFE_SLOTS)
+    close: bool = False
 
     @property
     def label(self) -> str:
         """How a fact names them: "son Leo", "granddaughter", "family member Ivy"."""
         name = self.name[:1].upper() + self.name[1:] if self.name else ""
-        kin = self.kin if self.guest else self.kin.lower()  # a guest's kin may name its owner: "Rohit's mother"
+        # a guest's kin may name its owner: "Rohit's mother"
+        kin = self.kin if self.guest and re.match(r"[A-Z][\w-]*['’]s ", self.kin) else self.kin.lower()
         return " ".join(p for p in (kin or "family member", name) if p)
 
     @property
@@ -129,12 +132,15 @@ def family_value(content: str) -> str:
 
 @dataclass(frozen=True)
 class Stretch:
-    """A part of a message about one dependant, said again in the first person for the tagger."""
+    """A part of a message about one person close to the user, said again in the first person for the tagger."""
 
     person: Person
     start: int  # where it starts in the message (the person's mention)
     end: int
     first_person: str
+    # the words after the mention say what the person is or does ("is a carpenter", "started piano"), not where
+    # or with what they are ("baby on hip", "mum in Kharkiv"): only then are their life's slots read
+    states: bool = True
 
 
 # an adult at the user's table: one who lives with the user ("Rohit's mother lives with us", "my mum moved in with
@@ -145,6 +151,11 @@ _AT_THE_TABLE = re.compile(
     r"(?:us|me)|(?:lives?|living)\s+(?:here|at\s+(?:ours|mine|our\s+place|my\s+place)))\b", re.IGNORECASE)
 # what a guest's fact may be: what the user must allow for at the table ("she is coeliac", "he doesn't eat pork")
 GUEST_SLOTS = frozenset({"allergy", "diet", "avoids", "health"})
+# what the user's close ones' lives hold that a request about them needs ("gift idea for my husband": he is a
+# carpenter; "what can I bring my mother in hospital": her bronchitis; "a letter for Giulia before she goes": she
+# studies medicine in Bologna), filed under ``family_life`` and given only to requests that name the person
+# (domain/for_others.py). A dependant's or a guest's fact in these slots that their care does not take is theirs too
+LIFE_SLOTS = frozenset({"job", "education", "home_location", "hobby", "health", "allergy", "diet"})
 # adults the user may cook for; not friends, colleagues, exes, pets or people at work
 _GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|father|parents?|husband|hubby|wife|partner|"
                         r"bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|cousin|niece|nephew|grandma|grandpa|"
@@ -156,6 +167,12 @@ _GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|fath
 # dev conversation gained). Retrieval gives their facts only to a request that speaks of them or of the user with
 # others (domain/for_others.py): "what should I have for lunch" is the user's own
 _SHARES_THE_HOME = re.compile(r"^(?:husband|hubby|wife|partner|missus|spouse)$", re.IGNORECASE)
+# the user's close ones: family and partners, not a flatmate (a flatmate's job or studies is no fact of the user's life)
+# (not "mama" or "papa": "mama Kandy wala inne" is Sinhala's "I")
+_CLOSE_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|mamá|maman|dad|father|papá|"
+                        r"parents?|husband|hubby|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|"
+                        r"cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|nan|gran|granny|in-laws?|"
+                        r"mother-in-law|father-in-law|sister-in-law|brother-in-law|missus|spouse)$", re.IGNORECASE)
 
 
 # how far a sentence is read either side of a person's mention (a run-on of thousands of characters is no sentence)
@@ -191,6 +208,15 @@ def _guest(person: Person, sentence: str, whose: str) -> Person | None:
     return Person(person.name, f"{owner} {person.kin}" if owner else person.kin, guest=True)
 
 
+def _close(person: Person, household: dict[str, Person]) -> Person | None:
+    """The person as one of the user's close ones (their kin, or the kin their name is known by), or None."""
+    known = household.get(person.name.lower()) if person.name else None
+    kin = person.kin or (known.kin if known else "")
+    if not kin or not (_CLOSE_KIN.match(kin) or _DEPENDANT.match(kin)):
+        return None
+    return Person(person.name, kin, close=True)
+
+
 def _dependant(person: Person, household: dict[str, Person]) -> Person | None:
     """The person as a dependant (with what the household knows of them), or None for anyone else."""
     known = household.get(person.name.lower()) if person.name else None
@@ -222,6 +248,23 @@ _PLURAL = re.compile(r"^(?:kids?|kiddos|children|babies|toddlers|little ones|twi
                      r"grandchildren|sons|daughters)$", re.IGNORECASE)
 
 
+# the words after a person's mention that say where or with what they are, not what they are or do
+_NOT_A_STATEMENT = re.compile(r"\W*(?:on|in|at|with|from|for|to|of|and|or|the|a|an|by|near|this|that|\d+)\b",
+                              re.IGNORECASE)
+# a close one said together with the user: what follows is of both ("me and my husband are retired teachers", "I
+# live with my girlfriend in Kraków", "kami ni hubby nasa Davao na", "my partner and I both work at Ikea")
+_WITH_THE_USER_BEFORE = re.compile(r"(?:\bwith|\b(?:me|i|myself|kami|ako)\s+(?:and|&|n|ni|y|et|und|e))\s+"
+                                   r"(?:(?:my|our|mi|mis|the)\s+)?$", re.IGNORECASE)
+_WITH_THE_USER_AFTER = re.compile(r"\s*(?:and|&|n)\s+(?:i|me|myself)\b", re.IGNORECASE)
+
+
+def _with_the_user(text: str, start: int, end: int) -> bool:
+    return (_WITH_THE_USER_BEFORE.search(text, max(0, start - 20), start) is not None
+            or _WITH_THE_USER_AFTER.match(text, end) is not None)
+
+
+# a kinship word said of anyone at all: "a partner at a firm of solicitors", "a mother of two" (the user)
+_ANY_ONE = re.compile(r"\b(?:a|an|another|one|any|every)\s+$", re.IGNORECASE)
 # a partner no longer: "my ex-wife", "my former partner", "my late husband", "my previous partner"
 _FORMER = re.compile(r"\b(?:ex|former|late|old|previous)[- ]?\s*$", re.IGNORECASE)
 
@@ -232,10 +275,15 @@ def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
     out = []
     mentions = _mentions(text, household)
     for i, (start, end, person) in enumerate(mentions):
+        if _ANY_ONE.search(text, max(0, start - 12), start):
+            continue
         whose = _SOMEONE_ELSES.search(text, max(0, start - 40), start)
         who = None if whose else _dependant(person, household)
-        if who is None and not _FORMER.search(text, max(0, start - 12), start):
+        former = _FORMER.search(text, max(0, start - 12), start) is not None
+        if who is None and not former:
             who = _guest(person, _sentence_of(text, start), whose.group(0) if whose else "")
+        if who is None and not former and not whose and not _with_the_user(text, start, end):
+            who = _close(person, household)
         if who is None:
             continue
         limit = mentions[i + 1][0] if i + 1 < len(mentions) else len(text)
@@ -246,8 +294,14 @@ def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
         if carried:
             stop = _stretch_end(text, carried.end(), limit)
         said = _first_person(text[end:stop])
+        # a close one's thing is not what they are: "my dad's birthday ... halal" says nothing of the dad, nor "my
+        # parents' house into a flatshare in Madrid" of the parents
+        if said is not None and who.close and (said.startswith("My ") or (
+                text[end:end + 1] in ("'", "’") and not said.startswith("I'm"))):
+            continue
         if said is not None and len(said.split()) >= 2:
-            out.append(Stretch(who, start, stop, said))
+            out.append(Stretch(who, start, stop, said, _NOT_A_STATEMENT.match(text, end, stop) is None
+                               and not _with_the_user(text, start, end)))
     return out
 
 
@@ -297,10 +351,24 @@ def _first_person(rest: str) -> str | None:
     return re.sub(r"\s+", " ", said).strip(" ,") or None
 
 
-def subject(person: Person, slot: str, value: str) -> str:
-    """family_care:<person>_<slot>, and the value's key where the person may have many (allergies)."""
+def slots_of(stretch: Stretch) -> tuple[frozenset[str], frozenset[str]]:
+    """The slots a stretch about a person is read for: those of their care (``family_care``), then those of
+    their life that their care does not take (``family_life``), where the stretch says what they are or do."""
+    person = stretch.person
+    care = frozenset() if person.close else GUEST_SLOTS if person.guest else CARE_SLOTS
+    return care, (LIFE_SLOTS - care if stretch.states else frozenset())
+
+
+# one value a person in their life: a new job or home replaces the old one
+_ONE_IN_LIFE = frozenset({"job", "education", "home_location", "diet"})
+
+
+def subject(person: Person, slot: str, value: str, life: bool = False) -> str:
+    """family_care:<person>_<slot> (``life``: family_life:...), and the value's key where the person may have
+    many (allergies)."""
     key = re.sub(r"\W+", "_", person.key).strip("_") or "someone"
-    return f"family_care:{key}_{slot}" + ("" if slot in _ONE_PER_PERSON else f"_{value_key(value)}")
+    one = _ONE_IN_LIFE if life else _ONE_PER_PERSON
+    return f"{'family_life' if life else 'family_care'}:{key}_{slot}" + ("" if slot in one else f"_{value_key(value)}")
 
 
 def content(person: Person, statement: str) -> str:
@@ -315,3 +383,29 @@ def content(person: Person, statement: str) -> str:
     if _PLURAL.match(person.kin) and not person.name:
         said = re.sub(r"^is\b", "are", said)
     return f"{whose}{person.label} " + said
+
+
+# the kin a partner is named by: their life's facts hold while they are the user's partner
+_PARTNER_KIN = frozenset({"husband", "hubby", "wife", "partner", "bf", "gf", "boyfriend", "girlfriend", "fiance",
+                          "fiancé", "fiancee", "fiancée", "missus", "spouse"})
+# a relationship value that names no partner at all
+_NO_PARTNER = re.compile(r"\b(?:single|divorced|separated|widow(?:ed|er)?|split|broke(?:n)? up|not seeing|alone)\b",
+                         re.IGNORECASE)
+_A_NAME = re.compile(r"\b[A-Z][\w'’-]+")
+
+
+def partner_left(relationship: str, ended: bool, life_fact: str) -> bool:
+    """Whether a close one's fact (family_life) is of a partner the user's new relationship value leaves behind:
+    an ended relationship or one with no partner ("single now") leaves every partner; one that names a partner
+    ("dating Inês") leaves a partner named otherwise ("User's girlfriend Larissa's diet: vegetarian.")."""
+    from mnemo.domain.for_others import names_in
+
+    named = names_in(life_fact)
+    if not named & _PARTNER_KIN:
+        return False
+    if ended or _NO_PARTNER.search(relationship):
+        return True
+    new = {n.lower() for n in _A_NAME.findall(relationship)} - _PARTNER_KIN - {"user's", "user"}
+    old = named - _PARTNER_KIN
+    return bool(new and old and not new & old)
+

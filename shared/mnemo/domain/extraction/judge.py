@@ -25,7 +25,10 @@ from mnemo.domain.text import terms
 
 Array = npt.NDArray[np.float32]
 JUDGED = "judged"
-_SLOTS = sorted(SLOTS)
+# a close one's fact (family_life) is found as a dependant's is, around the tagger's reading of what is said of
+# them, and the judge reads it as one: its one-hot is the care slot's (the judge was trained before it existed)
+_JUDGED_AS = {"family_life": "family_care"}
+JUDGED_SLOTS = sorted(set(SLOTS) - set(_JUDGED_AS))
 _CATEGORIES = list(Category)
 # the candidate's own figures and its overlap with the message's others (see judge_rows)
 OWN_FIGURES = 15
@@ -45,11 +48,11 @@ def judge_rows(candidates: Sequence[Candidate], message: str, width: int) -> Arr
     rows = []
     for c in candidates:
         reading = c.reading if isinstance(c.reading, np.ndarray) else np.zeros(width, np.float32)
-        slot = c.tags[0] if c.tags else ""
-        one_hot = np.zeros(len(_SLOTS) + len(_CATEGORIES), np.float32)
+        slot = _JUDGED_AS.get(c.tags[0], c.tags[0]) if c.tags else ""
+        one_hot = np.zeros(len(JUDGED_SLOTS) + len(_CATEGORIES), np.float32)
         if slot in SLOTS:
-            one_hot[_SLOTS.index(slot)] = 1.0
-        one_hot[len(_SLOTS) + _CATEGORIES.index(c.category)] = 1.0
+            one_hot[JUDGED_SLOTS.index(slot)] = 1.0
+        one_hot[len(JUDGED_SLOTS) + _CATEGORIES.index(c.category)] = 1.0
         mine = set(terms(c.content)) - {"user"}
         others = [(o, w) for o, w in zip(stored, words, strict=True) if o is not c]
         shared = [len(mine & w) / max(len(mine), 1) for _o, w in others]
@@ -63,7 +66,7 @@ def judge_rows(candidates: Sequence[Candidate], message: str, width: int) -> Arr
             np.log1p(len(mine)), np.log1p(len(c.evidence.split())), np.log1p(len(message)),
         ], dtype=np.float32)
         rows.append(np.concatenate([reading.astype(np.float32), one_hot, figures]))
-    return np.vstack(rows) if rows else np.zeros((0, width + len(_SLOTS) + len(_CATEGORIES) + OWN_FIGURES),
+    return np.vstack(rows) if rows else np.zeros((0, width + len(JUDGED_SLOTS) + len(_CATEGORIES) + OWN_FIGURES),
                                                  np.float32)
 
 

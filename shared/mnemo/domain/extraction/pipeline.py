@@ -25,14 +25,13 @@ from mnemo.domain.extraction.fields import labelled_fields
 from mnemo.domain.extraction.household import (
     AN_AGE,
     ARRANGED_SLOTS,
-    CARE_SLOTS,
-    GUEST_SLOTS,
     Person,
     Stretch,
     arranged,
     family_value,
     known_household,
     people_in,
+    slots_of,
     stretches,
 )
 from mnemo.domain.extraction.household import content as care_content
@@ -207,7 +206,8 @@ class LearnedExtractor:
         for index, (message, text, explicit) in enumerate(texts):
             # a value said of a dependant is theirs, never the user's ("our youngest is lactose intolerant")
             mine, replacing = with_medicines([f for f in found if f.index == index], index, message, text, explicit)
-            mine = [f for f in mine if not (f.span.slot in _THEIRS_ONLY and _inside(f.span, cared[index]))]
+            mine = [f for f in mine if not ((f.span.slot in _THEIRS_ONLY and _inside(f.span, cared[index]))
+                                            or _theirs_in_life(f.span, cared[index]))]
             read = [(f, self._with_what_it_replaced(f)) for f in mine]
             candidates = [c for _f, made in read for c in made]
             # a name whose tagged reading was screened out ("stopped the futsal, the doctor said maybe forever":
@@ -279,7 +279,7 @@ class LearnedExtractor:
         out: dict[int, list[tuple[Stretch, _Found]]] = {}
         for (index, stretch), spans in zip(said, self._spans([s.first_person for _i, s in said]), strict=True):
             message = texts[index][0]
-            slots = GUEST_SLOTS if stretch.person.guest else CARE_SLOTS
+            slots = set().union(*slots_of(stretch))
             for span in _without_overlaps([s for s in spans if s.slot in slots]):
                 text = stretch.first_person
                 out.setdefault(index, []).append((stretch, _Found(
@@ -297,15 +297,17 @@ class LearnedExtractor:
             if candidate is None or not candidate.should_store:
                 continue
             slot, value = SLOTS[f.span.slot], f.value
-            if (slot.name in ARRANGED_SLOTS and not arranged(candidate.content)) or AN_AGE.match(value):
+            life = slot.name not in slots_of(stretch)[0]
+            if (not life and slot.name in ARRANGED_SLOTS and not arranged(candidate.content)) or AN_AGE.match(value):
                 continue
             if any(c.should_store and c.tags and c.tags[0] == slot.name
                    and set(terms(value)) <= set(terms(c.content)) for c in own):
                 continue
-            candidate.subject = care_subject(stretch.person, slot.name, value)
+            filed = LIFE_SLOT if life else CARE_SLOT
+            candidate.subject = care_subject(stretch.person, slot.name, value, life)
             candidate.content = care_content(stretch.person, candidate.content)
-            candidate.category, candidate.tags = Category.BIOGRAPHICAL, [CARE_SLOT, slot.name]
-            candidate.sensitivity, candidate.importance = Sensitivity.PERSONAL, SLOTS[CARE_SLOT].importance
+            candidate.category, candidate.tags = Category.BIOGRAPHICAL, [filed, slot.name]
+            candidate.sensitivity, candidate.importance = Sensitivity.PERSONAL, SLOTS[filed].importance
             candidate.high_stakes, candidate.evidence = False, text[stretch.start:stretch.end].strip()
             out.append(candidate)
         return out
@@ -1122,12 +1124,19 @@ def _medicine_found(index: int, mention: Mention, confidence: float, message: Me
 
 
 CARE_SLOT = "family_care"
+LIFE_SLOT = "family_life"
 # what said of a dependant is never the user's too (a child's party or school run is on the user's calendar)
 _THEIRS_ONLY = frozenset({"allergy", "diet", "health", "avoids"})
 
 
 def _inside(span: Span, cared: list[Stretch]) -> bool:
     return any(s.start <= span.start and span.end <= s.end for s in cared)
+
+
+def _theirs_in_life(span: Span, cared: list[Stretch]) -> bool:
+    """A value of a close one's life, said in a stretch about them that says what they are or do ("Husband Juha.
+    He is carpenter"): his, not the user's."""
+    return any(s.start <= span.start and span.end <= s.end and span.slot in slots_of(s)[1] for s in cared)
 
 
 def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: Message, confidence: float,

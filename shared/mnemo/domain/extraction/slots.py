@@ -55,6 +55,9 @@ SLOTS: dict[str, Slot] = {s.name: s for s in (
     Slot("family_care", _B, True, "User's {v}.", "User's {v} no longer holds.", Importance.HIGH,
          "facts of the user's children or grandchildren that shape what the user does for them (allergies, diet, "
          "health, school or nursery, routines, plans), filed under the person"),
+    Slot("family_life", _B, True, "User's {v}.", "No longer holds: {v}", Importance.MEDIUM,
+         "facts of the life of someone close to the user (their job, studies, home, pastime, health, diet), filed "
+         "under the person and given only to requests that name them"),
     Slot("pet", _B, True, "User has a pet: {v}.", "User no longer has the pet: {v}.", Importance.MEDIUM,
          "the user's pets"),
     Slot("languages_spoken", _B, True, "User speaks {v}.", "User does not speak {v}.", Importance.MEDIUM,
@@ -109,9 +112,10 @@ SLOTS: dict[str, Slot] = {s.name: s for s in (
          "something the user will do, with its date"),
 )}
 
-# slots no model is asked to fill: a dependant's fact names who it is about, which the learned extractor finds
+# slots no model is asked to fill: a dependant's or a close one's fact names who it is about, which the learned
+# extractor finds
 # by rule around what its tagger reads (domain/extraction/household.py) and a copied value cannot say
-FOUND_AROUND_THE_TAGGER = frozenset({"family_care"})
+FOUND_AROUND_THE_TAGGER = frozenset({"family_care", "family_life"})
 # a negated fact that retired a value: listed and kept, never injected (it would only name the old value)
 RETRACTION_TAG = "retraction"
 # what an ending said of a name in passing ("stopped the futsal") may retire: pastimes, routines, likes, tools,
