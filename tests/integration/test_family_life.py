@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from mnemo.bootstrap import Mnemo
+from mnemo.domain.extraction.pipeline import LearnedExtractor
 from mnemo.domain.models import Status
-from tests.integration.conversation_steps import learned_home, live_facts, say_next_day
+from tests.integration.conversation_steps import learned_home, live_facts, say_next_day, stored
 
 TENANT, USER = "t-life", "u-life"
 
@@ -53,3 +54,19 @@ def test_a_partner_left_takes_their_life_along(service: Mnemo) -> None:
              if m.subject.startswith("family_life:") and m.is_live(now) and not m.polarity]
     assert [m.status for m in ended] == [Status.ACTIVE]  # listed as a retraction, never injected
     assert "vegetarian" not in _block(service, "ideas for a dinner date with my girlfriend?")
+
+
+@pytest.mark.parametrize(("text", "mine", "theirs"), [
+    ("I, like my mum, am vegan", {"diet": "User's diet: vegan."}, []),  # the user's own verb after the aside
+    ("Husband Juha. He is carpenter.", {}, ["User's husband Juha's job: carpenter."]),
+    ("ME AND MY HUSBAND ARE RETIRED TEACHERS FROM OHIO", {"job": "User's job: retired."}, []),
+    ("I'm 22 and just moved out of my parents' house into a flatshare in Madrid.",
+     {"home_location": "User lives in Madrid."}, []),  # the parents' house says nothing of them
+])
+def test_what_is_said_of_a_close_one_and_what_of_the_user(extractor: LearnedExtractor, text: str,
+                                                          mine: dict[str, str], theirs: list[str]) -> None:
+    facts = stored(extractor, text)
+    assert {s: c for s, c in facts.items() if s in mine} == mine
+    assert [c for s, c in facts.items() if s.startswith("family_life:")] == theirs
+    if not mine:
+        assert "job" not in facts

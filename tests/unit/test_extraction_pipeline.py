@@ -26,7 +26,7 @@ from mnemo.domain.extraction.pipeline import (
     terse_rules,
 )
 from mnemo.domain.extraction.screen import screen
-from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question
+from mnemo.domain.extraction.segment import MAX_WORDS, chunks, clause_around, is_question, sentence_around
 from mnemo.domain.extraction.slots import SLOTS, slot_identity, subject_for, value_key
 from mnemo.domain.extraction.tagger import Mlp, SlotTagger, Span, TokenStates, bio_path, bio_steps
 from mnemo.domain.models import Category, Message
@@ -1097,6 +1097,10 @@ def test_a_value_is_dated_by_the_date_nearest_it_in_its_clause() -> None:
     ("test on 14 april, no wait, it is 15 april, the 14 is her birthday", "test on 15 april, the 14 is her birthday"),
     ("on Saturday, well, Sunday works too", "on Saturday, well, Sunday works too"),
     ("I have 2 may, no, 3 mayors", "I have 2 may, no, 3 mayors"),
+    # taken back courteously; "the 20" is a day, as the 18th it takes back
+    ("in Alexandria on the 20th of March, no, forgive me, the 19th, as", "in Alexandria on the 19th of March, as"),
+    ("we leave the 18th - no, perdón, the 20, they changed", "we leave the 20, they changed"),
+    ("the 5th, the 20 people came", "the 5th, the 20 people came"),
 ])
 def test_a_day_or_time_taken_back_in_the_same_breath_is_read_as_the_one_meant(text: str, meant: str) -> None:
     from mnemo.domain.extraction.dates import corrected_dates
@@ -1310,3 +1314,28 @@ def test_a_date_taken_back_in_other_voices_and_languages_is_the_one_meant(text: 
     assert meant in out
     assert "14" not in out.split(meant)[0]
     assert "3rd" not in out
+
+
+@pytest.mark.parametrize(("value", "text", "slot", "theirs"), [
+    # the subject before a clause that opens on its verb, over an aside and a title's full stop
+    ("penicillin", "I am allergic to sulfa drugs. My colleague Dr. Reem, on the other hand, is allergic to "
+                   "penicillin, which causes confusion.", "allergy", True),
+    ("sulfa drugs", "I am allergic to sulfa drugs. My colleague Dr. Reem, on the other hand, is allergic to "
+                    "penicillin, which causes confusion.", "allergy", False),
+    # kin in the Englishes users write, a lowercase name, a learner's bare verb
+    ("type 2 diabetes", "my bhai tariq got type 2 diabetes bad, he drives uber", "health", True),
+    ("keto", "Roommate Jake start keto diet, he eat only meat and eggs", "diet", True),
+    ("Kotlin", "team uses Kotlin", "project_stack", False),  # "uses" is no name of the team's
+])
+def test_someone_else_named_before_the_clause_or_in_other_words_owns_the_value(value: str, text: str, slot: str,
+                                                                               theirs: bool) -> None:
+    at = text.find(value)
+    clause, sentence = clause_around(text, at, at + len(value)), sentence_around(text, at, at + len(value))
+    assert (screen(value, clause, slot, sentence=sentence) == "about_someone_else") is theirs
+
+
+def test_a_titles_full_stop_ends_no_sentence() -> None:
+    text = "My colleague Dr. Reem is allergic to penicillin. I am not."
+    at = text.find("penicillin")
+    assert sentence_around(text, at, at + 10) == "My colleague Dr. Reem is allergic to penicillin."
+    assert clause_around(text, at, at + 10) == "My colleague Dr. Reem is allergic to penicillin"

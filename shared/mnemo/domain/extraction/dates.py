@@ -356,7 +356,9 @@ _TAKEN_BACK = (_GAP + r"(?:(?:well|ah|oh|eh|uh|um|hmm)\b" + _GAP + r")?"
                r"(?:(?:no+|nope|wait|sorry|oops|i mean|i meant|actually|scratch that|correction|"
                r"make (?:that|it)|or rather|rather|"
                # the same in the voices and languages users write in: "naw hing oan", "non attends", "não, espera"
-               r"naw|nah|hang on|hing oan|hold on|my bad|non|nein|não|nao|attends|espera|perdón|perdon|pardon)\b"
+               r"naw|nah|hang on|hing oan|hold on|my bad|non|nein|não|nao|attends|espera|perdón|perdon|pardon|"
+               # the courteous ways: "the 20th of March, no, forgive me, the 19th"
+               r"forgive me|excuse me|pardon me|i['’]?m sorry|apologies|désolée?|disculpa|perdona|entschuldigung)\b"
                + _GAP + r")+(?:(?:it['’]?s|its|it is|c['’]est|es el|é)\b" + _GAP + r")?")
 _CORRECTED_WHEN = re.compile(rf"\b(?P<old>{_A_WHEN})(?P<back>{_TAKEN_BACK})(?P<new>{_A_WHEN})(?![\w:])",
                              re.IGNORECASE)
@@ -369,6 +371,9 @@ _CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?", re.IGNORECASE)
 def _when_kind(when: str) -> str:
     """"time" for a time of day ("9", "10:30", "at 8pm"), "day" for anything else _A_WHEN reads."""
     lead = _LEAD.match(when)
+    # "the 20" is a day ("we leave the 18th - no, the 20"), "at 9" or "9" a time
+    if lead is not None and lead.group(0).lower().startswith("the") and re.fullmatch(r"\d{1,2}", when[lead.end():]):
+        return "day"
     return "time" if _CLOCK.fullmatch(when[lead.end() if lead else 0:]) else "day"
 
 

@@ -249,13 +249,19 @@ _PLURAL = re.compile(r"^(?:kids?|kiddos|children|babies|toddlers|little ones|twi
 
 
 # the words after a person's mention that say where or with what they are, not what they are or do
-_NOT_A_STATEMENT = re.compile(r"\W*(?:on|in|at|with|from|for|to|of|and|or|the|a|an|by|near|this|that|\d+)\b",
-                              re.IGNORECASE)
+_NOT_A_STATEMENT = re.compile(r"\W*(?:on|in|at|with|from|for|to|of|and|or|the|a|an|by|near|this|that|\d+|"
+                              # the user's own verb after an aside ("I, like my mum, am vegan")
+                              r"am|i|i['’]m|me)\b", re.IGNORECASE)
 # a close one said together with the user: what follows is of both ("me and my husband are retired teachers", "I
 # live with my girlfriend in Kraków", "kami ni hubby nasa Davao na", "my partner and I both work at Ikea")
 _WITH_THE_USER_BEFORE = re.compile(r"(?:\bwith|\b(?:me|i|myself|kami|ako)\s+(?:and|&|n|ni|y|et|und|e))\s+"
                                    r"(?:(?:my|our|mi|mis|the)\s+)?$", re.IGNORECASE)
 _WITH_THE_USER_AFTER = re.compile(r"\s*(?:and|&|n)\s+(?:i|me|myself)\b", re.IGNORECASE)
+
+
+# the user the same: "my sister is vegan and so am I"
+_ME_TOO = re.compile(r"\b(?:and\s+)?(?:so\s+(?:am|do|have)\s+i|me\s+too|as\s+am\s+i|i\s+am\s+too|same\s+here)\b",
+                     re.IGNORECASE)
 
 
 def _with_the_user(text: str, start: int, end: int) -> bool:
@@ -301,7 +307,8 @@ def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
             continue
         if said is not None and len(said.split()) >= 2:
             out.append(Stretch(who, start, stop, said, _NOT_A_STATEMENT.match(text, end, stop) is None
-                               and not _with_the_user(text, start, end)))
+                               and not _with_the_user(text, start, end)
+                               and not _ME_TOO.search(text, end, min(len(text), stop + 30))))
     return out
 
 

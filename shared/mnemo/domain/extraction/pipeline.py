@@ -206,8 +206,7 @@ class LearnedExtractor:
         for index, (message, text, explicit) in enumerate(texts):
             # a value said of a dependant is theirs, never the user's ("our youngest is lactose intolerant")
             mine, replacing = with_medicines([f for f in found if f.index == index], index, message, text, explicit)
-            mine = [f for f in mine if not ((f.span.slot in _THEIRS_ONLY and _inside(f.span, cared[index]))
-                                            or _theirs_in_life(f.span, cared[index]))]
+            mine = [f for f in mine if not _theirs(f.span, cared[index])]
             read = [(f, self._with_what_it_replaced(f)) for f in mine]
             candidates = [c for _f, made in read for c in made]
             # a name whose tagged reading was screened out ("stopped the futsal, the doctor said maybe forever":
@@ -1129,14 +1128,15 @@ LIFE_SLOT = "family_life"
 _THEIRS_ONLY = frozenset({"allergy", "diet", "health", "avoids"})
 
 
-def _inside(span: Span, cared: list[Stretch]) -> bool:
-    return any(s.start <= span.start and span.end <= s.end for s in cared)
-
-
-def _theirs_in_life(span: Span, cared: list[Stretch]) -> bool:
-    """A value of a close one's life, said in a stretch about them that says what they are or do ("Husband Juha.
-    He is carpenter"): his, not the user's."""
-    return any(s.start <= span.start and span.end <= s.end and span.slot in slots_of(s)[1] for s in cared)
+def _theirs(span: Span, cared: list[Stretch]) -> bool:
+    """A value said in a stretch about someone close that is theirs, not the user's: what a dependant or a guest must
+    be allowed at the table ("our youngest is lactose intolerant"), and what a close one's life holds where the
+    stretch says what they are or do ("Husband Juha. He is carpenter"); not "I, like my mum, am vegan"."""
+    for s in cared:
+        care, life = slots_of(s)
+        if s.start <= span.start and span.end <= s.end and span.slot in (care & _THEIRS_ONLY) | life:
+            return True
+    return False
 
 
 def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: Message, confidence: float,

@@ -40,7 +40,10 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
            r"m[eè]re|p[eè]re|fr[eè]re|s(?:oe|œ)ur|fils|fille|mari|femme|copain|copine|"
            r"mutter|vater|bruder|schwester|sohn|tochter|mann|frau|freund(?:in)?|"
            r"m[ãa]e|pai|irm[ãa]o?|filh[oa]|namorad[oa]|"
-           r"fratello|sorella|figli[oa]|moglie|ragazz[oa])")
+           r"fratello|sorella|figli[oa]|moglie|ragazz[oa]|nonn[ao]|"
+           # South Asian and Filipino English: "my bhai tariq got type 2 diabetes", "ate joy is a nurse"
+           r"bhai|bhaiya|behen|didi|abba|ammi|ammu|amma|appa|nani|nana|dadi|chacha|chachi|mausi|kuya|ate|lola|lolo|"
+           r"tita|tito)")
 # the person an event happened to, said right before it ("my dad passed away in march", "our daughter Jess
 # graduated"): the event is theirs in the user's life, not the user's own doing. They open the clause (at its start,
 # after a stop or a joining word), so they are its subject, never the object of the user's doing ("I drove my mum to
@@ -65,7 +68,10 @@ _OTHER_PERSON = re.compile(
     rf"(?:^\W*|\b(?:and|but|while|whereas|though)\s+)(?:and |but |also |so |oh |btw |lol )*"
     # the "my" may be dropped where a clause opens with the person ("and husband Dan doing keto now")
     rf"(?:(?:my|our|his|her|their|a|the|mi|mis|ma|mon|mes|meine?|minha|meu|mia|mio)\s+(?:\w+\s+)?)?{_PEOPLE}"
-    rf"(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?"
+    # their name ("Jake", "Dr. Reem", a lowercase "tariq"), then perhaps an aside between commas ("my colleague Dr.
+    # Reem, on the other hand, is allergic to penicillin")
+    rf"(?:'s)?\s+(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?:\(?[A-Z]\w+\)?(?:\s+|(?=,))|(?-i:[a-z]\w+)\s+(?=(?-i:[a-z])))?"
+    rf"(?:,\s*(?:[\w'-]+\s+){{0,4}}[\w'-]+,\s*)?"
     # a few words placing them: "my patient in bed 12 is", "my friend from work is", "my boss at the bank has",
     # "mi hermana en Madrid es", "minha irmã em Lisboa é", "ma sœur à Paris est"
     rf"(?:(?:in|at|from|on|en|em|na|no|à|au|aux|bei|aus)\s+(?:[\w-]+\s+){{1,3}}?"
@@ -74,7 +80,9 @@ _OTHER_PERSON = re.compile(
     rf"(?:(?:and|&)\s+(?:my\s+|our\s+)?(?:\w+\s+)?{_PEOPLE}(?:'s)?\s+(?:\(?[A-Z]\w+\)?\s+)?)*"
     rf"(?:is|are|was|were|has|had|just|also|really|loves?|likes?|hates?|"
     rf"lives?|works?|moved|eats?|can't|cannot|doesn't|does|don't|got|gets|wants?|says|said|started|doing|takes|took|"
-    rf"'s|'re|keeps?|never|always|es|está|tiene|come|est|a|mange|ist|hat|isst|é|tem|come|è|ha|mangia)\b",
+    rf"'s|'re|keeps?|never|always|es|está|tiene|come|est|a|mange|ist|hat|isst|é|tem|come|è|ha|mangia|"
+    # the bare verb of learner English: "Roommate Jake start keto diet"
+    rf"start|starts|go|goes|went|become|became|stopped|quit)\b",
     re.IGNORECASE)
 # the value, at most two more words ("AWS" "key"), then "is", ":" or "=" and the marker
 _LABELS_A_SECRET = re.compile(r"^\s*(?:[\w'-]+\s+){0,2}(?:is|are|was|=|:|-)?\s*" + re.escape(MARKER), re.IGNORECASE)
@@ -239,6 +247,19 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
                                                           or _THEIR_CARE.search(value) is not None)))
 
 
+# a clause that opens on its verb: its subject is before it, over an aside ("My colleague Dr. Reem, on the other
+# hand, is allergic to penicillin")
+_OPENS_ON_A_VERB = re.compile(r"^\W*(?:is|are|was|were|has|had)\b", re.IGNORECASE)
+
+
+def _subject_before_the_clause(value: str, clause: str, sentence: str, slot: str) -> bool:
+    """The clause opens on its verb and the sentence names someone else as its subject before it."""
+    if not sentence or not _OPENS_ON_A_VERB.match(clause):
+        return False
+    at = sentence.find(clause)
+    return at > 0 and _about_someone_else(value, sentence[:at + len(clause)], slot)
+
+
 # the user (or the user among others) as what a capitalised subject acts on: "Covid has left me with asthma",
 # "Django is great, we use it with Python" (a thing or a place opens a clause as often as a person does)
 _USER_AS_OBJECT = re.compile(r"\b(?:me|my|myself|we|we're|we've|us)\b", re.IGNORECASE)
@@ -350,7 +371,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "hypothetical"
     if slot == "job" and _former_job(value, clause, ended, sentence):
         return "not_current"
-    if slot not in _ABOUT_THE_USER_ANYWAY and _about_someone_else(value, clause, slot):
+    if slot not in _ABOUT_THE_USER_ANYWAY and (_about_someone_else(value, clause, slot)
+                                               or _subject_before_the_clause(value, clause, sentence, slot)):
         return "about_someone_else"
     if slot in _ABOUT_THE_USER_ANYWAY and _someone_elses_relative(value, clause, slot):
         return "about_someone_else"
