@@ -224,6 +224,18 @@ def test_the_shift_a_user_works_is_one_routine_a_new_shift_replaces(extractor: L
     assert not any(subject.startswith("health") for subject in before)
 
 
+def test_a_shift_said_with_its_article_or_its_hours_is_the_one_shift(extractor: LearnedExtractor) -> None:
+    # the tagger's routine that opens with the shift, "the" and all, is the shift; the hours beside a shift are
+    # its own, no routine of their own
+    said = {"At present I work the night shift three nights per week, which I find rather exhausting.":
+            "User's routine: works night shift.",
+            "since last week I work mornings, 7 to 3.": "User's routine: works mornings, 7 to 3.",
+            "on days now alhamdulillah, 7 till 5, sleepin proper at night finally":
+            "User's routine: works days, 7 till 5."}
+    for text, shift in said.items():
+        assert [c for s, c in stored(extractor, text).items() if s.startswith("habit")] == [shift], text
+
+
 def test_an_introduction_with_an_apology_keeps_its_facts(extractor: LearnedExtractor) -> None:
     # "sorry if i type..." read as a hedge dropped the name and the job; the job ran back over the name
     facts = stored(extractor, "hiya im jodie, nurse on a cardio ward at the QEUH, sorry if i type like a potato")

@@ -35,3 +35,18 @@ def test_a_rule_changed_outright_retires_every_rule_on_the_same_thing(service: M
     assert not [r for r in rules if "code only" in r or "no explanations" in r], rules
     assert [r for r in rules if "explanation first" in r]
     assert [r for r in rules if "British English" in r]  # another thing: it stays
+
+
+def test_a_language_taken_back_leaves_one_rule_that_names_the_new_one(service: Mnemo) -> None:
+    # read as a general instruction and as the answer language, it was the instruction that stood, and the French
+    # it replaced stayed; the old rule let go ("forget the Spanish thing") is no part of the new one
+    say_next_day(service, TENANT, USER, "c1", "Please answer me in French from now, c'est plus naturel.")
+    say_next_day(service, TENANT, USER, "c2", "Non, finalement answer me in English, my English gets better with the "
+                                             "customers, and your French is always too formal.")
+    assert [r for r in _rules(service) if "French" in r or "English" in r] == [
+        "How to answer the user: Non, finalement answer them in English."]
+    say_next_day(service, TENANT, USER, "c3", "Can you write to me in Spanish from now? I'm tired of English.")
+    say_next_day(service, TENANT, USER, "c4", "Actually forget the Spanish thing, answer me in English again - "
+                                             "the agency wants me to practice.")
+    assert [r for r in _rules(service) if "Spanish" in r or "English" in r] == [
+        "How to answer the user: answer them in English again."]

@@ -118,6 +118,13 @@ _INSTRUCTION_OPENING = re.compile(
     r"^(?:(?:from now(?: on)?|going forward|in future|in the future|moving forward|for all future (?:answers|replies)|"
     r"please|pls|plz|can you|could you|would you|i want you to|i'd like you to|i need you to|always|and|also|"
     r"oh|hey|ok|okay)\b[\s,:]*)+", re.IGNORECASE)
+# the old rule let go before the new one, which it is no part of: "forget the Spanish thing, answer me in English
+# again" is the rule "answer me in English again" (the Spanish one ends by its replacement, and a block that named
+# it would name what no longer holds)
+_RULE_LET_GO = re.compile(
+    r"^(?:(?:actually|ok|okay|so|and|but|oh|hey|non|no)\b[\s,]*)*(?:forget|scrap|drop|ignore|never\s?mind|cancel|"
+    r"nvm|skip)\s+(?:about\s+)?(?:the|that|my|this|all\s+the)\s+[^,;:.!?]{1,40}?\s*[,;:.!?\-–—]+\s*(?=\w)",
+    re.IGNORECASE)
 # SPEC R3: budgets, compliance and architecture decisions wait for the user's confirmation
 _HIGH_STAKES = re.compile(r"\b(?:budget|compliance|gdpr|hipaa|sox|pci|architecture|decided|decision|contract)\b",
                           re.IGNORECASE)
@@ -136,6 +143,11 @@ class _Found:
     sentence: str
     message: Message
     explicit: bool
+
+
+# hours and nothing else: "7 till 5", "6am-2pm", "from 7 to 3"
+_ONLY_HOURS = re.compile(r"(?:from\s+)?\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?\s*(?:-|–|to|till|til|until)\s*"
+                         r"\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?", re.IGNORECASE)
 
 
 class LearnedExtractor:
@@ -470,7 +482,7 @@ class LearnedExtractor:
                 shift.value[6:].lower() in c.content.lower() or c.evidence in sentence)]
             # a routine that opens with the shift is the shift ("day shift 7a-7p"); one that only names it is a
             # routine of its own ("yoga most nights before my shift", "walk the dog most days at 6")
-            opens = re.compile(rf"^(?:(?:back|now|still)\s+)?(?:works?\s+|working\s+|on\s+)?"
+            opens = re.compile(rf"^(?:(?:back|now|still)\s+)?(?:works?\s+|working\s+|on\s+)?(?:the\s+)?"
                                rf"{re.escape(shift.value[6:].split(',')[0])}\b",
                                re.IGNORECASE)
             for c in routines:
@@ -478,6 +490,12 @@ class LearnedExtractor:
                 if shift.worked and c.polarity and form and opens.match(c.content[start:end].strip()):
                     # the tagger's "day shift 7a-7p" is the shift, keyed as the one the user works (SHIFT_KEY)
                     c.content, c.subject = candidate.content, candidate.subject
+                elif shift.worked and c.polarity and form and _ONLY_HOURS.fullmatch(c.content[start:end].strip()):
+                    # the hours beside it are the shift's ("on days now, 7 till 5"), no routine of their own
+                    candidate = slot_candidate(SLOTS["habit"], f"{shift.value}, {c.content[start:end].strip()}",
+                                               sentence, False, message, PASSING_CONFIDENCE)
+                    c.should_store, c.rejection_reason = False, "the_shifts_hours"
+            routines = [c for c in routines if c.should_store]
             if routines or any(c.should_store and c.tags and c.tags[0] == "job"
                                and shift.value[6:].split(",")[0].lower() in c.content.lower()
                                and not only_a_shift(c.content.split(":", 1)[-1].strip(" ."))
@@ -2068,7 +2086,7 @@ def _key_source(slot: Slot, value: str, clause: str) -> str:
 def _instruction(clause: str) -> str | None:
     """A standing instruction is the whole clause, less its opening ("from now on, answer in short bullet
     points" -> "answer in short bullet points"): a single word ("bullet") would lose what was asked."""
-    text = _INSTRUCTION_OPENING.sub("", clause.strip()).strip(" ,.!")
+    text = _INSTRUCTION_OPENING.sub("", _RULE_LET_GO.sub("", clause.strip())).strip(" ,.!")
     return text if 1 < len(text.split()) <= 16 else None
 
 
@@ -2471,7 +2489,14 @@ def one_fact_once(candidates: list[Candidate]) -> list[Candidate]:
         key = (c.subject, c.polarity, c.content)
         if c.should_store and (key not in best or c.confidence > best[key].confidence):
             best[key] = c
-    return [c for c in candidates if not c.should_store or best[(c.subject, c.polarity, c.content)] is c]
+    # an answer rule read as a general instruction and under the answer slot it is about ("Non, finalement answer
+    # me in English": instruction and answer_language) is the slot's: written once as both, it was the instruction
+    # that stood and the French it replaces stayed
+    specific = {(c.polarity, c.content) for c in best.values()
+                if c.subject.partition(":")[0] in ANSWER_SLOTS and not c.subject.startswith("instruction")}
+    return [c for c in candidates if not c.should_store or (
+        best[(c.subject, c.polarity, c.content)] is c
+        and not (c.subject.startswith("instruction") and (c.polarity, c.content) in specific))]
 
 
 def _note(text: str, message: Message) -> Candidate:
