@@ -123,7 +123,8 @@ _INSTRUCTION_OPENING = re.compile(
 # it would name what no longer holds)
 _RULE_LET_GO = re.compile(
     r"^(?:(?:actually|ok|okay|so|and|but|oh|hey|non|no)\b[\s,]*)*(?:forget|scrap|drop|ignore|never\s?mind|cancel|"
-    r"nvm|skip)\s+(?:about\s+)?(?:the|that|my|this|all\s+the)\s+[^,;:.!?]{1,40}?\s*[,;:.!?\-–—]+\s*(?=\w)",
+    r"nvm|skip)\s+(?:about\s+)?(?:the|that|my|this|all\s+the)\s+[^,;:.!?]{1,40}?(?:\s*[,;:.!?]+\s*|\s+[-–—]\s+)"
+    r"(?=\w)",
     re.IGNORECASE)
 # SPEC R3: budgets, compliance and architecture decisions wait for the user's confirmation
 _HIGH_STAKES = re.compile(r"\b(?:budget|compliance|gdpr|hipaa|sox|pci|architecture|decided|decision|contract)\b",
@@ -2489,11 +2490,10 @@ def one_fact_once(candidates: list[Candidate]) -> list[Candidate]:
         key = (c.subject, c.polarity, c.content)
         if c.should_store and (key not in best or c.confidence > best[key].confidence):
             best[key] = c
-    # an answer rule read as a general instruction and under the answer slot it is about ("Non, finalement answer
-    # me in English": instruction and answer_language) is the slot's: written once as both, it was the instruction
-    # that stood and the French it replaces stayed
-    specific = {(c.polarity, c.content) for c in best.values()
-                if c.subject.partition(":")[0] in ANSWER_SLOTS and not c.subject.startswith("instruction")}
+    # a language rule read as a general instruction too ("Non, finalement answer me in English": instruction and
+    # answer_language) is the language's: written once as both, it was the instruction that stood and the French it
+    # replaces stayed (the other answer slots' rules were labelled instructions, and stay both)
+    specific = {(c.polarity, c.content) for c in best.values() if c.subject == "answer_language"}
     return [c for c in candidates if not c.should_store or (
         best[(c.subject, c.polarity, c.content)] is c
         and not (c.subject.startswith("instruction") and (c.polarity, c.content) in specific))]
