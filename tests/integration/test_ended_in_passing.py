@@ -163,6 +163,23 @@ def test_a_plan_moved_to_another_date_is_held_at_the_new_one(service: Mnemo) -> 
     assert [c for c in plans if "January" in c]
 
 
+def test_a_plan_moved_said_of_it_with_the_date_after_a_pause_is_held_at_the_new_one(service: Mnemo) -> None:
+    _said(service, "c1", "Quit driving the van. Eyes are going. Cataracts. Surgery april 8.")
+    _said(service, "c2", "Surgery got moved. May 4 now. Surgeon was sick.")
+    plans = [c for c in _live(service) if c.startswith("User plans")]
+    assert plans == ["User plans: Surgery, now May 4 (for 2026-05-04)."]
+
+
+def test_a_plan_said_to_be_off_by_its_name_alone_ends(service: Mnemo) -> None:
+    # the tagger read no plan in "And Valencia is cancelled too"
+    _said(service, "c1", "Valencia booked! 3. to 17. August")
+    _said(service, "c2", "And Valencia is cancelled too, Kerem's father is sick in Izmir, we fly to Izmir 2. August "
+                         "instead, for 3 weeks")
+    plans = [c for c in _live(service) if c.startswith("User plans")]
+    assert not [c for c in plans if "Valencia" in c]
+    assert [c for c in plans if "Izmir" in c]
+
+
 def test_a_new_home_read_doubtfully_in_a_message_that_says_a_move_replaces_the_old(service: Mnemo) -> None:
     # the tagger was 0.66 sure of rusholme, and the old home outranked it
     _said(service, "c1", "hiii im mika, first yr at uni, living in halls in fallowfield rn")

@@ -12,7 +12,7 @@ from mnemo.domain.extraction.household import Person, family_value, household_of
 from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
 from mnemo.domain.extraction.readings import reading_for
-from mnemo.domain.extraction.reschedules import moved_plan_value, moved_to, plan_topic
+from mnemo.domain.extraction.reschedules import called_off_plans, moved_plan_value, moved_to, plan_topic
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS, subject_for
 from mnemo.domain.models import (
     RETRIEVABLE,
@@ -192,6 +192,7 @@ class ExtractionService:
         facts = self._with_due_moves(job, facts)
         facts = self._with_home_moved_into(job, turns, facts)
         facts = self._with_moved_plans(job, turns, facts)
+        facts = self._with_cancelled_plans(job, turns, facts)
         if self.p.endings is not None:
             facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
         # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
@@ -426,6 +427,33 @@ class ExtractionService:
                                       evidence=message.content[:500]),
                 memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, message.message_id, "moved-plan",
                                     best.memory_id)))
+        return out
+
+    def _with_cancelled_plans(self, job: ExtractionJob, turns: list[BufferedTurn],
+                              facts: list[NewFact]) -> list[NewFact]:
+        """``facts`` and the end of each stored plan a user message says is off by the words of what it is about
+        ("And Valencia is cancelled too" ends "User plans: Valencia booked! 3. to 17. August."; reschedules.
+        called_off_plans), where the extractor read no plan there to end: the plans it names best, said before it."""
+        said_off = [(turn.message, name) for turn in turns if turn.message.role == "user"
+                    for name in called_off_plans(turn.message.content)]
+        if not said_off:
+            return facts
+        ended = {f.subject for f in facts if not f.polarity}
+        plans = [m for m in self._live(job, Category.EPISODIC)
+                 if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags and m.subject not in ended]
+        out = list(facts)
+        for message, name in said_off:
+            named_words = set(terms(name))
+            overlap = {p.memory_id: len(plan_topic(p.content) & named_words) for p in plans}
+            named = [p for p in plans if overlap[p.memory_id] and p.created_at <= message.created_at
+                     and message.message_id not in (p.provenance.message_ids if p.provenance else [])
+                     and p.subject not in ended]
+            if not named:
+                continue
+            most = max(overlap[p.memory_id] for p in named)
+            for plan in (p for p in named if overlap[p.memory_id] == most):
+                ended.add(plan.subject)
+                out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="called-off-plan"))
         return out
 
     @staticmethod

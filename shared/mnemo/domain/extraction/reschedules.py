@@ -22,7 +22,10 @@ _MOVED = re.compile(
     # the thing moved named after the verb: "moved the wedding up to September 26th", "pushed my exam back to"
     r"(?:moved|pushed|bumped|brought)\s+(?P<thing>(?:the|our|my|their|his|her)\s+(?:[\w'-]+\s+){1,2}?)"
     r"(?:up|back|forward|out)\s+to|"
-    r"brought\s+forward|(?:changed?|changing|move[ds]?)\s+the\s+date|new\s+date|date\s+(?:changed|moved|is\s+now))"
+    r"brought\s+forward|(?:changed?|changing|move[ds]?)\s+the\s+date|new\s+date|date\s+(?:changed|moved|is\s+now)|"
+    # said of the plan as what happened to it, the new date in the next words: "Surgery got moved. May 4 now."
+    r"(?:got|been|was|were|is|are)\s+(?:moved|pushed\s+back|postponed|rescheduled|delayed)(?=\s*[,.;!?])|"
+    r"moved\s+it(?=\s*[,.;!?]))"
     r"\b", re.IGNORECASE)
 # where the new date is said after the words of the move: "..., now is 19 of March", "Now it will be January"
 _NOW = re.compile(r"[^\n]{0,60}?\bnow\s+(?:it['’]?s|its|it\s+is|is|it\s+will\s+be|will\s+be|on)\s+", re.IGNORECASE)
@@ -45,9 +48,12 @@ def moved_to(text: str, when: datetime) -> tuple[str, str] | None:
         if moved.group("thing") is None and _SOMEONE_ELSES.search(text, start, moved.start()):
             continue
         at = moved.end()
-        now = _NOW.match(text, at) if re.match(r"\s*[,.;!?]", text[at:at + 3]) else None
-        clause = _CLAUSE.match(text, now.end() if now else at)
+        pause = re.match(r"\s*[,.;!?]+\s*", text[at:at + 6])
+        now = _NOW.match(text, at) if pause else None
+        # the new date said after a pause on its own: "Surgery got moved. May 4 now."
+        clause = _CLAUSE.match(text, now.end() if now else at + pause.end() if pause else at)
         said = re.split(r"\s+(?:but|and|because|so)\s+", clause.group(0) if clause else "", maxsplit=1)[0]
+        said = re.sub(r"\s+now$", "", said.strip(), flags=re.IGNORECASE)
         said = re.sub(r"^\s*(?:to|until|till|for|on|in|it['’]?s|is|will be)\s+", "", said, flags=re.IGNORECASE).strip()
         iso = anchor(said, when, "future") if 0 < len(said.split()) <= WORDS_OF_A_DATE else None
         if iso is not None:
@@ -66,3 +72,35 @@ def moved_plan_value(content: str, words: str) -> str:
     topic = re.sub(r"(?:\s+(?:in|on|at|for|by|from|to|the|of|until|till|and|is|are|was|will|be))+\s*$", "",
                    without_dates(plan_value(content)), flags=re.IGNORECASE)
     return " ".join(topic.split()).strip(" ,.") + f", now {words}"
+
+
+# a plan said to be off, named before the words ("And Valencia is cancelled too", "the dentist got cancelled", "the
+# BBQ is off") or after them ("we cancelled the Lisbon trip"); not for one day only ("yoga was cancelled today": a
+# routine's evening), not asked about, and not someone else's ("my mum's appointment was cancelled")
+# where a plan's name ends: a pause, the end, or the reason after it
+_AT_A_PAUSE = r"(?=\s*(?:[,.;:!?\n]|$|\s+(?:because|bc|cuz|since|as|so|and)\b))"
+_OFF = r"(?:cancel+ed|called\s+off|scrapped)"
+_OFF_AFTER_NAME = re.compile(
+    r"(?:^|[,.;:!?\n]\s*|\b(?:and|but|so|also|oh|well)\s+)(?P<name>(?:[\w'’-]+\s+){1,4}?)(?:trip\s+|plans?\s+)?"
+    rf"(?:is|are|was|were|got|has\s+been|have\s+been|'s)\s+(?:now\s+|also\s+)?(?:{_OFF}|off)"
+    rf"(?:\s+too|\s+as\s+well|\s+now)?{_AT_A_PAUSE}", re.IGNORECASE)
+_OFF_BEFORE_NAME = re.compile(
+    rf"\b(?:we|i)\s+(?:have\s+|['’]ve\s+|had\s+to\s+)?{_OFF}\s+(?:the|our|my)\s+(?P<name>(?:[\w'’-]+\s*){{1,4}}?)"
+    + _AT_A_PAUSE, re.IGNORECASE)
+_ONE_DAY = re.compile(r"^\W*(?:today|tonight|this\s+(?:week|morning|evening|afternoon))\b", re.IGNORECASE)
+_NOT_THE_USERS = re.compile(r"\b(?:\w+['’]s|his|her|their|your)\s+(?:[\w'-]+\s+){0,3}$", re.IGNORECASE)
+_NO_PLAN_WORDS = frozenset(terms("it that this everything all the our my we i and too also now"))
+
+
+def called_off_plans(text: str) -> list[str]:
+    """The words naming each plan the text says is off (the names, for matching the user's stored plans)."""
+    out = []
+    for pattern in (_OFF_AFTER_NAME, _OFF_BEFORE_NAME):
+        for m in pattern.finditer(text):
+            name = m.group("name").strip()
+            if (_ONE_DAY.match(text[m.end():]) or _NOT_THE_USERS.search(text[max(0, m.start("name") - 30):
+                                                                               m.start("name")] + name + " ")
+                    or "?" in text[m.end():m.end() + 2] or not set(terms(name)) - _NO_PLAN_WORDS):
+                continue
+            out.append(name)
+    return out
