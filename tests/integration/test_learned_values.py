@@ -853,3 +853,11 @@ def test_an_ending_said_after_its_object_in_hinglish_ends_it(extractor: LearnedE
 def test_a_shift_taken_up_again_is_the_users_one_shift(extractor: LearnedExtractor) -> None:
     assert stored(extractor, "Back on night shift starting next week, 3 nights a week").get(
         "habit:work_shift") == "User's routine: works night shift."
+
+
+def test_a_sentences_particles_are_no_part_of_its_values(extractor: LearnedExtractor) -> None:
+    # Thai, Singlish and Hindi English end sentences with particles: "User lives in Phuket ka." was the profile's home
+    facts = stored(extractor, "Sawasdee ka, I am Nok na, 34 year old, I work massage therapist at spa in Kata beach, "
+                              "Phuket ka")
+    assert facts.get("home_location") == "User lives in Phuket."
+    assert facts.get("name") == "User's name is Nok."

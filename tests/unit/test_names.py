@@ -20,6 +20,10 @@ from mnemo.domain.extraction.names import names_self
     ("I am Dr. Anjali Rao, oncologist", "Anjali Rao"),
     ("Hola, me llamo Lucía y vivo en Sevilla", "Lucía"),
     ("that's all for today, thanks, Ray", "Ray"),
+    ("I'm Dr. Patel, a GP in Leeds", "Patel"),
+    ("name is dana, 41, nurse", "dana"),
+    ("my nmae is dana", "dana"),
+    ("Sawasdee ka, I am Nok na, 34 year old", "Nok"),
 ])
 def test_a_name_the_user_gives_themselves(text: str, name: str) -> None:
     assert names_self(name, text)
@@ -31,6 +35,12 @@ def test_a_name_the_user_gives_themselves(text: str, name: str) -> None:
     ("my charge nurse is filipina too", "filipina"),
     ("workin nights at al zahra hosp icu", "zahra hosp"),
     ("had lunch with Marco and his wife", "Marco"),
+    # a title names the user only after words that say so; a bare "name is" only where it opens what it says
+    ("Dr. Faisal, my manager, has asked me to lead the anticoagulation clinic.", "Faisal"),
+    ("I have small café in Neukölln on Weserstraße, name is Kahve Köşe.", "Kahve"),
+    # a greeting is no name
+    ("Sawasdee ka, I am Nok na, 34 year old", "Sawasdee ka"),
+    ("Merhaba! Ich bin Elif, 38", "Merhaba"),
 ])
 def test_a_name_the_user_gives_someone_else(text: str, name: str) -> None:
     assert not names_self(name, text)

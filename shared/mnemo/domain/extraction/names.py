@@ -15,11 +15,20 @@ _GREETING = (r"hey|hi|hello|hiya|heya|yo|hallo|hola|ola|olá|salut|ciao|namaste|
              r"greetings|quick intro|intro|ok|okay|so|well")
 # a word that says the next one is the user's name, or an introduction's opening before it
 _SAYS_IT_BEFORE = re.compile(
-    r"(?:\b(?:i'?m|i’m|i am|im|my name is|my name's|my name’s|name is|name's|name’s|names|name:|n[a-z]{2}e is|"
+    r"(?:\b(?:i'?m|i’m|i am|im|my name is|my name's|my name’s|my n[a-z]{2}e is|"
     r"it's|it’s|its|it is|this is|call me|calls me|called|full name|known as|go by|spelled|born|than|"
-    r"(?:dr|mr|mrs|ms|miss|prof)\.?|me llamo|je m'appelle|je m’appelle|ich hei(?:ß|ss)e|ich bin|sono|soy|sou|"
-    r"jestem|ik ben))"
-    r"[\s,:!.\-–—]*$", re.IGNORECASE)
+    r"me llamo|je m'appelle|je m’appelle|ich hei(?:ß|ss)e|ich bin|sono|soy|sou|jestem|ik ben)"
+    # a bare "name is" opens what it says ("name is dana, 41"), not in the middle of a café's story ("a small café
+    # in Neukölln, name is Kahve Köşe"); a title names the user only after words that say so ("I'm Dr. Patel"):
+    # "Dr. Faisal, my manager, has asked me" is someone else
+    r"|(?:^|[.!?\n]\s*)(?:(?:hi|hey|hello|ok|so)\W+)?(?:name is|name's|name’s|names|name:))"
+    r"(?:[\s,:!.\-–—]*(?:dr|mr|mrs|ms|miss|prof)\.?)?[\s,:!.\-–—]*$", re.IGNORECASE)
+# a greeting is no name, in the languages users open with ("Sawasdee ka, I am Nok na")
+_A_GREETING = re.compile(
+    r"^(?:sawa?s?dee|sawatdee|namaste|namaskar|merhaba|salaam|salam|assalamu|hola|bonjour|ciao|hallo|hello|hi|hey|"
+    r"konnichiwa|annyeong|xin chao|jambo|habari|shalom|privet|kamusta|mabuhay|selamat|vanakkam|aloha|howdy|"
+    r"buongiorno|buenos|buenas|guten|moin|servus|salut|ahoj|cze[sś][cć]|hej|hei|dear|greetings|namaskaram)\b",
+    re.IGNORECASE)
 # an introduction's head says only the name before a pause or the age: "Paul, history teacher", not "Femke passed"
 _HEAD_OF_INTRO = re.compile(rf"\W*(?:(?:{_GREETING})\b\W*)*", re.IGNORECASE)
 _PAUSE_OR_AGE = re.compile(r"^\s*(?:[,.;:!)\-–—(]|\d|$)")
@@ -30,6 +39,8 @@ _SIGNING_OFF = re.compile(r"(?:[\n.!,]\s*|\s[-–—~]\s*|\b(?:thanks|thank you|
 
 def names_self(value: str, text: str) -> bool:
     """Whether ``text`` gives ``value`` as the name of the one who wrote it, at any of its mentions."""
+    if _A_GREETING.match(value.strip()):
+        return False
     for m in re.finditer(re.escape(value.strip()), text, re.IGNORECASE):
         before, after = text[:m.start()], text[m.end():]
         if _HEAD_OF_INTRO.fullmatch(before):

@@ -2025,12 +2025,19 @@ _LEADS_ON = re.compile(r"(?<!\bnow)(?<!\bhere)(?<!\bthen)(?<!\blater)"
                        r"or|but|so|because|like))+$")
 
 
+# the particles of the Englishes users write, ending a sentence and no part of what it says: "Phuket ka", "my mother
+# na", "Bishan lah", "tired yaar" (lower case: a name's "Na" or "Po" stays)
+_PARTICLES = re.compile(r"(?:\s+(?-i:ka|kha|krub|khrap|na|naa|lah|leh|lor|meh|sia|yaar|yar|ji|po|jaja+|haha+|hehe+|"
+                        r"lol|lmao))+$")
+
+
 def _clean_value(value: str, *, whole_clause: bool = False) -> str:
     """The value tidied; ``whole_clause``: it is the user's own clause (an instruction), which may end on a
     word that ends nothing ("don't tell me what to focus on", "answer in Spanish from now on")."""
     value = re.sub(r"\s+", " ", value).strip(" .,;:!?-\"'")
     if not whole_clause:
         value = _LEADS_ON.sub("", value) or value
+        value = _PARTICLES.sub("", value) or value
         # "me" opening a value is the user's "my" of many Englishes ("me nan", "me mam"): "their", not "them"
         value = re.sub(r"^(?i:me)\s+(?=[^\W\d_])", "my ", value)
     return _PRONOUN_RE.sub(lambda m: m.group(0) if _in_title(value, m) else _PRONOUN[m.group(0).lower()], value)
