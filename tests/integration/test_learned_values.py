@@ -861,3 +861,12 @@ def test_a_sentences_particles_are_no_part_of_its_values(extractor: LearnedExtra
                               "Phuket ka")
     assert facts.get("home_location") == "User lives in Phuket."
     assert facts.get("name") == "User's name is Nok."
+
+
+def test_a_relatives_name_said_after_them_is_theirs_not_the_users(extractor: LearnedExtractor) -> None:
+    # "His name is Joon" replaced the user's name
+    facts = stored(extractor, "Also my wife gave birth to our son last month! His name is Joon. Very little sleep.")
+    assert "name" not in facts
+    assert "User's family: son Joon." in facts.values()
+    assert [c for s, c in stored(extractor, "my new granddaughter arrived, she's called Ivy").items()
+            if s.startswith("family")] == ["User's family: granddaughter Ivy."]

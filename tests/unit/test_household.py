@@ -14,6 +14,7 @@ from mnemo.domain.extraction.household import (
     content,
     partner_left,
     people_in,
+    relatives_named,
     slots_of,
     stretches,
     subject,
@@ -139,3 +140,15 @@ def test_only_what_the_user_arranges_is_a_dependants_plan_and_an_age_is_no_healt
 ])
 def test_a_close_one_said_with_the_user_has_no_life_of_their_own_there(text: str) -> None:
     assert not [s for s in stretches(text, {}) if slots_of(s)[1]]
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("Also my wife gave birth to our son last month! His name is Joon.", ["son Joon"]),  # the kin named last
+    ("my new granddaughter arrived, she's called Ivy", ["granddaughter Ivy"]),
+    ("our son is called Leo", ["son Leo"]),
+    ("my dog is called Rex", []),  # a pet's (pets.py)
+    ("my son Leo plays in a band called Nirvana", []),  # named with him already
+    ("my team is called Alpha", []),
+])
+def test_a_relatives_name_said_after_them(text: str, named: list[str]) -> None:
+    assert [value for _s, _e, value in relatives_named(text)] == named

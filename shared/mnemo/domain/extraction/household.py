@@ -416,3 +416,30 @@ def partner_left(relationship: str, ended: bool, life_fact: str) -> bool:
     old = named - _PARTNER_KIN
     return bool(new and old and not new & old)
 
+
+# a relative's name said after them, in the same breath or the next sentence: "our son last month! His name is Joon",
+# "my new granddaughter arrived, she's called Ivy"; the relative is the one named last before it ("my wife gave birth
+# to our son ... His name is Joon" names the son)
+_NAMING = re.compile(r"\b(?:(?:his|her|their)\s+name(?:'s|’s|\s+is)|(?:he|she|who)(?:'s|’s|\s+is)\s+called|"
+                     r"(?:is\s+)?(?:named|called))\s+(?-i:(?P<name>[A-Z][a-zà-ÿ'-]+))", re.IGNORECASE)
+_KIN_OF_THE_USERS = re.compile(
+    rf"\b(?:my|our)\s+(?:(?:new|little|baby|newborn|youngest|eldest|oldest|first|second)\s+)*"
+    rf"(?P<kin>{_DEPENDANT_KIN}|{_OTHER_KIN})\b", re.IGNORECASE)
+_NOT_A_PERSON = frozenset({"dog", "cat", "puppy", "kitten"})
+NAMING_REACH = 80
+
+
+def relatives_named(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "son Joon") for each relative of the user's whose name the text says after them."""
+    out = []
+    for m in _NAMING.finditer(text):
+        window = text[max(0, m.start() - NAMING_REACH):m.start()]
+        kin = list(_KIN_OF_THE_USERS.finditer(window))
+        if not kin or kin[-1].group("kin").lower() in _NOT_A_PERSON or _A_NAME_SAID.match(window[kin[-1].end():]):
+            continue
+        out.append((m.start(), m.end(), f"{kin[-1].group('kin').lower()} {m.group('name')}"))
+    return out
+
+
+# the relative's name said with them already ("my son Leo, he's called Lee at school"): nothing to add
+_A_NAME_SAID = re.compile(r"^,?\s+(?-i:[A-Z][a-zà-ÿ'-]+)\b")

@@ -31,6 +31,7 @@ from mnemo.domain.extraction.household import (
     family_value,
     known_household,
     people_in,
+    relatives_named,
     slots_of,
     stretches,
 )
@@ -235,6 +236,7 @@ class LearnedExtractor:
             candidates.extend(self._shifts(candidates, message, text))
             candidates.extend(self._aids(candidates, message, text))
             candidates.extend(self._pets_got(candidates, message, text))
+            candidates.extend(self._relatives_named(candidates, message, text))
             candidates = self._with_births(candidates, message, text)
             candidates = _sure_of_a_move(candidates, text)
             candidates = _not_moved_yet(candidates)
@@ -513,6 +515,20 @@ class LearnedExtractor:
         where no health fact found names them."""
         return _said_in_rule(SLOTS["health"], [(a.start, a.end, a.value) for a in aids_in(text)], candidates,
                              message, text, lambda c, value: value.split()[-1].lower() in c.content.lower())
+
+    def _relatives_named(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+        """A relative named after them ("our son last month! His name is Joon", household.relatives_named), where no
+        family fact names them; a family fact of the kin alone ("User's family: son.") takes the name."""
+        named = relatives_named(text)
+        for _start, _end, value in named:
+            kin = value.rsplit(" ", 1)[0]
+            for c in candidates:
+                if c.should_store and c.tags and c.tags[0] == "family" and c.polarity and (
+                        family_value(c.content).lower() in (kin, f"their {kin}", f"new {kin}")):
+                    made = slot_candidate(SLOTS["family"], value, c.evidence, False, message, c.confidence)
+                    c.content, c.subject = made.content, made.subject
+        return _said_in_rule(SLOTS["family"], named, candidates, message, text,
+                             lambda c, value: value.split()[-1].lower() in c.content.lower())
 
     def _pets_got(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A pet the user says they just got ("GOT A KITTEN, shes called miso", pets.py), where no pet found
