@@ -50,3 +50,14 @@ def test_a_language_taken_back_leaves_one_rule_that_names_the_new_one(service: M
                                              "the agency wants me to practice.")
     assert [r for r in _rules(service) if "Spanish" in r or "English" in r] == [
         "How to answer the user: answer them in English again."]
+
+
+def test_a_rule_for_a_kind_of_question_stands_beside_the_rule_for_the_rest(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "Style request: please no bullet-point listicles. Write to me in actual "
+                                             "paragraphs, like a person who has read a book.")
+    say_next_day(service, TENANT, USER, "c2", "Okay, I'm partially rescinding the paragraphs rule: for code and "
+                                             "technical questions give me terse bullets and code, I read those on my "
+                                             "phone between meetings. Life stuff can stay in paragraphs.")
+    rules = _rules(service)
+    assert "How to answer the user: for code and technical questions: terse bullets and code." in rules
+    assert [r for r in rules if "paragraphs" in r and "code" not in r]

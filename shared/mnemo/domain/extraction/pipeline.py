@@ -1183,6 +1183,10 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
     if negated and instruction is None:
         value = _CEASING.sub("", value) or value
     value = name_said_whole(value + _qualifier(clause, value) if slot.name in _QUALIFIED else value, clause)
+    if slot.name in ANSWER_SLOTS and instruction is None and (scoped := _with_scope(value, clause)) != value:
+        # a rule for a kind of question stands beside the one for the rest, not in its place (answer rules are one
+        # a slot; instructions are many)
+        slot, value = SLOTS["instruction"], scoped
     # a word of change in the value itself ("User's hobby: New Wave records") says no change; an instruction's
     # value is its whole clause, whose "now" does ("you can give detailed answers now")
     correction = bool(_CHANGE.search(clause.replace(value, " ") if value and instruction is None else clause))
@@ -1199,6 +1203,18 @@ def slot_candidate(slot: Slot, value: str, clause: str, negated: bool, message: 
         # the budget itself waits for confirmation, not every fact said beside it
         high_stakes=slot.category is Category.PROJECT_FACT and bool(_HIGH_STAKES.search(value)),
     )
+
+
+# the kind of question an answer rule is for, said before it: "for code and technical questions give me terse bullets"
+_SCOPE = re.compile(r"\b(?P<scope>for\s+(?:[\w-]+\s+){0,4}(?:questions|stuff|topics|things|chats?|messages))\b"
+                    r"[^,;:.!?]{0,30}$", re.IGNORECASE)
+
+
+def _with_scope(value: str, clause: str) -> str:
+    """An answer rule with the kind of question it is for, where the clause says it before the rule."""
+    at = clause.find(value)
+    scope = _SCOPE.search(clause[:at]) if at > 0 else None
+    return f"{scope.group('scope')}: {value}" if scope else value
 
 
 _DANGLING = re.compile(r"\b(?:a|an|the|to|in|on|of|for|into|at|with|from|my|our|his|her|their|some|about|"

@@ -411,6 +411,9 @@ _STANDING = re.compile(
     # a new way of answering ("switch format: no bullets", "changing the format")
     r"(?:switch(?:ed|ing)?|chang(?:e|ed|ing)) (?:the |your )?format|new format|"
     r"desde ahora|d[ée]sormais|house style|"
+    # a rule the user keeps, or one for a kind of question ("I'm partially rescinding the paragraphs rule: for code
+    # and technical questions give me terse bullets and code")
+    r"(?:the|my|this|that|your)\s+(?:[\w-]+\s+){0,2}rule|for\s+(?:[\w-]+\s+){0,3}(?:questions|stuff|topics|answers)|"
     # "from now on" in the languages users switch to, and a way of answering taken up again ("go back to English")
     r"de agora em diante|a partir de agora|daqui (?:pra|para) frente|de ahora en adelante|a partir de ahora|"
     r"[àa] partir de maintenant|dor[ée]navant|von nun an|ab sofort|d'ora in poi|da ora in poi|mulai sekarang|"
