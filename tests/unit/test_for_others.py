@@ -81,3 +81,12 @@ def test_a_close_ones_fact_names_its_person_not_its_slot(content: str, named: se
 def test_a_close_ones_life_is_asked_for_only_by_naming_them(query: str, asked: bool) -> None:
     # the family affinity's gain says nothing of a brother's job or a mother's illness far away
     assert not_asked_for(query, "family_life:juha_job", "User's husband Juha's job: carpenter.", 0.2) is not asked
+
+
+@pytest.mark.parametrize(("query", "content"), [
+    ("What I can bring for my mother as present, she is ill now?", "User's family member Mama lives in Kharkiv."),
+    ("recommend something gentle for joint pain for my mother", "User's family member Mamá's health: artritis."),
+    ("My boy cries every morning before school, how I can help him?", "User's son Misha's hobby: football in club."),
+])
+def test_a_person_called_in_other_words_of_kin_is_named(query: str, content: str) -> None:
+    assert asked_for(query, content, 0.0, life=True)

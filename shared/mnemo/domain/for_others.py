@@ -34,7 +34,11 @@ _CHILD_KIN = re.compile(r"^(?:(?:step-?)?(?:sons?|daughters?)|kids?|child|childr
 _SAME_KIN = {"mum": "mother", "mom": "mother", "mommy": "mother", "mam": "mother", "dad": "father",
              "daddy": "father", "hubby": "husband", "missus": "wife", "kiddo": "kid", "kiddos": "kids",
              "sis": "sister", "bro": "brother", "gran": "grandmother", "granny": "grandmother",
-             "grandma": "grandmother", "nan": "grandmother", "grandpa": "grandfather"}
+             "grandma": "grandmother", "nan": "grandmother", "grandpa": "grandfather",
+             # the words of other languages and Englishes for them: "Mama in Kharkiv" is "my mother"
+             "mama": "mother", "mamá": "mother", "maman": "mother", "mamma": "mother", "mutti": "mother",
+             "ammi": "mother", "amma": "mother", "papa": "father", "papá": "father", "abba": "father",
+             "boy": "son", "lad": "son", "girl": "daughter"}
 # a visit on the user's calendar with what the visitor needs at the table ("User's calendar: mother come to visit
 # ... (she is vegetarian) ..."): the visitor's need, as a care fact's, is only for requests about them
 _CALENDAR_NEED = re.compile(r"^User's calendar: (?P<label>.+?)\s+(?:is|are|will|come|comes|coming|visit\w*|fly\w*|"
