@@ -61,3 +61,8 @@ def test_a_rule_for_a_kind_of_question_stands_beside_the_rule_for_the_rest(servi
     rules = _rules(service)
     assert "How to answer the user: for code and technical questions: terse bullets and code." in rules
     assert [r for r in rules if "paragraphs" in r and "code" not in r]
+
+
+def test_only_a_rule_let_go_is_cut_from_the_new_one(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "skip the small talk, just give me the code from now on")
+    assert [r for r in _rules(service) if "small talk" in r], _rules(service)

@@ -1334,8 +1334,14 @@ def test_someone_else_named_before_the_clause_or_in_other_words_owns_the_value(v
     assert (screen(value, clause, slot, sentence=sentence) == "about_someone_else") is theirs
 
 
-def test_a_titles_full_stop_ends_no_sentence() -> None:
+def test_a_titles_full_stop_before_a_name_ends_no_sentence() -> None:
     text = "My colleague Dr. Reem is allergic to penicillin. I am not."
     at = text.find("penicillin")
     assert sentence_around(text, at, at + 10) == "My colleague Dr. Reem is allergic to penicillin."
     assert clause_around(text, at, at + 10) == "My colleague Dr. Reem is allergic to penicillin"
+    # "MS" and "St" are no titles, and a title's stop before a lowercase word ends the sentence
+    for text, word, sentence in (("I have MS. My brother is vegan.", "MS", "I have MS."),
+                                 ("I live on Elm St. My wife is a nurse.", "Elm", "I live on Elm St."),
+                                 ("saw the dr. then home", "saw", "saw the dr.")):
+        at = text.find(word)
+        assert sentence_around(text, at, at + len(word)) == sentence

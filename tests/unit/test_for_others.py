@@ -90,3 +90,10 @@ def test_a_close_ones_life_is_asked_for_only_by_naming_them(query: str, asked: b
 ])
 def test_a_person_called_in_other_words_of_kin_is_named(query: str, content: str) -> None:
     assert asked_for(query, content, 0.0, life=True)
+
+
+@pytest.mark.parametrize("query", ["oh boy, what should I cook tonight", "make me a playlist of songs like ABBA",
+                                   "any tips for a girl's night out?"])
+def test_a_word_of_kin_said_of_no_relative_names_none(query: str) -> None:
+    assert not asked_for(query, "User's son Misha's hobby: football.", 0.0, life=True)
+    assert not asked_for(query, "User's father's job: farmer.", 0.0, life=True)

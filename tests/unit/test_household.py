@@ -87,6 +87,7 @@ def test_a_close_ones_life_is_read_only_where_the_words_say_what_they_are_or_do(
     ("User's relationship: fiancée Larissa.", False, "User's girlfriend Larissa's diet: vegetarian.", False),
     ("User's relationship: married.", False, "User's husband Juha's job: carpenter.", False),
     ("User's relationship: single.", False, "User's sister Bea's diet: vegan.", False),  # no partner's
+    ("User's relationship: Married.", False, "User's husband Juha's job: carpenter.", False),  # a status, no name
 ])
 def test_a_new_relationship_leaves_the_old_partners_life_behind(relationship: str, ended: bool, fact: str,
                                                                  left: bool) -> None:
@@ -147,8 +148,18 @@ def test_a_close_one_said_with_the_user_has_no_life_of_their_own_there(text: str
     ("my new granddaughter arrived, she's called Ivy", ["granddaughter Ivy"]),
     ("our son is called Leo", ["son Leo"]),
     ("my dog is called Rex", []),  # a pet's (pets.py)
+    ("My son had a fever all night so I called Dr Patel", []),
+    ("my wife called Steve the plumber about the boiler", []),  # called as a verb
+    ("my new boss is called Dave", []),  # no relative
+    ("my son has a dog named Rex", []),
     ("my son Leo plays in a band called Nirvana", []),  # named with him already
     ("my team is called Alpha", []),
 ])
 def test_a_relatives_name_said_after_them(text: str, named: list[str]) -> None:
     assert [value for _s, _e, value in relatives_named(text)] == named
+
+
+@pytest.mark.parametrize("text", ["I have a son who is allergic to peanuts", "we have a toddler with a dairy allergy"])
+def test_a_dependant_said_with_a_is_still_the_users(text: str) -> None:
+    [found] = stretches(text, {})
+    assert (found.person.close, found.person.guest) == (False, False)

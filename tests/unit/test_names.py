@@ -24,6 +24,8 @@ from mnemo.domain.extraction.names import names_self
     ("name is dana, 41, nurse", "dana"),
     ("my nmae is dana", "dana"),
     ("Sawasdee ka, I am Nok na, 34 year old", "Nok"),
+    ("Hi, I'm Salam, a pharmacist in Amman", "Salam"),  # a name that is also a greeting, said as the user's
+    ("hi there, name is dana, 41, nurse", "dana"),
 ])
 def test_a_name_the_user_gives_themselves(text: str, name: str) -> None:
     assert names_self(name, text)

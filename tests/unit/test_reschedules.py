@@ -45,6 +45,9 @@ def test_what_a_plan_is_about_leaves_out_its_dates_and_the_words_of_every_plan()
     ("my mum's appointment was cancelled", []),  # someone else's
     ("is the party off?", []),
     ("it is off", []),  # names nothing
+    ("If the Lisbon trip is cancelled, can I get my money back?", []),  # what may happen
+    ("yoga is off tomorrow", []),
+    ("we cancelled the " + "a" * 400 + "/", []),  # one long word, read once
 ])
 def test_a_plan_said_to_be_off_by_its_name(text: str, off: list[str]) -> None:
     assert called_off_plans(text) == off

@@ -47,3 +47,8 @@ def test_a_shift_routine_is_keyed_as_the_one_shift() -> None:
     assert only_a_shift("shift")
     assert only_a_shift("nights")
     assert not only_a_shift("asthma")
+
+
+def test_mornings_or_evenings_are_a_shift_only_with_nothing_after_them_they_are_for() -> None:
+    assert [s.value for s in shifts_in("since last week I work mornings, 7 to 3")] == ["works mornings, 7 to 3"]
+    assert shifts_in("I'm a nurse. I also work evenings on my novel.") == []

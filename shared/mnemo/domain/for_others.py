@@ -36,9 +36,13 @@ _SAME_KIN = {"mum": "mother", "mom": "mother", "mommy": "mother", "mam": "mother
              "sis": "sister", "bro": "brother", "gran": "grandmother", "granny": "grandmother",
              "grandma": "grandmother", "nan": "grandmother", "grandpa": "grandfather",
              # the words of other languages and Englishes for them: "Mama in Kharkiv" is "my mother"
-             "mama": "mother", "mamá": "mother", "maman": "mother", "mamma": "mother", "mutti": "mother",
-             "ammi": "mother", "amma": "mother", "papa": "father", "papá": "father", "abba": "father",
-             "boy": "son", "lad": "son", "girl": "daughter"}
+             "mama": "mother", "mamá": "mother", "maman": "mother", "mutti": "mother", "ammi": "mother",
+             "papá": "father"}
+# words that are a relative only as the user's: "my boy" is a son, "oh boy" and "songs like ABBA" are none
+_MY_KIN = {"boy": "son", "lad": "son", "girl": "daughter", "papa": "father", "abba": "father", "amma": "mother",
+           "mamma": "mother"}
+_MY_KIN_SAID = re.compile(r"\b(?:my|our)\s+(?:little\s+|eldest\s+|youngest\s+)?(" + "|".join(_MY_KIN) + r")\b",
+                          re.IGNORECASE)
 # a visit on the user's calendar with what the visitor needs at the table ("User's calendar: mother come to visit
 # ... (she is vegetarian) ..."): the visitor's need, as a care fact's, is only for requests about them
 _CALENDAR_NEED = re.compile(r"^User's calendar: (?P<label>.+?)\s+(?:is|are|will|come|comes|coming|visit\w*|fly\w*|"
@@ -74,6 +78,7 @@ def asked_for(query: str, content: str, needed: float, life: bool = False) -> bo
     if not life and _FOR_CHILDREN.search(query) and any(_CHILD_KIN.match(n) for n in names):
         return True
     words = {_SAME_KIN.get(w, w) for w in re.findall(r"[^\W\d_][\w-]+", query.lower())}
+    words |= {_MY_KIN[m.group(1).lower()] for m in _MY_KIN_SAID.finditer(query)}
     return bool(words & names)
 
 

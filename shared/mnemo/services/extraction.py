@@ -14,6 +14,7 @@ from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.reschedules import called_off_plans, moved_plan_value, moved_to, plan_topic
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS, subject_for
+from mnemo.domain.for_others import LIFE_PREFIX
 from mnemo.domain.models import (
     RETRIEVABLE,
     BufferedTurn,
@@ -304,7 +305,7 @@ class ExtractionService:
         read = {t.message.message_id: t.message for t in turns}
         out = list(facts)
         for old in self._live(job, Category.BIOGRAPHICAL):
-            if not old.subject.startswith("family_life:") or RETRACTION_TAG in old.tags:
+            if not old.subject.startswith(LIFE_PREFIX) or RETRACTION_TAG in old.tags:
                 continue
             for fact in said:
                 ids = fact.provenance.message_ids if fact.provenance is not None else []

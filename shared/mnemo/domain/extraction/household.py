@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from mnemo.domain.extraction.segment import sentence_around
 from mnemo.domain.extraction.slots import value_key
+from mnemo.domain.for_others import names_in
 
 # children and grandchildren: the people a user cooks, packs and plans for
 _DEPENDANT_KIN = (r"(?:step-?)?sons?|(?:step-?)?daughters?|kids?|kiddos?|child|children|bab(?:y|ies)|toddlers?|"
@@ -169,10 +170,11 @@ _GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|fath
 _SHARES_THE_HOME = re.compile(r"^(?:husband|hubby|wife|partner|missus|spouse)$", re.IGNORECASE)
 # the user's close ones: family and partners, not a flatmate (a flatmate's job or studies is no fact of the user's life)
 # (not "mama" or "papa": "mama Kandy wala inne" is Sinhala's "I")
-_CLOSE_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|mamá|maman|dad|father|papá|"
-                        r"parents?|husband|hubby|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|"
-                        r"cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|nan|gran|granny|in-laws?|"
-                        r"mother-in-law|father-in-law|sister-in-law|brother-in-law|missus|spouse)$", re.IGNORECASE)
+_CLOSE_KIN_WORDS = (r"brothers?|bro|sisters?|sis|mom|mum|mother|mamá|maman|dad|father|papá|parents?|husband|hubby|"
+                    r"wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|cousin|niece|nephew|grandma|"
+                    r"grandpa|grandmother|grandfather|nan|gran|granny|in-laws?|mother-in-law|father-in-law|"
+                    r"sister-in-law|brother-in-law|missus|spouse")
+_CLOSE_KIN = re.compile(rf"^(?:{_CLOSE_KIN_WORDS})$", re.IGNORECASE)
 
 
 # how far a sentence is read either side of a person's mention (a run-on of thousands of characters is no sentence)
@@ -265,6 +267,7 @@ _ME_TOO = re.compile(r"\b(?:and\s+)?(?:so\s+(?:am|do|have)\s+i|me\s+too|as\s+am\
 
 
 def _with_the_user(text: str, start: int, end: int) -> bool:
+    """The mention at text[start:end] is said together with the user ("me and my husband", "with my girlfriend")."""
     return (_WITH_THE_USER_BEFORE.search(text, max(0, start - 20), start) is not None
             or _WITH_THE_USER_AFTER.match(text, end) is not None)
 
@@ -281,11 +284,12 @@ def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
     out = []
     mentions = _mentions(text, household)
     for i, (start, end, person) in enumerate(mentions):
-        if _ANY_ONE.search(text, max(0, start - 12), start):
-            continue
         whose = _SOMEONE_ELSES.search(text, max(0, start - 40), start)
         who = None if whose else _dependant(person, household)
-        former = _FORMER.search(text, max(0, start - 12), start) is not None
+        # a kinship word said of anyone ("a partner at a firm", "a mother of two") is no adult of the user's; "I have a
+        # son who is allergic to peanuts" is the user's son
+        former = (_FORMER.search(text, max(0, start - 12), start) is not None
+                  or _ANY_ONE.search(text, max(0, start - 12), start) is not None)
         if who is None and not former:
             who = _guest(person, _sentence_of(text, start), whose.group(0) if whose else "")
         if who is None and not former and not whose and not _with_the_user(text, start, end):
@@ -398,48 +402,48 @@ _PARTNER_KIN = frozenset({"husband", "hubby", "wife", "partner", "bf", "gf", "bo
 # a relationship value that names no partner at all
 _NO_PARTNER = re.compile(r"\b(?:single|divorced|separated|widow(?:ed|er)?|split|broke(?:n)? up|not seeing|alone)\b",
                          re.IGNORECASE)
-_A_NAME = re.compile(r"\b[A-Z][\w'’-]+")
+# a partner's name, after the word for them or for being with them ("girlfriend Inês", "dating Sam"): "Married" or
+# "In a relationship" names no one
+_NEW_PARTNER = re.compile(r"\b(?:husband|hubby|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|missus|spouse|"
+                          r"dating|seeing|with)\s+(?-i:([A-Z][\w'’-]+))", re.IGNORECASE)
 
 
 def partner_left(relationship: str, ended: bool, life_fact: str) -> bool:
     """Whether a close one's fact (family_life) is of a partner the user's new relationship value leaves behind:
     an ended relationship or one with no partner ("single now") leaves every partner; one that names a partner
     ("dating Inês") leaves a partner named otherwise ("User's girlfriend Larissa's diet: vegetarian.")."""
-    from mnemo.domain.for_others import names_in
-
     named = names_in(life_fact)
     if not named & _PARTNER_KIN:
         return False
     if ended or _NO_PARTNER.search(relationship):
         return True
-    new = {n.lower() for n in _A_NAME.findall(relationship)} - _PARTNER_KIN - {"user's", "user"}
+    new = {n.lower() for n in _NEW_PARTNER.findall(relationship)}
     old = named - _PARTNER_KIN
     return bool(new and old and not new & old)
 
 
-# a relative's name said after them, in the same breath or the next sentence: "our son last month! His name is Joon",
-# "my new granddaughter arrived, she's called Ivy"; the relative is the one named last before it ("my wife gave birth
-# to our son ... His name is Joon" names the son)
-_NAMING = re.compile(r"\b(?:(?:his|her|their)\s+name(?:'s|’s|\s+is)|(?:he|she|who)(?:'s|’s|\s+is)\s+called|"
-                     r"(?:is\s+)?(?:named|called))\s+(?-i:(?P<name>[A-Z][a-zà-ÿ'-]+))", re.IGNORECASE)
-_KIN_OF_THE_USERS = re.compile(
-    rf"\b(?:my|our)\s+(?:(?:new|little|baby|newborn|youngest|eldest|oldest|first|second)\s+)*"
-    rf"(?P<kin>{_DEPENDANT_KIN}|{_OTHER_KIN})\b", re.IGNORECASE)
-_NOT_A_PERSON = frozenset({"dog", "cat", "puppy", "kitten"})
-NAMING_REACH = 80
+# a relative's name said right after them ("our son is called Leo", "my new granddaughter, she's called Ivy") or
+# opening the next sentence ("our son last month! His name is Joon"): the relative named last before it
+_NAMED_RIGHT_AFTER = re.compile(
+    r"(?:(?:\s*,\s*|\s+)(?:(?:is|was|who(?:'s|’s|\s+is))\s+(?:called|named)|named)|"
+    r"(?:\s+[\w'-]+){0,3}?\s*,\s*(?:he|she)(?:'s|’s|\s+is)\s+(?:called|named))\s+(?-i:(?P<name>[A-Z][a-zà-ÿ'-]+))",
+    re.IGNORECASE)
+_NAMED_NEXT = re.compile(r"[^.!?\n]{0,60}?[.!?]+\s+(?:(?:his|her|their)\s+name(?:'s|’s|\s+is)|"
+                         r"(?:he|she)(?:'s|’s|\s+is)\s+called)\s+(?-i:(?P<name>[A-Z][a-zà-ÿ'-]+))", re.IGNORECASE)
+_RELATIVE = re.compile(rf"\b(?:my|our)\s+(?:(?:new|little|baby|newborn|youngest|eldest|oldest|first|second)\s+)*"
+                       rf"(?P<kin>{_DEPENDANT_KIN}|{_CLOSE_KIN_WORDS})\b", re.IGNORECASE)
+_TITLE = frozenset({"dr", "mr", "mrs", "ms", "prof", "doctor"})
 
 
 def relatives_named(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "son Joon") for each relative of the user's whose name the text says after them."""
     out = []
-    for m in _NAMING.finditer(text):
-        window = text[max(0, m.start() - NAMING_REACH):m.start()]
-        kin = list(_KIN_OF_THE_USERS.finditer(window))
-        if not kin or kin[-1].group("kin").lower() in _NOT_A_PERSON or _A_NAME_SAID.match(window[kin[-1].end():]):
+    mentions = list(_RELATIVE.finditer(text))
+    for i, m in enumerate(mentions):
+        named = _NAMED_RIGHT_AFTER.match(text, m.end()) or _NAMED_NEXT.match(text, m.end())
+        if named is None or named.group("name").lower() in _TITLE:
             continue
-        out.append((m.start(), m.end(), f"{kin[-1].group('kin').lower()} {m.group('name')}"))
+        if i + 1 < len(mentions) and mentions[i + 1].start() < named.start("name"):
+            continue  # another relative is named between: the name is theirs
+        out.append((m.start(), named.end(), f"{m.group('kin').lower()} {named.group('name')}"))
     return out
-
-
-# the relative's name said with them already ("my son Leo, he's called Lee at school"): nothing to add
-_A_NAME_SAID = re.compile(r"^,?\s+(?-i:[A-Z][a-zà-ÿ'-]+)\b")

@@ -21,7 +21,7 @@ _SAYS_IT_BEFORE = re.compile(
     # a bare "name is" opens what it says ("name is dana, 41"), not in the middle of a café's story ("a small café
     # in Neukölln, name is Kahve Köşe"); a title names the user only after words that say so ("I'm Dr. Patel"):
     # "Dr. Faisal, my manager, has asked me" is someone else
-    r"|(?:^|[.!?\n]\s*)(?:(?:hi|hey|hello|ok|so)\W+)?(?:name is|name's|name’s|names|name:))"
+    rf"|(?:^|[.!?\n]\s*)(?:(?:{_GREETING}|there)\b\W*)*(?:name is|name's|name’s|names|name:))"
     r"(?:[\s,:!.\-–—]*(?:dr|mr|mrs|ms|miss|prof)\.?)?[\s,:!.\-–—]*$", re.IGNORECASE)
 # a greeting is no name, in the languages users open with ("Sawasdee ka, I am Nok na")
 _A_GREETING = re.compile(
@@ -39,10 +39,10 @@ _SIGNING_OFF = re.compile(r"(?:[\n.!,]\s*|\s[-–—~]\s*|\b(?:thanks|thank you|
 
 def names_self(value: str, text: str) -> bool:
     """Whether ``text`` gives ``value`` as the name of the one who wrote it, at any of its mentions."""
-    if _A_GREETING.match(value.strip()):
-        return False
     for m in re.finditer(re.escape(value.strip()), text, re.IGNORECASE):
         before, after = text[:m.start()], text[m.end():]
+        if _A_GREETING.match(value.strip()) and not before.strip(" \n.,!:;-"):
+            continue  # a greeting opening the message ("Sawasdee ka, I am Nok"); "Hi, I'm Salam" names Salam
         if _HEAD_OF_INTRO.fullmatch(before):
             if _PAUSE_OR_AGE.match(after) or _SAYS_IT_AFTER.match(after):
                 return True

@@ -124,8 +124,8 @@ _INSTRUCTION_OPENING = re.compile(
 # it would name what no longer holds)
 _RULE_LET_GO = re.compile(
     r"^(?:(?:actually|ok|okay|so|and|but|oh|hey|non|no)\b[\s,]*)*(?:forget|scrap|drop|ignore|never\s?mind|cancel|"
-    r"nvm|skip)\s+(?:about\s+)?(?:the|that|my|this|all\s+the)\s+[^,;:.!?]{1,40}?(?:\s*[,;:.!?]+\s*|\s+[-–—]\s+)"
-    r"(?=\w)",
+    r"nvm|skip)\s+(?:about\s+)?(?:the|that|my|this|all\s+the)\s+[^,;:.!?]{0,30}?(?:thing|rule|request|bit|part|"
+    r"stuff|instruction|format|style|one)(?:\s*[,;:.!?]+\s*|\s+[-–—]\s+)(?=\w)",
     re.IGNORECASE)
 # SPEC R3: budgets, compliance and architecture decisions wait for the user's confirmation
 _HIGH_STAKES = re.compile(r"\b(?:budget|compliance|gdpr|hipaa|sox|pci|architecture|decided|decision|contract)\b",
@@ -488,16 +488,19 @@ class LearnedExtractor:
             opens = re.compile(rf"^(?:(?:back|now|still)\s+)?(?:works?\s+|working\s+|on\s+)?(?:the\s+)?"
                                rf"{re.escape(shift.value[6:].split(',')[0])}\b",
                                re.IGNORECASE)
-            for c in routines:
-                start, end, form = read_statement(c.content)
-                if shift.worked and c.polarity and form and opens.match(c.content[start:end].strip()):
+            read = [(c, read_statement(c.content)) for c in routines if c.polarity]
+            stated = [(c, c.content[start:end].strip()) for c, (start, end, form) in read if form]
+            # the hours beside it are the shift's ("on days now, 7 till 5"), no routine of their own: read first, so
+            # that a routine that is the shift takes them too
+            for c, value in stated:
+                if shift.worked and "," not in shift.value and _ONLY_HOURS.fullmatch(value):
+                    candidate = slot_candidate(SLOTS["habit"], f"{shift.value}, {value}", sentence, False, message,
+                                               PASSING_CONFIDENCE)
+                    c.should_store, c.rejection_reason = False, "the_shifts_hours"
+            for c, value in stated:
+                if shift.worked and c.should_store and opens.match(value):
                     # the tagger's "day shift 7a-7p" is the shift, keyed as the one the user works (SHIFT_KEY)
                     c.content, c.subject = candidate.content, candidate.subject
-                elif shift.worked and c.polarity and form and _ONLY_HOURS.fullmatch(c.content[start:end].strip()):
-                    # the hours beside it are the shift's ("on days now, 7 till 5"), no routine of their own
-                    candidate = slot_candidate(SLOTS["habit"], f"{shift.value}, {c.content[start:end].strip()}",
-                                               sentence, False, message, PASSING_CONFIDENCE)
-                    c.should_store, c.rejection_reason = False, "the_shifts_hours"
             routines = [c for c in routines if c.should_store]
             if routines or any(c.should_store and c.tags and c.tags[0] == "job"
                                and shift.value[6:].split(",")[0].lower() in c.content.lower()

@@ -85,9 +85,13 @@ _OFF_AFTER_NAME = re.compile(
     rf"(?:is|are|was|were|got|has\s+been|have\s+been|'s)\s+(?:now\s+|also\s+)?(?:{_OFF}|off)"
     rf"(?:\s+too|\s+as\s+well|\s+now)?{_AT_A_PAUSE}", re.IGNORECASE)
 _OFF_BEFORE_NAME = re.compile(
-    rf"\b(?:we|i)\s+(?:have\s+|['’]ve\s+|had\s+to\s+)?{_OFF}\s+(?:the|our|my)\s+(?P<name>(?:[\w'’-]+\s*){{1,4}}?)"
+    rf"\b(?:we|i)\s+(?:have\s+|['’]ve\s+|had\s+to\s+)?{_OFF}\s+(?:the|our|my)\s+(?P<name>[\w'’-]+(?:\s+[\w'’-]+){{0,3}}?)"
     + _AT_A_PAUSE, re.IGNORECASE)
-_ONE_DAY = re.compile(r"^\W*(?:today|tonight|this\s+(?:week|morning|evening|afternoon))\b", re.IGNORECASE)
+_ONE_DAY = re.compile(r"^\W*(?:today|tonight|tomorrow|this\s+(?:week|weekend|morning|evening|afternoon)|"
+                      r"on\s+\w+day)\b", re.IGNORECASE)
+# said as what may happen, not what did: "If the Lisbon trip is cancelled, can I get my money back?"
+_MAY_HAPPEN = re.compile(r"(?:^|[.!?\n]\s*)(?:[\w'’]+\s+){0,2}?(?:if|in case|what if|worst case|suppose|unless)\b"
+                         r"[^.!?\n]*$", re.IGNORECASE)
 _NOT_THE_USERS = re.compile(r"\b(?:\w+['’]s|his|her|their|your)\s+(?:[\w'-]+\s+){0,3}$", re.IGNORECASE)
 _NO_PLAN_WORDS = frozenset(terms("it that this everything all the our my we i and too also now"))
 
@@ -98,9 +102,12 @@ def called_off_plans(text: str) -> list[str]:
     for pattern in (_OFF_AFTER_NAME, _OFF_BEFORE_NAME):
         for m in pattern.finditer(text):
             name = m.group("name").strip()
+            sentence_end = re.search(r"[.!?\n]|$", text[m.end():])
+            asked = sentence_end is not None and sentence_end.group(0) == "?"
             if (_ONE_DAY.match(text[m.end():]) or _NOT_THE_USERS.search(text[max(0, m.start("name") - 30):
                                                                                m.start("name")] + name + " ")
-                    or "?" in text[m.end():m.end() + 2] or not set(terms(name)) - _NO_PLAN_WORDS):
+                    or asked or _MAY_HAPPEN.search(text[:m.start("name")])
+                    or not set(terms(name)) - _NO_PLAN_WORDS):
                 continue
             out.append(name)
     return out

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 
 MAX_WORDS = 120  # well inside MiniLM's 256 word pieces, with room for casual spelling
-# a title's full stop ends no sentence: "My colleague Dr. Reem, on the other hand, is allergic to penicillin"
-_TITLES = ("Dr", "dr", "DR", "Mr", "mr", "MR", "Mrs", "mrs", "MRS", "Ms", "ms", "MS", "Prof", "prof", "St")
-_NOT_AFTER_A_TITLE = "".join(rf"(?<!\b{t}\.)" for t in _TITLES)
-_SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AFTER_A_TITLE}\s+|\n+|(?<=[;])\s+")
+# a title's full stop before a name ends no sentence: "My colleague Dr. Reem, on the other hand, is allergic to
+# penicillin" (but "I have MS. My brother is vegan" ends one: "MS" and "St" are no titles here)
+_TITLES = ("Dr", "dr", "DR", "Mr", "MR", "Mrs", "MRS", "Ms", "Prof", "prof")
+_TITLE_BEFORE_A_NAME = "(?-i:(?!(?:" + "|".join(rf"(?<=\b{t}\.)" for t in _TITLES) + r")\s+[A-Z]))"
+_SENTENCE_END = re.compile(rf"(?<=[.!?]){_TITLE_BEFORE_A_NAME}\s+|\n+|(?<=[;])\s+")
 # where one clause ends and the next begins inside a sentence; a full stop inside a word or number is none
 # ("go 1.22", "node.js", "5.5 km", "needs .ai files": "matrix for go 1.22/1.23?" is one question), but one
 # before the user speaking again is, space or not ("not vegan anymore.im vegetarian now")
@@ -23,8 +24,8 @@ _BEFORE_AN_INTENSIFYING_SO = ("not", "and", "or", "be", "is", "am", "are", "was"
                               "felt", "get", "got", "look", "looks", "seem", "seems", "im", "i'm", "it's", "its",
                               "that's", "thats", "too", "just", "really", "also", "ever", "quite", "never")
 _CLAUSE_BREAK = re.compile(
-    "".join(rf"(?<!\b{t})" for t in _TITLES) +
-    r"[.!?]+(?!\w)|[.!?]+(?=(?:i|im|i['’]m|ive|i['’]ve|id|i['’]d|my|we|now|but)\s)|[;\n]+|\s[-–—]\s"
+    r"[.!?]+(?!\w)" + _TITLE_BEFORE_A_NAME
+    + r"|[.!?]+(?=(?:i|im|i['’]m|ive|i['’]ve|id|i['’]d|my|we|now|but)\s)|[;\n]+|\s[-–—]\s"
     r"|,\s*(?=(?:but|so|and|also|oh|btw|anyway|anyways|though|because|bc|cuz|lol|haha|tbh|"
     r"what|how|can|could|would|should|any|do|does|is|are|i|im|i'm|i've|ive|my|we|our)\b)"
     r"|\s(?=(?:but|because|bc|cuz|although|though|whereas|anyway|anyways|btw)\s)"

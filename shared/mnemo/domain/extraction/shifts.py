@@ -16,7 +16,10 @@ SHIFT_KEY = "work shift"
 
 _SHIFT = (r"(?P<shift>(?:the\s+)?(?:night|day|early|late|evening|swing|graveyard|weekend|split|rotating|back|"
           r"morning|afternoon)\s+shifts?|"
-          r"nights|days|earlies|lates|graveyard|mornings|afternoons|evenings|"
+          r"nights|days|earlies|lates|graveyard|"
+          # mornings, afternoons, evenings as a shift only with nothing after them that they are for ("I work
+          # mornings, 7 to 3"; not "I also work evenings on my novel")
+          r"(?:mornings|afternoons|evenings)(?=\s*(?:[,.;!(]|$|\d|now\b|this\b|these\b))|"
           r"(?:\d{1,2}|eight|ten|twelve)[- ]?(?:h|hr|hrs|hour)s?\s+shifts|"
           r"shift work|"
           # a rota of days on and off: "4 nights on, 4 off", "three days on three off"

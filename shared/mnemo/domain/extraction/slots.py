@@ -55,7 +55,7 @@ SLOTS: dict[str, Slot] = {s.name: s for s in (
     Slot("family_care", _B, True, "User's {v}.", "User's {v} no longer holds.", Importance.HIGH,
          "facts of the user's children or grandchildren that shape what the user does for them (allergies, diet, "
          "health, school or nursery, routines, plans), filed under the person"),
-    Slot("family_life", _B, True, "User's {v}.", "No longer holds: {v}", Importance.MEDIUM,
+    Slot("family_life", _B, True, "User's {v}.", "{v} (no longer holds)", Importance.MEDIUM,
          "facts of the life of someone close to the user (their job, studies, home, pastime, health, diet), filed "
          "under the person and given only to requests that name them"),
     Slot("pet", _B, True, "User has a pet: {v}.", "User no longer has the pet: {v}.", Importance.MEDIUM,
