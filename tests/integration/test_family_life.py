@@ -62,6 +62,7 @@ def test_a_partner_left_takes_their_life_along(service: Mnemo) -> None:
     ("ME AND MY HUSBAND ARE RETIRED TEACHERS FROM OHIO", {"job": "User's job: retired."}, []),
     ("I'm 22 and just moved out of my parents' house into a flatshare in Madrid.",
      {"home_location": "User lives in Madrid."}, []),  # the parents' house says nothing of them
+    ("Our son Deniz is 12, he goes to Gymnasium in Kreuzberg", {}, []),  # where a child's school is is no home
 ])
 def test_what_is_said_of_a_close_one_and_what_of_the_user(extractor: LearnedExtractor, text: str,
                                                           mine: dict[str, str], theirs: list[str]) -> None:

@@ -331,6 +331,8 @@ def _only_near(value: str, clause: str) -> bool:
 # clinic in Ponsonby", "home visits for ACC clients around the Bay", "our office in Shoreditch"
 _WORKPLACE_IN = re.compile(
     r"\b(?:clinic|office|hospital|surgery|practice|shop|store|school|college|restaurant|caf[eé]|bar|pub|salon|"
+    # where a child goes to school: "he goes to Gymnasium in Kreuzberg" is no home
+    r"gymnasium|grundschule|kita|nursery|kindergarten|daycare|"
     r"company|firm|factory|plant|warehouse|site|depot|branch|studio|lab|agency|bank|hotel|kitchen|"
     r"clients?|customers?|patients?|pupils?)\s+(?:in|at|near|around|on|across|all over)\s+(?:the\s+)?$|"
     # working somewhere: "Piotr is working with me now in TK Electric", "I work part-time in Deloitte"
