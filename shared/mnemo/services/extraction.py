@@ -404,16 +404,9 @@ class ExtractionService:
         out = list(facts)
         slot = SLOTS["plan"]
         for message, (iso, words) in said_moved:
-            said = set(terms(message.content))
-            overlap = {p.memory_id: len(plan_topic(p.content) & said) for p in plans}
-            named = [p for p in plans if overlap[p.memory_id] and p.created_at <= message.created_at
-                     and f"(for {iso}" not in p.content
-                     and message.message_id not in (p.provenance.message_ids if p.provenance else [])]
+            named = _plans_named([p for p in plans if f"(for {iso}" not in p.content], message.content, message)
             if not named:
                 continue
-            # the plans it names best ("Sarah's wedding got postponed" ends the wedding, not "dinner with Sarah")
-            most = max(overlap[p.memory_id] for p in named)
-            named = [p for p in named if overlap[p.memory_id] == most]
             out.extend(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan") for plan in named)
             if any(f.polarity and f.subject.startswith("plan:") and f"(for {iso})" in f.content for f in out):
                 continue  # the message's own reading holds the plan at its new date
@@ -444,15 +437,7 @@ class ExtractionService:
                  if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags and m.subject not in ended]
         out = list(facts)
         for message, name in said_off:
-            named_words = set(terms(name))
-            overlap = {p.memory_id: len(plan_topic(p.content) & named_words) for p in plans}
-            named = [p for p in plans if overlap[p.memory_id] and p.created_at <= message.created_at
-                     and message.message_id not in (p.provenance.message_ids if p.provenance else [])
-                     and p.subject not in ended]
-            if not named:
-                continue
-            most = max(overlap[p.memory_id] for p in named)
-            for plan in (p for p in named if overlap[p.memory_id] == most):
+            for plan in _plans_named([p for p in plans if p.subject not in ended], name, message):
                 ended.add(plan.subject)
                 out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="called-off-plan"))
         return out
@@ -507,3 +492,14 @@ def defuse_message(message: Message) -> Message:
     statement before it is still learnt, the attacker's part never reaches the extractor."""
     clean = defuse(message.content)
     return message if clean == message.content else message.model_copy(update={"content": clean})
+
+
+def _plans_named(plans: list[Memory], words: str, message: Message) -> list[Memory]:
+    """The stored plans, said before the message and not in it, that ``words`` name best by what a plan is about
+    (reschedules.plan_topic): "Sarah's wedding got postponed" names the wedding, not "dinner with Sarah"."""
+    said = set(terms(words))
+    overlap = {p.memory_id: len(plan_topic(p.content) & said) for p in plans}
+    named = [p for p in plans if overlap[p.memory_id] and p.created_at <= message.created_at
+             and message.message_id not in (p.provenance.message_ids if p.provenance else [])]
+    most = max((overlap[p.memory_id] for p in named), default=0)
+    return [p for p in named if overlap[p.memory_id] == most]

@@ -157,11 +157,6 @@ GUEST_SLOTS = frozenset({"allergy", "diet", "avoids", "health"})
 # studies medicine in Bologna), filed under ``family_life`` and given only to requests that name the person
 # (domain/for_others.py). A dependant's or a guest's fact in these slots that their care does not take is theirs too
 LIFE_SLOTS = frozenset({"job", "education", "home_location", "hobby", "health", "allergy", "diet"})
-# adults the user may cook for; not friends, colleagues, exes, pets or people at work
-_GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|father|parents?|husband|hubby|wife|partner|"
-                        r"bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|cousin|niece|nephew|grandma|grandpa|"
-                        r"grandmother|grandfather|nan|in-laws?|mother-in-law|father-in-law|sister-in-law|"
-                        r"brother-in-law|flatmate|roommate|housemate|missus|spouse)$", re.IGNORECASE)
 # the ones who share the user's home unless the user says otherwise: a spouse or partner ("my partner Sam is coeliac
 # so our kitchen is a minefield"); a girlfriend or boyfriend as often lives elsewhere, and a flatmate is one only by
 # the words that say so (tried by default: the dev extraction set's labels keep "my flatmate is coeliac" out, and no
@@ -170,11 +165,15 @@ _GUEST_KIN = re.compile(r"^(?:brothers?|bro|sisters?|sis|mom|mum|mother|dad|fath
 _SHARES_THE_HOME = re.compile(r"^(?:husband|hubby|wife|partner|missus|spouse)$", re.IGNORECASE)
 # the user's close ones: family and partners, not a flatmate (a flatmate's job or studies is no fact of the user's life)
 # (not "mama" or "papa": "mama Kandy wala inne" is Sinhala's "I")
-_CLOSE_KIN_WORDS = (r"brothers?|bro|sisters?|sis|mom|mum|mother|mamá|maman|dad|father|papá|parents?|husband|hubby|"
-                    r"wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|cousin|niece|nephew|grandma|"
-                    r"grandpa|grandmother|grandfather|nan|gran|granny|in-laws?|mother-in-law|father-in-law|"
-                    r"sister-in-law|brother-in-law|missus|spouse")
+_PARTNER_WORDS = r"husband|hubby|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|missus|spouse"
+_CLOSE_KIN_WORDS = (r"brothers?|bro|sisters?|sis|mom|mum|mother|mamá|maman|dad|father|papá|parents?|aunt|uncle|"
+                    r"cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|nan|gran|granny|in-laws?|"
+                    rf"mother-in-law|father-in-law|sister-in-law|brother-in-law|{_PARTNER_WORDS}")
 _CLOSE_KIN = re.compile(rf"^(?:{_CLOSE_KIN_WORDS})$", re.IGNORECASE)
+# adults the user may cook for: the close ones and those they share a flat with; not friends, colleagues, exes, pets
+# or people at work
+_GUEST_KIN = re.compile(rf"^(?:{_CLOSE_KIN_WORDS}|flatmate|roommate|housemate)$", re.IGNORECASE)
+_PARTNER = re.compile(rf"^(?:{_PARTNER_WORDS})$", re.IGNORECASE)
 
 
 # how far a sentence is read either side of a person's mention (a run-on of thousands of characters is no sentence)
@@ -397,15 +396,12 @@ def content(person: Person, statement: str) -> str:
 
 
 # the kin a partner is named by: their life's facts hold while they are the user's partner
-_PARTNER_KIN = frozenset({"husband", "hubby", "wife", "partner", "bf", "gf", "boyfriend", "girlfriend", "fiance",
-                          "fiancé", "fiancee", "fiancée", "missus", "spouse"})
 # a relationship value that names no partner at all
 _NO_PARTNER = re.compile(r"\b(?:single|divorced|separated|widow(?:ed|er)?|split|broke(?:n)? up|not seeing|alone)\b",
                          re.IGNORECASE)
 # a partner's name, after the word for them or for being with them ("girlfriend Inês", "dating Sam"): "Married" or
 # "In a relationship" names no one
-_NEW_PARTNER = re.compile(r"\b(?:husband|hubby|wife|partner|bf|gf|boyfriend|girlfriend|fianc[eé]e?|missus|spouse|"
-                          r"dating|seeing|with)\s+(?-i:([A-Z][\w'’-]+))", re.IGNORECASE)
+_NEW_PARTNER = re.compile(rf"\b(?:{_PARTNER_WORDS}|dating|seeing|with)\s+(?-i:([A-Z][\w'’-]+))", re.IGNORECASE)
 
 
 def partner_left(relationship: str, ended: bool, life_fact: str) -> bool:
@@ -413,12 +409,13 @@ def partner_left(relationship: str, ended: bool, life_fact: str) -> bool:
     an ended relationship or one with no partner ("single now") leaves every partner; one that names a partner
     ("dating Inês") leaves a partner named otherwise ("User's girlfriend Larissa's diet: vegetarian.")."""
     named = names_in(life_fact)
-    if not named & _PARTNER_KIN:
+    partners = {n for n in named if _PARTNER.match(n)}
+    if not partners:
         return False
     if ended or _NO_PARTNER.search(relationship):
         return True
     new = {n.lower() for n in _NEW_PARTNER.findall(relationship)}
-    old = named - _PARTNER_KIN
+    old = named - partners
     return bool(new and old and not new & old)
 
 

@@ -68,7 +68,7 @@ from mnemo.domain.extraction.segment import (
     sentences,
     unshouted,
 )
-from mnemo.domain.extraction.shifts import SHIFT_KEY, is_shift, only_a_shift, shifts_in
+from mnemo.domain.extraction.shifts import SHIFT_KEY, is_shift, only_a_shift, only_hours, shifts_in
 from mnemo.domain.extraction.slots import (
     ACTIVITY_VERBS,
     ANSWER_SLOTS,
@@ -145,11 +145,6 @@ class _Found:
     sentence: str
     message: Message
     explicit: bool
-
-
-# hours and nothing else: "7 till 5", "6am-2pm", "from 7 to 3"
-_ONLY_HOURS = re.compile(r"(?:from\s+)?\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?\s*(?:-|–|to|till|til|until)\s*"
-                         r"\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?", re.IGNORECASE)
 
 
 class LearnedExtractor:
@@ -493,7 +488,7 @@ class LearnedExtractor:
             # the hours beside it are the shift's ("on days now, 7 till 5"), no routine of their own: read first, so
             # that a routine that is the shift takes them too
             for c, value in stated:
-                if shift.worked and "," not in shift.value and _ONLY_HOURS.fullmatch(value):
+                if shift.worked and "," not in shift.value and only_hours(value):
                     candidate = slot_candidate(SLOTS["habit"], f"{shift.value}, {value}", sentence, False, message,
                                                PASSING_CONFIDENCE)
                     c.should_store, c.rejection_reason = False, "the_shifts_hours"

@@ -25,9 +25,17 @@ _SHIFT = (r"(?P<shift>(?:the\s+)?(?:night|day|early|late|evening|swing|graveyard
           # a rota of days on and off: "4 nights on, 4 off", "three days on three off"
           r"(?:\d|two|three|four|five|six|seven)\s+(?:nights|days|earlies|lates|shifts)\s+on,?\s+"
           r"(?:\d|two|three|four|five|six|seven)\s+off)")
+# an hour of the day: "7", "7:30", "6am", "7p"
+_HOUR = r"\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?"
 # hours that may follow a shift: "7a-7p", "7 to 7:30", "from 6am to 2pm", "(6-2)"
-_HOURS = (r"(?:(?:\s+now)?,?\s*\(?(?:from\s+)?(?P<hours>\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?\s*(?:-|–|to)\s*"
-          r"\d{1,2}(?::\d{2})?\s*(?:a|am|p|pm)?)\)?)?")
+_HOURS = rf"(?:(?:\s+now)?,?\s*\(?(?:from\s+)?(?P<hours>{_HOUR}\s*(?:-|–|to)\s*{_HOUR})\)?)?"
+# hours said on their own, as the tagger reads them beside a shift ("on days now, 7 till 5")
+_ONLY_HOURS = re.compile(rf"(?:from\s+)?{_HOUR}\s*(?:-|–|to|till|til|until)\s*{_HOUR}", re.IGNORECASE)
+
+
+def only_hours(value: str) -> bool:
+    """The value is a span of hours and nothing else: "7 till 5", "6am-2pm", "from 7 to 3"."""
+    return _ONLY_HOURS.fullmatch(value) is not None
 # said as worked: "i work nights", "im on nights", "been doing earlies", "workin nights", a line opening "on nights"
 _WORKED = re.compile(
     r"(?:\b(?:i|we|still|now|currently|mostly|usually|also|only)\s+(?:work|do)\s+|"
