@@ -8,7 +8,14 @@ from datetime import timedelta
 
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
-from mnemo.domain.extraction.household import Person, family_value, household_of, partner_left, people_in
+from mnemo.domain.extraction.household import (
+    Person,
+    family_value,
+    household_of,
+    partner_left,
+    partner_value,
+    people_in,
+)
 from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
 from mnemo.domain.extraction.readings import reading_for
@@ -169,7 +176,8 @@ class ExtractionService:
         facts = self.p.memories.page(job.tenant_id, job.user_id, statuses=[Status.ACTIVE],
                                      category=Category.BIOGRAPHICAL, limit=self.p.settings.max_active_memories,
                                      cursor=None).items
-        return [p for m in facts if m.subject.startswith("family:") for p in people_in(family_value(m.content))]
+        return [p for m in facts if m.polarity
+                for p in people_in(family_value(m.content) or partner_value(m.content))]
 
     def _prepare(self, job: ExtractionJob, turns: list[BufferedTurn]) -> Prepared:
         """What the extractor finds in ``turns``: the facts to store, embedded, and what it rejected."""

@@ -131,6 +131,14 @@ def family_value(content: str) -> str:
     return content.partition(":")[2].strip(" .") if content.startswith("User's family:") else ""
 
 
+def partner_value(content: str) -> str:
+    """The partner a stored relationship fact names ("User's relationship: husband Vito." -> "husband Vito"; "User's
+    relationship: married." names nobody): a later "Vito he fall on the ice, broke the hip" is the husband's."""
+    value = content.partition(":")[2].strip(" .") if content.startswith("User's relationship:") else ""
+    words = value.split()
+    return value if any(_PARTNER.match(w) for w in words) else ""
+
+
 @dataclass(frozen=True)
 class Stretch:
     """A part of a message about one person close to the user, said again in the first person for the tagger."""
@@ -156,7 +164,23 @@ GUEST_SLOTS = frozenset({"allergy", "diet", "avoids", "health"})
 # carpenter; "what can I bring my mother in hospital": her bronchitis; "a letter for Giulia before she goes": she
 # studies medicine in Bologna), filed under ``family_life`` and given only to requests that name the person
 # (domain/for_others.py). A dependant's or a guest's fact in these slots that their care does not take is theirs too
-LIFE_SLOTS = frozenset({"job", "education", "home_location", "hobby", "health", "allergy", "diet"})
+LIFE_SLOTS = frozenset({"job", "education", "home_location", "hobby", "health", "allergy", "diet", "event"})
+# what happens to a close one that a request about them needs ("what can I bring Vito in hospital": he broke his hip;
+# "a card for my mum": her stroke); their day ("Misha start new school today") passes and would crowd their lasting
+# facts out of a block. A death or a birth in the family is the user's own event ("my mum passed in April", "my
+# granddaughter Aroha arrived this morning"), for every request, and is read as one
+_LIFE_EVENT = re.compile(
+    r"\b(?:broke|broken|fractur\w*|surgery|operat\w*|stroke|heart attack|hospital\w*|diagnos\w*|cancer|tumou?r|"
+    r"fell|fall(?:en)?|injur\w*|accident|pregnan\w*|"
+    r"retir\w*|graduat\w*|married|engaged|divorc\w*|laid off|fired|redundan\w*|promot\w*|chemo\w*|dementia|"
+    r"alzheimer\w*|covid|pneumonia|infection|transplant|rehab\w*|miscarr\w*)\b", re.IGNORECASE)
+
+
+def a_life_event(value: str) -> bool:
+    """What happened to a close one is one their requests need (see _LIFE_EVENT)."""
+    return _LIFE_EVENT.search(value) is not None
+
+
 # the ones who share the user's home unless the user says otherwise: a spouse or partner ("my partner Sam is coeliac
 # so our kitchen is a minefield"); a girlfriend or boyfriend as often lives elsewhere, and a flatmate is one only by
 # the words that say so (tried by default: the dev extraction set's labels keep "my flatmate is coeliac" out, and no
@@ -255,7 +279,7 @@ _NOT_A_STATEMENT = re.compile(r"\W*(?:on|in|at|with|from|for|to|of|and|or|the|a|
                               r"am|i|i['’]m|me)\b", re.IGNORECASE)
 # a close one said together with the user: what follows is of both ("me and my husband are retired teachers", "I
 # live with my girlfriend in Kraków", "kami ni hubby nasa Davao na", "my partner and I both work at Ikea")
-_WITH_THE_USER_BEFORE = re.compile(r"(?:\bwith|\b(?:me|i|myself|kami|ako)\s+(?:and|&|n|ni|y|et|und|e))\s+"
+_WITH_THE_USER_BEFORE = re.compile(r"(?:\bwith|\b(?:me|i|mi|myself|kami|ako)\s+(?:and|&|n|ni|y|et|und|e))\s+"
                                    r"(?:(?:my|our|mi|mis|the)\s+)?$", re.IGNORECASE)
 _WITH_THE_USER_AFTER = re.compile(r"\s*(?:and|&|n)\s+(?:i|me|myself)\b", re.IGNORECASE)
 
@@ -290,7 +314,10 @@ def stretches(text: str, household: dict[str, Person]) -> list[Stretch]:
         former = (_FORMER.search(text, max(0, start - 12), start) is not None
                   or _ANY_ONE.search(text, max(0, start - 12), start) is not None)
         if who is None and not former:
-            who = _guest(person, _sentence_of(text, start), whose.group(0) if whose else "")
+            # a partner named without the word for them ("Marcia say she a go vegetarian") as the household knows them
+            known = household.get(person.name.lower()) if person.name and not person.kin else None
+            who = _guest(Person(person.name, known.kin) if known and known.kin else person, _sentence_of(text, start),
+                         whose.group(0) if whose else "")
         if who is None and not former and not whose and not _with_the_user(text, start, end):
             who = _close(person, household)
         if who is None:
@@ -444,3 +471,13 @@ def relatives_named(text: str) -> list[tuple[int, int, str]]:
             continue  # another relative is named between: the name is theirs
         out.append((m.start(), named.end(), f"{m.group('kin').lower()} {named.group('name')}"))
     return out
+
+
+def partner_named(kin: str, text: str) -> str | None:
+    """The name the text gives the user's partner right after the word for them ("my husband Vito broke his hip"
+    -> "Vito"), or None: a relationship read as the word alone ("User's relationship: husband.") takes it."""
+    if not _PARTNER.match(kin):
+        return None
+    m = re.search(rf"\b(?:my|our)\s+{re.escape(kin)},?\s+(?-i:(?P<name>(?!I\b|Im\b)[A-Z][a-zà-ÿ'-]+))\b", text,
+                  re.IGNORECASE)
+    return m.group("name") if m else None

@@ -27,9 +27,12 @@ from mnemo.domain.extraction.household import (
     ARRANGED_SLOTS,
     Person,
     Stretch,
+    a_life_event,
     arranged,
     family_value,
     known_household,
+    partner_named,
+    partner_value,
     people_in,
     relatives_named,
     slots_of,
@@ -215,7 +218,7 @@ class LearnedExtractor:
         for index, (message, text, explicit) in enumerate(texts):
             # a value said of a dependant is theirs, never the user's ("our youngest is lactose intolerant")
             mine, replacing = with_medicines([f for f in found if f.index == index], index, message, text, explicit)
-            mine = [f for f in mine if not _theirs(f.span, cared[index])]
+            mine = [f for f in mine if not _theirs(f.span, f.value, cared[index])]
             read = [(f, self._with_what_it_replaced(f)) for f in mine]
             candidates = [c for _f, made in read for c in made]
             # a name whose tagged reading was screened out ("stopped the futsal, the doctor said maybe forever":
@@ -271,8 +274,9 @@ class LearnedExtractor:
         family facts say ("mum of 3 (leo 9, ...)" -> leo), as its messages name them ("my granddaughter Sofia")."""
         people: dict[str, Person] = {p.name.lower(): p for p in known_household() if p.name}
         for f in found:
-            if f.span.slot == "family":
-                value = family_value(slot_candidate(SLOTS["family"], f.value, f.clause, False, f.message, 1.0).content)
+            if f.span.slot in ("family", "relationship_status"):
+                made = slot_candidate(SLOTS[f.span.slot], f.value, f.clause, False, f.message, 1.0).content
+                value = family_value(made) or partner_value(made)
                 people.update({p.name.lower(): p for p in people_in(value) if p.name.lower() not in people
                                or (p.kin and not people[p.name.lower()].kin)})
         for _message, text, _explicit in texts:
@@ -309,13 +313,17 @@ class LearnedExtractor:
             life = slot.name not in slots_of(stretch)[0]
             if (not life and slot.name in ARRANGED_SLOTS and not arranged(candidate.content)) or AN_AGE.match(value):
                 continue
+            if slot.name == "event" and not a_life_event(value):
+                continue
             if any(c.should_store and c.tags and c.tags[0] == slot.name
                    and set(terms(value)) <= set(terms(c.content)) for c in own):
                 continue
             filed = LIFE_SLOT if life else CARE_SLOT
             candidate.subject = care_subject(stretch.person, slot.name, value, life)
             candidate.content = care_content(stretch.person, candidate.content)
-            candidate.category, candidate.tags = Category.BIOGRAPHICAL, [filed, slot.name]
+            # what happened to them passes as the user's own events do ("my husband Vito broke his hip")
+            candidate.category = Category.EPISODIC if slot.name == "event" else Category.BIOGRAPHICAL
+            candidate.tags = [filed, slot.name]
             candidate.sensitivity, candidate.importance = Sensitivity.PERSONAL, SLOTS[filed].importance
             candidate.high_stakes, candidate.evidence = False, text[stretch.start:stretch.end].strip()
             out.append(candidate)
@@ -525,6 +533,15 @@ class LearnedExtractor:
                         family_value(c.content).lower() in (kin, f"their {kin}", f"new {kin}")):
                     made = slot_candidate(SLOTS["family"], value, c.evidence, False, message, c.confidence)
                     c.content, c.subject = made.content, made.subject
+        # a partner read by the word alone ("my husband Vito broke his hip" -> "User's relationship: husband.")
+        for c in candidates:
+            said = c.content.removeprefix("User's relationship:").strip(" .") if c.tags == ["relationship_status"] \
+                else ""
+            name = partner_named(said.removeprefix("their "), text) if said and c.polarity else None
+            if name:
+                made = slot_candidate(SLOTS["relationship_status"], f"{said.removeprefix('their ')} {name}",
+                                      c.evidence, False, message, c.confidence)
+                c.content, c.subject = made.content, made.subject
         return _said_in_rule(SLOTS["family"], named, candidates, message, text,
                              lambda c, value: value.split()[-1].lower() in c.content.lower())
 
@@ -1161,13 +1178,14 @@ LIFE_SLOT = "family_life"
 _THEIRS_ONLY = frozenset({"allergy", "diet", "health", "avoids"})
 
 
-def _theirs(span: Span, cared: list[Stretch]) -> bool:
+def _theirs(span: Span, value: str, cared: list[Stretch]) -> bool:
     """A value said in a stretch about someone close that is theirs, not the user's: what a dependant or a guest must
     be allowed at the table ("our youngest is lactose intolerant"), and what a close one's life holds where the
     stretch says what they are or do ("Husband Juha. He is carpenter"); not "I, like my mum, am vegan"."""
     for s in cared:
         care, life = slots_of(s)
-        if s.start <= span.start and span.end <= s.end and span.slot in (care & _THEIRS_ONLY) | life:
+        if (s.start <= span.start and span.end <= s.end and span.slot in (care & _THEIRS_ONLY) | life
+                and (span.slot != "event" or a_life_event(value))):
             return True
     return False
 

@@ -351,6 +351,18 @@ def _at_work_in(value: str, clause: str) -> bool:
     return at > 0 and bool(_WORKPLACE_IN.search(clause[:at])) and not _I_LIVE.search(clause[:at])
 
 
+# being in hospital is no job: "now he is in Mackenzie hospital" ("I'm in sales" is one, and "a nurse in the
+# hospital" names the job before the place)
+_IN_HOSPITAL = re.compile(r"^in\s+(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:hospital|icu|rehab|intensive care)\b",
+                          re.IGNORECASE)
+_BEING = re.compile(r"\b(?:am|i['’]?m|is|he['’]s|she['’]s|are|was|were|been|still|now)\s+$", re.IGNORECASE)
+
+
+def _in_hospital(value: str, clause: str) -> bool:
+    at = clause.find(value)
+    return bool(_IN_HOSPITAL.match(value)) and at > 0 and bool(_BEING.search(clause[:at]))
+
+
 # a standing way of answering asked for as a favour ("Can you reply in Taglish from now on?"): a request, not a
 # question (the check before it has found the words that make it stand)
 _ASKED_AS_A_FAVOUR = re.compile(r"^\W*(?:(?:ok|okay|so|and|also|pls|please|hey|btw)\W+)*(?:can|could|would|will)\s+"
@@ -373,6 +385,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "hypothetical"
     if slot == "job" and _former_job(value, clause, ended, sentence):
         return "not_current"
+    if slot == "job" and _in_hospital(value, clause):
+        return "passing_state"
     if slot not in _ABOUT_THE_USER_ANYWAY and (_about_someone_else(value, clause, slot)
                                                or _subject_before_the_clause(value, clause, sentence, slot)):
         return "about_someone_else"
