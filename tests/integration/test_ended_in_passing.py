@@ -170,6 +170,20 @@ def test_a_plan_moved_said_of_it_with_the_date_after_a_pause_is_held_at_the_new_
     assert plans == ["User plans: Surgery, now May 4 (for 2026-05-04)."]
 
 
+def test_a_day_taken_back_in_the_next_message_moves_the_plan_held_for_it(service: Mnemo) -> None:
+    _said(service, "c1", "we're flying to Lisbon on the 16th of May for a wedding")
+    _said(service, "c2", "actually no its the 23rd not the 16th, i read the ticket wrong, sorry")
+    plans = [c for c in _live(service) if c.startswith("User plans")]
+    assert plans == ["User plans: flying to Lisbon for a wedding, now the 23rd (for 2026-05-23)."]
+
+
+def test_a_plan_taken_back_in_its_own_words_leaves_the_old_day(service: Mnemo) -> None:
+    _said(service, "c1", "My Boki exam is in June, I study every evening")
+    _said(service, "c2", "I am sorry, I made a mistake: the Boki exam is not in June, it is on 24 May.")
+    plans = [c for c in _live(service) if c.startswith("User plans")]
+    assert plans == ["User plans: Boki exam is on 24 May (for 2026-05-24)."]
+
+
 def test_a_plan_said_to_be_off_by_its_name_alone_ends(service: Mnemo) -> None:
     # the tagger read no plan in "And Valencia is cancelled too"
     _said(service, "c1", "Valencia booked! 3. to 17. August")

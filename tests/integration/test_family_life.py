@@ -110,3 +110,37 @@ def test_a_death_in_the_family_stays_the_users_own_event(extractor: LearnedExtra
     facts = stored(extractor, "my mum passed in April. I'm not her carer anymore, so my weekdays are suddenly empty")
     assert not [s for s in facts if s.startswith("family_life:")]
     assert any(s.startswith("event:") and "passed" in c for s, c in facts.items())
+
+
+@pytest.mark.parametrize(("text", "calendar"), [
+    # a birthday of someone the user names is on the user's calendar, never the user's own birthday
+    ("Caleb's birthday is on the 9th of May, he will be 12.", "User's calendar: Caleb's birthday is on the 9th of May"),
+    ("Pia birthday March 3, she will be 7. Joy plan party sa Jollibee.", "User's calendar: Pia's birthday March 3"),
+    ("my daughter's bday is the 14th of June", "User's calendar: daughter's bday is the 14th of June"),
+])
+def test_a_birthday_of_someone_named_is_theirs(extractor: LearnedExtractor, text: str, calendar: str) -> None:
+    facts = stored(extractor, text)
+    assert "birthday" not in facts
+    assert [c.split(" (for")[0] for s, c in facts.items() if c.startswith("User's calendar:")] == [calendar]
+
+
+@pytest.mark.parametrize("text", [
+    "Aoife's confirmation is the 9th of May and i havent a notion what to do for food",  # no birthday at all
+    "Zosia birthday is 3rd of February she is crazy about horses",
+])
+def test_a_day_said_of_someone_else_is_no_birthday_of_the_users(extractor: LearnedExtractor, text: str) -> None:
+    assert "birthday" not in stored(extractor, text)
+
+
+@pytest.mark.parametrize(("text", "birthday"), [
+    ("my birthday is 3 May", "User's birthday is 3 May."),
+    ("Happy birthday to me, it's on the 5th of May", "User's birthday is 5th of May."),
+    ("Kindly note my date of birth is 03-11-1958, I'm working out my pension", "User's birthday is 03-11-1958."),
+])
+def test_the_users_own_birthday_is_still_theirs(extractor: LearnedExtractor, text: str, birthday: str) -> None:
+    assert stored(extractor, text).get("birthday") == birthday
+
+
+def test_a_capital_before_the_word_for_a_partner_names_nobody(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "The missus does the books and I do the cows")
+    assert [c for s, c in facts.items() if s.startswith("family_life:")] == ["User's missus' hobby: books."]

@@ -66,3 +66,24 @@ def test_a_rule_for_a_kind_of_question_stands_beside_the_rule_for_the_rest(servi
 def test_only_a_rule_let_go_is_cut_from_the_new_one(service: Mnemo) -> None:
     say_next_day(service, TENANT, USER, "c1", "skip the small talk, just give me the code from now on")
     assert [r for r in _rules(service) if "small talk" in r], _rules(service)
+
+
+def test_a_rule_let_go_with_forget_takes_the_next_one_said_after_it(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "keep every answer under five lines please")
+    say_next_day(service, TENANT, USER, "c2", "Forget five lines. Longer is fine when it's technical.")
+    rules = _rules(service)
+    assert any("Longer is fine when it's technical" in r for r in rules), rules
+    assert not any("five lines" in r for r in rules), rules
+
+
+def test_ways_of_answering_said_together_in_one_short_change_all_stand(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1",
+                 "bullet point no need anymore. normal paragraph ok. but still short, under 5 line")
+    rules = _rules(service)
+    assert any("normal paragraph" in r for r in rules), rules
+    assert any("under 5 line" in r for r in rules), rules
+    # in a longer message a way of answering beside a standing one is as often the task's ("Under 80 words")
+    say_next_day(service, TENANT, USER, "c2",
+                 "Write a short bio for the conference programme: Dr. Li Wei, senior lecturer in marine biology at the "
+                 "University of Plymouth. Under 80 words. And from now on always use British spelling please.")
+    assert not any("80 words" in r for r in _rules(service))

@@ -56,3 +56,8 @@ def test_back_somewhere_for_a_while_is_no_home(extractor: LearnedExtractor, text
 ])
 def test_a_tool_taken_up_again_leaves_the_home(extractor: LearnedExtractor, text: str, home: str) -> None:
     assert stored(extractor, text).get("home_location") == f"User lives in {home}."
+
+
+def test_a_new_place_said_at_the_start_of_a_sentence_is_the_home(extractor: LearnedExtractor) -> None:
+    assert stored(extractor, "New place in Astoria is one bedroom, Baron loves window").get("home_location") == (
+        "User lives in Astoria.")

@@ -1101,6 +1101,12 @@ def test_a_value_is_dated_by_the_date_nearest_it_in_its_clause() -> None:
     ("in Alexandria on the 20th of March, no, forgive me, the 19th, as", "in Alexandria on the 19th of March, as"),
     ("we leave the 18th - no, perdón, the 20, they changed", "we leave the 20, they changed"),
     ("the 5th, the 20 people came", "the 5th, the 20 people came"),
+    # said as not the one, then the one
+    ("the Boki exam is not in June, it is on 24 May. I misread", "the Boki exam is on 24 May. I misread"),
+    ("its not 5pm, its 6pm", "its 6pm"),
+    ("I am not free on Monday, Tuesday works", "I am not free on Monday, Tuesday works"),
+    # the one, then not the other: left for the tagger, which reads both (a deadline and the one it is not)
+    ("thesis is due 30 April, not 30 March", "thesis is due 30 April, not 30 March"),
 ])
 def test_a_day_or_time_taken_back_in_the_same_breath_is_read_as_the_one_meant(text: str, meant: str) -> None:
     from mnemo.domain.extraction.dates import corrected_dates

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from mnemo.domain.extraction import reschedules
 from mnemo.domain.extraction.reschedules import called_off_plans, moved_plan_value, moved_to, plan_topic
 
 MARCH = datetime(2026, 3, 1, 9, tzinfo=UTC)
@@ -51,3 +52,27 @@ def test_what_a_plan_is_about_leaves_out_its_dates_and_the_words_of_every_plan()
 ])
 def test_a_plan_said_to_be_off_by_its_name(text: str, off: list[str]) -> None:
     assert called_off_plans(text) == off
+
+
+@pytest.mark.parametrize(("text", "back"), [
+    # the day taken back by naming it: "--16" is the 16th of whichever month the plan is in
+    ("actually no its the 23rd not the 16th, i read the letter wrong", [("--16", "--23", "the 23rd")]),
+    ("the exam is not in June, it is on 24 May", [("2026-06", "2026-05-24", "on 24 May")]),
+    ("we fly on the 3rd not the 4th of May", [("2026-05-04", "2026-05-03", "the 3rd of May")]),
+    # times of day, weekdays and numbers are no dates taken back
+    ("its not 5pm, its 6pm", []),
+    ("on Saturday, not Sunday", []),
+    ("Leon becomes 9, not 8.", []),
+])
+def test_a_day_taken_back_by_naming_it(text: str, back: list[tuple[str, str, str]]) -> None:
+    assert reschedules.taken_back(text, MARCH) == back
+
+
+def test_which_stored_plan_a_day_taken_back_names_and_its_day_meant() -> None:
+    assert reschedules.on_the_day("User plans: confirmation (for 2026-05-16).", "--16") == "2026-05-16"
+    assert reschedules.on_the_day("User plans: Boki exam is in June (for 2026-06).", "2026-06") == "2026-06"
+    assert reschedules.on_the_day("User plans: confirmation (for 2026-05-16).", "--17") is None
+    assert reschedules.meant_day("2026-05-16", "--23") == "2026-05-23"
+    assert reschedules.meant_day("2026-06", "2026-05-24") == "2026-05-24"
+    assert moved_plan_value("User plans: flying to Lisbon on the 16th of May for a wedding (for 2026-05-16).",
+                            "the 23rd") == "flying to Lisbon for a wedding, now the 23rd"

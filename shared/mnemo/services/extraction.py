@@ -19,7 +19,15 @@ from mnemo.domain.extraction.household import (
 from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
 from mnemo.domain.extraction.readings import reading_for
-from mnemo.domain.extraction.reschedules import called_off_plans, moved_plan_value, moved_to, plan_topic
+from mnemo.domain.extraction.reschedules import (
+    called_off_plans,
+    meant_day,
+    moved_plan_value,
+    moved_to,
+    on_the_day,
+    plan_topic,
+    taken_back,
+)
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS, subject_for
 from mnemo.domain.for_others import LIFE_PREFIX
 from mnemo.domain.models import (
@@ -201,6 +209,7 @@ class ExtractionService:
         facts = self._with_due_moves(job, facts)
         facts = self._with_home_moved_into(job, turns, facts)
         facts = self._with_moved_plans(job, turns, facts)
+        facts = self._with_dates_taken_back(job, turns, facts)
         facts = self._with_cancelled_plans(job, turns, facts)
         if self.p.endings is not None:
             facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
@@ -410,7 +419,6 @@ class ExtractionService:
         plans = [m for m in self._live(job, Category.EPISODIC)
                  if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags]
         out = list(facts)
-        slot = SLOTS["plan"]
         for message, (iso, words) in said_moved:
             named = _plans_named([p for p in plans if f"(for {iso}" not in p.content], message.content, message)
             if not named:
@@ -418,17 +426,46 @@ class ExtractionService:
             out.extend(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan") for plan in named)
             if any(f.polarity and f.subject.startswith("plan:") and f"(for {iso})" in f.content for f in out):
                 continue  # the message's own reading holds the plan at its new date
-            best = named[0]
-            value = moved_plan_value(best.content, words)
-            out.append(NewFact(
-                content=slot.affirm.format(v=f"{value} (for {iso})"), category=best.category,
-                subject=subject_for(slot, value), confidence=best.confidence, source=SourceKind.EXTRACTED,
-                occurred_at=message.created_at, importance=best.importance,
-                provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
-                                      message_ids=[message.message_id], extractor="moved-plan", extractor_version="1",
-                                      evidence=message.content[:500]),
-                memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, message.message_id, "moved-plan",
-                                    best.memory_id)))
+            out.append(self._moved_plan(job, message, named[0], words, iso))
+        return out
+
+    def _moved_plan(self, job: ExtractionJob, message: Message, plan: Memory, words: str, iso: str) -> NewFact:
+        """The stored ``plan`` held again at its new date (``words``, ``iso``), said by ``message``."""
+        slot = SLOTS["plan"]
+        value = moved_plan_value(plan.content, words)
+        return NewFact(
+            content=slot.affirm.format(v=f"{value} (for {iso})"), category=plan.category,
+            subject=subject_for(slot, value), confidence=plan.confidence, source=SourceKind.EXTRACTED,
+            occurred_at=message.created_at, importance=plan.importance,
+            provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
+                                  message_ids=[message.message_id], extractor="moved-plan", extractor_version="1",
+                                  evidence=message.content[:500]),
+            memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, message.message_id, "moved-plan",
+                                plan.memory_id))
+
+    def _with_dates_taken_back(self, job: ExtractionJob, turns: list[BufferedTurn],
+                               facts: list[NewFact]) -> list[NewFact]:
+        """``facts``, and for each day a user message takes back by naming it ("actually no its the 23rd not the 16th,
+        i read the letter wrong"; reschedules.taken_back) the stored plans said before it for that day, ended and held
+        again at the day meant, where the message's own reading holds no plan at that day."""
+        said = [(turn.message, back) for turn in turns if turn.message.role == "user"
+                for back in taken_back(turn.message.content, turn.message.created_at)]
+        if not said:
+            return facts
+        plans = [m for m in self._live(job, Category.EPISODIC)
+                 if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags]
+        out = list(facts)
+        for message, (was, meant, words) in said:
+            for plan in plans:
+                held = on_the_day(plan.content, was)
+                if held is None or plan.created_at > message.created_at or message.message_id in (
+                        plan.provenance.message_ids if plan.provenance else []):
+                    continue
+                iso = meant_day(held, meant)
+                out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan"))
+                if not any(f.polarity and f.subject.startswith("plan:") and f"(for {iso})" in f.content for f in out):
+                    # (where the message's own reading holds a plan at the day meant, that one stands)
+                    out.append(self._moved_plan(job, message, plan, words, iso))
         return out
 
     def _with_cancelled_plans(self, job: ExtractionJob, turns: list[BufferedTurn],

@@ -368,6 +368,29 @@ _ORDINAL_ALONE = re.compile(r"(?:the\s+)?(\d{1,2}(?:st|nd|rd|th))", re.IGNORECAS
 _CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?", re.IGNORECASE)
 
 
+# a day said as not the one, then the one ("the exam is not in June, it is on 24 May"), or the one and then not the
+# other ("its the 23rd not the 16th")
+_NOT_THEN_WHEN = re.compile(rf"\bnot\s+(?:in\s+)?(?P<old>{_A_WHEN})\s*[,;]\s*(?:(?:it['’]?s|its|it is|but|rather|"
+                            rf"instead)\s+)*(?P<new>{_A_WHEN})(?![\w:])", re.IGNORECASE)
+_WHEN_NOT_THEN = re.compile(rf"\b(?P<new>{_A_WHEN})\s*,?\s*not\s+(?:in\s+)?(?P<old>{_A_WHEN})(?![\w:])",
+                            re.IGNORECASE)
+
+
+def dates_taken_back(text: str) -> list[tuple[str, str]]:
+    """(the day taken back, the day meant) for each "not X, (it's) Y" and "Y not X" the text says of days ("its the
+    23rd not the 16th", "not on the 12th, on the 19th"), as the user wrote them; times of day are left out."""
+    out = []
+    for pattern in (_NOT_THEN_WHEN, _WHEN_NOT_THEN):
+        for m in pattern.finditer(text):
+            old, new = m.group("old").strip(), m.group("new").strip()
+            if _when_kind(old) == _when_kind(new) == "day":
+                month = _MONTH_NAMED.search(old)
+                if month and not _MONTH_NAMED.search(new) and _ORDINAL_ALONE.fullmatch(new):
+                    new = f"{new} of {month.group(0)}"
+                out.append((old, new))
+    return out
+
+
 def _when_kind(when: str) -> str:
     """"time" for a time of day ("9", "10:30", "at 8pm"), "day" for anything else _A_WHEN reads."""
     lead = _LEAD.match(when)
@@ -397,4 +420,14 @@ def corrected_dates(text: str) -> str:
         # "at 9... sorry, 10:30": keep "at" when the new time does not say it again
         opening = lead.group(0) if lead and not re.match(r"(?:next|this|on|at|by|the)\s", new, re.IGNORECASE) else ""
         return opening + new
-    return _CORRECTED_WHEN.sub(meant, text)
+    def one_not_other(m: re.Match[str]) -> str:
+        new = m.group("new")
+        if _when_kind(m.group("old")) != _when_kind(new):
+            return m.group(0)
+        month = _MONTH_NAMED.search(m.group("old"))
+        if month and not _MONTH_NAMED.search(new) and _ORDINAL_ALONE.fullmatch(new):  # "the 3rd not the 4th of May"
+            return f"{new} of {month.group(0)}"
+        return new
+    # ("30 April, not 30 March" is left as said: the tagger reads the day and the one it is not, which a stored
+    # deadline then gives up)
+    return _NOT_THEN_WHEN.sub(one_not_other, _CORRECTED_WHEN.sub(meant, text))

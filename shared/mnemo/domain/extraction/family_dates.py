@@ -42,6 +42,18 @@ _THE_USER_AMONG = re.compile(r"\b(?:me|i)\s*(?:and|&|n|\+)\s*$", re.IGNORECASE)
 _NOT_A_NAME = frozenset({"is", "are", "will", "and", "who", "that", "just", "also", "finally", "gonna", "be"})
 
 
+# a birthday of someone the user names ("Caleb's birthday is on the 9th of May, he will be 12", "Pia birthday March 3",
+# "my daughter's bday is the 14th"): the user plans the party and the present. Not the user's own ("my birthday")
+_BIRTHDAY = re.compile(
+    r"(?:\b(?:my|our)\s+(?:(?:eldest|youngest|oldest|little|big|older|younger|baby)\s+)?(?P<who>" + _CLOSE +
+    r")(?:['’]s?)?(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+)(?:['’]s?)?)?|"
+    r"\b(?P<alone>(?-i:[A-Z])[\w-]+)(?:['’]s?)?)\s+(?:(?:\d+(?:st|nd|rd|th)|first|\w+teenth)\s+)?"
+    r"(?P<doing>birthday|bday|b-day|b'day)\b(?P<rest>[^.;!?\n]{0,50})", re.IGNORECASE)
+_NOT_SOMEONE = frozenset({"my", "our", "his", "her", "their", "your", "the", "a", "this", "next", "happy", "its",
+                          "it's", "i", "im", "i'm", "what", "when", "birthday", "and", "so", "but", "also", "for",
+                          "on"})
+
+
 @dataclass(frozen=True)
 class Happening:
     start: int
@@ -66,6 +78,20 @@ def family_happenings(text: str, when: datetime) -> list[Happening]:
         name = m.group("name")
         who = m.group("who") if not name or name.lower() in _NOT_A_NAME else f"{m.group('who')} {name}"
         said = f"{who} {m.group('doing')}{rest[:end]}"
+        found.append(Happening(m.start(), m.start("rest") + end, " ".join(said.split())))
+    for m in _BIRTHDAY.finditer(text):
+        alone = m.group("alone")
+        if (alone and alone.lower() in _NOT_SOMEONE) or any(h.start <= m.start() < h.end for h in found):
+            continue
+        rest = m.group("rest")
+        day, dated = anchor(rest, when, "future"), anchor_near(rest, 0, 0, when, "future")
+        if day is None or dated is None or len(day) != len("2026-01-01"):
+            continue  # a birthday said with its day only
+        end = rest.find(dated[1]) + len(dated[1])
+        goes_on = _DATE_GOES_ON.match(rest, end)
+        end = goes_on.end() if goes_on else end
+        who = alone or " ".join(p for p in (m.group("who"), m.group("name")) if p)
+        said = f"{who}'s {m.group('doing').lower()}{rest[:end]}"
         found.append(Happening(m.start(), m.start("rest") + end, " ".join(said.split())))
     return found
 

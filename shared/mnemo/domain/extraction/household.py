@@ -114,13 +114,18 @@ def known_household() -> tuple[Person, ...]:
     return _KNOWN.get()
 
 
+# the words a value may open with in capitals that name nobody ("The missus", "My two boys")
+_NO_NAME = frozenset({"the", "my", "our", "their", "his", "her", "a", "an", "two", "three", "new", "little", "baby",
+                      "older", "younger", "eldest", "youngest", "oldest", "late", "ex", "step"})
+
+
 def people_in(family_value: str) -> list[Person]:
     """The people a family fact's value names: "daughter Jess" -> Jess (daughter); "leo" -> leo; "two kids" and
     "mum of 3" name nobody. A name the user wrote in lower case is a name here only alone ("leo")."""
     words = family_value.strip(" .").split()
     kin = next((w for w in words if _DEPENDANT.match(w) or re.fullmatch(_OTHER_KIN, w, re.IGNORECASE)), "")
-    names = [w for w in words if _NAME_CASE.match(w) and not re.fullmatch(_DEPENDANT_KIN + "|" + _OTHER_KIN, w,
-                                                                            re.IGNORECASE)]
+    names = [w for w in words if _NAME_CASE.match(w) and w.lower() not in _NO_NAME
+             and not re.fullmatch(_DEPENDANT_KIN + "|" + _OTHER_KIN, w, re.IGNORECASE)]
     if not names and len(words) == 1 and not kin and words[0].isalpha() and len(words[0]) > 1:
         names = [words[0]]
     return [Person(n, kin) for n in names]

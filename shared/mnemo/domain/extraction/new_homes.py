@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 _NEW_HOME = re.compile(
-    r"\b(?:(?:our|my|the)\s+)?new\s+(?:flat|house|place|apartment|home|room|digs|condo)\s+(?:is\s+|here\s+)?"
-    r"(?:in|on the edge of|just outside)\s+(?P<place>[A-ZÀ-Ý][\w'’-]+(?:\s+[A-ZÀ-Ý][\w'’-]+){0,2})")
+    # "new" may open the sentence ("New place in Astoria is one bedroom"); the town keeps its capital
+    r"\b(?i:(?:(?:our|my|the)\s+)?new\s+(?:flat|house|place|apartment|home|room|digs|condo)\s+(?:is\s+|here\s+)?"
+    r"(?:in|on the edge of|just outside))\s+(?P<place>[A-ZÀ-Ý][\w'’-]+(?:\s+[A-ZÀ-Ý][\w'’-]+){0,2})")
 _NOT_OURS = re.compile(r"\b(?:holiday|summer|beach|ski|parents['’]?|mum['’]s|mom['’]s|dad['’]s|sister['’]s|"
                        r"brother['’]s|friend['’]s|their|his|her)\s+$", re.IGNORECASE)
 

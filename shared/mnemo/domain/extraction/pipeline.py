@@ -61,7 +61,7 @@ from mnemo.domain.extraction.pets import names_an_animal, pet_value, pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.routines import routines_said
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
-from mnemo.domain.extraction.screen import screen, whose_event
+from mnemo.domain.extraction.screen import screen, standing_beside_another, whose_event
 from mnemo.domain.extraction.segment import (
     DENIED_OR_WISHED,
     chunks,
@@ -193,9 +193,14 @@ class LearnedExtractor:
             stripped = text.strip()
             forget = FORGET.match(stripped)
             if forget:
-                result.forget.append(ForgetRequest(forget.group("x").strip(" .!"), message.message_id))
+                # what to forget is its sentence; what the user says after it is read as any message is ("Forget five
+                # lines. Longer is fine when it's technical.")
+                what, rest = _forget_and_rest(forget.group("x"))
+                result.forget.append(ForgetRequest(what, message.message_id))
                 previous_assistant = ""
-                continue
+                if not rest:
+                    continue
+                text = stripped = rest
             # a day or time taken back in the same breath is read as the one meant ("tuesday, wait no, wednesday")
             text = at_spelled_out(corrected_dates(text))
             stripped = at_spelled_out(corrected_dates(stripped))
@@ -244,6 +249,7 @@ class LearnedExtractor:
             candidates.extend(self._routines_abroad(candidates, message, text))
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
+            candidates = _one_style(_standing_together(candidates, text))
             candidates = _with_labelled_fields(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
@@ -1002,6 +1008,48 @@ _MOVED_HOME = re.compile(
     r"\b(?:i|we|me\s+(?:n|and|&)\s+\w+)\s+(?:just\s+|finally\s+)?got\s+(?:a|our|my)\s+(?:own\s+)?"
     r"(?:house|flat|place|apartment|home)\b|\bmoving\s+day\b", re.IGNORECASE)
 MOVE_CONFIDENCE = 0.9
+
+
+# a message short enough to be one change of how to answer ("bullet point no need anymore. normal paragraph ok. but
+# still short, under 5 line"); in a longer one a way of answering beside a standing one is as often about the task
+_ONE_CHANGE_WORDS = 20
+
+
+def _standing_together(candidates: list[Candidate], text: str) -> list[Candidate]:
+    """Ways of answering said in one short message with a standing one stand with it
+    (screen.standing_beside_another)."""
+    if len(text.split()) > _ONE_CHANGE_WORDS or not any(
+            c.should_store and c.tags and c.tags[0] in ANSWER_SLOTS and c.polarity for c in candidates):
+        return candidates
+    for c in candidates:
+        if (c.rejection_reason == "one_off_request" and c.tags and c.tags[0] in ANSWER_SLOTS
+                and standing_beside_another(c.evidence)):
+            c.should_store, c.rejection_reason = True, None
+    return candidates
+
+
+def _one_style(candidates: list[Candidate]) -> list[Candidate]:
+    """Layout and length are one current style (slots.subject_for): said in several pieces in one message, it is one
+    rule of them all, not the first piece alone."""
+    style = [c for c in candidates if c.should_store and c.polarity and c.subject == "answer_style"]
+    if len(style) < 2:
+        return candidates
+    prefix = "How to answer the user: "
+    said = [c.content.removeprefix(prefix).rstrip(" .") for c in style]
+    style[0].content = prefix + "; ".join(said) + "."
+    style[0].evidence = " ".join(dict.fromkeys(c.evidence for c in style))
+    return [c for c in candidates if c is style[0] or not any(c is other for other in style)]
+
+
+_SENTENCE_AFTER = re.compile(r"[.!?]+\s+(?=\S)")
+
+
+def _forget_and_rest(said: str) -> tuple[str, str]:
+    """What a "forget ..." message asks to forget (its first sentence), and what it says after that."""
+    end = _SENTENCE_AFTER.search(said)
+    if end is None:
+        return said.strip(" .!"), ""
+    return said[:end.start()].strip(" .!"), said[end.end():].strip()
 
 
 def _with_labelled_fields(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:

@@ -13,7 +13,7 @@ import re
 from datetime import datetime
 
 from mnemo.domain.conflicts import plan_value
-from mnemo.domain.extraction.dates import anchor, without_dates
+from mnemo.domain.extraction.dates import anchor, dates_taken_back, without_dates
 from mnemo.domain.text import terms
 
 # the words that say a date moved ("delayed", "pushed back", "they change the date", "now it will be")
@@ -36,6 +36,8 @@ _SOMEONE_ELSES = re.compile(r"\b(?:(?:my|our)\s+\w+['’]s|his|her|their)\s+(?:[
 _PLAN_WORDS = frozenset(terms("user plans plan planning planned going go make making have having do doing get "
                               "getting will next this week month year day weekend"))
 WORDS_OF_A_DATE = 6
+_MONTH_NAMED_IN = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b|\b\d{1,2}[./-]\d{1,2}\b", re.IGNORECASE)
 
 
 def moved_to(text: str, when: datetime) -> tuple[str, str] | None:
@@ -61,6 +63,42 @@ def moved_to(text: str, when: datetime) -> tuple[str, str] | None:
     return None
 
 
+# the day of a stored plan, as its statement holds it ("User plans: confirmation (for 2026-05-16).")
+_PLAN_DAY = re.compile(r"\(for (\d{4})-(\d{2})(?:-(\d{2}))?\)")
+
+
+def taken_back(text: str, when: datetime) -> list[tuple[str, str, str]]:
+    """(the day taken back, the day meant, its words) for each day the text corrects by naming the one it is not
+    ("actually no its the 23rd not the 16th, i read the letter wrong", "not in June, it is on 24 May"): the day
+    taken back as an ISO date, a month ("2026-06") or "--16" (the 16th of any month); the day meant as an ISO date,
+    or "--23" where its words name no month (it is then in the month of the plan it moves)."""
+    out = []
+    for old, new in dates_taken_back(text):
+        if not re.search(r"\d", new) or (not re.search(r"\d", old) and not _MONTH_NAMED_IN.search(old)):
+            continue  # a weekday is no correction of a date ("on Saturday, not Sunday" is a preference)
+        iso, old_iso = anchor(new, when, "future"), anchor(old, when, "future")
+        if iso is None or old_iso is None or len(iso) != len("2026-01-01"):
+            continue
+        was = old_iso if _MONTH_NAMED_IN.search(old) else f"--{old_iso[-2:]}"
+        out.append((was, iso if _MONTH_NAMED_IN.search(new) else f"--{iso[-2:]}", new))
+    return out
+
+
+def on_the_day(content: str, day: str) -> str | None:
+    """The ISO date of a stored plan that is for that day (an ISO date, a month, or "--DD": that day of any month),
+    or None."""
+    m = _PLAN_DAY.search(content)
+    if m is None:
+        return None
+    held = "-".join(g for g in m.groups() if g)
+    return held if (m.group(3) == day[2:] if day.startswith("--") else held.startswith(day)) else None
+
+
+def meant_day(held: str, meant: str) -> str:
+    """The ISO date a correction means for a plan held on ``held``: "--23" is the 23rd of the plan's month."""
+    return f"{held[:7]}-{meant[2:]}" if meant.startswith("--") else meant
+
+
 def plan_topic(content: str) -> set[str]:
     """The words of what a plan is about, its dates and the words every plan shares left out."""
     return set(terms(without_dates(plan_value(content)))) - _PLAN_WORDS
@@ -71,6 +109,9 @@ def moved_plan_value(content: str, words: str) -> str:
     January next year"."""
     topic = re.sub(r"(?:\s+(?:in|on|at|for|by|from|to|the|of|until|till|and|is|are|was|will|be))+\s*$", "",
                    without_dates(plan_value(content)), flags=re.IGNORECASE)
+    # the words a date stood after, where it was taken out ("flying to Lisbon on the  for a wedding")
+    topic = re.sub(r"\b(?:on|in|at|by|until|till)(?:\s+the)?\s+(?=(?:for|to|with|and|because|,|\.|$)\b|[,.])", "",
+                   topic, flags=re.IGNORECASE)
     return " ".join(topic.split()).strip(" ,.") + f", now {words}"
 
 

@@ -363,6 +363,30 @@ def _in_hospital(value: str, clause: str) -> bool:
     return bool(_IN_HOSPITAL.match(value)) and at > 0 and bool(_BEING.search(clause[:at]))
 
 
+# the user's own birthday is said as theirs ("my birthday is 3 May", "I was born on the 4th", "I turn 40 on Friday");
+# a birthday said of anyone else ("Zosia birthday is 3rd of February", "Pia's bday March 3") or a day that is no
+# birthday at all ("Aoife's confirmation is the 9th of May") is not the user's
+_BIRTH_WORD = re.compile(r"\b(?:birthday|bday|b-day|b'day|born|turn(?:s|ing)?|cumplea[ñn]os|cumple|geburtstag|"
+                         r"anniversaire|compleanno|anivers[aá]rio|urodziny|date of birth|dob|d\.o\.b|leap year|"
+                         r"n[ée]e? le|nacid[oa]|geboren)\b", re.IGNORECASE)
+_SOMEONE_ELSES_BIRTHDAY = re.compile(
+    r"(?:\b(?-i:[A-Z][\w'-]+)|\b(?:mum|mom|mam|dad|son|daughter|sister|brother|wife|husband|partner|kid|baby|"
+    r"grandson|granddaughter|grandma|grandpa|nan|friend|boss|niece|nephew|cousin|aunt|uncle|boyfriend|girlfriend|"
+    r"bf|gf|his|her|their|he|she))(?:['’]s?)?\s+(?:(?:\d+(?:st|nd|rd|th)|first|second|third|\w+['’]s)\s+)?"
+    r"(?:birthday|bday|b-day|b'day)\b|\b(?:he|she|they)(?:['’]s|\s+is|\s+will\s+be|\s+turns?)\b",
+    re.IGNORECASE)
+
+
+def _not_the_users_birthday(value: str, clause: str, message: str) -> bool:
+    at = clause.find(value)
+    before = clause[:at] if at >= 0 else clause
+    if not _BIRTH_WORD.search(clause) and not _BIRTH_WORD.search(message):
+        return True
+    m = _SOMEONE_ELSES_BIRTHDAY.search(before)
+    return m is not None and not re.match(r"(?:I|My|Me|Happy|Next|This|The|Its|It's|Today|Tomorrow|Mein|Meine|Mi|Mon|"
+                                          r"Ma|Mio|Mia|Meu|Minha|Mijn|Moje?)\b", m.group(0), re.IGNORECASE)
+
+
 # a standing way of answering asked for as a favour ("Can you reply in Taglish from now on?"): a request, not a
 # question (the check before it has found the words that make it stand)
 _ASKED_AS_A_FAVOUR = re.compile(r"^\W*(?:(?:ok|okay|so|and|also|pls|please|hey|btw)\W+)*(?:can|could|would|will)\s+"
@@ -387,6 +411,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "not_current"
     if slot == "job" and _in_hospital(value, clause):
         return "passing_state"
+    if slot == "birthday" and not explicit and _not_the_users_birthday(value, clause, message or sentence or clause):
+        return "about_someone_else"
     if slot not in _ABOUT_THE_USER_ANYWAY and (_about_someone_else(value, clause, slot)
                                                or _subject_before_the_clause(value, clause, sentence, slot)):
         return "about_someone_else"
@@ -426,6 +452,8 @@ _STANDING = re.compile(
     r"for (?:every|all|any)|in (?:every|all|any)thing|in general|new rule|siempre|immer|toujours|sempre|ab jetzt|"
     # a new way of answering ("switch format: no bullets", "changing the format")
     r"(?:switch(?:ed|ing)?|chang(?:e|ed|ing)) (?:the |your )?format|new format|"
+    # a rule let go for the one that follows ("Forget five lines. Longer is fine when it's technical.")
+    r"forget|"
     r"desde ahora|d[ée]sormais|house style|"
     # a rule the user keeps, or one for a kind of question ("I'm partially rescinding the paragraphs rule: for code
     # and technical questions give me terse bullets and code")
@@ -459,6 +487,12 @@ _THIS_ONCE = re.compile(
     r"\b(?:this (?:time|one|once|handout|email|essay|text|post|letter|answer|reply|message)|just for this|"
     r"the next (?:answer|reply|one)|the same thing|(?<!from )today(?! on)|tonight|for now|below|above|"
     r"my (?:essay|email|post|letter|cv|resume)|then go back)\b", re.IGNORECASE)
+
+
+def standing_beside_another(clause: str) -> bool:
+    """A way of answering said beside a standing one in the same message stands with it ("bullet point no need
+    anymore. normal paragraph ok. but still short, under 5 line"), unless it is for one piece of work or a task."""
+    return not (_THIS_ONCE.search(clause) or _TASK.match(clause))
 
 
 def standing_instruction(clause: str, sentence: str, message: str) -> bool:
