@@ -346,6 +346,28 @@ def test_a_new_medicine_adds_and_ends_nothing_unless_it_says_which_it_replaces(s
     assert not any("ramipril" in c for c in now), now
 
 
+def test_a_new_medicine_of_the_same_kind_taken_now_ends_the_old_one(service: Mnemo, clock) -> None:
+    session(service, "c1", ("a", "I take metformin for my diabetes. Blood pressure medicine: ramipril 5 mg, mornings."))
+    clock.advance(days=20)
+    # the new name alone, said as the one taken now: the blood pressure medicine it replaces ends, metformin stays
+    session(service, "c2", ("b", "Since Monday I take candesartan 8 mg in the morning. The dry cough is already less."))
+    now = health(service)
+    assert "User's health: candesartan 8 mg." in now
+    assert "User's health: metformin." in now
+    assert not any("ramipril" in c for c in now), now
+    clock.advance(days=20)
+    # one added beside it ends nothing
+    session(service, "c3", ("c", "the doctor added amlodipine as well"))
+    assert any("candesartan" in c for c in health(service))
+
+
+def test_a_medicine_named_then_said_stopped_by_the_doctor_ends(service: Mnemo, clock) -> None:
+    session(service, "c1", ("a", "I have diabetes type 2 so I take metformin with breakfast"))
+    clock.advance(days=20)
+    session(service, "c2", ("b", "the metformin the doctor stopped because of stomach problems now only Jardiance"))
+    assert not any("metformin" in c for c in health(service))
+
+
 def test_a_new_dose_replaces_the_old_dose_and_a_relatives_medicine_is_not_the_users(service: Mnemo,
                                                                                         clock) -> None:
     session(service, "c1",

@@ -7,9 +7,12 @@ import pytest
 
 from mnemo.domain.extraction.medicines import (
     ended_medicines,
+    medicine_kind,
     medicines_in,
     replaces_unnamed,
+    same_kind,
     stored_medicine,
+    taken_now_alone,
     which_replaced,
 )
 from mnemo.domain.extraction.screen import screen
@@ -149,3 +152,32 @@ def test_a_bare_number_after_a_medicine_is_its_dose() -> None:
     assert without_dose("type 2") == "type 2"
     said = "the doctor changed my metformin to 1000 in the morning and 500 in the evening"
     assert [m.name for m in medicines_in(said)] == ["metformin 1000"]
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("candesartan 8 mg", "blood pressure"), ("ramipril", "blood pressure"), ("di losartan", "blood pressure"),
+    ("rosuvastatin", "cholesterol"), ("apixaban", "blood thinner"), ("metformin", None), ("Jardiance", None),
+])
+def test_the_kind_of_a_medicine_is_read_from_its_stem(name: str, kind: str | None) -> None:
+    assert medicine_kind(name) == kind
+
+
+@pytest.mark.parametrize(("sentence", "now"), [
+    ("Since Monday I take candesartan 8 mg in the morning.", True),
+    ("Chemist give mi di losartan now, 50mg, one a day.", True),
+    ("the doctor added amlodipine as well", False),
+    ("I also take amlodipine now", False),
+    ("I took amlodipine for years", False),
+])
+def test_a_medicine_said_as_the_one_taken_now(sentence: str, now: bool) -> None:
+    name = next(w for w in sentence.split() if medicine_kind(w))
+    assert taken_now_alone(name, sentence) is now
+
+
+def test_a_new_medicine_taken_now_replaces_the_stored_ones_of_its_kind_only() -> None:
+    stored = [("m1", "ramipril 5 mg", "ramipril 5 mg, in the morning"), ("m2", "metformin", "metformin with food"),
+              ("m3", "pon amlodipine fi", "Doctor put mi pon amlodipine fi di pressure")]
+    assert same_kind("candesartan 8 mg", stored) == ["m1", "m3"]
+    assert same_kind("ramipril 10 mg", stored) == ["m3"]  # a new dose of the same one is no other of its kind
+    assert same_kind("Jardiance", stored) == []
+    assert stored_medicine("pon amlodipine fi", "Doctor put mi pon amlodipine fi di pressure") == "amlodipine"

@@ -16,7 +16,7 @@ from mnemo.domain.extraction.household import (
     partner_value,
     people_in,
 )
-from mnemo.domain.extraction.medicines import stored_medicine, which_replaced
+from mnemo.domain.extraction.medicines import same_kind, stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.reschedules import (
@@ -285,8 +285,10 @@ class ExtractionService:
                                  facts: list[NewFact]) -> list[NewFact]:
         """``facts`` and a retraction of the stored medicine each new one replaces where the message does not name
         it ("the doctor put me on nebivolol instead"): the medicine said of what the new one is for, or the user's
-        one medicine (medicines.which_replaced); none where the user's facts do not say which."""
-        new = [c for c in extraction.candidates if c.replaces_unnamed and c.should_store and c.polarity]
+        one medicine (medicines.which_replaced); none where the user's facts do not say which. A new medicine said as
+        the one taken now ("Chemist give mi di losartan now") ends the stored ones of its kind (medicines.same_kind)."""
+        new = [c for c in extraction.candidates
+               if (c.replaces_unnamed or c.replaces_same_kind) and c.should_store and c.polarity]
         if not new:
             return facts
         read = {t.message.message_id: t.message for t in turns}
@@ -305,7 +307,10 @@ class ExtractionService:
             start, end, _form = read_statement(c.content)
             listed = [(i, name, m.provenance.evidence or m.content) for i, (m, name) in medicines.items()
                       if m.subject not in ended and m.created_at <= message.created_at]
-            for memory_id in which_replaced(c.content[start:end], message.content, listed):
+            name = c.content[start:end]
+            replaced = (which_replaced(name, message.content, listed) if c.replaces_unnamed
+                        else same_kind(name, listed))
+            for memory_id in replaced:
                 old = medicines[memory_id][0]
                 ended.add(old.subject)
                 out.append(self._ending(job, message, old, c.confidence, self.p.extractor.version,

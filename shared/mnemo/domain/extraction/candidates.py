@@ -37,6 +37,9 @@ class Candidate:
     # a new medicine the message says takes the place of an earlier one it does not name ("the doctor put me on
     # nebivolol instead"): the write path ends the one medicine it replaces, where the user's facts say which
     replaces_unnamed: bool = False
+    # a new medicine said as the one taken now ("Chemist give mi di losartan now", "Since Monday I take candesartan"):
+    # the write path ends a stored medicine of the same kind (medicines.same_kind), none of another
+    replaces_same_kind: bool = False
 
 
 @dataclass

@@ -233,6 +233,10 @@ def stored_medicine(value: str, evidence: str) -> str | None:
     """The medicine a stored health fact names (its value and the words it was learned from), or None for a
     condition ("high blood pressure"): a medicine's stem, or a name its words say was taken."""
     name = without_dose(value)
+    # a word said around the name kept in the value ("pon amlodipine fi") is no part of it
+    kind = [w for w in name.split() if medicine_kind(w)]
+    if len(kind) == 1 and len(name.split()) <= 3:
+        return kind[0]
     if not name or len(name.split()) > 2:
         return None
     if has_medicine_stem(name.split()[0]):
@@ -310,7 +314,10 @@ _STOPPED = re.compile(r"^(?:stopped|came off)\s+(?:the|my|taking)\s+(?![\w'-]+in
 
 
 # a medicine named, then said to be ended: "Ramipril stopped. Cough.", "the warfarin is finished now"
-_NAME_THEN_ENDED = re.compile(r"\b(?P<name>[^\W\d_][\w'-]*)\s+(?:(?:is|was|has been|have been|got|been)\s+)?"
+_NAME_THEN_ENDED = re.compile(r"\b(?P<name>[^\W\d_][\w'-]*)\s+"
+                              # "the metformin the doctor stopped because of stomach problems"
+                              r"(?:(?:the\s+|my\s+)?(?:doctor|doc|gp|dr|consultant|specialist|she|he|they)\s+)?"
+                              r"(?:(?:is|was|has been|have been|got|been|has|have|had)\s+)?"
                               r"(?:stopped|discontinued|finished|dropped)\b"
                               r"(?!\s+(?:me|my|by|taking|eating|doing|the|a)\b)", re.IGNORECASE)
 # an ending of "it" after a medicine named in the same sentence: "metformin wasnt enough so ive stopped it"
@@ -358,6 +365,48 @@ def ended_medicines(text: str, any_name: bool = False) -> list[Mention]:
             out.append(Mention(name, m.start("name"), m.end("name")))
     out.extend(m for m in _named_then_ended(text, talk) if all(m.start != o.start for o in out))
     return sorted(out, key=lambda m: m.start)
+
+
+# the kinds of medicine one takes one of at a time, by the stem of the name (WHO INN stems): a new one of a kind said as
+# the one taken now takes the old one's place. Blood pressure medicines are one kind: a user moved from ramipril to
+# candesartan (the cough) or from amlodipine to losartan (the swollen ankles) says the new name alone
+_KINDS = (
+    ("blood pressure", re.compile(r"(?:pril|prilat|sartan|dipine|olol|alol|thiazide)$", re.IGNORECASE)),
+    ("cholesterol", re.compile(r"statin$", re.IGNORECASE)),
+    ("blood thinner", re.compile(r"(?:xaban|gatran|farin|parin)$", re.IGNORECASE)),
+    ("stomach acid", re.compile(r"(?:prazole|tidine)$", re.IGNORECASE)),
+    ("antidepressant", re.compile(r"(?:oxetine|opram|alopram|traline|triptyline|ipramine|faxine|mirtazapine)$",
+                                  re.IGNORECASE)),
+    ("antibiotic", re.compile(r"(?:cillin|mycin|cycline|floxacin|oxacin)$", re.IGNORECASE)),
+    ("pain", re.compile(r"(?:profen|coxib|naproxen|diclofenac|meloxicam)$", re.IGNORECASE)),
+)
+# the new one said as taken now: "now", "since Monday", "from now on", "these days"; not beside the old one ("also",
+# "added", "both", "as well")
+_TAKEN_NOW = re.compile(r"\b(?:now|nowadays|these days|since\s+(?:\w+day|last|yesterday|the|\d|jan|feb|mar|apr|may|"
+                        r"jun|jul|aug|sep|oct|nov|dec|this)|from now on|from today|switched|instead)\b", re.IGNORECASE)
+_BESIDE = re.compile(r"\b(?:also|too|as well|added|adding|add|both|plus|on top|in addition|extra|another|with)\b",
+                     re.IGNORECASE)
+
+
+def medicine_kind(name: str) -> str | None:
+    """The kind of medicine a name says by its stem ("candesartan" -> "blood pressure"), or None."""
+    # any word of it: a value may keep a word said around the name ("di losartan", "pon amlodipine fi")
+    return next((kind for word in name.split() for kind, stem in _KINDS if stem.search(word)), None)
+
+
+def taken_now_alone(name: str, sentence: str) -> bool:
+    """The sentence says the medicine ``name`` is taken now, and not beside another ("Since Monday I take candesartan
+    8 mg in the morning"; not "doctor added a new pill Jardiance ... metformin and Jardiance both")."""
+    return (medicine_kind(name) is not None and bool(_TAKEN_NOW.search(sentence))
+            and not _BESIDE.search(sentence))
+
+
+def same_kind(new_name: str, stored: Sequence[tuple[str, str, str]]) -> list[str]:
+    """The stored medicines ((memory id, medicine, what was said of it)) of the new one's kind, itself left out."""
+    kind = medicine_kind(new_name)
+    said = {w.lower() for w in new_name.split() if medicine_kind(w)}
+    return [i for i, name, _said in stored
+            if kind is not None and medicine_kind(name) == kind and not said & {w.lower() for w in name.split()}]
 
 
 _CONDITION_FOR = re.compile(r"\bfor (?:my|the|his|her)\s+(?P<what>[\w' -]{3,40}?)(?=[,.;!?]|\s+(?:and|but|so|"

@@ -46,11 +46,13 @@ from mnemo.domain.extraction.medicines import (
     Mention,
     ended_after_naming,
     ended_medicines,
+    medicine_kind,
     medicines_in,
     named_after_replacing,
     named_before_replacing,
     replaces_unnamed,
     stored_medicine,
+    taken_now_alone,
     without_dose,
 )
 from mnemo.domain.extraction.moves import planned_move
@@ -263,6 +265,8 @@ class LearnedExtractor:
                 c.replaces_unnamed = c.should_store and c.polarity and (
                     c.subject in replacing or (bool(c.tags) and c.tags[0] == "health" and not ended_here
                                                and named_after_replacing(_stated_value(c.content), text)))
+                c.replaces_same_kind = (c.should_store and c.polarity and bool(c.tags) and c.tags[0] == "health"
+                                        and not ended_here and _taken_now(_stated_value(c.content), text))
             if self._judge is not None:
                 candidates = self._judge.judge(candidates, text, self._judge_keep_at_least)
             if index in corrected:
@@ -1013,6 +1017,13 @@ MOVE_CONFIDENCE = 0.9
 # a message short enough to be one change of how to answer ("bullet point no need anymore. normal paragraph ok. but
 # still short, under 5 line"); in a longer one a way of answering beside a standing one is as often about the task
 _ONE_CHANGE_WORDS = 20
+
+
+def _taken_now(value: str, text: str) -> bool:
+    """The medicine ``value`` names is said in its sentence as the one taken now (medicines.taken_now_alone)."""
+    name = next((w for w in value.split() if medicine_kind(w)), "")
+    at = text.lower().find(name.lower()) if name else -1
+    return at >= 0 and taken_now_alone(name, sentence_around(text, at, at + len(name)))
 
 
 def _standing_together(candidates: list[Candidate], text: str) -> list[Candidate]:
