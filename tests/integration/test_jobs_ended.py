@@ -60,3 +60,13 @@ def test_a_last_day_somewhere_else_ends_no_job(learned_service: Mnemo) -> None:
     say_next_day(learned_service, TENANT, USER, "c2", "Today was my last day at Disney World with the kids, "
                                                       "we fly home tomorrow")
     assert live_facts(learned_service, TENANT, USER, "job") == ["User's job: software engineer at Disney."]
+
+
+def test_a_job_since_a_day_gone_is_the_job_and_no_plan(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "driving for Raben since Monday better money and I am home every weekend")
+    assert facts.get("job") == "User's job: driving for Raben."
+    assert not [s for s in facts if s.startswith("plan:")]
+    assert not [c for s, c in facts.items() if s.startswith("habit:") and "Raben" in c]
+    # a day to come beside the day begun is a plan all the same
+    assert [s for s in stored(extractor, "I learn Japanese now since 3 months, for the N4 exam in December.")
+            if s.startswith("plan:")]

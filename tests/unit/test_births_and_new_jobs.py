@@ -61,6 +61,11 @@ def test_an_event_of_beginning_work_as_something_is_the_job(value: str, job: str
     ("I started running as a way to cope", []),                        # no work begun
     ("20 years ago I started as a cashier, now I manage the whole store", []),  # a memory
     ("I started as an intern and worked my way up to CTO at Monzo", []),
+    # working for a workplace since a time begun
+    ("driving for Raben since Monday better money and I am home every weekend", ["driving for Raben"]),
+    ("I've been teaching at Riverside Primary since September", ["teaching at Riverside Primary"]),
+    ("my husband is working for Google since May", []),                  # someone else's
+    ("working on my garden since Monday", []),                           # no workplace
 ])
 def test_a_job_told_by_when_it_began(text: str, jobs: list[str]) -> None:
     from mnemo.domain.extraction.new_jobs import new_jobs

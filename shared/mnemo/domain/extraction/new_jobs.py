@@ -44,10 +44,21 @@ _WORK_TALK = re.compile(r"\b(?:job|work|working|team|onboarding|induction|traini
                         r"sprint|standup|deploy\w*|clients?|customers?)\b", re.IGNORECASE)
 
 
+# working for a workplace named with a capital since a time that has begun: "driving for Raben since Monday better
+# money", "been teaching at Riverside Primary since September"; said by the user (at the sentence's start, or after
+# "I'm", "I've been", "now"), not of someone else ("my husband is working for Google since May")
+_WORKING_SINCE = re.compile(
+    r"(?:^|(?<=[.!?;\n])\s*|\b(?i:i['’]?m|i\s+am|i['’]?ve\s+been|i\s+have\s+been|been|now|currently|and|so)\s+)"
+    r"(?P<job>(?i:working|driving|teaching|nursing|cooking|cleaning|delivering|coding|designing|consulting|flying|"
+    r"sailing|lecturing|training|waiting tables)\s+(?i:for|at|with)\s+"
+    r"(?:the\s+)?[A-ZÀ-Ý][\w&'’.-]*(?:\s+[A-ZÀ-Ý][\w&'’.-]*){0,2})\s+(?i:since|from)\s+(?i:\w+)")
+
+
 def new_jobs(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "deputy principal at Scoil Éanna in Oranmore") for each job the text says the user began."""
     out = [(m.start("job"), m.end("job"), m.group("job")) for m in _FIRST_DAYS.finditer(text)
            if _WORK_TALK.search(text)]
+    out.extend((m.start("job"), m.end("job"), m.group("job")) for m in _WORKING_SINCE.finditer(text))
     for m in _BEGAN.finditer(text):
         if not (m.group("just") or _RECENT.search(m.group("gap"))):
             continue

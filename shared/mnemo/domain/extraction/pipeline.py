@@ -587,7 +587,15 @@ class LearnedExtractor:
         added = _said_in_rule(SLOTS["job"], began[-1:], candidates, message, text, names_it)
         if not added:
             return candidates
-        return [c for c in candidates if not (c.tags and c.tags[0] == "job")] + added
+        # the workplace read again as a routine or a pastime ("driving for Raben since Monday" -> "User's routine:
+        # for Raben since Monday.") is the job's
+        workplace = {w.lower() for w in re.findall(r"\b[A-ZÀ-Ý][\w&'’.-]*", began[-1][2])}
+
+        def the_jobs(c: Candidate) -> bool:
+            words = {w.lower() for w in re.findall(r"[\w&'’.-]+", _stated_value(c.content))}
+            return bool(c.tags) and (c.tags[0] == "job" or (c.tags[0] in ("habit", "hobby") and bool(workplace & words)))
+
+        return [c for c in candidates if not the_jobs(c)] + added
 
     def _left_jobs(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A workplace the user says they left ("I quit my job at Tesco yesterday", new_jobs.left_jobs) as the job

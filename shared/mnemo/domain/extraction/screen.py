@@ -7,7 +7,9 @@ questions, wishes and other people's facts ("my coworker is allergic to shellfis
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
+from mnemo.domain.extraction.dates import anchor
 from mnemo.domain.extraction.languages import is_a_language, names_a_spoken_language
 from mnemo.domain.extraction.segment import is_question
 from mnemo.domain.extraction.slots import ANSWER_SLOTS
@@ -387,6 +389,26 @@ def _not_the_users_birthday(value: str, clause: str, message: str) -> bool:
                                           r"Ma|Mio|Mia|Meu|Minha|Mijn|Moje?)\b", m.group(0), re.IGNORECASE)
 
 
+# a day said as when something began ("since Monday", "since last week", "since the 3rd"): what began is no plan
+_SINCE_THEN = re.compile(r"\bsince\s+(?:last\s+|the\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+                         r"week|month|year|yesterday|january|february|march|april|may|june|july|august|september|"
+                         r"october|november|december|\d)", re.IGNORECASE)
+_SINCE_WORDS = re.compile(r"\bsince(?:\s+[\w'-]+){1,3}", re.IGNORECASE)
+_SOME_DAY = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _begun_not_to_come(clause: str) -> bool:
+    """The only day the clause names is when something began ("since Monday"), and nothing says it is to come ("I
+    learn Japanese now since 3 months, for the N4 exam in December" names December too)."""
+    if not _SINCE_THEN.search(clause) or _TO_COME.search(clause):
+        return False
+    return anchor(_SINCE_WORDS.sub(" ", clause), _SOME_DAY) is None
+
+
+_TO_COME = re.compile(r"\b(?:will|won['’]t|going to|gonna|next|tomorrow|until|till|from\s+\w+\s+on|'ll|plan\w*)\b",
+                      re.IGNORECASE)
+
+
 # a standing way of answering asked for as a favour ("Can you reply in Taglish from now on?"): a request, not a
 # question (the check before it has found the words that make it stand)
 _ASKED_AS_A_FAVOUR = re.compile(r"^\W*(?:(?:ok|okay|so|and|also|pls|please|hey|btw)\W+)*(?:can|could|would|will)\s+"
@@ -411,6 +433,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "not_current"
     if slot == "job" and _in_hospital(value, clause):
         return "passing_state"
+    if slot == "plan" and _begun_not_to_come(clause):
+        return "not_a_plan"  # "driving for Raben since Monday": begun, not to come
     if slot == "birthday" and not explicit and _not_the_users_birthday(value, clause, message or sentence or clause):
         return "about_someone_else"
     if slot not in _ABOUT_THE_USER_ANYWAY and (_about_someone_else(value, clause, slot)
