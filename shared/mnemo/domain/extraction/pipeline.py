@@ -593,7 +593,8 @@ class LearnedExtractor:
 
         def the_jobs(c: Candidate) -> bool:
             words = {w.lower() for w in re.findall(r"[\w&'’.-]+", _stated_value(c.content))}
-            return bool(c.tags) and (c.tags[0] == "job" or (c.tags[0] in ("habit", "hobby") and bool(workplace & words)))
+            return bool(c.tags) and (c.tags[0] == "job"
+                                     or (c.tags[0] in ("habit", "hobby") and bool(workplace & words)))
 
         return [c for c in candidates if not the_jobs(c)] + added
 
