@@ -870,3 +870,9 @@ def test_a_relatives_name_said_after_them_is_theirs_not_the_users(extractor: Lea
     assert "User's family: son Joon." in facts.values()
     assert [c for s, c in stored(extractor, "my new granddaughter arrived, she's called Ivy").items()
             if s.startswith("family")] == ["User's family: granddaughter Ivy."]
+
+
+def test_a_stack_found_in_a_sentence_naming_more_technologies_is_all_of_them(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "For your kind information, our core platform is on Java 17 with Spring Boot "
+                              "microservices, deployed on AWS EKS, and Postgres is the main datastore.")
+    assert facts.get("project_stack") == "User's project uses Java 17, Spring Boot, AWS EKS, Postgres."

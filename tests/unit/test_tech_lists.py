@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.domain.extraction.tech import tech_lists, widened_stack
+from mnemo.domain.extraction.tech import tech_lists, technologies_named, widened_stack
 
 
 @pytest.mark.parametrize(("text", "listed"), [
@@ -54,3 +54,19 @@ def test_words_of_how_much_around_an_item_leave_it_a_list() -> None:
     assert len(found) == 1
     assert "Golang" in found[0].text
     assert "Kafka" in found[0].text
+
+
+@pytest.mark.parametrize(("sentence", "named"), [
+    # each with its version or the capitalised words of its name
+    ("our core platform is on Java 17 with Spring Boot microservices, deployed on AWS EKS, and Postgres is the main "
+     "datastore.", ["Java 17", "Spring Boot", "AWS EKS", "Postgres"]),
+    ("project is PC survival game, Unreal Engine 5 + C++.", ["Unreal Engine 5", "C++"]),
+    # one left behind is not named
+    ("stack is Golang + chi + Postgres now, Python's out", ["Golang", "chi", "Postgres"]),
+    ("moved ledgerline ci from jenkins to github actions.", ["github"]),
+    # fewer than two, or none that is only a technology
+    ("I write Python at work", []),
+    ("I go to the gym", []),
+])
+def test_the_technologies_a_sentence_names(sentence: str, named: list[str]) -> None:
+    assert technologies_named(sentence) == named

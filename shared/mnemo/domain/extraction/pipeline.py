@@ -90,7 +90,7 @@ from mnemo.domain.extraction.standing_rules import standing_rules
 from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
 from mnemo.domain.extraction.tastes import advised_to_avoid, also_avoided, taken_up
-from mnemo.domain.extraction.tech import names_a_language, tech_lists, widened_stack
+from mnemo.domain.extraction.tech import names_a_language, tech_lists, technologies_named, widened_stack
 from mnemo.domain.extraction.tolerated import tolerated
 from mnemo.domain.grammar import is_past_verb, third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
@@ -482,7 +482,7 @@ class LearnedExtractor:
             out = [c for c in out if c not in stacks]
             out.append(slot_candidate(SLOTS["project_stack"], value, sentence, False, message,
                                       max([PASSING_CONFIDENCE, *(c.confidence for c in stacks)])))
-        return out
+        return [_with_every_technology(c, message, text) for c in out]
 
     def _shifts(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The shift the user works ("workin nights", "I'm on days now, 7 to 7:30", shifts.py) as their one shift
@@ -1026,6 +1026,24 @@ MOVE_CONFIDENCE = 0.9
 # a message short enough to be one change of how to answer ("bullet point no need anymore. normal paragraph ok. but
 # still short, under 5 line"); in a longer one a way of answering beside a standing one is as often about the task
 _ONE_CHANGE_WORDS = 20
+
+
+def _with_every_technology(c: Candidate, message: Message, text: str) -> Candidate:
+    """A stack the tagger found as part of a sentence that names more technologies, as all of them ("our core platform
+    is on Java 17 with Spring Boot microservices, deployed on AWS EKS, and Postgres" -> "AWS EKS, and Postgres" was
+    the stack; tech.technologies_named); the stack itself where its sentence names none it lacks."""
+    if not (c.should_store and c.polarity and c.tags and c.tags[0] == "project_stack"):
+        return c
+    value = _value_of(c)
+    at = text.find(value)
+    if at < 0:
+        return c
+    named = technologies_named(sentence_around(text, at, at + len(value)))
+    if len(named) < 2 or all(n.lower() in value.lower() for n in named):
+        return c
+    made = slot_candidate(SLOTS["project_stack"], ", ".join(named), c.evidence, False, message, c.confidence)
+    c.content, c.subject = made.content, made.subject
+    return c
 
 
 def _taken_now(value: str, text: str) -> bool:

@@ -131,3 +131,45 @@ def widened_stack(value: str, text: str) -> str:
         if found.start <= at < found.end or at <= found.start < at + len(value):
             return found.text
     return value
+
+
+# what may follow a technology's name as part of it: a version ("Java 17", "Unreal Engine 5") or a word with a capital
+# that names no technology itself ("Spring Boot", "AWS EKS", "Unreal Engine")
+_VERSION = re.compile(r"^v?\d[\w.]*$")
+_NAME_GOES_ON = re.compile(r"^[A-Z][\w.#+-]*$")
+_NO_PART = frozenset({"i", "and", "with", "on", "in", "for", "the", "a", "an", "is", "are", "we", "our", "my"})
+
+
+# a technology named as left behind: "moved ci from jenkins to github actions", "Python's out", "instead of MySQL"
+_LEFT_BEHIND_BEFORE = re.compile(r"\b(?:from|instead of|rather than|replac\w*|no more|not|without|dropp\w*|ditch\w*|"
+                                 r"away from|off|swapp\w*|migrat\w* from|used to)\s+(?:the\s+|our\s+|my\s+)?$",
+                                 re.IGNORECASE)
+_LEFT_BEHIND_AFTER = re.compile(r"(?:['’]s|\s+is|\s+was)?\s+(?:out|gone|dead|dropped|retired|no more|any ?more)\b",
+                                re.IGNORECASE)
+
+
+def technologies_named(sentence: str) -> list[str]:
+    """The technologies a sentence names, each with its version or the capitalised words that are part of its name
+    ("our core platform is on Java 17 with Spring Boot microservices, deployed on AWS EKS, and Postgres" -> Java 17,
+    Spring Boot, AWS EKS, Postgres); none where it names fewer than two or none that is only a technology."""
+    words = list(_WORD.finditer(sentence))
+    kinds = [_known(w.group(0)) for w in words]
+    if kinds.count("sure") < 1 or len([k for k in kinds if k]) < 2:
+        return []
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if kinds[i] is None:
+            i += 1
+            continue
+        end = i + 1
+        while end < len(words) and kinds[end] is None and end - i <= 2 and (
+                _VERSION.match(words[end].group(0)) or (_NAME_GOES_ON.match(words[end].group(0))
+                                                        and words[end].group(0).lower() not in _NO_PART)
+        ) and sentence[words[end - 1].end():words[end].start()].strip() == "":
+            end += 1
+        if not (_LEFT_BEHIND_BEFORE.search(sentence, max(0, words[i].start() - 30), words[i].start())
+                or _LEFT_BEHIND_AFTER.match(sentence, words[end - 1].end())):
+            out.append(sentence[words[i].start():words[end - 1].end()].rstrip("."))
+        i = end
+    return out
