@@ -144,3 +144,27 @@ def test_the_users_own_birthday_is_still_theirs(extractor: LearnedExtractor, tex
 def test_a_capital_before_the_word_for_a_partner_names_nobody(extractor: LearnedExtractor) -> None:
     facts = stored(extractor, "The missus does the books and I do the cows")
     assert [c for s, c in facts.items() if s.startswith("family_life:")] == ["User's missus' hobby: books."]
+
+
+@pytest.mark.parametrize(("text", "relationship"), [
+    # a parting said of "we" or of the partner by name, where the tagger read the partner as the relationship now
+    ("Pavel and me, we broke up. He took job with orchestra in Boston.", "User's relationship is no longer: Pavel."),
+    ("we're divorced but co-parent well", "User's relationship: divorced."),
+    ("my wife and I are separated, she moved out in May", "User's relationship: separated."),
+    # what the user says the relationship is now stands
+    ("we broke up, so I'm single again and cooking for one", "User's relationship: single."),
+])
+def test_a_parting_is_the_relationship_ended(extractor: LearnedExtractor, text: str, relationship: str) -> None:
+    assert stored(extractor, text).get("relationship_status") == relationship
+
+
+@pytest.mark.parametrize("text", ["we split the bill", "my sister broke up with her bf", "If we broke up I would move"])
+def test_no_parting_of_the_users(extractor: LearnedExtractor, text: str) -> None:
+    assert "relationship_status" not in stored(extractor, text)
+
+
+def test_a_partner_parted_by_name_ends_the_relationship_stored_with_the_word_for_them(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "I live in Washington Heights with boyfriend Pavel, he is pianist")
+    assert live_facts(service, TENANT, USER, "relationship_status") == ["User's relationship: boyfriend Pavel."]
+    say_next_day(service, TENANT, USER, "c2", "Pavel and me, we broke up. He took job with orchestra in Boston.")
+    assert not [f for f in live_facts(service, TENANT, USER, "relationship_status") if "no longer" not in f]

@@ -64,6 +64,7 @@ def test_words_of_how_much_around_an_item_leave_it_a_list() -> None:
     # one left behind is not named
     ("stack is Golang + chi + Postgres now, Python's out", ["Golang", "chi", "Postgres"]),
     ("moved ledgerline ci from jenkins to github actions.", ["github"]),
+    ("We're migrating a huge legacy PHP app to Laravel and Postgres", ["Laravel", "Postgres"]),
     # fewer than two, or none that is only a technology
     ("I write Python at work", []),
     ("I go to the gym", []),

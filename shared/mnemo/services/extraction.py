@@ -13,6 +13,7 @@ from mnemo.domain.extraction.household import (
     family_value,
     household_of,
     partner_left,
+    partner_parted,
     partner_value,
     people_in,
 )
@@ -327,6 +328,16 @@ class ExtractionService:
         read = {t.message.message_id: t.message for t in turns}
         out = list(facts)
         for old in self._live(job, Category.BIOGRAPHICAL):
+            if old.subject == "relationship_status" and old.polarity and RETRACTION_TAG not in old.tags:
+                # a parting said of the partner by name or as "we" ("Pavel and me, we broke up", household.partings)
+                # ends the relationship stored as "boyfriend Pavel", which its own value does not name whole
+                parting = next((f for f in said if not f.polarity and partner_parted(f.content, old.content)), None)
+                ids = parting.provenance.message_ids if parting is not None and parting.provenance else []
+                message = read.get(ids[0]) if ids else None
+                if parting is not None and message is not None:
+                    out.append(self._ending(job, message, old, parting.confidence, self.p.extractor.version,
+                                            extractor=self.p.extractor.name))
+                continue
             if not old.subject.startswith(LIFE_PREFIX) or RETRACTION_TAG in old.tags:
                 continue
             for fact in said:

@@ -483,6 +483,52 @@ def partner_named(kin: str, text: str) -> str | None:
     -> "Vito"), or None: a relationship read as the word alone ("User's relationship: husband.") takes it."""
     if not _PARTNER.match(kin):
         return None
-    m = re.search(rf"\b(?:my|our)\s+{re.escape(kin)},?\s+(?-i:(?P<name>(?!I\b|Im\b)[A-Z][a-zà-ÿ'-]+))\b", text,
+    m = re.search(rf"\b(?:my|our|with)\s+{re.escape(kin)},?\s+(?-i:(?P<name>(?!I\b|Im\b)[A-Z][a-zà-ÿ'-]+))\b", text,
                   re.IGNORECASE)
     return m.group("name") if m else None
+
+
+# the user and a partner parting, said of "we" or of the partner by name ("Pavel and me, we broke up", "we split up
+# last month", "my husband and I are separating"); not of others ("my sister broke up with her bf") nor wished or asked
+_PARTED = (r"(?:just\s+|finally\s+|officially\s+)?(?:broke(?:n)?\s+up|split\s+up|"
+           # "split" alone only where nothing is split ("we split last month"; not "we split the bill")
+           r"split(?=\s*(?:[.,!?;]|$|\s+(?:last|in|this|after|a\s+few|two|three|for\s+good|now)\b))|"
+           r"separated|are\s+separating|"
+           r"divorced|are\s+divorcing|got\s+divorced|called\s+it\s+quits|ended\s+(?:it|things))\b")
+_WE_PARTED = re.compile(
+    r"(?:\b(?P<name>(?-i:[A-Z][\w'’-]+))\s+(?:and|&|n)\s+(?:me|i)\b|\b(?:my|our)\s+(?P<kin>" + _PARTNER_WORDS +
+    r")(?:\s+(?P<kname>(?-i:[A-Z][\w'’-]+)))?\s+(?:and|&|n)\s+(?:me|i)\b|(?:^|[.!?]\s*|\b(?:so|and|but|well)\s+))"
+    r"[\s,]*(?:we|we['’]ve|we\s+have|we['’]re|we\s+are|have|are)?\s*" + _PARTED, re.IGNORECASE)
+
+
+def partings(text: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, value, ended) for each parting of the user and a partner the text says: a divorce or a
+    separation as what the relationship is now ("divorced", "separated"), a break-up as the partner no longer
+    (named, or "partner")."""
+    out = []
+    for m in _WE_PARTED.finditer(text):
+        said = m.group(0)
+        if not re.search(r"\b(?:we|me|i)\b", said, re.IGNORECASE):
+            continue  # "so broke up" says nobody
+        status = re.search(r"divorc|separat", said, re.IGNORECASE)
+        if status:
+            out.append((m.start(), m.end(), "divorced" if status.group(0).lower() == "divorc" else "separated", False))
+            continue
+        name = m.group("name") or " ".join(p for p in (m.group("kin"), m.group("kname")) if p) or "partner"
+        out.append((m.start(), m.end(), name, True))
+    return out
+
+
+def partner_parted(ended: str, stored: str) -> bool:
+    """Whether a relationship said ended ("User's relationship is no longer: Pavel.", "... : partner.") ends the stored
+    one ("User's relationship: boyfriend Pavel."), where the writer, matching whole values, would not."""
+    value = ended.partition(":")[2].strip(" .").lower()
+    held = stored.partition(":")[2].strip(" .").lower()
+    if not value or not held or value == held or _NO_PARTNER.search(held):
+        return False
+    return value == "partner" or bool(set(value.split()) & set(held.split()) - {"their", "my", "the"})
+
+
+def partner_named_none(content: str) -> bool:
+    """A relationship fact that says the user has no partner ("User's relationship: single.", "... divorced.")."""
+    return content.startswith("User's relationship:") and _NO_PARTNER.search(content.partition(":")[2]) is not None

@@ -31,7 +31,9 @@ from mnemo.domain.extraction.household import (
     arranged,
     family_value,
     known_household,
+    partings,
     partner_named,
+    partner_named_none,
     partner_value,
     people_in,
     relatives_named,
@@ -242,6 +244,7 @@ class LearnedExtractor:
             candidates.extend(self._aids(candidates, message, text))
             candidates.extend(self._pets_got(candidates, message, text))
             candidates.extend(self._relatives_named(candidates, message, text))
+            candidates = _with_partings(candidates, message, text)
             candidates = self._with_births(candidates, message, text)
             candidates = _sure_of_a_move(candidates, text)
             candidates = _not_moved_yet(candidates)
@@ -1038,12 +1041,32 @@ def _with_every_technology(c: Candidate, message: Message, text: str) -> Candida
     at = text.find(value)
     if at < 0:
         return c
-    named = technologies_named(sentence_around(text, at, at + len(value)))
+    sentence = sentence_around(text, at, at + len(value))
+    # the part of it the stack is in: "I am using the VS Code and GitHub, but my company want to change to GitLab"
+    start = text.find(sentence)
+    parts = [m for m in re.finditer(r"[^;]+?(?=\s*(?:;|\bbut\b|$))", sentence) if m.group(0).strip()]
+    part = next((m.group(0) for m in parts if start + m.start() <= at < start + m.end() + 1), sentence)
+    named = technologies_named(part)
     if len(named) < 2 or all(n.lower() in value.lower() for n in named):
         return c
     made = slot_candidate(SLOTS["project_stack"], ", ".join(named), c.evidence, False, message, c.confidence)
     c.content, c.subject = made.content, made.subject
     return c
+
+
+def _with_partings(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+    """A parting of the user and a partner (household.partings: "Pavel and me, we broke up") as the relationship
+    ended, in place of the partner the tagger read as the relationship now ("User's relationship: Pavel.")."""
+    parted = partings(text)
+    said = [c for c in candidates if c.tags and c.tags[0] == "relationship_status"]
+    # a relationship said ended, or said as what it is now ("I'm single", "we're divorced"), needs no more
+    if not parted or any(not c.polarity or partner_named_none(c.content) for c in said):
+        return candidates
+    kept = [c for c in candidates if c not in said]
+    start, end, value, ended = parted[0]
+    found = _said_in_rule(SLOTS["relationship_status"], [(start, end, value)], kept, message, text, lambda c, v: False,
+                          negated=ended)
+    return kept + found if found else candidates
 
 
 def _taken_now(value: str, text: str) -> bool:
