@@ -141,7 +141,8 @@ _NO_PART = frozenset({"i", "and", "with", "on", "in", "for", "the", "a", "an", "
 
 
 # a technology named as left behind: "moved ci from jenkins to github actions", "Python's out", "instead of MySQL"
-_LEFT_BEHIND_BEFORE = re.compile(r"\b(?:from|instead of|rather than|replac\w*|no more|not|without|dropp\w*|ditch\w*|legacy|"
+_LEFT_BEHIND_BEFORE = re.compile(r"\b(?:from|instead of|rather than|replac\w*|no more|not|without|dropp\w*|"
+                                 r"ditch\w*|legacy|"
                                  r"away from|off|swapp\w*|migrat\w* from|used to)\s+(?:the\s+|our\s+|my\s+)?$",
                                  re.IGNORECASE)
 _LEFT_BEHIND_AFTER = re.compile(r"(?:['’]s|\s+is|\s+was)?\s+(?:out|gone|dead|dropped|retired|no more|any ?more)\b",
