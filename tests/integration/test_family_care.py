@@ -110,3 +110,20 @@ def test_a_partners_diet_is_at_the_table_only_for_meals_with_them(service: Mnemo
 def test_a_former_partners_diet_is_not_kept(service: Mnemo) -> None:
     say_next_day(service, TENANT, USER, "c1", "my ex-wife is vegan, the kids say dinners there are all lentils")
     assert not [c for c in _live(service).values() if "vegan" in c.lower()]
+
+
+def test_children_listed_with_their_ages_are_known_by_name(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "hiya sorry typing at the school gate. Siobhan, mam of 4 in "
+                                             "Knocknacarra, Galway. Aoife's 11, Darragh's 9 and the twins Fionn and "
+                                             "Saoirse are 5")
+    say_next_day(service, TENANT, USER, "c2", "Darragh has a nut allergy, tree nuts AND peanuts, EpiPen goes "
+                                             "everywhere")
+    care = [m.content for m in service.ports.memories.all_for_user(TENANT, USER)
+            if m.subject.startswith("family_care:") and m.status is Status.ACTIVE]
+    assert any("Darragh" in c and "peanut" in c for c in care), care
+
+
+@pytest.mark.parametrize("text", ["Flight is 9 and the kids are excited", "my kids are great, it's 5 o'clock already"])
+def test_a_name_and_a_number_alone_name_no_child(service: Mnemo, text: str) -> None:
+    say_next_day(service, TENANT, USER, "c1", text)
+    assert not [m for m in service.ports.memories.all_for_user(TENANT, USER) if "Flight" in m.content]

@@ -532,3 +532,29 @@ def partner_parted(ended: str, stored: str) -> bool:
 def partner_named_none(content: str) -> bool:
     """A relationship fact that says the user has no partner ("User's relationship: single.", "... divorced.")."""
     return content.startswith("User's relationship:") and _NO_PARTNER.search(content.partition(":")[2]) is not None
+
+
+# children named with their ages in a message about the user's children ("mam of 4 ... Aoife's 11, Darragh's 9 and the
+# twins Fionn and Saoirse are 5"): a name, then "'s" or "is" and an age; not a month, a day or a pronoun ("May's 5th")
+_CHILDREN_TALK = re.compile(r"\b(?:kids?|children|child|sons?|daughters?|boys|girls|twins|(?:mam|mum|mom|mother|dad|"
+                            r"father)\s+(?:of|to)\s+\w+)\b", re.IGNORECASE)
+_NAMED_AGE = re.compile(r"\b(?P<name>(?-i:[A-Z][a-zà-ÿ'-]{1,}))(?:['’]s|\s+is)\s+(?P<age>\d{1,2})\b"
+                        r"(?!\s*(?:am|pm|h\b|%|kg|km|mins?|minutes|hours?|euros?|dollars?|quid|pounds|people|th|st|nd|rd|"
+                        r"[:.,]\d))", re.IGNORECASE)
+_NO_CHILD = frozenset({"it", "he", "she", "that", "what", "there", "here", "who", "this", "mine", "his", "hers",
+                       "today", "january", "february", "march", "april", "may", "june", "july", "august",
+                       "september", "october",
+                       "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+                       "saturday", "sunday", "room", "level", "year", "grade", "page", "number", "gate", "platform",
+                       "bus", "route"})
+
+
+def children_named(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "Aoife 11") for each child a list in the text names with an age, where the text speaks of the
+    user's children."""
+    if not _CHILDREN_TALK.search(text):
+        return []
+    named = [(m.start(), m.end(), f"{m.group('name')} {m.group('age')}") for m in _NAMED_AGE.finditer(text)
+             if m.group("name").lower() not in _NO_CHILD]
+    # a list of them: one name and a number alone is as often a time or a thing ("Flight is 9 and the kids ...")
+    return named if len(named) >= 2 else []

@@ -29,6 +29,7 @@ from mnemo.domain.extraction.household import (
     Stretch,
     a_life_event,
     arranged,
+    children_named,
     family_value,
     known_household,
     partings,
@@ -244,6 +245,8 @@ class LearnedExtractor:
             candidates.extend(self._aids(candidates, message, text))
             candidates.extend(self._pets_got(candidates, message, text))
             candidates.extend(self._relatives_named(candidates, message, text))
+            candidates.extend(_said_in_rule(SLOTS["family"], children_named(text), candidates, message, text,
+                                            lambda c, value: value.split()[0].lower() in c.content.lower()))
             candidates = _with_partings(candidates, message, text)
             candidates = self._with_births(candidates, message, text)
             candidates = _sure_of_a_move(candidates, text)
@@ -296,6 +299,8 @@ class LearnedExtractor:
             for stretch in stretches(text, {}):
                 if stretch.person.name and stretch.person.kin:
                     people[stretch.person.name.lower()] = stretch.person
+            for _start, _end, child in children_named(text):
+                people.setdefault(child.split()[0].lower(), Person(child.split()[0], ""))
         return people
 
     def _tag_cared(self, texts: list[tuple[Message, str, bool]],
