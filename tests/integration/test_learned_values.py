@@ -876,3 +876,14 @@ def test_a_stack_found_in_a_sentence_naming_more_technologies_is_all_of_them(ext
     facts = stored(extractor, "For your kind information, our core platform is on Java 17 with Spring Boot "
                               "microservices, deployed on AWS EKS, and Postgres is the main datastore.")
     assert facts.get("project_stack") == "User's project uses Java 17, Spring Boot, AWS EKS, Postgres."
+
+
+@pytest.mark.parametrize(("text", "health"), [
+    ("Ankle is twisted in class on Tuesday, doctor says two weeks no jumps.", "User's health: twisted ankle."),
+    ("my mum's ankle is broken", None),  # someone else's
+    ("her knee is swollen", None),
+])
+def test_an_injury_said_as_the_state_of_the_users_body(extractor: LearnedExtractor, text: str,
+                                                       health: str | None) -> None:
+    facts = stored(extractor, text)
+    assert [c for s, c in facts.items() if s.startswith("health")] == ([health] if health else [])

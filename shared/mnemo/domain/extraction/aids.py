@@ -60,3 +60,23 @@ def aids_in(text: str) -> list[Aid]:
         if value not in {a.value for a in out}:
             out.append(Aid(m.start(), m.end(), value))
     return out
+
+
+# an injury of the user's said as the state of a body part ("Ankle is twisted in class on Tuesday, doctor says two
+# weeks no jumps", "my wrist is sprained"): the tagger reads "twisted my ankle" but not the part said first. Only the
+# user's own: at a sentence's start or after "my"; not "her ankle", "the dog's leg"
+_INJURY = re.compile(
+    r"(?:^|(?<=[.!?\n])\s*|\bmy\s+)(?:(?:left|right|bad)\s+)?(?P<part>ankle|knee|back|wrist|shoulder|hip|foot|leg|arm|"
+    r"neck|hand|elbow|ribs?|finger|toe|hamstring|calf|achilles)\s+(?:is|was|got|has\s+been|'s|’s)\s+(?:\w+\s+)?"
+    r"(?P<state>twisted|sprained|broken|fractured|injured|swollen|strained|pulled|bruised|dislocated|torn|busted)\b",
+    re.IGNORECASE)
+
+
+def injuries_in(text: str) -> list[Aid]:
+    """The injuries the text says of the user's own body ("Ankle is twisted" -> "twisted ankle"), once each."""
+    out: list[Aid] = []
+    for m in _INJURY.finditer(text):
+        value = f"{m.group('state').lower()} {m.group('part').lower()}"
+        if value not in {a.value for a in out}:
+            out.append(Aid(m.start("part"), m.end(), value))
+    return out

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from mnemo.domain.extraction.aids import aids_in
+from mnemo.domain.extraction.aids import aids_in, injuries_in
 from mnemo.domain.extraction.births import births
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import (
@@ -537,8 +537,9 @@ class LearnedExtractor:
     def _aids(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """The aids the user says they live with ("I use a wheelchair", "my hearing aids", aids.py) as health facts,
         where no health fact found names them."""
-        return _said_in_rule(SLOTS["health"], [(a.start, a.end, a.value) for a in aids_in(text)], candidates,
-                             message, text, lambda c, value: value.split()[-1].lower() in c.content.lower())
+        said = [(a.start, a.end, a.value) for a in [*aids_in(text), *injuries_in(text)]]
+        return _said_in_rule(SLOTS["health"], said, candidates, message, text,
+                             lambda c, value: value.split()[-1].lower() in c.content.lower())
 
     def _relatives_named(self, candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
         """A relative named after them ("our son last month! His name is Joon", household.relatives_named), where no
