@@ -171,10 +171,17 @@ def test_a_plan_moved_said_of_it_with_the_date_after_a_pause_is_held_at_the_new_
 
 
 def test_a_day_taken_back_in_the_next_message_moves_the_plan_held_for_it(service: Mnemo) -> None:
-    _said(service, "c1", "we're flying to Lisbon on the 16th of May for a wedding")
+    _said(service, "c1", "we're flying to Lisbon on the 16th of March for a wedding")
     _said(service, "c2", "actually no its the 23rd not the 16th, i read the ticket wrong, sorry")
     plans = [c for c in _live(service) if c.startswith("User plans")]
-    assert plans == ["User plans: flying to Lisbon for a wedding, now the 23rd (for 2026-05-23)."]
+    assert plans == ["User plans: flying to Lisbon for a wedding, now the 23rd (for 2026-03-23)."]
+
+
+def test_a_day_chosen_over_another_moves_no_plan(service: Mnemo) -> None:
+    _said(service, "c1", "Dentist appointment on the 14th of March at 10.")
+    _said(service, "c2", "For the team dinner I can do the 12th, not the 14th.")
+    assert [c for c in _live(service) if "Dentist" in c] == [
+        "User plans: Dentist appointment on the 14th of March at 10 (for 2026-03-14)."]
 
 
 def test_a_plan_taken_back_in_its_own_words_leaves_the_old_day(service: Mnemo) -> None:

@@ -361,6 +361,15 @@ def test_a_new_medicine_of_the_same_kind_taken_now_ends_the_old_one(service: Mne
     assert any("candesartan" in c for c in health(service))
 
 
+def test_a_new_medicine_of_another_kind_or_beside_two_of_its_kind_ends_nothing(service: Mnemo, clock) -> None:
+    session(service, "c1", ("a", "I take ramipril 10 mg and amlodipine 5 mg for my blood pressure."))
+    clock.advance(days=20)
+    session(service, "c2", ("b", "Since Monday I take bisoprolol 2.5 mg in the morning for the palpitations."))
+    now = health(service)
+    assert any("ramipril" in c for c in now), now
+    assert any("amlodipine" in c for c in now), now
+
+
 def test_a_medicine_named_then_said_stopped_by_the_doctor_ends(service: Mnemo, clock) -> None:
     session(service, "c1", ("a", "I have diabetes type 2 so I take metformin with breakfast"))
     clock.advance(days=20)

@@ -132,10 +132,19 @@ def test_a_day_said_of_someone_else_is_no_birthday_of_the_users(extractor: Learn
     assert "birthday" not in stored(extractor, text)
 
 
+def test_a_partners_name_is_no_day(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "Went to the cinema with my girlfriend Saturday night")
+    assert "Saturday" not in facts.get("relationship_status", "")
+
+
 @pytest.mark.parametrize(("text", "birthday"), [
     ("my birthday is 3 May", "User's birthday is 3 May."),
     ("Happy birthday to me, it's on the 5th of May", "User's birthday is 5th of May."),
     ("Kindly note my date of birth is 03-11-1958, I'm working out my pension", "User's birthday is 03-11-1958."),
+    ("I turned 40 on 3 March", "User's birthday is 3 March."),
+    ("My birthdate is 3 May 1980", "User's birthday is 3 May 1980."),
+    ("Ok birthday is 3 May btw", "User's birthday is 3 May."),
+    ("Our birthday is on 9 May (twins!)", "User's birthday is 9 May."),
 ])
 def test_the_users_own_birthday_is_still_theirs(extractor: LearnedExtractor, text: str, birthday: str) -> None:
     assert stored(extractor, text).get("birthday") == birthday
@@ -158,7 +167,11 @@ def test_a_parting_is_the_relationship_ended(extractor: LearnedExtractor, text: 
     assert stored(extractor, text).get("relationship_status") == relationship
 
 
-@pytest.mark.parametrize("text", ["we split the bill", "my sister broke up with her bf", "If we broke up I would move"])
+@pytest.mark.parametrize("text", ["we split the bill", "my sister broke up with her bf", "If we broke up I would move",
+                                  "We split up the chores so it's fair: he cooks, I clean.",
+                                  "We broke up the trip into two legs", "We separated the kids into different rooms",
+                                  "We ended it at 2am, great party",
+                                  "Tom and I called it quits at 5 and went for a beer"])
 def test_no_parting_of_the_users(extractor: LearnedExtractor, text: str) -> None:
     assert "relationship_status" not in stored(extractor, text)
 

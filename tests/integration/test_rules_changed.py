@@ -87,3 +87,11 @@ def test_ways_of_answering_said_together_in_one_short_change_all_stand(service: 
                  "Write a short bio for the conference programme: Dr. Li Wei, senior lecturer in marine biology at the "
                  "University of Plymouth. Under 80 words. And from now on always use British spelling please.")
     assert not any("80 words" in r for r in _rules(service))
+
+
+def test_forget_said_of_someone_with_a_title_forgets_them_whole() -> None:
+    from mnemo.domain.extraction.pipeline import _forget_and_rest
+
+    assert _forget_and_rest("Dr. Smith, he retired.") == ("Dr. Smith, he retired", "")
+    assert _forget_and_rest("five lines. Longer is fine when it's technical.") == (
+        "five lines", "Longer is fine when it's technical.")

@@ -64,6 +64,9 @@ def test_an_event_of_beginning_work_as_something_is_the_job(value: str, job: str
     # working for a workplace since a time begun
     ("driving for Raben since Monday better money and I am home every weekend", ["driving for Raben"]),
     ("I've been teaching at Riverside Primary since September", ["teaching at Riverside Primary"]),
+    ("I've been working at Google since 2019", ["Google"]),
+    ("I've been training for the London Marathon since January", []),
+    ("been cooking for Mum since she got sick, exhausting", []),
     ("my husband is working for Google since May", []),                  # someone else's
     ("working on my garden since Monday", []),                           # no workplace
 ])

@@ -65,6 +65,11 @@ def test_words_of_how_much_around_an_item_leave_it_a_list() -> None:
     ("stack is Golang + chi + Postgres now, Python's out", ["Golang", "chi", "Postgres"]),
     ("moved ledgerline ci from jenkins to github actions.", ["github"]),
     ("We're migrating a huge legacy PHP app to Laravel and Postgres", ["Laravel", "Postgres"]),
+    # the user's own learning or a past job is another part of the sentence; a weekday or a job is no part of a name
+    ("Our app is built with React and Node, and I am learning Rust on the side", ["React", "Node"]),
+    ("Our backend is Django on Postgres, I'm a Python Developer at Monzo", ["Django", "Postgres"]),
+    ("We use Go and Kafka Streams Monday to Friday", ["Go", "Kafka Streams"]),
+    ("The project uses Vue with Firebase Hosting Next week we add Stripe", ["Vue", "Firebase Hosting"]),
     # fewer than two, or none that is only a technology
     ("I write Python at work", []),
     ("I go to the gym", []),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
@@ -22,6 +22,7 @@ from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.reschedules import (
     called_off_plans,
+    corrects,
     meant_day,
     moved_plan_value,
     moved_to,
@@ -477,6 +478,11 @@ class ExtractionService:
                 if held is None or plan.created_at > message.created_at or message.message_id in (
                         plan.provenance.message_ids if plan.provenance else []):
                     continue
+                # a correction, or one that names the plan; a day of any month only within the month said and next
+                if not (corrects(message.content) or plan_topic(plan.content) & set(terms(message.content))):
+                    continue
+                if was.startswith("--") and not _this_month_or_next(held, message.created_at):
+                    continue
                 iso = meant_day(held, meant)
                 out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan"))
                 if not any(f.polarity and f.subject.startswith("plan:") and f"(for {iso})" in f.content for f in out):
@@ -553,6 +559,16 @@ def defuse_message(message: Message) -> Message:
     statement before it is still learnt, the attacker's part never reaches the extractor."""
     clean = defuse(message.content)
     return message if clean == message.content else message.model_copy(update={"content": clean})
+
+
+def _this_month_or_next(held: str, when: datetime) -> bool:
+    """Whether an ISO date falls in the month of ``when`` or the next one."""
+    month = when.year * 12 + when.month - 1
+    try:
+        year, number = int(held[:4]), int(held[5:7])
+    except ValueError:
+        return False
+    return month <= year * 12 + number - 1 <= month + 1
 
 
 def _plans_named(plans: list[Memory], words: str, message: Message) -> list[Memory]:

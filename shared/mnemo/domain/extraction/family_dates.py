@@ -47,11 +47,14 @@ _NOT_A_NAME = frozenset({"is", "are", "will", "and", "who", "that", "just", "als
 _BIRTHDAY = re.compile(
     r"(?:\b(?:my|our)\s+(?:(?:eldest|youngest|oldest|little|big|older|younger|baby)\s+)?(?P<who>" + _CLOSE +
     r")(?:['’]s?)?(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+)(?:['’]s?)?)?|"
-    r"\b(?P<alone>(?-i:[A-Z])[\w-]+)(?:['’]s?)?)\s+(?:(?:\d+(?:st|nd|rd|th)|first|\w+teenth)\s+)?"
+    r"\b(?P<alone>(?-i:[A-Z])[\w-]{1,30})(?:['’]s?)?)\s+(?:(?:\d+(?:st|nd|rd|th)|first|\w+teenth)\s+)?"
     r"(?P<doing>birthday|bday|b-day|b'day)\b(?P<rest>[^.;!?\n]{0,50})", re.IGNORECASE)
 _NOT_SOMEONE = frozenset({"my", "our", "his", "her", "their", "your", "the", "a", "this", "next", "happy", "its",
                           "it's", "i", "im", "i'm", "what", "when", "birthday", "and", "so", "but", "also", "for",
-                          "on"})
+                          "on", "ok", "okay", "big", "btw", "just", "surprise", "me", "mi", "last", "first", "oh",
+                          "well", "yes", "yeah", "anyway", "plus", "ps", "jan", "january", "february", "march", "april",
+                          "may", "june", "july", "august", "september", "october", "november", "december", "today",
+                          "tomorrow", "upcoming"})
 
 
 @dataclass(frozen=True)

@@ -483,22 +483,34 @@ def partner_named(kin: str, text: str) -> str | None:
     -> "Vito"), or None: a relationship read as the word alone ("User's relationship: husband.") takes it."""
     if not _PARTNER.match(kin):
         return None
-    m = re.search(rf"\b(?:my|our|with)\s+{re.escape(kin)},?\s+(?-i:(?P<name>(?!I\b|Im\b)[A-Z][a-zà-ÿ'-]+))\b", text,
-                  re.IGNORECASE)
-    return m.group("name") if m else None
+    said = rf"\b(?:my|our|with)\s+{re.escape(kin)},?\s+(?-i:(?P<name>(?!I\b|Im\b)[A-Z][a-zà-ÿ'-]+))\b"
+    for m in re.finditer(said, text, re.IGNORECASE):
+        if m.group("name").lower() not in _NOT_A_PARTNERS_NAME:
+            return m.group("name")
+    return None
+
+
+# capitalised words after the word for a partner that name no one ("with my girlfriend Saturday night")
+_NOT_A_PARTNERS_NAME = _NO_NAME | frozenset({
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tonight", "tomorrow",
+    "yesterday", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "and", "but", "so", "is", "was", "who", "lol", "haha"})
 
 
 # the user and a partner parting, said of "we" or of the partner by name ("Pavel and me, we broke up", "we split up
 # last month", "my husband and I are separating"); not of others ("my sister broke up with her bf") nor wished or asked
-_PARTED = (r"(?:just\s+|finally\s+|officially\s+)?(?:broke(?:n)?\s+up|split\s+up|"
-           # "split" alone only where nothing is split ("we split last month"; not "we split the bill")
-           r"split(?=\s*(?:[.,!?;]|$|\s+(?:last|in|this|after|a\s+few|two|three|for\s+good|now)\b))|"
-           r"separated|are\s+separating|"
-           r"divorced|are\s+divorcing|got\s+divorced|called\s+it\s+quits|ended\s+(?:it|things))\b")
+# what may follow a parting: the clause's end, a time, "for good" (not "split up the chores", "broke up the trip into
+# two legs", "separated the kids")
+_PARTING_ENDS = (r"(?=\s*(?:[.,!?;:)]|$|\s+(?:last|in|this|after|a\s+few|a\s+while|two|three|for\s+good|now|"
+                 r"recently|ago|yesterday|months|weeks|years|but|and|so|because)\b))")
+_PARTED = (r"(?:just\s+|finally\s+|officially\s+)?(?:broke(?:n)?\s+up|split(?:\s+up)?|separated|are\s+separating|"
+           r"divorced|are\s+divorcing|got\s+divorced)" + _PARTING_ENDS)
+# the lead of a parting: a partner named with the user ("Pavel and me,"), or "we" at a clause's start. One run of
+# spaces and commas between the parts, so that a long run of them is read in one way only
 _WE_PARTED = re.compile(
     r"(?:\b(?P<name>(?-i:[A-Z][\w'’-]+))\s+(?:and|&|n)\s+(?:me|i)\b|\b(?:my|our)\s+(?P<kin>" + _PARTNER_WORDS +
-    r")(?:\s+(?P<kname>(?-i:[A-Z][\w'’-]+)))?\s+(?:and|&|n)\s+(?:me|i)\b|(?:^|[.!?]\s*|\b(?:so|and|but|well)\s+))"
-    r"[\s,]*(?:we|we['’]ve|we\s+have|we['’]re|we\s+are|have|are)?\s*" + _PARTED, re.IGNORECASE)
+    r")(?:\s(?P<kname>(?-i:[A-Z][\w'’-]+)))?\s+(?:and|&|n)\s+(?:me|i)\b|(?:^|(?<=[.!?])|\b(?:so|and|but|well)\b))"
+    r"[\s,]{0,4}(?:(?:we|we['’]ve|we\s+have|we['’]re|we\s+are|have|are)\s{1,3})?" + _PARTED, re.IGNORECASE)
 
 
 def partings(text: str) -> list[tuple[int, int, str, bool]]:

@@ -368,45 +368,56 @@ def ended_medicines(text: str, any_name: bool = False) -> list[Mention]:
 
 
 # the kinds of medicine one takes one of at a time, by the stem of the name (WHO INN stems): a new one of a kind said as
-# the one taken now takes the old one's place. Blood pressure medicines are one kind: a user moved from ramipril to
-# candesartan (the cough) or from amlodipine to losartan (the swollen ankles) says the new name alone
+# the one taken now takes the old one's place (ramipril -> candesartan for the cough, atorvastatin -> rosuvastatin).
+# An ACE inhibitor and an angiotensin receptor blocker are one kind (one replaces the other: "the ramipril cough");
+# other blood pressure medicines are kinds of their own, as they are as often taken together
 _KINDS = (
-    ("blood pressure", re.compile(r"(?:pril|prilat|sartan|dipine|olol|alol|thiazide)$", re.IGNORECASE)),
-    ("cholesterol", re.compile(r"statin$", re.IGNORECASE)),
-    ("blood thinner", re.compile(r"(?:xaban|gatran|farin|parin)$", re.IGNORECASE)),
+    ("ACE inhibitor or ARB", re.compile(r"(?:pril|prilat|sartan)$", re.IGNORECASE)),
+    ("calcium channel blocker", re.compile(r"dipine$", re.IGNORECASE)),
+    ("beta blocker", re.compile(r"(?:olol|alol)$", re.IGNORECASE)),
+    ("cholesterol", re.compile(r"(?<!ny)statin$", re.IGNORECASE)),
+    ("blood thinner", re.compile(r"(?:xaban|gatran|farin)$", re.IGNORECASE)),
     ("stomach acid", re.compile(r"(?:prazole|tidine)$", re.IGNORECASE)),
     ("antidepressant", re.compile(r"(?:oxetine|opram|alopram|traline|triptyline|ipramine|faxine|mirtazapine)$",
                                   re.IGNORECASE)),
-    ("antibiotic", re.compile(r"(?:cillin|mycin|cycline|floxacin|oxacin)$", re.IGNORECASE)),
-    ("pain", re.compile(r"(?:profen|coxib|naproxen|diclofenac|meloxicam)$", re.IGNORECASE)),
 )
-# the new one said as taken now: "now", "since Monday", "from now on", "these days"; not beside the old one ("also",
-# "added", "both", "as well")
-_TAKEN_NOW = re.compile(r"\b(?:now|nowadays|these days|since\s+(?:\w+day|last|yesterday|the|\d|jan|feb|mar|apr|may|"
-                        r"jun|jul|aug|sep|oct|nov|dec|this)|from now on|from today|switched|instead)\b", re.IGNORECASE)
-_BESIDE = re.compile(r"\b(?:also|too|as well|added|adding|add|both|plus|on top|in addition|extra|another|with)\b",
+_MONTHS = frozenset({"april", "apr"})
+# the new one said as taken now, next to its name: "now on X", "X now", "since Monday I take X", "switched to X"; not
+# beside the old one ("also", "added", "both", "as well")
+_NOW_BEFORE = re.compile(r"\b(?:now|nowadays|these\s+days|since\s+(?:\w+day|last\s+\w+|yesterday|the\s+\w+|\d+\w*|"
+                         r"jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*|this\s+\w+)|"
+                         r"from\s+now\s+on|from\s+today|switched|instead)(?:\W+\w+){0,4}?\W+$", re.IGNORECASE)
+_NOW_AFTER = re.compile(r"^(?:\s+\d+(?:[.,]\d+)?\s*(?:mg|mcg|g|units?))?\s+(?:now|nowadays|these\s+days|instead)\b",
+                        re.IGNORECASE)
+_BESIDE = re.compile(r"\b(?:also|too|as well|added|adding|add|both|plus|on top|in addition|extra|another)\b",
                      re.IGNORECASE)
 
 
 def medicine_kind(name: str) -> str | None:
     """The kind of medicine a name says by its stem ("candesartan" -> "blood pressure"), or None."""
     # any word of it: a value may keep a word said around the name ("di losartan", "pon amlodipine fi")
-    return next((kind for word in name.split() for kind, stem in _KINDS if stem.search(word)), None)
+    words = [w.strip(".,;:!?()") for w in name.split()]
+    return next((kind for word in words if word.lower() not in _MONTHS for kind, stem in _KINDS if stem.search(word)),
+                None)
 
 
 def taken_now_alone(name: str, sentence: str) -> bool:
     """The sentence says the medicine ``name`` is taken now, and not beside another ("Since Monday I take candesartan
     8 mg in the morning"; not "doctor added a new pill Jardiance ... metformin and Jardiance both")."""
-    return (medicine_kind(name) is not None and bool(_TAKEN_NOW.search(sentence))
-            and not _BESIDE.search(sentence))
+    at = sentence.lower().find(name.lower())
+    if medicine_kind(name) is None or at < 0 or _BESIDE.search(sentence):
+        return False
+    return bool(_NOW_BEFORE.search(sentence[:at]) or _NOW_AFTER.match(sentence[at + len(name):]))
 
 
 def same_kind(new_name: str, stored: Sequence[tuple[str, str, str]]) -> list[str]:
     """The stored medicines ((memory id, medicine, what was said of it)) of the new one's kind, itself left out."""
     kind = medicine_kind(new_name)
     said = {w.lower() for w in new_name.split() if medicine_kind(w)}
-    return [i for i, name, _said in stored
+    same = [i for i, name, _said in stored
             if kind is not None and medicine_kind(name) == kind and not said & {w.lower() for w in name.split()}]
+    # the one of its kind: with two stored, which one the new one replaces is a guess
+    return same if len(same) == 1 else []
 
 
 _CONDITION_FOR = re.compile(r"\bfor (?:my|the|his|her)\s+(?P<what>[\w' -]{3,40}?)(?=[,.;!?]|\s+(?:and|but|so|"

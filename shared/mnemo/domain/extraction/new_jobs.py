@@ -49,16 +49,22 @@ _WORK_TALK = re.compile(r"\b(?:job|work|working|team|onboarding|induction|traini
 # "I'm", "I've been", "now"), not of someone else ("my husband is working for Google since May")
 _WORKING_SINCE = re.compile(
     r"(?:^|(?<=[.!?;\n])\s*|\b(?i:i['’]?m|i\s+am|i['’]?ve\s+been|i\s+have\s+been|been|now|currently|and|so)\s+)"
-    r"(?P<job>(?i:working|driving|teaching|nursing|cooking|cleaning|delivering|coding|designing|consulting|flying|"
-    r"sailing|lecturing|training|waiting tables)\s+(?i:for|at|with)\s+"
-    r"(?:the\s+)?[A-ZÀ-Ý][\w&'’.-]*(?:\s+[A-ZÀ-Ý][\w&'’.-]*){0,2})\s+(?i:since|from)\s+(?i:\w+)")
+    r"(?P<job>(?i:working|driving|teaching|nursing|delivering|coding|designing|consulting|lecturing)\s+"
+    r"(?i:for|at|with)\s+(?:the\s+)?(?P<place>[A-ZÀ-Ý][\w&'’.-]*(?:\s+[A-ZÀ-Ý][\w&'’.-]*){0,2}))\s+(?i:since)\s+"
+    r"(?i:\w+)")
+# who is no workplace: "cooking for Mum since she got sick", "working with Dad since Easter"
+_NO_WORKPLACE = re.compile(r"^(?:mum|mom|mam|dad|my|our|his|her|their|the\s+kids|christmas|easter|marathon|"
+                           r"grandma|grandpa|nan|gran)\b", re.IGNORECASE)
 
 
 def new_jobs(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "deputy principal at Scoil Éanna in Oranmore") for each job the text says the user began."""
     out = [(m.start("job"), m.end("job"), m.group("job")) for m in _FIRST_DAYS.finditer(text)
            if _WORK_TALK.search(text)]
-    out.extend((m.start("job"), m.end("job"), m.group("job")) for m in _WORKING_SINCE.finditer(text))
+    # "working at Google" is the workplace's job; "driving for Raben" says the work too
+    out.extend((m.start("place"), m.end("place"), m.group("place")) if m.group("job").lower().startswith("working")
+               else (m.start("job"), m.end("job"), m.group("job")) for m in _WORKING_SINCE.finditer(text)
+               if not _NO_WORKPLACE.match(m.group("place")))
     for m in _BEGAN.finditer(text):
         if not (m.group("just") or _RECENT.search(m.group("gap"))):
             continue

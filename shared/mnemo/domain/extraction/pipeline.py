@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -1050,8 +1051,9 @@ def _with_every_technology(c: Candidate, message: Message, text: str) -> Candida
     sentence = sentence_around(text, at, at + len(value))
     # the part of it the stack is in: "I am using the VS Code and GitHub, but my company want to change to GitLab"
     start = text.find(sentence)
-    parts = [m for m in re.finditer(r"[^;]+?(?=\s*(?:;|\bbut\b|$))", sentence) if m.group(0).strip()]
-    part = next((m.group(0) for m in parts if start + m.start() <= at < start + m.end() + 1), sentence)
+    cuts = [0, *(m.end() for m in re.finditer(r";|\bbut\b", sentence)), len(sentence) + 1]
+    part = next((sentence[a:b] for a, b in itertools.pairwise(cuts) if start + a <= at < start + b),
+                sentence)
     named = technologies_named(part)
     if len(named) < 2 or all(n.lower() in value.lower() for n in named):
         return c
@@ -1108,13 +1110,19 @@ def _one_style(candidates: list[Candidate]) -> list[Candidate]:
     return [c for c in candidates if c is style[0] or not any(c is other for other in style)]
 
 
-_SENTENCE_AFTER = re.compile(r"[.!?]+\s+(?=\S)")
+# a sentence's end: not the dot of an abbreviation or an initial ("Forget Dr. Smith, he retired.", "12 St. John's Rd.")
+_SENTENCE_AFTER = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bRd)(?<!\bNo)(?<!\bvs)(?<!\bMrs)(?<!\bProf)"
+                             r"(?<!\be\.g)(?<!\bi\.e)(?<!\b[A-Z])[.!?]+\s+(?=\S)")
+# a first sentence this short says too little to forget by ("Forget it. ..."): the whole message is what to forget
+_FORGET_MIN_WORDS = 2
 
 
 def _forget_and_rest(said: str) -> tuple[str, str]:
     """What a "forget ..." message asks to forget (its first sentence), and what it says after that."""
     end = _SENTENCE_AFTER.search(said)
-    if end is None:
+    if end is None or (len(said[:end.start()].split()) < _FORGET_MIN_WORDS and not re.search(
+            r"\d|lines?|words?|bullets?|paragraphs?|short|long|format|english|spanish", said[:end.start()],
+            re.IGNORECASE)):
         return said.strip(" .!"), ""
     return said[:end.start()].strip(" .!"), said[end.end():].strip()
 

@@ -84,6 +84,17 @@ def taken_back(text: str, when: datetime) -> list[tuple[str, str, str]]:
     return out
 
 
+# the words of a correction: a day taken back with them is a plan's day corrected, not a choice between days ("For the
+# team dinner I can do the 12th, not the 14th")
+_CORRECTING = re.compile(r"\b(?:actually|sorry|i\s+mean|i\s+meant|my\s+mistake|my\s+bad|mistake|correction|wrong|"
+                         r"misread|mixed\s+up|typo|oops|no\s+wait|wait\s+no)\b", re.IGNORECASE)
+
+
+def corrects(text: str) -> bool:
+    """The text says it corrects something said before."""
+    return _CORRECTING.search(text) is not None
+
+
 def on_the_day(content: str, day: str) -> str | None:
     """The ISO date of a stored plan that is for that day (an ISO date, a month, or "--DD": that day of any month),
     or None."""

@@ -368,15 +368,24 @@ def _in_hospital(value: str, clause: str) -> bool:
 # the user's own birthday is said as theirs ("my birthday is 3 May", "I was born on the 4th", "I turn 40 on Friday");
 # a birthday said of anyone else ("Zosia birthday is 3rd of February", "Pia's bday March 3") or a day that is no
 # birthday at all ("Aoife's confirmation is the 9th of May") is not the user's
-_BIRTH_WORD = re.compile(r"\b(?:birthday|bday|b-day|b'day|born|turn(?:s|ing)?|cumplea[ñn]os|cumple|geburtstag|"
+_BIRTH_WORD = re.compile(r"\b(?:birthday|bday|b-day|b'day|born|turn(?:s|ing|ed)?|birth\s?date|cumplea[ñn]os|cumple|"
+                         r"geburtstag|"
                          r"anniversaire|compleanno|anivers[aá]rio|urodziny|date of birth|dob|d\.o\.b|leap year|"
                          r"n[ée]e? le|nacid[oa]|geboren)\b", re.IGNORECASE)
 _SOMEONE_ELSES_BIRTHDAY = re.compile(
-    r"(?:\b(?-i:[A-Z][\w'-]+)|\b(?:mum|mom|mam|dad|son|daughter|sister|brother|wife|husband|partner|kid|baby|"
+    r"(?:\b(?-i:[A-Z][\w'-]+)(?=['’]s?\s|\s+(?:birthday|bday|b-day|b'day))|\b(?:mum|mom|mam|dad|son|daughter|sister|brother|wife|husband|partner|kid|baby|"
     r"grandson|granddaughter|grandma|grandpa|nan|friend|boss|niece|nephew|cousin|aunt|uncle|boyfriend|girlfriend|"
     r"bf|gf|his|her|their|he|she))(?:['’]s?)?\s+(?:(?:\d+(?:st|nd|rd|th)|first|second|third|\w+['’]s)\s+)?"
     r"(?:birthday|bday|b-day|b'day)\b|\b(?:he|she|they)(?:['’]s|\s+is|\s+will\s+be|\s+turns?)\b",
     re.IGNORECASE)
+
+
+# words before "birthday" that name nobody else: the user's own, fillers, and the words of a birthday itself
+_NOT_SOMEONE_ELSE = frozenset({
+    "i", "my", "me", "our", "happy", "next", "this", "the", "its", "it's", "it", "today", "tomorrow", "mein", "meine",
+    "mi", "mon", "ma", "mio", "mia", "meu", "minha", "mijn", "moje", "moj", "ok", "okay", "also", "big", "btw", "just",
+    "so", "and", "surprise", "last", "first", "upcoming", "birthday", "bday", "b-day", "b'day", "oh", "well", "yes",
+    "yeah", "anyway", "plus", "p.s", "ps"})
 
 
 def _not_the_users_birthday(value: str, clause: str, message: str) -> bool:
@@ -385,8 +394,7 @@ def _not_the_users_birthday(value: str, clause: str, message: str) -> bool:
     if not _BIRTH_WORD.search(clause) and not _BIRTH_WORD.search(message):
         return True
     m = _SOMEONE_ELSES_BIRTHDAY.search(before)
-    return m is not None and not re.match(r"(?:I|My|Me|Happy|Next|This|The|Its|It's|Today|Tomorrow|Mein|Meine|Mi|Mon|"
-                                          r"Ma|Mio|Mia|Meu|Minha|Mijn|Moje?)\b", m.group(0), re.IGNORECASE)
+    return m is not None and m.group(0).split()[0].strip("'’s").lower() not in _NOT_SOMEONE_ELSE
 
 
 # a day said as when something began ("since Monday", "since last week", "since the 3rd"): what began is no plan

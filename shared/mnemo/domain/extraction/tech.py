@@ -137,12 +137,21 @@ def widened_stack(value: str, text: str) -> str:
 # that names no technology itself ("Spring Boot", "AWS EKS", "Unreal Engine")
 _VERSION = re.compile(r"^v?\d[\w.]*$")
 _NAME_GOES_ON = re.compile(r"^[A-Z][\w.#+-]*$")
-_NO_PART = frozenset({"i", "and", "with", "on", "in", "for", "the", "a", "an", "is", "are", "we", "our", "my"})
+_NO_PART = frozenset({"i", "and", "with", "on", "in", "for", "the", "a", "an", "is", "are", "we", "our", "my",
+                      "developer", "developers", "engineer", "engineers", "architect", "lead", "manager", "dev", "devs",
+                      "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+                      "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                      "november", "december", "week", "weekend", "today", "tomorrow", "next", "last", "this"})
+# a part of the sentence about something else: the user's own learning, a past job ("I am learning Rust on the side",
+# "previously I did Java at Oracle")
+_ANOTHER_PART = re.compile(r"\b(?:and\s+i|i['’]m|i\s+am|previously|used\s+to|before\s+that|learning)\b", re.IGNORECASE)
+# "next" is Next.js only beside another name, never before a time ("Next week we add Stripe")
+_NEXT_TIME = re.compile(r"\s+(?:week|month|year|time|day|weekend|sprint|release|quarter)\b", re.IGNORECASE)
 
 
 # a technology named as left behind: "moved ci from jenkins to github actions", "Python's out", "instead of MySQL"
 _LEFT_BEHIND_BEFORE = re.compile(r"\b(?:from|instead of|rather than|replac\w*|no more|not|without|dropp\w*|"
-                                 r"ditch\w*|legacy|"
+                                 r"ditch\w*|legacy|previously|used to|learning|"
                                  r"away from|off|swapp\w*|migrat\w* from|used to)\s+(?:the\s+|our\s+|my\s+)?$",
                                  re.IGNORECASE)
 _LEFT_BEHIND_AFTER = re.compile(r"(?:['’]s|\s+is|\s+was)?\s+(?:out|gone|dead|dropped|retired|no more|any ?more)\b",
@@ -153,8 +162,11 @@ def technologies_named(sentence: str) -> list[str]:
     """The technologies a sentence names, each with its version or the capitalised words that are part of its name
     ("our core platform is on Java 17 with Spring Boot microservices, deployed on AWS EKS, and Postgres" -> Java 17,
     Spring Boot, AWS EKS, Postgres); none where it names fewer than two or none that is only a technology."""
+    other = _ANOTHER_PART.search(sentence)
+    sentence = sentence[:other.start()] if other else sentence
     words = list(_WORD.finditer(sentence))
-    kinds = [_known(w.group(0)) for w in words]
+    kinds = [None if w.group(0).lower() == "next" and _NEXT_TIME.match(sentence, w.end()) else _known(w.group(0))
+             for w in words]
     if kinds.count("sure") < 1 or len([k for k in kinds if k]) < 2:
         return []
     out: list[str] = []
