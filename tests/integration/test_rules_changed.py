@@ -76,17 +76,12 @@ def test_a_rule_let_go_with_forget_takes_the_next_one_said_after_it(service: Mne
     assert not any("five lines" in r for r in rules), rules
 
 
-def test_ways_of_answering_said_together_in_one_short_change_all_stand(service: Mnemo) -> None:
-    say_next_day(service, TENANT, USER, "c1",
-                 "bullet point no need anymore. normal paragraph ok. but still short, under 5 line")
-    rules = _rules(service)
-    assert any("normal paragraph" in r for r in rules), rules
-    assert any("under 5 line" in r for r in rules), rules
-    # in a longer message a way of answering beside a standing one is as often the task's ("Under 80 words")
-    say_next_day(service, TENANT, USER, "c2",
-                 "Write a short bio for the conference programme: Dr. Li Wei, senior lecturer in marine biology at the "
-                 "University of Plymouth. Under 80 words. And from now on always use British spelling please.")
-    assert not any("80 words" in r for r in _rules(service))
+def test_pieces_of_the_one_answer_style_said_together_are_one_rule(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "keep answers short. no bullet points")
+    style = [r for r in _rules(service) if "short" in r or "bullet" in r]
+    assert len(style) == 1, style
+    assert "short" in style[0], style
+    assert "bullet" in style[0], style
 
 
 def test_forget_said_of_someone_with_a_title_forgets_them_whole() -> None:

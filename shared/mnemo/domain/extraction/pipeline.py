@@ -67,7 +67,7 @@ from mnemo.domain.extraction.pets import names_an_animal, pet_value, pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
 from mnemo.domain.extraction.routines import routines_said
 from mnemo.domain.extraction.rules import guess_category, slot_key, topic_of
-from mnemo.domain.extraction.screen import screen, standing_beside_another, whose_event
+from mnemo.domain.extraction.screen import screen, whose_event
 from mnemo.domain.extraction.segment import (
     DENIED_OR_WISHED,
     chunks,
@@ -258,7 +258,7 @@ class LearnedExtractor:
             candidates.extend(self._routines_abroad(candidates, message, text))
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
-            candidates = _one_style(_standing_together(candidates, text))
+            candidates = _one_style(candidates)
             candidates = _with_labelled_fields(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
             candidates = [c for c in candidates if not (c.tags and c.tags[0] in ("health", "job")
@@ -1033,9 +1033,11 @@ _MOVED_HOME = re.compile(
 MOVE_CONFIDENCE = 0.9
 
 
-# a message short enough to be one change of how to answer ("bullet point no need anymore. normal paragraph ok. but
-# still short, under 5 line"); in a longer one a way of answering beside a standing one is as often about the task
-_ONE_CHANGE_WORDS = 20
+# a sentence that changes the stack names the old beside the new ("we moved the API from Flask to FastAPI", "Postgres
+# now, Mongo is gone", "rewriting it in Go"): the tagger's reading is the new one, and widening would bring the old back
+_A_CHANGE_OF_STACK = re.compile(r"\b(?:now|moved|moving|migrat\w*|switch\w*|swapp?\w*|replac\w*|rewr\w*|port\w*|"
+                                r"instead|anymore|no\s+longer|old|new|gone|out|dropp\w*|ditch\w*|from|to)\b",
+                                re.IGNORECASE)
 
 
 def _with_every_technology(c: Candidate, message: Message, text: str) -> Candidate:
@@ -1055,7 +1057,7 @@ def _with_every_technology(c: Candidate, message: Message, text: str) -> Candida
     part = next((sentence[a:b] for a, b in itertools.pairwise(cuts) if start + a <= at < start + b),
                 sentence)
     named = technologies_named(part)
-    if len(named) < 2 or all(n.lower() in value.lower() for n in named):
+    if len(named) < 2 or all(n.lower() in value.lower() for n in named) or _A_CHANGE_OF_STACK.search(part):
         return c
     made = slot_candidate(SLOTS["project_stack"], ", ".join(named), c.evidence, False, message, c.confidence)
     c.content, c.subject = made.content, made.subject
@@ -1082,19 +1084,6 @@ def _taken_now(value: str, text: str) -> bool:
     name = next((w for w in value.split() if medicine_kind(w)), "")
     at = text.lower().find(name.lower()) if name else -1
     return at >= 0 and taken_now_alone(name, sentence_around(text, at, at + len(name)))
-
-
-def _standing_together(candidates: list[Candidate], text: str) -> list[Candidate]:
-    """Ways of answering said in one short message with a standing one stand with it
-    (screen.standing_beside_another)."""
-    if len(text.split()) > _ONE_CHANGE_WORDS or not any(
-            c.should_store and c.tags and c.tags[0] in ANSWER_SLOTS and c.polarity for c in candidates):
-        return candidates
-    for c in candidates:
-        if (c.rejection_reason == "one_off_request" and c.tags and c.tags[0] in ANSWER_SLOTS
-                and standing_beside_another(c.evidence)):
-            c.should_store, c.rejection_reason = True, None
-    return candidates
 
 
 def _one_style(candidates: list[Candidate]) -> list[Candidate]:

@@ -521,12 +521,6 @@ _THIS_ONCE = re.compile(
     r"my (?:essay|email|post|letter|cv|resume)|then go back)\b", re.IGNORECASE)
 
 
-def standing_beside_another(clause: str) -> bool:
-    """A way of answering said beside a standing one in the same message stands with it ("bullet point no need
-    anymore. normal paragraph ok. but still short, under 5 line"), unless it is for one piece of work or a task."""
-    return not (_THIS_ONCE.search(clause) or _TASK.match(clause))
-
-
 def standing_instruction(clause: str, sentence: str, message: str) -> bool:
     """An answer instruction is addressed to the assistant or its answers ("use metric", "your replies,
     please") or says it stands ("three sentences max, always"), and is not about one piece of work ("just
