@@ -90,3 +90,17 @@ def test_forget_said_of_someone_with_a_title_forgets_them_whole() -> None:
     assert _forget_and_rest("Dr. Smith, he retired.") == ("Dr. Smith, he retired", "")
     assert _forget_and_rest("five lines. Longer is fine when it's technical.") == (
         "five lines", "Longer is fine when it's technical.")
+
+
+def test_a_day_off_said_again_replaces_the_old_one(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "I work 11 am to 9 pm, only Monday is off ka")
+    say_next_day(service, TENANT, USER, "c2", "Wednesday is my day off now ka, manager change the schedule")
+    now = service.ports.clock.now()
+    days = [m.content for m in service.ports.memories.all_for_user(TENANT, USER)
+            if m.is_live(now) and "day off" in m.content]
+    assert days == ["User's routine: day off: Wednesday."]
+
+
+def test_a_day_off_this_once_is_no_routine(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "Monday is off for the bank holiday, what should I do?")
+    assert not [m for m in service.ports.memories.all_for_user(TENANT, USER) if "day off" in m.content]

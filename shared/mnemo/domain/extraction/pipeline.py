@@ -77,7 +77,16 @@ from mnemo.domain.extraction.segment import (
     sentences,
     unshouted,
 )
-from mnemo.domain.extraction.shifts import SHIFT_KEY, is_shift, only_a_shift, only_hours, shifts_in
+from mnemo.domain.extraction.shifts import (
+    DAY_OFF_KEY,
+    SHIFT_KEY,
+    days_off,
+    is_day_off,
+    is_shift,
+    only_a_shift,
+    only_hours,
+    shifts_in,
+)
 from mnemo.domain.extraction.slots import (
     ACTIVITY_VERBS,
     ANSWER_SLOTS,
@@ -243,6 +252,9 @@ class LearnedExtractor:
             candidates = self._with_terse_rules(candidates, message, text)
             candidates = self._with_tech_lists(candidates, message, text)
             candidates.extend(self._shifts(candidates, message, text))
+            candidates.extend(_said_in_rule(SLOTS["habit"], days_off(text), candidates, message, text,
+                                            lambda c, value: value.split(": ", 1)[1].lower() in c.content.lower()
+                                            and " off" in c.content.lower()))
             candidates.extend(self._aids(candidates, message, text))
             candidates.extend(self._pets_got(candidates, message, text))
             candidates.extend(self._relatives_named(candidates, message, text))
@@ -2239,6 +2251,8 @@ def _key_source(slot: Slot, value: str, clause: str) -> str:
         return without_dose(value)
     if slot.name == "habit" and is_shift(value):
         return SHIFT_KEY  # one shift at a time: "works day shift" replaces "works nights"
+    if slot.name == "habit" and is_day_off(value):
+        return DAY_OFF_KEY  # "Wednesday is my day off now" replaces "only Monday is off"
     commute = _A_COMMUTE.match(value) if slot.name == "habit" else None
     if commute is not None:
         # one way to work at a time: "commute by bike now" replaces "commute is u7, 25 min"

@@ -106,3 +106,28 @@ def is_shift(value: str) -> bool:
     if value.lower().startswith("works "):
         return bool(re.match(_SHIFT, value[6:], re.IGNORECASE))
     return bool(_BARE_SHIFT.match(value))
+
+
+# the user's days off work, one routine at a time ("Wednesday is my day off now ka, manager change the schedule"
+# replaces "only Monday is off"): a week's plan turns on them
+DAY_OFF_KEY = "day off"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_DAYS_OFF = re.compile(
+    rf"\b(?:(?:only\s+)?(?P<a>{_WEEKDAY}s?(?:\s+(?:and|&|n)\s+{_WEEKDAY}s?)?)\s+(?:is|are)\s+(?:my\s+|our\s+)?"
+    # not a day off this once ("Monday is off for the bank holiday")
+    rf"(?:days?\s+off|off)\b(?!\s+(?:for|this|next|because|due|thanks|today|tomorrow|work\s+for))|"
+    rf"(?:my|our)\s+days?\s+off\s+(?:is|are)\s+(?:now\s+)?(?P<b>{_WEEKDAY}s?(?:\s+(?:and|&|n)\s+{_WEEKDAY}s?)?)|"
+    rf"\bi['’]?m\s+off\s+(?:on\s+)?(?P<c>{_WEEKDAY}s(?:\s+(?:and|&|n)\s+{_WEEKDAY}s)?))\b", re.IGNORECASE)
+
+
+def days_off(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "day off: Monday") for each day off work the text says the user has."""
+    out = []
+    for m in _DAYS_OFF.finditer(text):
+        days = next(g for g in (m.group("a"), m.group("b"), m.group("c")) if g)
+        out.append((m.start(), m.end(), f"{DAY_OFF_KEY}: {days[:1].upper()}{days[1:]}"))
+    return out
+
+
+def is_day_off(value: str) -> bool:
+    return value.lower().startswith(DAY_OFF_KEY + ":")
