@@ -163,3 +163,16 @@ def test_a_relatives_name_said_after_them(text: str, named: list[str]) -> None:
 def test_a_dependant_said_with_a_is_still_the_users(text: str) -> None:
     [found] = stretches(text, {})
     assert (found.person.close, found.person.guest) == (False, False)
+
+
+@pytest.mark.parametrize("text", ["." + " " * 5000 + "x", " " * 10000, "we " * 3000, ", " * 3000,
+                                  "Thanks, that worked." + " " * 2000 + "ok"])
+def test_a_run_of_spaces_is_read_for_partings_in_linear_time(text: str) -> None:
+    # the parting's lead had three runs of spaces in a row, read in cubic time on a run of spaces after a full stop
+    import time
+
+    from mnemo.domain.extraction.household import partings
+
+    started = time.perf_counter()
+    partings(text)
+    assert time.perf_counter() - started < 1.0

@@ -433,8 +433,7 @@ class ExtractionService:
                       and (moved := moved_to(turn.message.content, turn.message.created_at)) is not None]
         if not said_moved:
             return facts  # the plans are read only for a job whose messages say a date moved
-        plans = [m for m in self._live(job, Category.EPISODIC)
-                 if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags]
+        plans = self._stored_plans(job)
         out = list(facts)
         for message, (iso, words) in said_moved:
             named = _plans_named([p for p in plans if f"(for {iso}" not in p.content], message.content, message)
@@ -445,6 +444,11 @@ class ExtractionService:
                 continue  # the message's own reading holds the plan at its new date
             out.append(self._moved_plan(job, message, named[0], words, iso))
         return out
+
+    def _stored_plans(self, job: ExtractionJob) -> list[Memory]:
+        """The user's live plans (not the retractions of plans)."""
+        return [m for m in self._live(job, Category.EPISODIC)
+                if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags]
 
     def _moved_plan(self, job: ExtractionJob, message: Message, plan: Memory, words: str, iso: str) -> NewFact:
         """The stored ``plan`` held again at its new date (``words``, ``iso``), said by ``message``."""
@@ -469,14 +473,12 @@ class ExtractionService:
                 for back in taken_back(turn.message.content, turn.message.created_at)]
         if not said:
             return facts
-        plans = [m for m in self._live(job, Category.EPISODIC)
-                 if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags]
+        plans = self._stored_plans(job)
         out = list(facts)
         for message, (was, meant, words) in said:
             for plan in plans:
                 held = on_the_day(plan.content, was)
-                if held is None or plan.created_at > message.created_at or message.message_id in (
-                        plan.provenance.message_ids if plan.provenance else []):
+                if held is None or not _said_before(plan, message):
                     continue
                 # a correction, or one that names the plan; a day of any month only within the month said and next
                 if not (corrects(message.content) or plan_topic(plan.content) & set(terms(message.content))):
@@ -500,8 +502,7 @@ class ExtractionService:
         if not said_off:
             return facts
         ended = {f.subject for f in facts if not f.polarity}
-        plans = [m for m in self._live(job, Category.EPISODIC)
-                 if m.subject.startswith("plan:") and RETRACTION_TAG not in m.tags and m.subject not in ended]
+        plans = [m for m in self._stored_plans(job) if m.subject not in ended]
         out = list(facts)
         for message, name in said_off:
             for plan in _plans_named([p for p in plans if p.subject not in ended], name, message):
@@ -571,12 +572,17 @@ def _this_month_or_next(held: str, when: datetime) -> bool:
     return month <= year * 12 + number - 1 <= month + 1
 
 
+def _said_before(plan: Memory, message: Message) -> bool:
+    """A stored plan said before the message, and not by it."""
+    return plan.created_at <= message.created_at and message.message_id not in (
+        plan.provenance.message_ids if plan.provenance else [])
+
+
 def _plans_named(plans: list[Memory], words: str, message: Message) -> list[Memory]:
     """The stored plans, said before the message and not in it, that ``words`` name best by what a plan is about
     (reschedules.plan_topic): "Sarah's wedding got postponed" names the wedding, not "dinner with Sarah"."""
     said = set(terms(words))
     overlap = {p.memory_id: len(plan_topic(p.content) & said) for p in plans}
-    named = [p for p in plans if overlap[p.memory_id] and p.created_at <= message.created_at
-             and message.message_id not in (p.provenance.message_ids if p.provenance else [])]
+    named = [p for p in plans if overlap[p.memory_id] and _said_before(p, message)]
     most = max((overlap[p.memory_id] for p in named), default=0)
     return [p for p in named if overlap[p.memory_id] == most]

@@ -10,6 +10,9 @@ from datetime import date, datetime, timedelta
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
+# the names of the days and months, for readings that must not take one for a name ("with my girlfriend Saturday")
+CALENDAR_NAMES = frozenset([*_WEEKDAYS, *_MONTHS])
+WEEKDAY_NAME = "(?:" + "|".join(_WEEKDAYS) + ")"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "couple of": 2,
             "few": 3, "a few": 3, "a couple of": 2}
 _WEEKDAY = r"(?P<wd>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
@@ -18,6 +21,13 @@ _MONTH = (r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary
 _DAY_OF_MONTH = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _ORDINAL = r"(?P<day>\d{1,2})(?:st|nd|rd|th)"
 _MONTH_NOT_NAMED = _MONTH.replace("?P<mon>", "?:")
+# a month named in a few words, or a day and month in figures ("24 May", "June", "03-11")
+_NAMES_A_MONTH = re.compile(rf"\b{_MONTH_NOT_NAMED}\.?\b|\b\d{{1,2}}[./-]\d{{1,2}}\b", re.IGNORECASE)
+
+
+def names_a_month(words: str) -> bool:
+    """The words of a date name its month ("24 May", "June", "03-11"; not "the 16th", "Saturday")."""
+    return _NAMES_A_MONTH.search(words) is not None
 # an ordinal that counts something other than days ("the 15th century", "on 3rd place"), or the day of a month
 # named after it ("the 14th of february": read by the patterns that read the month, wherever the value stands)
 _NOT_A_DAY = (r"(?!\s+(?:of\s+)?(?:century|centuries|floor|time|times|birthday|anniversary|place|grade|year|round|"
@@ -382,13 +392,22 @@ def dates_taken_back(text: str) -> list[tuple[str, str]]:
     out = []
     for pattern in (_NOT_THEN_WHEN, _WHEN_NOT_THEN):
         for m in pattern.finditer(text):
-            old, new = m.group("old").strip(), m.group("new").strip()
-            if _when_kind(old) == _when_kind(new) == "day":
-                month = _MONTH_NAMED.search(old)
-                if month and not _MONTH_NAMED.search(new) and _ORDINAL_ALONE.fullmatch(new):
-                    new = f"{new} of {month.group(0)}"
+            old = m.group("old").strip()
+            new = _the_one_meant(old, m.group("new").strip())
+            if new is not None and _when_kind(old) == "day":
                 out.append((old, new))
     return out
+
+
+def _the_one_meant(old: str, new: str) -> str | None:
+    """The day or time meant in place of ``old``, with the month ``old`` named where ``new`` is a day alone ("the 3rd
+    not the 4th of May" -> "the 3rd of May"); None where the two are no day and day, or time and time."""
+    if _when_kind(old) != _when_kind(new):
+        return None
+    month = _MONTH_NAMED.search(old)
+    if month and not _MONTH_NAMED.search(new) and _ORDINAL_ALONE.fullmatch(new):
+        return f"{new} of {month.group(0)}"
+    return new
 
 
 def _when_kind(when: str) -> str:
@@ -421,13 +440,7 @@ def corrected_dates(text: str) -> str:
         opening = lead.group(0) if lead and not re.match(r"(?:next|this|on|at|by|the)\s", new, re.IGNORECASE) else ""
         return opening + new
     def one_not_other(m: re.Match[str]) -> str:
-        new = m.group("new")
-        if _when_kind(m.group("old")) != _when_kind(new):
-            return m.group(0)
-        month = _MONTH_NAMED.search(m.group("old"))
-        if month and not _MONTH_NAMED.search(new) and _ORDINAL_ALONE.fullmatch(new):  # "the 3rd not the 4th of May"
-            return f"{new} of {month.group(0)}"
-        return new
+        return _the_one_meant(m.group("old"), m.group("new")) or m.group(0)
     # ("30 April, not 30 March" is left as said: the tagger reads the day and the one it is not, which a stored
     # deadline then gives up)
     return _NOT_THEN_WHEN.sub(one_not_other, _CORRECTED_WHEN.sub(meant, text))

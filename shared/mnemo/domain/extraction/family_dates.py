@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from mnemo.domain.extraction.dates import anchor, anchor_near
+from mnemo.domain.extraction.dates import CALENDAR_NAMES, anchor, anchor_near
 from mnemo.domain.extraction.diets import DIET_NAMES
 
 _CLOSE = (r"(?:daughter|son|sister|sis|brother|bro|mum|mom|mother|dad|father|parents|girlfriend|gf|boyfriend|bf|"
@@ -49,12 +49,11 @@ _BIRTHDAY = re.compile(
     r")(?:['’]s?)?(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+)(?:['’]s?)?)?|"
     r"\b(?P<alone>(?-i:[A-Z])[\w-]{1,30})(?:['’]s?)?)\s+(?:(?:\d+(?:st|nd|rd|th)|first|\w+teenth)\s+)?"
     r"(?P<doing>birthday|bday|b-day|b'day)\b(?P<rest>[^.;!?\n]{0,50})", re.IGNORECASE)
-_NOT_SOMEONE = frozenset({"my", "our", "his", "her", "their", "your", "the", "a", "this", "next", "happy", "its",
-                          "it's", "i", "im", "i'm", "what", "when", "birthday", "and", "so", "but", "also", "for",
-                          "on", "ok", "okay", "big", "btw", "just", "surprise", "me", "mi", "last", "first", "oh",
-                          "well", "yes", "yeah", "anyway", "plus", "ps", "jan", "january", "february", "march", "april",
-                          "may", "june", "july", "august", "september", "october", "november", "december", "today",
-                          "tomorrow", "upcoming"})
+_NOT_SOMEONE = CALENDAR_NAMES | frozenset({
+    "my", "our", "his", "her", "their", "your", "the", "a", "this", "next", "happy", "its", "it's", "i", "im", "i'm",
+    "what", "when", "birthday", "and", "so", "but", "also", "for", "on", "ok", "okay", "big", "btw", "just", "surprise",
+    "me", "mi", "last", "first", "oh", "well", "yes", "yeah", "anyway", "plus", "ps", "jan", "today", "tomorrow",
+    "upcoming"})
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from mnemo.domain.extraction.dates import CALENDAR_NAMES
 from mnemo.domain.extraction.segment import sentence_around
 from mnemo.domain.extraction.slots import value_key
 from mnemo.domain.for_others import names_in
@@ -491,10 +492,8 @@ def partner_named(kin: str, text: str) -> str | None:
 
 
 # capitalised words after the word for a partner that name no one ("with my girlfriend Saturday night")
-_NOT_A_PARTNERS_NAME = _NO_NAME | frozenset({
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tonight", "tomorrow",
-    "yesterday", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december", "and", "but", "so", "is", "was", "who", "lol", "haha"})
+_NOT_A_PARTNERS_NAME = _NO_NAME | CALENDAR_NAMES | frozenset({
+    "today", "tonight", "tomorrow", "yesterday", "and", "but", "so", "is", "was", "who", "lol", "haha"})
 
 
 # the user and a partner parting, said of "we" or of the partner by name ("Pavel and me, we broke up", "we split up
@@ -553,12 +552,9 @@ _CHILDREN_TALK = re.compile(r"\b(?:kids?|children|child|sons?|daughters?|boys|gi
 _NAMED_AGE = re.compile(r"\b(?P<name>(?-i:[A-Z][a-zà-ÿ'-]{1,}))(?:['’]s|\s+is)\s+(?P<age>\d{1,2})\b"
                         r"(?!\s*(?:am|pm|h\b|%|kg|km|mins?|minutes|hours?|euros?|dollars?|quid|pounds|people|th|st|nd|rd|"
                         r"[:.,]\d))", re.IGNORECASE)
-_NO_CHILD = frozenset({"it", "he", "she", "that", "what", "there", "here", "who", "this", "mine", "his", "hers",
-                       "today", "january", "february", "march", "april", "may", "june", "july", "august",
-                       "september", "october",
-                       "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-                       "saturday", "sunday", "room", "level", "year", "grade", "page", "number", "gate", "platform",
-                       "bus", "route"})
+_NO_CHILD = CALENDAR_NAMES | frozenset({
+    "it", "he", "she", "that", "what", "there", "here", "who", "this", "mine", "his", "hers", "today", "room", "level",
+    "year", "grade", "page", "number", "gate", "platform", "bus", "route"})
 
 
 def children_named(text: str) -> list[tuple[int, int, str]]:

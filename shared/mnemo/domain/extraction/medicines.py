@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mnemo.domain.extraction.dates import CALENDAR_NAMES
 from mnemo.domain.extraction.segment import DENIED_OR_WISHED
 
 # the message speaks of medicine: who prescribes, what is taken, how much
@@ -381,7 +382,8 @@ _KINDS = (
     ("antidepressant", re.compile(r"(?:oxetine|opram|alopram|traline|triptyline|ipramine|faxine|mirtazapine)$",
                                   re.IGNORECASE)),
 )
-_MONTHS = frozenset({"april", "apr"})
+# "April" ends as an ACE inhibitor's name does
+_MONTH_NAMES = CALENDAR_NAMES | {"apr"}
 # the new one said as taken now, next to its name: "now on X", "X now", "since Monday I take X", "switched to X"; not
 # beside the old one ("also", "added", "both", "as well")
 _NOW_BEFORE = re.compile(r"\b(?:now|nowadays|these\s+days|since\s+(?:\w+day|last\s+\w+|yesterday|the\s+\w+|\d+\w*|"
@@ -397,8 +399,8 @@ def medicine_kind(name: str) -> str | None:
     """The kind of medicine a name says by its stem ("candesartan" -> "blood pressure"), or None."""
     # any word of it: a value may keep a word said around the name ("di losartan", "pon amlodipine fi")
     words = [w.strip(".,;:!?()") for w in name.split()]
-    return next((kind for word in words if word.lower() not in _MONTHS for kind, stem in _KINDS if stem.search(word)),
-                None)
+    return next((kind for word in words if word.lower() not in _MONTH_NAMES for kind, stem in _KINDS
+                 if stem.search(word)), None)
 
 
 def taken_now_alone(name: str, sentence: str) -> bool:

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import re
 
-_GREETING = (r"hey|hi|hello|hiya|heya|yo|hallo|hola|ola|olá|salut|ciao|namaste|good (?:morning|afternoon|evening)|"
-             r"greetings|quick intro|intro|ok|okay|so|well")
+# greetings in the languages users open with ("Sawasdee ka, I am Nok na"): no name
+_GREETING_WORDS = (r"sawa?s?dee|sawatdee|namaste|namaskar|namaskaram|merhaba|salaam|salam|assalamu|hola|ola|olá|"
+                   r"bonjour|ciao|hallo|hello|hi|hey|hiya|heya|yo|konnichiwa|annyeong|xin chao|jambo|habari|shalom|"
+                   r"privet|kamusta|mabuhay|selamat|vanakkam|aloha|howdy|buongiorno|buenos|buenas|guten|moin|servus|"
+                   r"salut|ahoj|cze[sś][cć]|hej|hei|dear|greetings")
+# an introduction's opening before the name: a greeting, or a word that leads into it
+_GREETING = rf"{_GREETING_WORDS}|good (?:morning|afternoon|evening)|quick intro|intro|ok|okay|so|well"
 # a word that says the next one is the user's name, or an introduction's opening before it
 _SAYS_IT_BEFORE = re.compile(
     r"(?:\b(?:i'?m|i’m|i am|im|my name is|my name's|my name’s|my n[a-z]{2}e is|"
@@ -23,12 +28,7 @@ _SAYS_IT_BEFORE = re.compile(
     # "Dr. Faisal, my manager, has asked me" is someone else
     rf"|(?:^|[.!?\n]\s*)(?:(?:{_GREETING}|there)\b\W*)*(?:name is|name's|name’s|names|name:))"
     r"(?:[\s,:!.\-–—]*(?:dr|mr|mrs|ms|miss|prof)\.?)?[\s,:!.\-–—]*$", re.IGNORECASE)
-# a greeting is no name, in the languages users open with ("Sawasdee ka, I am Nok na")
-_A_GREETING = re.compile(
-    r"^(?:sawa?s?dee|sawatdee|namaste|namaskar|merhaba|salaam|salam|assalamu|hola|bonjour|ciao|hallo|hello|hi|hey|"
-    r"konnichiwa|annyeong|xin chao|jambo|habari|shalom|privet|kamusta|mabuhay|selamat|vanakkam|aloha|howdy|"
-    r"buongiorno|buenos|buenas|guten|moin|servus|salut|ahoj|cze[sś][cć]|hej|hei|dear|greetings|namaskaram)\b",
-    re.IGNORECASE)
+_A_GREETING = re.compile(rf"^(?:{_GREETING_WORDS})\b", re.IGNORECASE)
 # an introduction's head says only the name before a pause or the age: "Paul, history teacher", not "Femke passed"
 _HEAD_OF_INTRO = re.compile(rf"\W*(?:(?:{_GREETING})\b\W*)*", re.IGNORECASE)
 _PAUSE_OR_AGE = re.compile(r"^\s*(?:[,.;:!)\-–—(]|\d|$)")

@@ -260,7 +260,7 @@ class LearnedExtractor:
             candidates.extend(self._relatives_named(candidates, message, text))
             candidates.extend(_said_in_rule(SLOTS["family"], children_named(text), candidates, message, text,
                                             lambda c, value: value.split()[0].lower() in c.content.lower()))
-            candidates = _with_partings(candidates, message, text)
+            candidates = _with_partings(_with_partners_named(candidates, message, text), message, text)
             candidates = self._with_births(candidates, message, text)
             candidates = _sure_of_a_move(candidates, text)
             candidates = _not_moved_yet(candidates)
@@ -565,15 +565,6 @@ class LearnedExtractor:
                         family_value(c.content).lower() in (kin, f"their {kin}", f"new {kin}")):
                     made = slot_candidate(SLOTS["family"], value, c.evidence, False, message, c.confidence)
                     c.content, c.subject = made.content, made.subject
-        # a partner read by the word alone ("my husband Vito broke his hip" -> "User's relationship: husband.")
-        for c in candidates:
-            said = c.content.removeprefix("User's relationship:").strip(" .") if c.tags == ["relationship_status"] \
-                else ""
-            name = partner_named(said.removeprefix("their "), text) if said and c.polarity else None
-            if name:
-                made = slot_candidate(SLOTS["relationship_status"], f"{said.removeprefix('their ')} {name}",
-                                      c.evidence, False, message, c.confidence)
-                c.content, c.subject = made.content, made.subject
         return _said_in_rule(SLOTS["family"], named, candidates, message, text,
                              lambda c, value: value.split()[-1].lower() in c.content.lower())
 
@@ -1076,6 +1067,21 @@ def _with_every_technology(c: Candidate, message: Message, text: str) -> Candida
     return c
 
 
+def _with_partners_named(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+    """A partner read by the word alone takes the name the text says after it ("my husband Vito broke his hip" ->
+    "User's relationship: husband." -> "... husband Vito."; household.partner_named)."""
+    for c in candidates:
+        if c.tags != ["relationship_status"] or not c.polarity:
+            continue
+        kin = _stated_value(c.content).removeprefix("their ")
+        name = partner_named(kin, text)
+        if name:
+            made = slot_candidate(SLOTS["relationship_status"], f"{kin} {name}", c.evidence, False, message,
+                                  c.confidence)
+            c.content, c.subject = made.content, made.subject
+    return candidates
+
+
 def _with_partings(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
     """A parting of the user and a partner (household.partings: "Pavel and me, we broke up") as the relationship
     ended, in place of the partner the tagger read as the relationship now ("User's relationship: Pavel.")."""
@@ -1104,9 +1110,8 @@ def _one_style(candidates: list[Candidate]) -> list[Candidate]:
     style = [c for c in candidates if c.should_store and c.polarity and c.subject == "answer_style"]
     if len(style) < 2:
         return candidates
-    prefix = "How to answer the user: "
-    said = [c.content.removeprefix(prefix).rstrip(" .") for c in style]
-    style[0].content = prefix + "; ".join(said) + "."
+    slot = SLOTS[style[0].tags[0]]
+    style[0].content = slot.affirm.format(v="; ".join(_stated_value(c.content) for c in style))
     style[0].evidence = " ".join(dict.fromkeys(c.evidence for c in style))
     return [c for c in candidates if c is style[0] or not any(c is other for other in style)]
 

@@ -13,7 +13,7 @@ import re
 from datetime import datetime
 
 from mnemo.domain.conflicts import plan_value
-from mnemo.domain.extraction.dates import anchor, dates_taken_back, without_dates
+from mnemo.domain.extraction.dates import anchor, dates_taken_back, names_a_month, without_dates
 from mnemo.domain.text import terms
 
 # the words that say a date moved ("delayed", "pushed back", "they change the date", "now it will be")
@@ -36,8 +36,6 @@ _SOMEONE_ELSES = re.compile(r"\b(?:(?:my|our)\s+\w+['’]s|his|her|their)\s+(?:[
 _PLAN_WORDS = frozenset(terms("user plans plan planning planned going go make making have having do doing get "
                               "getting will next this week month year day weekend"))
 WORDS_OF_A_DATE = 6
-_MONTH_NAMED_IN = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b|\b\d{1,2}[./-]\d{1,2}\b", re.IGNORECASE)
 
 
 def moved_to(text: str, when: datetime) -> tuple[str, str] | None:
@@ -74,13 +72,13 @@ def taken_back(text: str, when: datetime) -> list[tuple[str, str, str]]:
     or "--23" where its words name no month (it is then in the month of the plan it moves)."""
     out = []
     for old, new in dates_taken_back(text):
-        if not re.search(r"\d", new) or (not re.search(r"\d", old) and not _MONTH_NAMED_IN.search(old)):
+        if not re.search(r"\d", new) or (not re.search(r"\d", old) and not names_a_month(old)):
             continue  # a weekday is no correction of a date ("on Saturday, not Sunday" is a preference)
         iso, old_iso = anchor(new, when, "future"), anchor(old, when, "future")
         if iso is None or old_iso is None or len(iso) != len("2026-01-01"):
             continue
-        was = old_iso if _MONTH_NAMED_IN.search(old) else f"--{old_iso[-2:]}"
-        out.append((was, iso if _MONTH_NAMED_IN.search(new) else f"--{iso[-2:]}", new))
+        was = old_iso if names_a_month(old) else f"--{old_iso[-2:]}"
+        out.append((was, iso if names_a_month(new) else f"--{iso[-2:]}", new))
     return out
 
 

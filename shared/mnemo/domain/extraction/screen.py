@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from mnemo.domain.extraction.dates import anchor
+from mnemo.domain.extraction.dates import CALENDAR_NAMES, anchor
 from mnemo.domain.extraction.languages import is_a_language, names_a_spoken_language
 from mnemo.domain.extraction.segment import is_question
 from mnemo.domain.extraction.slots import ANSWER_SLOTS
@@ -372,10 +372,12 @@ _BIRTH_WORD = re.compile(r"\b(?:birthday|bday|b-day|b'day|born|turn(?:s|ing|ed)?
                          r"geburtstag|"
                          r"anniversaire|compleanno|anivers[aá]rio|urodziny|date of birth|dob|d\.o\.b|leap year|"
                          r"n[ée]e? le|nacid[oa]|geboren)\b", re.IGNORECASE)
+# someone before "birthday": a capitalised name with a possessive or right before the word, one of the people the screen
+# knows by the word for them (_PEOPLE), or a pronoun
 _SOMEONE_ELSES_BIRTHDAY = re.compile(
-    r"(?:\b(?-i:[A-Z][\w'-]+)(?=['’]s?\s|\s+(?:birthday|bday|b-day|b'day))|\b(?:mum|mom|mam|dad|son|daughter|sister|brother|wife|husband|partner|kid|baby|"
-    r"grandson|granddaughter|grandma|grandpa|nan|friend|boss|niece|nephew|cousin|aunt|uncle|boyfriend|girlfriend|"
-    r"bf|gf|his|her|their|he|she))(?:['’]s?)?\s+(?:(?:\d+(?:st|nd|rd|th)|first|second|third|\w+['’]s)\s+)?"
+    r"(?:\b(?-i:[A-Z][\w'-]+)(?=['’]s?\s|\s+(?:birthday|bday|b-day|b'day))"
+    rf"|\b(?:{_PEOPLE}|mam|nan|his|her|their|he|she))(?:['’]s?)?\s+"
+    r"(?:(?:\d+(?:st|nd|rd|th)|first|second|third|\w+['’]s)\s+)?"
     r"(?:birthday|bday|b-day|b'day)\b|\b(?:he|she|they)(?:['’]s|\s+is|\s+will\s+be|\s+turns?)\b",
     re.IGNORECASE)
 
@@ -398,9 +400,8 @@ def _not_the_users_birthday(value: str, clause: str, message: str) -> bool:
 
 
 # a day said as when something began ("since Monday", "since last week", "since the 3rd"): what began is no plan
-_SINCE_THEN = re.compile(r"\bsince\s+(?:last\s+|the\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-                         r"week|month|year|yesterday|january|february|march|april|may|june|july|august|september|"
-                         r"october|november|december|\d)", re.IGNORECASE)
+_SINCE_THEN = re.compile(rf"\bsince\s+(?:last\s+|the\s+)?(?:{'|'.join(sorted(CALENDAR_NAMES))}|week|month|year|"
+                         r"yesterday|\d)", re.IGNORECASE)
 _SINCE_WORDS = re.compile(r"\bsince(?:\s+[\w'-]+){1,3}", re.IGNORECASE)
 _SOME_DAY = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mnemo.domain.extraction.dates import WEEKDAY_NAME
+
 SHIFT_KEY = "work shift"
 
 _SHIFT = (r"(?P<shift>(?:the\s+)?(?:night|day|early|late|evening|swing|graveyard|weekend|split|rotating|back|"
@@ -111,7 +113,7 @@ def is_shift(value: str) -> bool:
 # the user's days off work, one routine at a time ("Wednesday is my day off now ka, manager change the schedule"
 # replaces "only Monday is off"): a week's plan turns on them
 DAY_OFF_KEY = "day off"
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_WEEKDAY = WEEKDAY_NAME
 _DAYS_OFF = re.compile(
     rf"\b(?:(?:only\s+)?(?P<a>{_WEEKDAY}s?(?:\s+(?:and|&|n)\s+{_WEEKDAY}s?)?)\s+(?:is|are)\s+(?:my\s+|our\s+)?"
     # not a day off this once ("Monday is off for the bank holiday")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mnemo.domain.extraction.dates import CALENDAR_NAMES
+
 # names that are technologies wherever they are written
 _TECH = frozenset("""
 python javascript typescript golang kotlin scala haskell elixir erlang clojure ocaml fortran cobol php perl lua
@@ -137,11 +139,10 @@ def widened_stack(value: str, text: str) -> str:
 # that names no technology itself ("Spring Boot", "AWS EKS", "Unreal Engine")
 _VERSION = re.compile(r"^v?\d[\w.]*$")
 _NAME_GOES_ON = re.compile(r"^[A-Z][\w.#+-]*$")
-_NO_PART = frozenset({"i", "and", "with", "on", "in", "for", "the", "a", "an", "is", "are", "we", "our", "my",
-                      "developer", "developers", "engineer", "engineers", "architect", "lead", "manager", "dev", "devs",
-                      "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
-                      "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                      "november", "december", "week", "weekend", "today", "tomorrow", "next", "last", "this"})
+_NO_PART = CALENDAR_NAMES | frozenset({
+    "i", "and", "with", "on", "in", "for", "the", "a", "an", "is", "are", "we", "our", "my", "developer", "developers",
+    "engineer", "engineers", "architect", "lead", "manager", "dev", "devs", "week", "weekend", "today", "tomorrow",
+    "next", "last", "this"})
 # a part of the sentence about something else: the user's own learning, a past job ("I am learning Rust on the side",
 # "previously I did Java at Oracle")
 _ANOTHER_PART = re.compile(r"\b(?:and\s+i|i['’]m|i\s+am|previously|used\s+to|before\s+that|learning)\b", re.IGNORECASE)
@@ -151,7 +152,7 @@ _NEXT_TIME = re.compile(r"\s+(?:week|month|year|time|day|weekend|sprint|release|
 
 # a technology named as left behind: "moved ci from jenkins to github actions", "Python's out", "instead of MySQL"
 _LEFT_BEHIND_BEFORE = re.compile(r"\b(?:from|instead of|rather than|replac\w*|no more|not|without|dropp\w*|"
-                                 r"ditch\w*|legacy|previously|used to|learning|"
+                                 r"ditch\w*|legacy|previously|learning|"
                                  r"away from|off|swapp\w*|migrat\w* from|used to)\s+(?:the\s+|our\s+|my\s+)?$",
                                  re.IGNORECASE)
 _LEFT_BEHIND_AFTER = re.compile(r"(?:['’]s|\s+is|\s+was)?\s+(?:out|gone|dead|dropped|retired|no more|any ?more)\b",
@@ -167,7 +168,7 @@ def technologies_named(sentence: str) -> list[str]:
     words = list(_WORD.finditer(sentence))
     kinds = [None if w.group(0).lower() == "next" and _NEXT_TIME.match(sentence, w.end()) else _known(w.group(0))
              for w in words]
-    if kinds.count("sure") < 1 or len([k for k in kinds if k]) < 2:
+    if "sure" not in kinds or len([k for k in kinds if k]) < 2:
         return []
     out: list[str] = []
     i = 0
