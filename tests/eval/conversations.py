@@ -78,7 +78,8 @@ def timeline(data: dict[str, Any]) -> list[tuple[datetime, dict[str, Any], int, 
 
 def run(data: dict[str, Any], extractor: str, model: Path | None = None,
         min_confidence: float | None = None, ending_at_least: float | None = None,
-        ending_cross: bool = True, judge_keep_at_least: float | None = None) -> dict[str, Any]:
+        ending_cross: bool = True, judge_keep_at_least: float | None = None,
+        settings: dict[str, str] | None = None) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         sessions = timeline(data)
@@ -88,6 +89,7 @@ def run(data: dict[str, Any], extractor: str, model: Path | None = None,
             knobs["extractor_judge_keep_at_least"] = judge_keep_at_least
         if ending_at_least is not None:
             knobs.update(ending_enabled=True, ending_at_least=ending_at_least, ending_cross_encoder=ending_cross)
+        knobs.update(settings or {})  # validated (and coerced from text) by Settings itself
         service = build_local(Settings(data_dir=Path(tmp), extractor=extractor, extractor_model_path=model,
                                        **knobs), clock=clock)
         try:
@@ -145,9 +147,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --ending-at-least: the first judge of endings alone (MNEMO_ENDING_CROSS_ENCODER)")
     parser.add_argument("--judge-keep-at-least", type=float, default=None,
                         help="MNEMO_EXTRACTOR_JUDGE_KEEP_AT_LEAST (default: the setting's)")
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="any other setting by its field name, e.g. near_miss_ratio=0.4 (repeatable)")
     args = parser.parse_args(argv)
+    settings = dict(item.partition("=")[::2] for item in args.setting)
     report = run(json.loads(args.data.read_text()), args.extractor, args.model, args.min_confidence,
-                 args.ending_at_least, not args.no_cross, args.judge_keep_at_least)
+                 args.ending_at_least, not args.no_cross, args.judge_keep_at_least, settings)
     share = report["later_right"] / max(report["later_probes"], 1)
     print(f"conversation benchmark ({args.data.name}, {args.extractor} extractor): "
           f"{report['right']}/{report['probes']} probes right; later sessions {report['later_right']}/"
