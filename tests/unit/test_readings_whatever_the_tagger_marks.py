@@ -293,6 +293,11 @@ def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -
     ("Singapore", "doctor in Singapore give me new inhaler, Symbicort", False),
     ("Leeds", "I'm a nurse in Leeds", True),
     ("Leeds", "I'm a nurse from Leeds", True),
+    # where a journey starts: an airport, a station, a trip's place
+    ("Luton", "in ten days, on Friday, we fly to Kraków from Luton", False),
+    ("Manchester", "flying out of Manchester on the 3rd to see my sister", False),
+    ("Lisbon", "just got back from Lisbon", False),
+    ("Leeds", "we moved here from Leeds last year and I love it", True),
 ])
 def test_a_place_said_of_the_workplace_is_no_home(value: str, clause: str, home: bool) -> None:
     assert (screen(value, clause, "home_location") is None) is home
@@ -352,3 +357,20 @@ def test_the_workplace_of_the_users_manager_is_theirs(text: str, places: list[st
 ])
 def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text: str, tools: list[str]) -> None:
     assert [new for _slot, new, _old, _said, _sentence in switched_to(text)] == tools
+
+
+@pytest.mark.parametrize(("value", "clause", "slot", "kept"), [
+    # an internship is work: read as studies it ended the user's degree
+    ("internship", "got internship at MTN as IT intern, tue n thur only", "education", False),
+    ("placement year at Unilever", "I'm doing a placement year at Unilever as part of my degree", "education", False),
+    ("nursing at Kings", "I study nursing at Kings", "education", True),
+    # a job word right after "my" is a person of the user's
+    ("lecturer sez", "ma lecturer sez mi texting english is spoiling mi writing", "job", False),
+    ("nurse at St Marys", "my job is nurse at St Marys", "job", True),
+    # someone named getting married is not the user's relationship
+    ("Maria", "Maria is getting married in June", "relationship_status", False),
+    ("Tom", "Tom is my fiancé", "relationship_status", True),
+    ("Tom", "Tom and I are getting married in June", "relationship_status", True),
+])
+def test_work_is_no_studies_and_my_lecturer_no_job(value: str, clause: str, slot: str, kept: bool) -> None:
+    assert (screen(value, clause, slot) is None) is kept

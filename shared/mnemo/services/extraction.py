@@ -19,6 +19,7 @@ from mnemo.domain.extraction.household import (
 )
 from mnemo.domain.extraction.medicines import same_kind, stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
+from mnemo.domain.extraction.named_endings import ENDED_BY_NAME, Stored, ended_by_name
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.reschedules import (
     called_off_plans,
@@ -213,6 +214,7 @@ class ExtractionService:
         facts = self._with_moved_plans(job, turns, facts)
         facts = self._with_dates_taken_back(job, turns, facts)
         facts = self._with_cancelled_plans(job, turns, facts)
+        facts = self._with_ended_by_name(job, turns, facts)
         if self.p.endings is not None:
             facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
         # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
@@ -317,6 +319,41 @@ class ExtractionService:
                 ended.add(old.subject)
                 out.append(self._ending(job, message, old, c.confidence, self.p.extractor.version,
                                         extractor=self.p.extractor.name))
+        return out
+
+    def _with_ended_by_name(self, job: ExtractionJob, turns: list[BufferedTurn],
+                            facts: list[NewFact]) -> list[NewFact]:
+        """``facts`` with the end of each stored fact a user message names after a way of stopping ("doctor say
+        back better, stop the meloxicam", "left the choir last month"; named_endings.ended_by_name) where the
+        extractor ended nothing of that subject; what else the extractor read of the ended value in this message
+        ("finished the meloxicam" as a hobby, "off the meloxicam now" as a diet given up) is not written."""
+        read = {t.message.message_id for t in turns}
+        stored = [m for m in self.p.memories.all_for_user(job.tenant_id, job.user_id)
+                  if m.status in RETRIEVABLE and m.polarity and m.scope is Scope.USER
+                  and m.subject.partition(":")[0] in ENDED_BY_NAME and RETRACTION_TAG not in m.tags
+                  and not read & set(m.provenance.message_ids)]
+        if not stored:
+            return facts
+        by_id = {m.memory_id: m for m in stored}
+        values = [Stored(m.memory_id, m.subject.partition(":")[0], m.content[slice(*read_statement(m.content)[:2])])
+                  for m in stored]
+        ended = {f.subject for f in facts if not f.polarity}
+        out = list(facts)
+        for turn in turns:
+            message = defuse_message(turn.message)
+            if message.role != "user":
+                continue
+            for ending in ended_by_name(message.content, [v for v in values
+                                                          if by_id[v.memory_id].created_at <= message.created_at]):
+                old = by_id[ending.memory_id]
+                if old.subject in ended:
+                    continue
+                ended.add(old.subject)
+                out = [f for f in out if not (f.provenance is not None
+                                              and message.message_id in f.provenance.message_ids
+                                              and f.subject.partition(":")[0] in ENDED_BY_NAME
+                                              and ending.words <= set(terms(f.content)))]
+                out.append(self._ending(job, message, old, old.confidence, "1", extractor="ended-by-name"))
         return out
 
     def _with_partners_left(self, job: ExtractionJob, turns: list[BufferedTurn], facts: list[NewFact]) -> list[NewFact]:

@@ -1851,13 +1851,13 @@ _NO_NAME = frozenset({
 })
 # the user as the one who ended it: "I stopped", "we've given up", or a sentence that starts with the verb ("Quit
 # smoking in May"); not "my brother quit smoking" (a verb with "me", "switched me off", is the user's anyway)
-_USER_BEFORE = re.compile(r"(?:^|[,.;:!?(]|\b(?:i|i've|ive|i have|i had|i'd|we|we've|we have|we had))"
+USER_BEFORE = re.compile(r"(?:^|[,.;:!?(]|\b(?:i|i've|ive|i have|i had|i'd|we|we've|we have|we had))"
                           r"(?:\s+(?:just|finally|also|already|now|recently|totally|kinda|basically|officially|"
                           r"actually|sadly|have|had|'ve))*\s*$", re.IGNORECASE)
 # the ending as a time still to come or a condition ("once I quit the gym I'll take up swimming", "when I quit
 # the gym I'll have more time"): "when" may look back too, but an ending missed is said again, a fact retired
 # wrongly is gone
-_NOT_YET = re.compile(r"\b(?:when|whenever|once|if|until|till|unless|as soon as)\s+(?:i|we)\b[^,.;:!?]*$",
+NOT_YET = re.compile(r"\b(?:when|whenever|once|if|until|till|unless|as soon as)\s+(?:i|we)\b[^,.;:!?]*$",
                       re.IGNORECASE)
 # an ending only for a while, said right after the name ("stopped the futsal for a couple of weeks while my knee
 # heals", "quit the gym for now", "no more gaming until my exams are done"): a pause ends nothing ("for a healthier
@@ -1865,8 +1865,8 @@ _NOT_YET = re.compile(r"\b(?:when|whenever|once|if|until|till|unless|as soon as)
 _FOR_A_WHILE = re.compile(
     r"^\W*(?:for (?:me|us)\s+)?(?:for (?:a (?:while|bit|little|few|couple|week|month|fortnight)|"
     r"the (?:next|moment|time being|rest of the (?:week|month|day|year|season))|now|"
-    # "for two weeks now" is how long since it ended
-    r"\w+ (?:days?|weeks?|months?)(?!\s+(?:now|already)\b))\b|"
+    # "for two weeks now" is how long since it ended; "for at least 12 weeks" is a while too
+    r"(?:(?:at least|about|around|roughly|another|a good)\s+)?\w+ (?:days?|weeks?|months?)(?!\s+(?:now|already)\b))\b|"
     r"while\b|until\b|till\b)",
     re.IGNORECASE)
 # ... and after "no more", a day or a week ("no more pizza for me tonight", "no more running this week"; "I quit
@@ -1892,8 +1892,8 @@ def ended_in_passing(text: str, tagged: Sequence[str]) -> list[tuple[str, str, s
     found: list[tuple[str, str, str]] = []
     for m in _ENDED_NAME.finditer(text):
         before = text[:m.start()]
-        if (DENIED_OR_WISHED.search(before) or _NOT_YET.search(before)
-                or not (_USER_BEFORE.search(before) or " me " in m.group(0).lower())):
+        if (DENIED_OR_WISHED.search(before) or NOT_YET.search(before)
+                or not (USER_BEFORE.search(before) or " me " in m.group(0).lower())):
             continue
         words: list[str] = []
         for word in m.group("name").split():

@@ -34,6 +34,7 @@ _PEOPLE = (r"(?:co-?workers?|colleagues?|boss|manager|friends?|bff|best friend|b
            r"child|children|baby|aunt|uncle|cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|"
            r"grand(?:son|daughter|kid|child)s?|grandchildren|"
            r"roommate|flatmate|housemate|neighbou?r|coach|teacher|doctor|gp|therapist|landlord|team(?:mate)?|"
+           r"lecturer|professor|tutor|supervisor|instructor|mentor|"
            r"clients?|customers?|patients?|pupils?|host family|lad|students?|classmates?|in-laws?|mother-in-law|"
            r"father-in-law|ex|cat|dog|"
            r"co-?founders?|founders?|business partner|"
@@ -353,6 +354,43 @@ def _at_work_in(value: str, clause: str) -> bool:
     return at > 0 and bool(_WORKPLACE_IN.search(clause[:at])) and not _I_LIVE.search(clause[:at])
 
 
+# where a journey starts: "we fly to Kraków from Luton", "flying out of Manchester on the 3rd", "just got back from
+# Lisbon" (an airport, a station, a trip's place; not "we moved here from Leeds", which _I_LIVE keeps)
+_JOURNEY_FROM = re.compile(
+    r"\b(?:fly|flying|flew|flight|flights|depart|departs|departing|leave|leaves|leaving|train|coach|ferry|drive|"
+    r"driving|drove|sail|sailing|travel|travelling|traveling|trip|back)\b[^,.;:!?]{0,60}?\b(?:from|out\s+of)\s+"
+    r"(?:the\s+)?$", re.IGNORECASE)
+
+
+def _journey_from(value: str, clause: str) -> bool:
+    at = clause.find(value)
+    return at > 0 and bool(_JOURNEY_FROM.search(clause[:at])) and not _I_LIVE.search(clause[:at])
+
+
+# someone named opens the clause and it says nothing of the user: "Maria is getting married in June" ("Tom is my
+# fiancé", "Tom and I are getting married" are the user's)
+_NAMED_SUBJECT = re.compile(r"^\W*(?P<name>[A-Z][\w'’-]+)\s+(?:is|was|['’]s|got|has|will|just)\b")
+_THE_USER = re.compile(r"\b(?:i|i['’]m|im|me|my|mine|we|we['’]re|us|our)\b", re.IGNORECASE)
+
+
+def _someone_named_marries(value: str, clause: str) -> bool:
+    named = _NAMED_SUBJECT.match(clause)
+    return named is not None and value.startswith(named.group("name")) and not _THE_USER.search(clause)
+
+
+# a job word right after "my" names a person of the user's ("ma lecturer sez", "my manager"), not their job
+_MINE_BEFORE = re.compile(r"\b(?:my|ma|mi|our|his|her|their)\s+$", re.IGNORECASE)
+
+
+def _someone_of_mine(value: str, clause: str) -> bool:
+    at = clause.find(value)
+    return at > 0 and bool(_MINE_BEFORE.search(clause[:at]))
+
+
+# an internship is work, not studies: read as the user's studies, it ended their degree
+_AN_INTERNSHIP = re.compile(r"\b(?:internships?|interns?|apprenticeships?|placements?)\b", re.IGNORECASE)
+
+
 # being in hospital is no job: "now he is in Mackenzie hospital" ("I'm in sales" is one, and "a nurse in the
 # hospital" names the job before the place)
 _IN_HOSPITAL = re.compile(r"^in\s+(?:the\s+)?(?:[\w'-]+\s+){0,3}(?:hospital|icu|rehab|intensive care)\b",
@@ -442,6 +480,12 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "not_current"
     if slot == "job" and _in_hospital(value, clause):
         return "passing_state"
+    if slot == "relationship_status" and _someone_named_marries(value, clause):
+        return "about_someone_else"  # "Maria is getting married in June": the daughter's wedding, not the user's
+    if slot == "job" and _someone_of_mine(value, clause):
+        return "about_someone_else"  # "ma lecturer sez mi texting english is spoiling mi writing": a person
+    if slot == "education" and _AN_INTERNSHIP.search(value):
+        return "not_studies"  # "got internship at MTN as IT intern": work, which ends no degree
     if slot == "plan" and _begun_not_to_come(clause):
         return "not_a_plan"  # "driving for Raben since Monday": begun, not to come
     if slot == "birthday" and not explicit and _not_the_users_birthday(value, clause, message or sentence or clause):
@@ -461,6 +505,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "not_home"  # "a church near yonge n eglinton": where the user looks, not where they live
     if slot == "home_location" and _at_work_in(value, clause):
         return "not_home"  # "a physio at a clinic in Ponsonby": where the user works
+    if slot == "home_location" and _journey_from(value, clause):
+        return "not_home"  # "we fly to Kraków from Luton": where a journey starts
     if slot in _PLACE_SLOTS and _SOMEONE_FROM.search(clause[:max(0, clause.find(value))]):
         return "about_someone_else"  # "Sold it to a fella from Nebraska": where someone else is from
     # a secret redacted beside the value is no reason to refuse the value ("card [REDACTED:card] and I'm vegan")

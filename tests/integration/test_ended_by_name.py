@@ -1,0 +1,64 @@
+"""A stored fact the user names after a way of stopping ends (the extraction service's _with_ended_by_name, the
+learned extractor in the local home): "doctor say back better, stop the meloxicam", "left the choir last month";
+what else the extractor read of the ended value in that message is not written, and a stopping wished for, someone
+else's or for a while ends nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from mnemo.bootstrap import Mnemo, build_local
+from mnemo.clock import ManualClock
+from mnemo.domain.models import Category, SourceKind
+from mnemo.services.writing import NewFact
+from mnemo.settings import Settings
+from tests.integration.conversation_steps import say_next_day
+
+TENANT, USER = "t-named", "u-named"
+START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Mnemo]:
+    built = build_local(Settings(data_dir=tmp_path, extractor="learned"), clock=ManualClock(START))
+    yield built
+    built.close()
+
+
+def _remember(service: Mnemo, content: str, subject: str, category: Category) -> None:
+    service.writer.write(TENANT, USER, [NewFact(content=content, category=category, subject=subject,
+                                                confidence=0.95, source=SourceKind.EXTRACTED, occurred_at=START)])
+
+
+def _live_naming(service: Mnemo, word: str) -> list[str]:
+    """The live facts naming ``word``, but events (what happened: "left the choir" may be one)."""
+    now = service.ports.clock.now()
+    return [m.content for m in service.ports.memories.all_for_user(TENANT, USER)
+            if m.is_live(now) and m.polarity and m.category is not Category.EPISODIC and word in m.content.lower()]
+
+
+@pytest.mark.parametrize("said", ["doctor say back better, stop the meloxicam", "finished the meloxicam",
+                                  "off the meloxicam now", "no more meloxicam for me"])
+def test_a_medicine_named_after_a_way_of_stopping_ends(service: Mnemo, said: str) -> None:
+    _remember(service, "User's health: meloxicam.", "health:meloxicam", Category.CONSTRAINT)
+    say_next_day(service, TENANT, USER, "c2", said)
+    # nor is it read again as anything else ("finished the meloxicam": a hobby; "off the meloxicam": a diet)
+    assert _live_naming(service, "meloxicam") == []
+
+
+def test_a_choir_left_ends_the_routine_of_going(service: Mnemo) -> None:
+    _remember(service, "User's routine: go to choir on Thursdays.", "habit:choir_thursday", Category.PROCEDURAL)
+    say_next_day(service, TENANT, USER, "c2", "left the choir last month, too much drama")
+    assert _live_naming(service, "choir") == []
+
+
+@pytest.mark.parametrize("said", ["thinking of quitting the choir tbh", "my wife left the choir last month",
+                                  "no more choir for a couple of weeks while I'm away"])
+def test_a_stopping_wished_for_someone_elses_or_for_a_while_ends_nothing(service: Mnemo, said: str) -> None:
+    _remember(service, "User's routine: go to choir on Thursdays.", "habit:choir_thursday", Category.PROCEDURAL)
+    say_next_day(service, TENANT, USER, "c2", said)
+    assert _live_naming(service, "choir") == ["User's routine: go to choir on Thursdays."]
