@@ -369,13 +369,13 @@ def _journey_from(value: str, clause: str) -> bool:
 
 # someone named opens the clause and it says nothing of the user: "Maria is getting married in June" ("Tom is my
 # fiancé", "Tom and I are getting married" are the user's)
-_NAMED_SUBJECT = re.compile(r"^\W*(?P<name>[A-Z][\w'’-]+)\s+(?:is|was|['’]s|got|has|will|just)\b")
-_THE_USER = re.compile(r"\b(?:i|i['’]m|im|me|my|mine|we|we['’]re|us|our)\b", re.IGNORECASE)
+_NAMED_OPENER = re.compile(r"^\W*(?P<name>[A-Z][\w'’-]+)\s+(?:is|was|['’]s|got|has|will|just)\b")
+_USER_IN_IT = re.compile(r"\b(?:i|i['’]m|im|me|my|mine|we|we['’]re|us|our)\b", re.IGNORECASE)
 
 
 def _someone_named_marries(value: str, clause: str) -> bool:
-    named = _NAMED_SUBJECT.match(clause)
-    return named is not None and value.startswith(named.group("name")) and not _THE_USER.search(clause)
+    named = _NAMED_OPENER.match(clause)
+    return named is not None and value.startswith(named.group("name")) and not _USER_IN_IT.search(clause)
 
 
 # a job word right after "my" names a person of the user's ("ma lecturer sez", "my manager"), not their job
