@@ -177,6 +177,21 @@ def test_a_day_taken_back_in_the_next_message_moves_the_plan_held_for_it(service
     assert plans == ["User plans: flying to Lisbon for a wedding, now the 23rd (for 2026-03-23)."]
 
 
+def test_a_time_taken_back_in_the_next_message_holds_the_plan_at_the_time_meant(service: Mnemo) -> None:
+    _said(service, "c1", "I have a dentist appointment on 12 March at 2:15 pm at the clinic.")
+    _said(service, "c2", "Correction to my previous message: the appointment is at 3:15 pm, not 2:15 pm. I misread it.")
+    plans = [c for c in _live(service) if c.startswith("User plans")]
+    assert plans == [
+        "User plans: dentist appointment on 12 March at 3:15 pm at the clinic (for 2026-03-12)."]
+
+
+def test_a_time_chosen_over_another_moves_no_plan(service: Mnemo) -> None:
+    _said(service, "c1", "I have a dentist appointment on 12 March at 2:15 pm at the clinic.")
+    _said(service, "c2", "For the team call I can do 4 pm, not 2:15 pm.")
+    assert [c for c in _live(service) if "dentist" in c] == [
+        "User plans: dentist appointment on 12 March at 2:15 pm at the clinic (for 2026-03-12)."]
+
+
 def test_a_day_chosen_over_another_moves_no_plan(service: Mnemo) -> None:
     _said(service, "c1", "Dentist appointment on the 14th of March at 10.")
     _said(service, "c2", "For the team dinner I can do the 12th, not the 14th.")

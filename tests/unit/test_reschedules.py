@@ -76,3 +76,20 @@ def test_which_stored_plan_a_day_taken_back_names_and_its_day_meant() -> None:
     assert reschedules.meant_day("2026-06", "2026-05-24") == "2026-05-24"
     assert moved_plan_value("User plans: flying to Lisbon on the 16th of May for a wedding (for 2026-05-16).",
                             "the 23rd") == "flying to Lisbon for a wedding, now the 23rd"
+
+
+@pytest.mark.parametrize(("text", "stored", "meant"), [
+    ("Correction: it is at 3:15 pm, not 2:15 pm.", "dentist on 12 May at 2:15 pm", "dentist on 12 May at 3:15 pm"),
+    ("Correction: it is at 3:15 pm, not 2:15 pm.", "dentist on 12 May at 2:15", "dentist on 12 May at 3:15 pm"),
+    ("sorry its 9am not 10am", "physio at 10 am on Friday", "physio at 9am on Friday"),
+    ("sorry its 9am not 10am", "physio at 10 pm on Friday", None),  # another time
+    ("sorry its 9am not 10am", "physio at 110 am on Friday", None),  # no time of day
+])
+def test_a_time_of_day_taken_back_by_naming_it(text: str, stored: str, meant: str | None) -> None:
+    [(was, now)] = reschedules.times_corrected(text)
+    assert (was.sub(now, stored, count=1) if was.search(stored) else None) == meant
+
+
+@pytest.mark.parametrize("text", ["at 3 not 2", "the 12th, not the 14th", "not in June, it is on 24 May"])
+def test_no_time_taken_back_where_none_is_said_as_one(text: str) -> None:
+    assert reschedules.times_corrected(text) == []

@@ -30,6 +30,7 @@ from mnemo.domain.extraction.reschedules import (
     on_the_day,
     plan_topic,
     taken_back,
+    times_corrected,
 )
 from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS, subject_for
 from mnemo.domain.for_others import LIFE_PREFIX
@@ -213,6 +214,7 @@ class ExtractionService:
         facts = self._with_home_moved_into(job, turns, facts)
         facts = self._with_moved_plans(job, turns, facts)
         facts = self._with_dates_taken_back(job, turns, facts)
+        facts = self._with_times_taken_back(job, turns, facts)
         facts = self._with_cancelled_plans(job, turns, facts)
         facts = self._with_ended_by_name(job, turns, facts)
         if self.p.endings is not None:
@@ -335,8 +337,8 @@ class ExtractionService:
         if not stored:
             return facts
         by_id = {m.memory_id: m for m in stored}
-        values = [Stored(m.memory_id, m.subject.partition(":")[0], m.content[slice(*read_statement(m.content)[:2])])
-                  for m in stored]
+        values = [Stored(m.memory_id, m.subject.partition(":")[0], m.content[slice(*read_statement(m.content)[:2])],
+                         m.subject.partition(":")[2]) for m in stored]
         ended = {f.subject for f in facts if not f.polarity}
         out = list(facts)
         for turn in turns:
@@ -346,7 +348,11 @@ class ExtractionService:
             for ending in ended_by_name(message.content, [v for v in values
                                                           if by_id[v.memory_id].created_at <= message.created_at]):
                 old = by_id[ending.memory_id]
-                if old.subject in ended:
+                # ended already: by its subject, or by a retraction of this message whose key the old one's holds
+                # (conflicts.ends_in_its_slot retires it: "I stopped cycling" ends "cycle to work every day")
+                if old.subject in ended or any(_key_within(f.subject, old.subject) for f in out if not f.polarity
+                                               and f.provenance is not None
+                                               and message.message_id in f.provenance.message_ids):
                     continue
                 ended.add(old.subject)
                 out = [f for f in out if not (f.provenance is not None
@@ -529,6 +535,43 @@ class ExtractionService:
                     out.append(self._moved_plan(job, message, plan, words, iso))
         return out
 
+    def _with_times_taken_back(self, job: ExtractionJob, turns: list[BufferedTurn],
+                               facts: list[NewFact]) -> list[NewFact]:
+        """``facts``, and for each time of day a user message takes back by naming it ("Correction to my previous
+        message: the appointment is at 3:15 pm, not 2:15 pm"; reschedules.times_corrected) the stored plans said
+        before it at that time, ended and held again at the time meant, where the message corrects or names them."""
+        said = [(turn.message, corrected) for turn in turns if turn.message.role == "user"
+                for corrected in times_corrected(turn.message.content)]
+        if not said:
+            return facts
+        plans = self._stored_plans(job)
+        ended = {f.subject for f in facts if not f.polarity}
+        out = list(facts)
+        for message, (was, meant) in said:
+            for plan in plans:
+                # named by the words of what it is, not by the times ("For the team call I can do 4 pm, not 2:15 pm")
+                named = {t for t in plan_topic(plan.content) & set(terms(message.content))
+                         if not t.isdigit() and t not in _CLOCK_WORDS}
+                if (plan.subject in ended or not was.search(plan.content) or not _said_before(plan, message)
+                        or not (corrects(message.content) or named)):
+                    continue
+                ended.add(plan.subject)
+                out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan"))
+                out.append(self._retimed_plan(job, message, plan, was.sub(meant, plan.content, count=1)))
+        return out
+
+    @staticmethod
+    def _retimed_plan(job: ExtractionJob, message: Message, plan: Memory, content: str) -> NewFact:
+        """The stored ``plan`` held again in its own words at the time meant (``content``), said by ``message``."""
+        return NewFact(
+            content=content, category=plan.category, subject=plan.subject, confidence=plan.confidence,
+            source=SourceKind.EXTRACTED, occurred_at=message.created_at, importance=plan.importance,
+            provenance=Provenance(source=SourceKind.EXTRACTED, conversation_id=job.conversation_id,
+                                  message_ids=[message.message_id], extractor="moved-plan", extractor_version="1",
+                                  evidence=message.content[:500]),
+            memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, message.message_id, "retimed-plan",
+                                plan.memory_id))
+
     def _with_cancelled_plans(self, job: ExtractionJob, turns: list[BufferedTurn],
                               facts: list[NewFact]) -> list[NewFact]:
         """``facts`` and the end of each stored plan a user message says is off by the words of what it is about
@@ -585,6 +628,15 @@ class ExtractionService:
             memory_id=stable_id(job.tenant_id, job.user_id, job.conversation_id, c.message_id,
                                 *([c.subject] if c.polarity else [c.subject, "no longer"])),
         )
+
+
+_CLOCK_WORDS = frozenset(terms("am pm a.m. p.m. o'clock"))
+
+
+def _key_within(retraction: str, old: str) -> bool:
+    """A retraction's subject whose key words are all in the old subject's key ("hobby:cycl" in "habit:cycl_work")."""
+    key, old_key = retraction.partition(":")[2], old.partition(":")[2]
+    return bool(key) and set(key.split("_")) <= set(old_key.split("_"))
 
 
 def _same_turns(a: list[BufferedTurn], b: list[BufferedTurn]) -> bool:

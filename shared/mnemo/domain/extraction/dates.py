@@ -389,12 +389,22 @@ _WHEN_NOT_THEN = re.compile(rf"\b(?P<new>{_A_WHEN})\s*,?\s*not\s+(?:in\s+)?(?P<o
 def dates_taken_back(text: str) -> list[tuple[str, str]]:
     """(the day taken back, the day meant) for each "not X, (it's) Y" and "Y not X" the text says of days ("its the
     23rd not the 16th", "not on the 12th, on the 19th"), as the user wrote them; times of day are left out."""
+    return _taken_back(text, "day")
+
+
+def times_taken_back(text: str) -> list[tuple[str, str]]:
+    """(the time taken back, the time meant) for each "not X, (it's) Y" and "Y not X" the text says of times of day
+    ("the appointment is at 3:15 pm, not 2:15 pm"), as the user wrote them."""
+    return _taken_back(text, "time")
+
+
+def _taken_back(text: str, kind: str) -> list[tuple[str, str]]:
     out = []
     for pattern in (_NOT_THEN_WHEN, _WHEN_NOT_THEN):
         for m in pattern.finditer(text):
             old = m.group("old").strip()
             new = _the_one_meant(old, m.group("new").strip())
-            if new is not None and _when_kind(old) == "day":
+            if new is not None and _when_kind(old) == kind:
                 out.append((old, new))
     return out
 

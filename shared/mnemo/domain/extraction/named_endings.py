@@ -76,10 +76,13 @@ _NOT_WHAT = frozenset(terms(
 
 @dataclass(frozen=True)
 class Stored:
-    """A stored fact that can be ended by name: its id, its slot and its value."""
+    """A stored fact that can be ended by name: its id, its slot, its value and its subject's key (the value's own
+    words, stemmed: "User uses a Spotify subscription." is keyed "spotify", and "stopped the subscription to the
+    gym" names no value of it)."""
     memory_id: str
     slot: str
     value: str
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ def _named(name: str, stored: Sequence[Stored], slots: frozenset[str], allowed: 
     for fact in stored:
         if fact.slot not in slots or (allowed is not None and fact.slot != "health" and not said & allowed):
             continue
-        shared = said & _what_words(fact.value)
+        shared = said & (frozenset(fact.key.split("_")) - _NOT_WHAT if fact.key else _what_words(fact.value))
         # one of several things a fact names ends only that one: "stopped bouldering" leaves "building mechanical
         # keyboards and bouldering" to the tagger's reading, not ended whole
         parts = [_what_words(part) for part in _LISTED.split(fact.value)]

@@ -13,7 +13,7 @@ import re
 from datetime import datetime
 
 from mnemo.domain.conflicts import plan_value
-from mnemo.domain.extraction.dates import anchor, dates_taken_back, names_a_month, without_dates
+from mnemo.domain.extraction.dates import anchor, dates_taken_back, names_a_month, times_taken_back, without_dates
 from mnemo.domain.text import terms
 
 # the words that say a date moved ("delayed", "pushed back", "they change the date", "now it will be")
@@ -79,6 +79,28 @@ def taken_back(text: str, when: datetime) -> list[tuple[str, str, str]]:
             continue
         was = old_iso if names_a_month(old) else f"--{old_iso[-2:]}"
         out.append((was, iso if names_a_month(new) else f"--{iso[-2:]}", new))
+    return out
+
+
+# a time of day as the user writes one: "2:15 pm", "14.30", "9am", "at 8"
+_CLOCK_TIME = re.compile(r"(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<half>[ap]\.?m\.?)?", re.IGNORECASE)
+
+
+def times_corrected(text: str) -> list[tuple[re.Pattern[str], str]]:
+    """For each time of day the text takes back by naming it ("the appointment is at 3:15 pm, not 2:15 pm"), a pattern
+    that finds the time taken back in a stored plan's words and the time meant. A time with no minutes needs its am
+    or pm to be found ("at 2" is any number)."""
+    out = []
+    for old, new in times_taken_back(text):
+        was = _CLOCK_TIME.search(old)
+        if was is None or (was.group("minute") is None and was.group("half") is None):
+            continue
+        hour, minute = was.group("hour").lstrip("0") or "0", was.group("minute")
+        half = rf"{was.group('half')[0]}\.?m\.?" if was.group("half") else r"[ap]\.?m\.?"
+        # with its minutes the stored time may lack the am or pm ("2:15"); without, it needs the one said
+        said = rf"(?<![\d:.])0?{hour}" + (rf"[:.]{minute}(?:\s*{half})?" if minute else rf"(?::00)?\s*{half}")
+        meant = re.sub(r"^(?:at|@|by|from)\s+", "", new, flags=re.IGNORECASE)
+        out.append((re.compile(said + r"(?![\w:])", re.IGNORECASE), meant))
     return out
 
 
