@@ -20,6 +20,8 @@ STORED = [
     Stored("keto", "diet", "keto"),
     Stored("two", "hobby", "building mechanical keyboards and bouldering"),
     Stored("cycle", "habit", "cycle to work every day even with the rain, 25 minutes"),
+    Stored("band", "hobby", "play bass in a band called Low Tide Choir", "play_bass_band"),
+    Stored("spotify", "uses", "a Spotify subscription", "spotify"),
 ]
 
 
@@ -44,6 +46,7 @@ def _ended(text: str) -> set[str]:
     ("so I quit keto and the crossfit", {"keto"}),
     ("choir on Thursday I stop. too tired after work", {"choir"}),
     ("I've stopped cycling, the knee", {"cycle"}),  # a detail after a comma is no second thing
+    ("left Low Tide Choir after the tour", {"band"}),  # a name in a keyed fact names it
 ])
 def test_a_stored_value_named_after_a_way_of_stopping_is_ended(text: str, ended: set[str]) -> None:
     assert _ended(text) == ended
@@ -64,6 +67,7 @@ def test_a_stored_value_named_after_a_way_of_stopping_is_ended(text: str, ended:
     "I never stopped the meloxicam",  # denied
     "stopped at the gym on the way home",  # stopped somewhere, not something
     "sold my old bike",  # nothing stored of that name
+    "I stopped the subscription to the gym, too pricey",  # a word of a keyed value that is not its key
     "I have stopped bouldering for at least 12 weeks.",  # for a while, and one of two things a fact names
     "if the choir gets worse I stop",  # on a condition
     "choir on Thursday should I stop?",  # asked

@@ -91,6 +91,11 @@ class NamedEnding:
     words: frozenset[str]  # the value's words the message named (a fact of this message restating them is wrong)
 
 
+def _names_in(value: str) -> frozenset[str]:
+    """The words of the names a value holds: its capitalised words past the first."""
+    return frozenset(terms(" ".join(w for w in value.split()[1:] if w[:1].isupper())))
+
+
 def _what_words(value: str) -> frozenset[str]:
     return frozenset(terms(value)) - _NOT_WHAT
 
@@ -118,13 +123,23 @@ def _named(name: str, stored: Sequence[Stored], slots: frozenset[str], allowed: 
     for fact in stored:
         if fact.slot not in slots or (allowed is not None and fact.slot != "health" and not said & allowed):
             continue
-        shared = said & (frozenset(fact.key.split("_")) - _NOT_WHAT if fact.key else _what_words(fact.value))
+        # a keyed fact is named by its key, or by a name in it said whole ("left Low Tide Choir" names "play bass in a
+        # band called Low Tide Choir", keyed "play_bass_band"; "left the choir" does not)
+        if fact.key:
+            proper = _names_in(fact.value) - _NOT_WHAT
+            shared = said & (frozenset(fact.key.split("_")) - _NOT_WHAT)
+            if proper and proper <= said:
+                shared |= proper
+        else:
+            shared = said & _what_words(fact.value)
         # one of several things a fact names ends only that one: "stopped bouldering" leaves "building mechanical
         # keyboards and bouldering" to the tagger's reading, not ended whole
         parts = [_what_words(part) for part in _LISTED.split(fact.value)]
         if shared and not [part for part in parts if part and not part & shared]:
             out.append(NamedEnding(fact.memory_id, shared))
-    return out
+    # the facts it names best: "left Low Tide Choir" names the band called so, not "go to choir on Thursdays"
+    most = max((len(e.words) for e in out), default=0)
+    return [e for e in out if len(e.words) == most]
 
 
 def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
