@@ -177,6 +177,16 @@ def test_a_day_taken_back_in_the_next_message_moves_the_plan_held_for_it(service
     assert plans == ["User plans: flying to Lisbon for a wedding, now the 23rd (for 2026-03-23)."]
 
 
+def test_a_weekday_taken_back_as_a_correction_moves_the_plan_said_last_for_it(service: Mnemo) -> None:
+    _said(service, "c1", "book club is on Wednesday at Tanya's")
+    _said(service, "c2", "my driving test is on Wednesday, so nervous")
+    _said(service, "c3", "sorry i meant thursday nt wednesday for the test")
+    plans = [c for c in _live(service) if c.startswith("User plans")]
+    assert [c for c in plans if "test" in c and "2026-03-05" in c]
+    assert not [c for c in plans if "driving test" in c and "2026-03-04" in c]
+    assert [c for c in plans if "Tanya" in c and "2026-03-04" in c]  # said before, not last
+
+
 def test_a_time_taken_back_in_the_next_message_holds_the_plan_at_the_time_meant(service: Mnemo) -> None:
     _said(service, "c1", "I have a dentist appointment on 12 March at 2:15 pm at the clinic.")
     _said(service, "c2", "Correction to my previous message: the appointment is at 3:15 pm, not 2:15 pm. I misread it.")

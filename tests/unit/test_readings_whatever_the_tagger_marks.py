@@ -373,6 +373,11 @@ def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text:
     ("Maria", "Maria is getting married in June", "relationship_status", False),
     ("Tom", "Tom is my fiancé", "relationship_status", True),
     ("Tom", "Tom and I are getting married in June", "relationship_status", True),
+    # a clinician's doing to a medicine is the user's treatment; a dose alone is no medicine
+    ("Symbicort", "Doctor sahib stopped the Ventolin, now only Symbicort", "health", True),
+    ("diabetic", "the doctor is diabetic herself, funny", "health", False),
+    ("two puffs", "two puffs morning and night and extra if needed", "health", False),
+    ("Symbicort two puffs", "Symbicort two puffs morning and night", "health", True),
 ])
 def test_work_is_no_studies_and_my_lecturer_no_job(value: str, clause: str, slot: str, kept: bool) -> None:
     assert (screen(value, clause, slot) is None) is kept

@@ -63,6 +63,9 @@ def test_a_plan_said_to_be_off_by_its_name(text: str, off: list[str]) -> None:
     ("its not 5pm, its 6pm", []),
     ("on Saturday, not Sunday", []),
     ("Leon becomes 9, not 8.", []),
+    # ... unless the weekday is said as a correction: the plan on that weekday, held on the one meant
+    ("sorry i meant thursday nt wednesday", [("wd:2", "wd:3", "thursday")]),
+    ("Saturday, not Sunday, my mistake", [("wd:6", "wd:5", "Saturday")]),
 ])
 def test_a_day_taken_back_by_naming_it(text: str, back: list[tuple[str, str, str]]) -> None:
     assert reschedules.taken_back(text, MARCH) == back
@@ -93,3 +96,15 @@ def test_a_time_of_day_taken_back_by_naming_it(text: str, stored: str, meant: st
 @pytest.mark.parametrize("text", ["at 3 not 2", "the 12th, not the 14th", "not in June, it is on 24 May"])
 def test_no_time_taken_back_where_none_is_said_as_one(text: str) -> None:
     assert reschedules.times_corrected(text) == []
+
+
+@pytest.mark.parametrize(("held", "meant", "day"), [
+    ("2026-03-11", "wd:3", "2026-03-12"),  # the Thursday of a Wednesday's week
+    ("2026-03-09", "wd:4", "2026-03-13"),  # the Friday of a Monday's week
+    ("2026-03-15", "wd:5", "2026-03-14"),  # the Saturday of a Sunday's week
+    ("2026-03-16", "--23", "2026-03-23"),
+])
+def test_the_day_a_correction_means_for_a_plan(held: str, meant: str, day: str) -> None:
+    assert reschedules.meant_day(held, meant) == day
+    assert reschedules.on_the_day(f"User plans: exam (for {held}).", "wd:" + str(
+        __import__("datetime").date.fromisoformat(held).weekday())) == held

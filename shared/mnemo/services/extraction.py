@@ -519,14 +519,19 @@ class ExtractionService:
         plans = self._stored_plans(job)
         out = list(facts)
         for message, (was, meant, words) in said:
-            for plan in plans:
+            on_it = [p for p in plans if on_the_day(p.content, was) is not None and _said_before(p, message)]
+            if was.startswith("wd:"):
+                # a weekday is every week's: only the plans said last for it ("sorry i meant thursday nt wednesday")
+                last = max((p.created_at for p in on_it), default=None)
+                on_it = [p for p in on_it if p.created_at == last]
+            for plan in on_it:
                 held = on_the_day(plan.content, was)
-                if held is None or not _said_before(plan, message):
+                if held is None:
                     continue
                 # a correction, or one that names the plan; a day of any month only within the month said and next
                 if not (corrects(message.content) or plan_topic(plan.content) & set(terms(message.content))):
                     continue
-                if was.startswith("--") and not _this_month_or_next(held, message.created_at):
+                if was.startswith(("--", "wd:")) and not _this_month_or_next(held, message.created_at):
                     continue
                 iso = meant_day(held, meant)
                 out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan"))

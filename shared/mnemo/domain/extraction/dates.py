@@ -382,7 +382,8 @@ _CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|h)?", re.IGNORECASE)
 # other ("its the 23rd not the 16th")
 _NOT_THEN_WHEN = re.compile(rf"\bnot\s+(?:in\s+)?(?P<old>{_A_WHEN})\s*[,;]\s*(?:(?:it['’]?s|its|it is|but|rather|"
                             rf"instead)\s+)*(?P<new>{_A_WHEN})(?![\w:])", re.IGNORECASE)
-_WHEN_NOT_THEN = re.compile(rf"\b(?P<new>{_A_WHEN})\s*,?\s*not\s+(?:in\s+)?(?P<old>{_A_WHEN})(?![\w:])",
+# ("nt" as texting writes it: "sorry i meant thursday nt wednesday")
+_WHEN_NOT_THEN = re.compile(rf"\b(?P<new>{_A_WHEN})\s*,?\s*(?:not|nt)\s+(?:in\s+)?(?P<old>{_A_WHEN})(?![\w:])",
                             re.IGNORECASE)
 
 

@@ -10,10 +10,17 @@ of a stored plan, ends that plan and holds it again at the new date. Which plan 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from mnemo.domain.conflicts import plan_value
-from mnemo.domain.extraction.dates import anchor, dates_taken_back, names_a_month, times_taken_back, without_dates
+from mnemo.domain.extraction.dates import (
+    WEEKDAY_NAME,
+    anchor,
+    dates_taken_back,
+    names_a_month,
+    times_taken_back,
+    without_dates,
+)
 from mnemo.domain.text import terms
 
 # the words that say a date moved ("delayed", "pushed back", "they change the date", "now it will be")
@@ -72,8 +79,15 @@ def taken_back(text: str, when: datetime) -> list[tuple[str, str, str]]:
     or "--23" where its words name no month (it is then in the month of the plan it moves)."""
     out = []
     for old, new in dates_taken_back(text):
+        was_day, meant_day_ = _A_WEEKDAY.search(old), _A_WEEKDAY.search(new)
+        if (was_day and meant_day_ and not re.search(r"\d", old + new) and corrects(text)
+                and was_day.group(0).lower()[:3] != meant_day_.group(0).lower()[:3]):
+            # a weekday is no correction of a date ("on Saturday, not Sunday" is a preference), unless said as one
+            # ("sorry i meant thursday nt wednesday"): the stored plan on that weekday, held on the one meant
+            out.append((f"wd:{_weekday(was_day.group(0))}", f"wd:{_weekday(meant_day_.group(0))}", new))
+            continue
         if not re.search(r"\d", new) or (not re.search(r"\d", old) and not names_a_month(old)):
-            continue  # a weekday is no correction of a date ("on Saturday, not Sunday" is a preference)
+            continue
         iso, old_iso = anchor(new, when, "future"), anchor(old, when, "future")
         if iso is None or old_iso is None or len(iso) != len("2026-01-01"):
             continue
@@ -122,12 +136,26 @@ def on_the_day(content: str, day: str) -> str | None:
     if m is None:
         return None
     held = "-".join(g for g in m.groups() if g)
+    if day.startswith("wd:"):  # a weekday: a plan held on a date that is one
+        return held if m.group(3) and date.fromisoformat(held).weekday() == int(day[3:]) else None
     return held if (m.group(3) == day[2:] if day.startswith("--") else held.startswith(day)) else None
 
 
 def meant_day(held: str, meant: str) -> str:
-    """The ISO date a correction means for a plan held on ``held``: "--23" is the 23rd of the plan's month."""
+    """The ISO date a correction means for a plan held on ``held``: "--23" is the 23rd of the plan's month; "wd:3"
+    the Thursday of the plan's week (the day after a Wednesday taken back, four after a Monday)."""
+    if meant.startswith("wd:"):
+        on = date.fromisoformat(held)
+        return (on + timedelta(days=int(meant[3:]) - on.weekday())).isoformat()
     return f"{held[:7]}-{meant[2:]}" if meant.startswith("--") else meant
+
+
+_A_WEEKDAY = re.compile(rf"\b{WEEKDAY_NAME}\b", re.IGNORECASE)
+
+
+def _weekday(name: str) -> int:
+    """Monday 0 .. Sunday 6, from a weekday's name as users write it ("wednesday", "Thu", "weds")."""
+    return ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].index(name.lower()[:3])
 
 
 def plan_topic(content: str) -> set[str]:

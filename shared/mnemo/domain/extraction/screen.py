@@ -234,7 +234,9 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
             continue  # "me and my wife are vegan": the user is one of them
         if (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
                 and not _names_the_value(value, clause[m.start():at])
-                and not (_CLINICIAN.search(m.group(0)) and _THE_USER.search(clause[m.start():at]))):
+                and not (_CLINICIAN.search(m.group(0)) and (_THE_USER.search(clause[m.start():at])
+                                                             or (slot == "health"
+                                                                 and _PRESCRIBED.search(clause[m.start():at]))))):
             return True
     for m in _SHE_OR_HE.finditer(clause):
         if (at >= m.end() and not _USER_AGAIN.search(clause[m.end():at])
@@ -296,6 +298,14 @@ def _spoken_of(value: str, clause: str) -> bool:
 # a doctor's words and doings about the user are the user's facts: "the GP has put me on ramipril", "my doctor
 # has found that my thyroid is underactive"
 _CLINICIAN = re.compile(r"\b(?:doctor|gp|doc|nurse)\b", re.IGNORECASE)
+# a dose alone: "two puffs", "10mg", "1 tablet"
+_ONLY_A_DOSE = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|half|a|an)\s*(?:puffs?|mg|mcg|ml|units?|"
+                          r"tablets?|pills?|drops?|capsules?|doses?|sprays?|iu)", re.IGNORECASE)
+# a clinician's doing to a medicine is the user's treatment, "me" said or not: "Doctor sahib stopped the Ventolin, now
+# only Symbicort", "the GP put up the sertraline to 100"
+_PRESCRIBED = re.compile(r"\b(?:stopped|stops|started|starts|put|puts|prescribed|prescribes|gave|gives|give|switched|"
+                         r"changed|added|adds|increased|raised|lowered|reduced|upped|doubled|halved|swapped|took|"
+                         r"moved|cut)\b", re.IGNORECASE)
 _THE_USER = re.compile(r"\b(?:me|my|myself)\b", re.IGNORECASE)
 _USER_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd)\b", re.IGNORECASE)
 _OPENER_ONLY = re.compile(r"^\W*(?:(?:and|but|while|whereas|though|also|so|oh|btw|lol)\s+)*$", re.IGNORECASE)
@@ -498,6 +508,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "about_someone_else"
     if slot == "name" and _spoken_of(value, clause):
         return "about_someone_else"
+    if slot == "health" and _ONLY_A_DOSE.fullmatch(value.strip()):
+        return "not_a_condition"  # "two puffs morning and night": how much of the medicine, not which
     if slot == "languages_spoken" and not names_a_spoken_language(value):
         return "not_a_language"  # "et aussi, from now on, réponds-moi en français": "User speaks aussi."
     if slot in _PLACE_SLOTS and is_a_language(value):
