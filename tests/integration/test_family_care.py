@@ -129,3 +129,13 @@ def test_a_name_and_a_number_alone_name_no_child(service: Mnemo, text: str) -> N
     # no family fact of a name and a number ("User's family: Flight 9.", "User's family: It 5.")
     assert not [m.content for m in service.ports.memories.all_for_user(TENANT, USER)
                 if m.subject.startswith("family:") and any(ch.isdigit() for ch in m.content)]
+
+
+def test_a_relative_known_by_name_is_no_partner_and_a_weeks_diet_no_diet(service: Mnemo) -> None:
+    say_next_day(service, TENANT, USER, "c1", "I have 5 grandkids, my granddaughter Marisol lives with me, she is 16")
+    say_next_day(service, TENANT, USER, "c2",
+                 "estoy vegana this week jaja, Marisol made me watch a documentary about the cows, we see how long "
+                 "it lasts")
+    live = _live(service)
+    assert "relationship_status" not in live  # Marisol is the granddaughter
+    assert "diet" not in live  # a week's try

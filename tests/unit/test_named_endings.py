@@ -47,6 +47,7 @@ def _ended(text: str) -> set[str]:
     ("choir on Thursday I stop. too tired after work", {"choir"}),
     ("I've stopped cycling, the knee", {"cycle"}),  # a detail after a comma is no second thing
     ("left Low Tide Choir after the tour", {"band"}),  # a name in a keyed fact names it
+    ("bueno the keto lasted 4 days jaja, I need my carne guisada", {"keto"}),
 ])
 def test_a_stored_value_named_after_a_way_of_stopping_is_ended(text: str, ended: set[str]) -> None:
     assert _ended(text) == ended

@@ -377,6 +377,10 @@ def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text:
     ("Symbicort", "Doctor sahib stopped the Ventolin, now only Symbicort", "health", True),
     ("diabetic", "the doctor is diabetic herself, funny", "health", False),
     ("two puffs", "two puffs morning and night and extra if needed", "health", False),
+    # a diet tried for a few days is no diet
+    ("vegana", "estoy vegana this week jaja", "diet", False),
+    ("keto", "doing keto for a week to see", "diet", False),
+    ("vegan", "I've been vegan for two years", "diet", True),
     ("Symbicort two puffs", "Symbicort two puffs morning and night", "health", True),
 ])
 def test_work_is_no_studies_and_my_lecturer_no_job(value: str, clause: str, slot: str, kept: bool) -> None:

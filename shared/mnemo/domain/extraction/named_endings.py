@@ -50,6 +50,12 @@ _NOT_ANYMORE = re.compile(
 _NAME_THEN_STOP = re.compile(
     r"(?:^|(?<=[,.;:!?\n]))\s*(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,4}?)\s+(?:i|we)\s+(?:stop|stopped|quit|finish|"
     r"finished|give\s+up|gave\s+up|drop|dropped)\b(?=\s*(?:[,.;:!?\n]|$|\s+(?:now|already|too)\b))", re.IGNORECASE)
+# what stopped said with how long it lasted: "the vegan lasted 4 days jaja", "the keto thing only lasted a week"
+_LASTED = re.compile(
+    r"(?:^|(?<=[,.;:!?\n]))\s*(?:\w+\s+)?(?:the|my|that|our)\s+(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)"
+    r"(?:\s+(?:thing|phase|plan|experiment|diet))?\s+(?:only\s+|just\s+|barely\s+)?lasted\s+"
+    r"(?:about\s+|like\s+|maybe\s+)?(?:\d+|a|an|one|two|three|four|five|six|a\s+couple\s+of|a\s+few)\s+"
+    r"(?:days?|weeks?|months?|hours?)\b", re.IGNORECASE)
 # ... not on a condition, wished or asked: "if the choir gets worse I stop", "choir on Thursday should I stop?"
 _NOT_SAID_FIRST = re.compile(r"\b(?:if|when|once|maybe|should|shall|can|could|would|will|must|might|may|do|did|why)\b",
                              re.IGNORECASE)
@@ -159,6 +165,10 @@ def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
     for m in _NAME_THEN_STOP.finditer(text):
         asked = text[m.end():].lstrip().startswith("?")
         if not _NOT_SAID_FIRST.search(m.group("what")) and not asked:
+            for ending in _named(m.group("what"), stored, _DOES, None):
+                found.setdefault(ending.memory_id, ending)
+    for m in _LASTED.finditer(text):
+        if not text[m.end():].lstrip().startswith("?"):
             for ending in _named(m.group("what"), stored, _DOES, None):
                 found.setdefault(ending.memory_id, ending)
     for m in _NOT_ANYMORE.finditer(text):

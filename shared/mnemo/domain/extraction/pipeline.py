@@ -277,6 +277,7 @@ class LearnedExtractor:
                                                         and only_a_shift(c.content.split(":", 1)[-1].strip(" .")))]
             candidates.extend(self._medicines_ended(message, text, candidates))
             candidates = _replaced_in_passing(candidates, message, text)
+            _no_relative_as_partner(candidates)
             candidates = self._with_tolerated(candidates, message, text)
             candidates.extend(self._family_dates(candidates, message, text))
             ended_here = any(c.tags and c.tags[0] == "health" and not c.polarity for c in candidates)
@@ -1186,6 +1187,22 @@ def _sure_of_a_move(candidates: list[Candidate], text: str) -> list[Candidate]:
         if c.should_store and c.polarity and c.tags and c.tags[0] == "home_location":
             c.confidence = max(c.confidence, MOVE_CONFIDENCE)
     return candidates
+
+
+# the kin of a partner: a relative known by another kin is no partner
+_PARTNER_KIN = re.compile(r"^(?:husband|wife|partner|boyfriend|girlfriend|bf|gf|fianc[eé]e?|spouse|missus|hubby|"
+                          r"other half)$", re.IGNORECASE)
+
+
+def _no_relative_as_partner(candidates: list[Candidate]) -> None:
+    """A relationship read as a name the user's stored family gives to someone else ("Marisol made me watch a
+    documentary", Marisol the granddaughter) is no partner of the user's."""
+    relatives = {p.name.lower() for p in known_household() if p.name and p.kin and not _PARTNER_KIN.match(p.kin)}
+    for c in candidates:
+        if c.should_store and c.polarity and c.tags[:1] == ["relationship_status"]:
+            named = _stated_value(c.content).split()
+            if len(named) == 1 and named[0].lower() in relatives:
+                c.should_store, c.rejection_reason = False, "about_someone_else"
 
 
 def _replaced_in_passing(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:

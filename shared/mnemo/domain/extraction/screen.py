@@ -298,6 +298,10 @@ def _spoken_of(value: str, clause: str) -> bool:
 # a doctor's words and doings about the user are the user's facts: "the GP has put me on ramipril", "my doctor
 # has found that my thyroid is underactive"
 _CLINICIAN = re.compile(r"\b(?:doctor|gp|doc|nurse)\b", re.IGNORECASE)
+# a diet kept for a few days only: "estoy vegana this week jaja", "keto for a week to see", "vegetarian today"
+_A_DIET_FOR_NOW = re.compile(r"\b(?:this\s+(?:week|weekend)|today|tonight|for\s+(?:a|one|two|three|a\s+couple\s+of|"
+                             r"a\s+few)\s+(?:days?|weeks?)|(?:until|till)\s+(?:monday|tuesday|wednesday|thursday|"
+                             r"friday|saturday|sunday|the\s+weekend))\b", re.IGNORECASE)
 # a dose alone: "two puffs", "10mg", "1 tablet"
 _ONLY_A_DOSE = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|half|a|an)\s*(?:puffs?|mg|mcg|ml|units?|"
                           r"tablets?|pills?|drops?|capsules?|doses?|sprays?|iu)", re.IGNORECASE)
@@ -508,6 +512,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "about_someone_else"
     if slot == "name" and _spoken_of(value, clause):
         return "about_someone_else"
+    if slot == "diet" and not ended and _A_DIET_FOR_NOW.search(clause):
+        return "passing_state"  # "estoy vegana this week jaja": a week's try, not the user's diet
     if slot == "health" and _ONLY_A_DOSE.fullmatch(value.strip()):
         return "not_a_condition"  # "two puffs morning and night": how much of the medicine, not which
     if slot == "languages_spoken" and not names_a_spoken_language(value):
