@@ -62,3 +62,41 @@ def test_a_stopping_wished_for_someone_elses_or_for_a_while_ends_nothing(service
     _remember(service, "User's routine: go to choir on Thursdays.", "habit:choir_thursday", Category.PROCEDURAL)
     say_next_day(service, TENANT, USER, "c2", said)
     assert _live_naming(service, "choir") == ["User's routine: go to choir on Thursdays."]
+
+
+def _live_subjects(service: Mnemo) -> dict[str, str]:
+    now = service.ports.clock.now()
+    return {m.subject: m.content for m in service.ports.memories.all_for_user(TENANT, USER)
+            if m.is_live(now) and m.polarity}
+
+
+def test_one_message_naming_two_stored_facts_ends_both(service: Mnemo) -> None:
+    _remember(service, "User's routine: crossfit 3x a week.", "habit:crossfit_3x_week", Category.PROCEDURAL)
+    _remember(service, "User's hobby: CrossFit.", "hobby:crossfit", Category.PREFERENCE)
+    say_next_day(service, TENANT, USER, "c2", "no more crossfit for me after the knee")
+    assert _live_naming(service, "crossfit") == []
+
+
+def test_a_thing_ended_and_a_new_one_of_its_kind_leaves_the_new_one(service: Mnemo) -> None:
+    _remember(service, "User owns Corolla.", "owns:corolla", Category.BIOGRAPHICAL)
+    say_next_day(service, TENANT, USER, "c2", "sold my old Corolla and bought a 2022 Corolla hybrid")
+    owned = [c for s, c in _live_subjects(service).items() if s.startswith("owns:")]
+    assert owned
+    assert all("2022" in c for c in owned)
+
+
+@pytest.mark.parametrize("said", ["Off to the gym! leg day today", "left the gym early today, was knackered",
+                                  "finished my gym session, feeling rough"])
+def test_going_to_it_or_one_sitting_of_it_ends_nothing(service: Mnemo, said: str) -> None:
+    _remember(service, "User's routine: go to the gym every morning.", "habit:gym_every_morn", Category.PROCEDURAL)
+    say_next_day(service, TENANT, USER, "c2", said)
+    assert "habit:gym_every_morn" in _live_subjects(service)
+
+
+def test_a_name_that_fits_two_stored_facts_alike_ends_neither(service: Mnemo) -> None:
+    _remember(service, "User has a pet: cat called Mochi.", "pet:cat_call_mochi", Category.BIOGRAPHICAL)
+    _remember(service, "User has a pet: cat called Luna.", "pet:cat_call_luna", Category.BIOGRAPHICAL)
+    say_next_day(service, TENANT, USER, "c2", "we rehomed the cat, allergies")
+    live = _live_subjects(service)
+    assert "pet:cat_call_mochi" in live
+    assert "pet:cat_call_luna" in live

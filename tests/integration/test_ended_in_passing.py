@@ -195,6 +195,27 @@ def test_a_time_taken_back_in_the_next_message_holds_the_plan_at_the_time_meant(
         "User plans: dentist appointment on 12 March at 3:15 pm at the clinic (for 2026-03-12)."]
 
 
+@pytest.mark.parametrize("said", [
+    "sorry, the team call is at 3pm not 2:15 pm",  # another plan named
+    "sorry I mixed up, my sister's flight lands at 4:15 pm, not 2:15 pm",  # someone else's time
+    "the dentist called: is 3:15 pm not 2:15 pm ok for you? I said no",  # asked
+    "dentist wanted 3:15 pm, not 2:15 pm, but I refused so still 2:15",  # refused
+])
+def test_a_time_taken_back_of_another_plan_asked_or_refused_moves_no_plan(service: Mnemo, said: str) -> None:
+    _said(service, "c1", "I have a dentist appointment on 12 March at 2:15 pm at the clinic.")
+    _said(service, "c2", said)
+    live = _live(service)
+    assert "User plans: dentist appointment on 12 March at 2:15 pm at the clinic (for 2026-03-12)." in live
+    assert not [c for c in live if "at the clinic" in c and "2:15" not in c]
+
+
+def test_a_time_taken_back_keeps_the_stored_half_of_the_day(service: Mnemo) -> None:
+    _said(service, "c1", "I have a dentist appointment on 12 March at 2:15 pm at the clinic.")
+    _said(service, "c2", "oops, the dentist appointment is at 3:15 not 2:15")
+    clinic = [c for c in _live(service) if "at the clinic" in c]
+    assert clinic == ["User plans: dentist appointment on 12 March at 3:15 pm at the clinic (for 2026-03-12)."]
+
+
 def test_a_time_chosen_over_another_moves_no_plan(service: Mnemo) -> None:
     _said(service, "c1", "I have a dentist appointment on 12 March at 2:15 pm at the clinic.")
     _said(service, "c2", "For the team call I can do 4 pm, not 2:15 pm.")

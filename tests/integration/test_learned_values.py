@@ -663,12 +663,10 @@ def test_a_home_bought_is_the_home_once_moved_into(extractor: LearnedExtractor, 
     ("first week at Zentra done, platform team, onboarding bahut slow hai but log ache hai", "User's job: Zentra."),
     ("first day at Disneyland with the kids!!", None),
     ("my son's first day at St Mary's went well, his teacher is lovely", None),
-    # said with the work's words beside it: the product, the loads, a name that opens with digits
-    ("Wah first week at GovTech very different leh, I'm doing product management for the CPF app now.",
-     "User's job: GovTech."),
-    ("first week with Groupe Robert, cross-border now, Montréal to Chicago, 4 nuits away",
-     "User's job: Groupe Robert."),
-    ("Sir first week at 10Pearls, yaar onboarding is very hectic", "User's job: 10Pearls."),
+    # a holiday, a festival, a university or a time said with everyday words is no workplace
+    ("first week at Center Parcs with the kids, loads of fun", None),
+    ("first week at Oxford done, orientation was intense and the college is gorgeous", None),
+    ("first week at 6AM starts, brutal, the routes are long but the pay is ok", None),
     ("first day at Disneyland with the kids, the staff were lovely", None),
 ])
 def test_the_first_days_at_a_workplace_say_the_new_job(extractor: LearnedExtractor, text: str, job: str | None) -> None:

@@ -298,6 +298,11 @@ def test_what_the_user_would_do_if_is_no_fact(clause: str, hypothetical: bool) -
     ("Manchester", "flying out of Manchester on the 3rd to see my sister", False),
     ("Lisbon", "just got back from Lisbon", False),
     ("Bergen", "I'm Sven, 52, a ferry captain out of Bergen", True),  # a base, not a journey
+    ("Dallas", "I drive a truck out of Dallas, mostly regional runs", True),
+    ("Brighton", "I take the train from Brighton to London every day for work", True),  # the way to work
+    ("Brighton", "I commute by train from Brighton, 55 min each way", True),
+    ("Leeds", "I'm a travel nurse from Leeds", True),
+    ("Leeds Bradford", "I fly out of Leeds Bradford a lot since I live 10 mins away", True),
     ("Leeds", "we moved here from Leeds last year and I love it", True),
 ])
 def test_a_place_said_of_the_workplace_is_no_home(value: str, clause: str, home: bool) -> None:
@@ -369,6 +374,11 @@ def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text:
     # a job word right after "my" is a person of the user's
     ("lecturer sez", "ma lecturer sez mi texting english is spoiling mi writing", "job", False),
     ("nurse at St Marys", "my job is nurse at St Marys", "job", True),
+    ("bakery", "our bakery opens at 6", "job", True),  # the user's work, not a person
+    ("internship year", "I'm in my internship year of my pharmacy degree at Bath", "education", True),
+    ("internship year", "I'm doing an MSc in Data Science with an internship year", "education", True),
+    ("Oliver", "Oliver has moved in, finally living together", "relationship_status", True),
+    ("Priya", "Priya just said yes!!!", "relationship_status", True),
     # someone named getting married is not the user's relationship
     ("Maria", "Maria is getting married in June", "relationship_status", False),
     ("Tom", "Tom is my fiancé", "relationship_status", True),

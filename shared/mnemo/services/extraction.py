@@ -19,7 +19,7 @@ from mnemo.domain.extraction.household import (
 )
 from mnemo.domain.extraction.medicines import same_kind, stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
-from mnemo.domain.extraction.named_endings import ENDED_BY_NAME, Stored, ended_by_name
+from mnemo.domain.extraction.named_endings import ENDED_BY_NAME, Stored, ended_by_name, restates
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.reschedules import (
     called_off_plans,
@@ -29,6 +29,7 @@ from mnemo.domain.extraction.reschedules import (
     moved_to,
     on_the_day,
     plan_topic,
+    retimed,
     taken_back,
     times_corrected,
 )
@@ -351,14 +352,17 @@ class ExtractionService:
                 # ended already: by its subject, or by a retraction of this message whose key the old one's holds
                 # (conflicts.ends_in_its_slot retires it: "I stopped cycling" ends "cycle to work every day")
                 if old.subject in ended or any(_key_within(f.subject, old.subject) for f in out if not f.polarity
-                                               and f.provenance is not None
+                                               and f.ends is None and f.provenance is not None
                                                and message.message_id in f.provenance.message_ids):
                     continue
                 ended.add(old.subject)
-                out = [f for f in out if not (f.provenance is not None
+                # what else the extractor read of it in this message, if it says nothing more (not an ending, not a
+                # new thing of its kind: "bought a 2022 Corolla hybrid")
+                out = [f for f in out if not (f.ends is None and f.provenance is not None
                                               and message.message_id in f.provenance.message_ids
                                               and f.subject.partition(":")[0] in ENDED_BY_NAME
-                                              and ending.words <= set(terms(f.content)))]
+                                              and restates(f.content[slice(*read_statement(f.content)[:2])],
+                                                           ending))]
                 out.append(self._ending(job, message, old, old.confidence, "1", extractor="ended-by-name"))
         return out
 
@@ -544,7 +548,8 @@ class ExtractionService:
                                facts: list[NewFact]) -> list[NewFact]:
         """``facts``, and for each time of day a user message takes back by naming it ("Correction to my previous
         message: the appointment is at 3:15 pm, not 2:15 pm"; reschedules.times_corrected) the stored plans said
-        before it at that time, ended and held again at the time meant, where the message corrects or names them."""
+        before it at that time, ended and held again at the time meant: the one plan the message names best by its
+        words, none where two are named alike or none is named."""
         said = [(turn.message, corrected) for turn in turns if turn.message.role == "user"
                 for corrected in times_corrected(turn.message.content)]
         if not said:
@@ -553,16 +558,20 @@ class ExtractionService:
         ended = {f.subject for f in facts if not f.polarity}
         out = list(facts)
         for message, (was, meant) in said:
-            for plan in plans:
-                # named by the words of what it is, not by the times ("For the team call I can do 4 pm, not 2:15 pm")
-                named = {t for t in plan_topic(plan.content) & set(terms(message.content))
-                         if not t.isdigit() and t not in _CLOCK_WORDS}
-                if (plan.subject in ended or not was.search(plan.content) or not _said_before(plan, message)
-                        or not (corrects(message.content) or named)):
-                    continue
-                ended.add(plan.subject)
-                out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan"))
-                out.append(self._retimed_plan(job, message, plan, was.sub(meant, plan.content, count=1)))
+            # named by the words of what it is, not by the times ("sorry, the team call is at 3pm not 2pm" is not the
+            # dentist's 2pm); the one plan named best, none where two are named alike
+            said_words = set(terms(message.content))
+            named = {p.memory_id: len({t for t in plan_topic(p.content) & said_words
+                                       if not t.isdigit() and t not in _CLOCK_WORDS})
+                     for p in plans if p.subject not in ended and was.search(p.content) and _said_before(p, message)}
+            most = max(named.values(), default=0)
+            best = [p for p in plans if named.get(p.memory_id) == most] if most else []
+            if len(best) != 1:
+                continue
+            plan = best[0]
+            ended.add(plan.subject)
+            out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan"))
+            out.append(self._retimed_plan(job, message, plan, retimed(plan.content, was, meant)))
         return out
 
     @staticmethod
@@ -636,6 +645,7 @@ class ExtractionService:
 
 
 _CLOCK_WORDS = frozenset(terms("am pm a.m. p.m. o'clock"))
+
 
 
 def _key_within(retraction: str, old: str) -> bool:

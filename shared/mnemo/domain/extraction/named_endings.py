@@ -1,4 +1,4 @@
-"""A stored fact ended by naming it after a word of stopping: "doctor say back better, stop the meloxicam", "left the
+"""A stored fact ended by naming it after a way of stopping: "doctor say back better, stop the meloxicam", "left the
 choir last month, too much drama", "finished the chemo last friday!!", "no more crossfit for me after the knee".
 
 The tagger reads many endings ("I stopped taking the meloxicam"), but a short order or report it misses, or reads as
@@ -6,8 +6,16 @@ a new fact ("finished the meloxicam": a hobby), or ends a key of its own that na
 after the knee"). What makes these exact is the user's stored fact: the words after a way of stopping name a value
 the user has, of a slot that can stop (a medicine or treatment, a hobby, a routine, a tool, a course, a diet, a thing
 owned or a pet). Each way of stopping ends only the slots it can: a thing is sold, not finished; a course is finished,
-not sold; a choir or a club is left, a gym left at six is not. Not said as what may happen ("thinking of quitting the
-choir", "should I stop the statin?"), nor of someone else ("my husband quit the band").
+not sold; a choir or a club is left, a gym left at six is not.
+
+What it must not end, each a way people talk every day: going to the thing ("off to the gym!", "left for choir at
+7"); one session of it ("finished the chemo session", "left choir practice early tonight"); a thing that belongs to
+it ("sold the bike rack", "returned the call from the vet" of "cat called Mochi"); a pause ("stopped smoking for
+Lent", "no more crossfit for a couple of weeks"); a part ("no more coffee after 2pm", "not anymore with Jake, just
+with my wife"); a stop taken back ("...and now I'm doing it every morning again"); a stop wished for, still to come,
+asked or someone else's ("thinking of quitting the choir", "selling the bike next month", "should I stop the
+statin?", "my husband quit the band"); and a name that fits two facts alike ("we rehomed the cat", two cats stored).
+Every test reads a window around the words, never the whole message again, so a long message costs linear time.
 """
 
 from __future__ import annotations
@@ -17,72 +25,109 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mnemo.domain.extraction.pipeline import NOT_YET, USER_BEFORE, only_if, paused
-from mnemo.domain.extraction.segment import DENIED_OR_WISHED, clause_around, is_question
-from mnemo.domain.text import terms
+from mnemo.domain.extraction.segment import DENIED_OR_WISHED, is_question
+from mnemo.domain.text import stem, terms
 
 # the slots a fact can be ended in by naming it
 ENDED_BY_NAME = frozenset({"health", "hobby", "habit", "uses", "learning", "diet", "owns", "pet"})
 _DOES = frozenset({"health", "hobby", "habit", "uses", "learning", "diet"})
 _HAS = frozenset({"owns", "pet"})
+_COURSE_SLOTS = frozenset({"health", "learning", "habit"})
+_GROUP_SLOTS = frozenset({"hobby", "habit"})
 
 # words between a way of stopping and what is stopped: "stopped taking the", "gave up on my", "came off all those"
-_FILLER = (r"(?:(?:taking|take|using|use|doing|do|playing|play|going\s+to|going|go\s+to|attending|eating|drinking|"
-           r"on|with|of|the|my|our|that|those|these|this|all|them|it|whole|whole\s+thing\s+with)\s+)*")
+_FILLER = re.compile(r"(?:(?:taking|take|using|use|doing|do|playing|play|going\s+to|going|go\s+to|attending|eating|"
+                     r"drinking|on|with|of|the|my|our|that|those|these|this|all|them|it|whole|whole\s+thing\s+with)"
+                     r"\s+)*", re.IGNORECASE)
+# "off" as going somewhere or being away: "off to the gym!", "off for the weekend", "off work today"
+_OFF_AWAY = r"(?!\s+(?:to|for|out|home|work|duty|sick|now|today|tonight|early|again)\b)"
 _WAYS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"\b(?:stop(?:ped|s|ping)?|quit(?:s|ting)?|gave\s+up|give\s+up|giving\s+up|given\s+up|no\s+more|"
                 r"no\s+longer|done\s+with|dropped|ditched|cut\s+out|"
                 r"(?:came|come|coming|got|get|getting|weaned|taken|took\s+me|taking\s+me|put\s+me|been)\s+off(?:\s+of)?|"
-                r"(?:(?:i['’]?m|im|i\s+am|now)\s+|^|(?<=[,.;:!]\s))off)\s+", re.IGNORECASE), _DOES),
+                rf"(?:(?:i['’]?m|im|i\s+am|now)\s+|^|(?<=[,.;:!]\s))off){_OFF_AWAY}\s+", re.IGNORECASE), _DOES),
     # a course or a treatment is finished (a medicine's course too); a run or a book is, and ends nothing (_COURSES)
-    (re.compile(r"\b(?:finish(?:ed)?|completed|done)\s+(?:with\s+)?", re.IGNORECASE),
-     frozenset({"health", "learning", "habit"})),
+    (re.compile(r"\b(?:finish(?:ed)?|completed)\s+(?:with\s+)?", re.IGNORECASE), _COURSE_SLOTS),
     # a group is left; a gym or an office left at six is not (_GROUPS)
-    (re.compile(r"\b(?:left|leaving|quit)\s+", re.IGNORECASE), frozenset({"hobby", "habit"})),
-    (re.compile(r"\b(?:sold|selling|gave\s+away|given\s+away|got\s+rid\s+of|rehomed|re-homed|gave\s+back|"
-                r"returned)\s+", re.IGNORECASE), _HAS),
+    (re.compile(r"\b(?:left|quit)\s+", re.IGNORECASE), _GROUP_SLOTS),
+    (re.compile(r"\b(?:sold|gave\s+away|given\s+away|got\s+rid\s+of|rehomed|re-homed|rehome|re-home|gave\s+back)\s+",
+                re.IGNORECASE), _HAS),
 )
-# "not on insulin anymore", "don't play tennis any more": the thing between the negation and its end
+# "not on insulin anymore", "don't play tennis any more": the thing between the negation and its end ("not at tennis
+# anymore" is a place left, not a pastime)
 _NOT_ANYMORE = re.compile(
     r"\b(?:not|(?:do|does|did|am|is|are|was)n['’]?t|no\s+longer)\s+(?:really\s+)?"
-    r"(?:on|taking|take|using|use|doing|do|playing|play|going\s+to|go\s+to|into|in|at|with|eating|eat)\s+"
+    r"(?:on|taking|take|using|use|doing|do|playing|play|going\s+to|go\s+to|into|eating|eat)\s+"
     r"(?P<what>(?:[\w'’-]+\s+){0,3}?[\w'’-]+)\s+(?:anymore|any\s+more|any\s+longer)\b", re.IGNORECASE)
 # what stopped said first, learner English's order: "english class on Thursday I stop. too tired after work"
 _NAME_THEN_STOP = re.compile(
-    r"(?:^|(?<=[,.;:!?\n]))\s*(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,4}?)\s+(?:i|we)\s+(?:stop|stopped|quit|finish|"
-    r"finished|give\s+up|gave\s+up|drop|dropped)\b(?=\s*(?:[,.;:!?\n]|$|\s+(?:now|already|too)\b))", re.IGNORECASE)
+    r"(?:^|(?<=[,.;:!?\n]))\s*(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,4}?)\s+i\s+(?:stop|stopped|quit|finish|finished|"
+    r"give\s+up|gave\s+up|drop|dropped)\b(?=\s*(?:[,.;:!\n]|$|\s+(?:now|already|too)\b))", re.IGNORECASE)
 # what stopped said with how long it lasted: "the vegan lasted 4 days jaja", "the keto thing only lasted a week"
 _LASTED = re.compile(
     r"(?:^|(?<=[,.;:!?\n]))\s*(?:\w+\s+)?(?:the|my|that|our)\s+(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)"
     r"(?:\s+(?:thing|phase|plan|experiment|diet))?\s+(?:only\s+|just\s+|barely\s+)?lasted\s+"
     r"(?:about\s+|like\s+|maybe\s+)?(?:\d+|a|an|one|two|three|four|five|six|a\s+couple\s+of|a\s+few)\s+"
     r"(?:days?|weeks?|months?|hours?)\b", re.IGNORECASE)
-# ... not on a condition, wished or asked: "if the choir gets worse I stop", "choir on Thursday should I stop?"
-_NOT_SAID_FIRST = re.compile(r"\b(?:if|when|once|maybe|should|shall|can|could|would|will|must|might|may|do|did|why)\b",
-                             re.IGNORECASE)
+# ... said first, but not as done by the user now: "if the choir gets worse I stop", "Next month tennis I stop",
+# "After tennis I stop", "The coach said: tennis I stop"
+_NOT_SAID_FIRST = re.compile(r"\b(?:if|when|once|maybe|should|shall|can|could|would|will|must|might|may|do|did|why|"
+                             r"next|tomorrow|after|before|then|for|until|till|during)\b", re.IGNORECASE)
+_REPORTED = re.compile(r"\b(?:said|says|say|told|tells|asked|asks)\b[\s:,\"'“”]*$", re.IGNORECASE)
 # where the name of what stopped ends
 _NAME = re.compile(r"(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)(?=\s*[,.;:!?()\n]|\s*$|\s+(?:at|in|for|after|before|"
-                   r"because|bc|cos|cause|since|as|and|but|so|when|now|last|this|yesterday|today|anymore|any|finally|"
-                   r"completely|altogether|though|too|already|either|from|to|until|till)\b)", re.IGNORECASE)
+                   r"because|bc|cos|cause|since|as|and|but|so|when|now|last|this|yesterday|today|tonight|anymore|any|"
+                   r"finally|completely|altogether|though|too|already|either|from|to|until|till|early|late|while|"
+                   r"during|again|please|pls|plz|thanks|thx)\b)", re.IGNORECASE)
+# what the name is said to be of, right after it: "stopped the subscription to the gym" is the gym's, not Spotify's
+_OF_WHAT = re.compile(r"\s+(?:to|of|for|from|at|with)\s+(?:the|my|a|an|our)\s+(?P<what>[^\W\d_][\w'’-]*)",
+                      re.IGNORECASE)
+# a name that opens on a preposition is where the user went, not what they stopped ("left for choir at 7")
+_PLACE_WORD = frozenset({"to", "for", "at", "from", "in", "on", "into", "out", "of", "by", "off", "with", "onto"})
+# what follows "and" or a comma after a name, another name the same way ends ("quit keto and the crossfit")
+_AND_NEXT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+|my\s+)?", re.IGNORECASE)
 _COURSES = frozenset(terms("chemo chemotherapy radiotherapy radiation physio physiotherapy rehab treatment treatments "
                            "course courses antibiotics therapy programme program degree classes class lessons "
                            "infusions injections tablets pills meds medication"))
 _GROUPS = frozenset(terms("choir band club team league group church congregation class classes course society "
                           "orchestra committee crew squad troupe ensemble"))
+# one sitting of it, not the whole: "finished the chemo session", "left choir practice early tonight", "completed
+# physio session 8", "finished French class at 9"
+_ONE_SITTING = frozenset(terms("session sessions practice rehearsal rehearsals module modules appointment visit shift "
+                               "lesson"))
+_AT_A_TIME = re.compile(r"\s*(?:at\s+\d|early|late|today|tonight|this\s+(?:morning|afternoon|evening)|"
+                        r"yesterday\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)
 # where a value lists several things (a comma more often adds a detail: "cycle to work every day, 25 minutes")
 _LISTED = re.compile(r";|&|\s/\s|\band\b|\bplus\b", re.IGNORECASE)
-# a part kept: "stopped using Notion for work stuff but still use it at home"
-_STILL = re.compile(r"\bstill\b", re.IGNORECASE)
-# a value's words that say how often or how much, not what: "chemo every three weeks" is ended by "chemo" alone
+# a part kept, a stop taken back or only for a while, after the name: "but still use it at home", "just with my wife",
+# "and now I'm doing it every morning again", "lol jk", "for Lent", "for the summer", "while I'm fasting"
+_NOT_WHOLLY = re.compile(r"\b(?:still|just\s+with|only\s+with|only\s+on|only\s+at|except|again|relapsed|"
+                         r"went\s+back|back\s+on|back\s+to\s+it|jk|just\s+kidding|kidding)\b", re.IGNORECASE)
+_FOR_A_TIME = re.compile(r"\s*(?:for\s+(?!me\b|us\b|good\b|ever\b|real\b|now\s+on\b|life\b)|while\b|until\b|till\b|"
+                         r"during\b|after\s+\d|before\s+\d|at\s+night\b|on\s+weekdays\b|on\s+weekends\b|in\s+the\s+"
+                         r"(?:evening|morning)s?\b)", re.IGNORECASE)
+# the adverbs and openers a message may start with before the user's verb ("finally sold the Corolla", "Just left
+# choir", "ok so I quit")
+_OPENERS = re.compile(r"^\W*(?:(?:just|finally|so|ok|okay|well|also|and|but|yeah|yes|ugh|sadly|honestly|officially|"
+                      r"basically|anyway|update|btw)\b\W*)*", re.IGNORECASE)
+_I_AM = re.compile(r"\b(?:i['’]?m|im|i\s+am|i['’]ve|i\s+have|we['’]re|we\s+are)\s*$", re.IGNORECASE)
+# a value's words that say how often or how much, or that only join its words, not what it is: "chemo every three
+# weeks" is ended by "chemo" alone, and "cat called Mochi" by no "call" ("returned the call from the vet")
 _NOT_WHAT = frozenset(terms(
     "every each week weeks weekly day days daily month months morning mornings evening evenings night nights "
     "time times once twice mg ml dose a an one two three four five six seven eight nine ten morning at on in "
     "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
-    "saturdays sundays weekend weekends thing things stuff it lot bit new old"))
+    "saturdays sundays weekend weekends thing things stuff it lot bit new old called named call name year years "
+    "work home"))
+# a name's last word that says what kind of thing, not which: "stop the meloxicam tablets", "quit the choir thing"
+_KIND_WORDS = frozenset(terms("tablets tablet pills pill meds medication medicine thing stuff habit routine diet "
+                              "classes lessons"))
+_WINDOW = 300  # how far before and after the words a test reads
 
 
 @dataclass(frozen=True)
 class Stored:
-    """A stored fact that can be ended by name: its id, its slot, its value and its subject's key (the value's own
+    """A stored fact that can be ended by name: its id, its slot, its value and its subject's key (the value's first
     words, stemmed: "User uses a Spotify subscription." is keyed "spotify", and "stopped the subscription to the
     gym" names no value of it)."""
     memory_id: str
@@ -94,7 +139,42 @@ class Stored:
 @dataclass(frozen=True)
 class NamedEnding:
     memory_id: str
-    words: frozenset[str]  # the value's words the message named (a fact of this message restating them is wrong)
+    words: frozenset[str]  # the value's words the message named
+    said: frozenset[str]  # every word of the ending as said ("left Low Tide Choir"): a fact of them alone is no news
+
+
+def _sentence_before(text: str, start: int) -> str:
+    """The sentence's words before ``start``, at most _WINDOW characters of them, its openers left out."""
+    window = text[max(0, start - _WINDOW):start]
+    breaks = [m.end() for m in re.finditer(r"[.!?\n]+\s*", window)]
+    opening = breaks[-1] if breaks else 0
+    if not breaks and start > _WINDOW:
+        return window  # a sentence longer than the window: no opening to read as the start
+    return _OPENERS.sub("", window[opening:])
+
+
+def _after(text: str, end: int) -> str:
+    """The rest of the sentence after ``end``, at most _WINDOW characters."""
+    rest = text[end:end + _WINDOW]
+    stop = re.search(r"[.!?\n]", rest)
+    return rest[:stop.start() + 1] if stop else rest
+
+
+def _said_so(text: str, start: int, end: int, name_end: int, name: str, by_me: bool) -> bool:
+    """The stopping between ``start`` and ``end`` (its name ending at ``name_end``) is said as done, by the user,
+    for good and wholly: as the tagger's own endings said in passing are (pipeline.ended_in_passing), with the pauses,
+    parts and stops taken back of this module's docstring."""
+    before, after = _sentence_before(text, start), _after(text, name_end)
+    clause = before + text[start:name_end] + after
+    return not (DENIED_OR_WISHED.search(before) or NOT_YET.search(before)
+                or not (by_me or USER_BEFORE.search(before) or _I_AM.search(before))
+                or is_question(clause) or "?" in after or only_if(before, after) or paused(name, clause)
+                or _FOR_A_TIME.match(after) or _NOT_WHOLLY.search(after) or _AT_A_TIME.match(after))
+
+
+def _raw_words(value: str) -> frozenset[str]:
+    """Every word of a value, stemmed, single letters too ("vitamin D")."""
+    return frozenset(stem(w.lower()) for w in re.findall(r"[^\W_]+", value))
 
 
 def _names_in(value: str) -> frozenset[str]:
@@ -106,73 +186,100 @@ def _what_words(value: str) -> frozenset[str]:
     return frozenset(terms(value)) - _NOT_WHAT
 
 
-def _said_so(text: str, way: re.Match[str], name: str) -> bool:
-    """The stopping is said as done, by the user, for good: as the tagger's own endings said in passing are
-    (pipeline.ended_in_passing): not denied, wished for or still to come ("thinking of quitting the choir", "once I
-    quit the gym"), not someone else's ("my husband quit the band"), not asked ("should I stop the statin?"), not
-    on a condition, not for a while ("no more crossfit for a couple of weeks"), not in part ("stopped using Notion for
-    work stuff but still use it at home")."""
-    before = text[:way.start()]
-    clause = clause_around(text, way.start(), way.end() + len(name))
-    rest_of_sentence = re.split(r"[.!?\n]", text[way.end():], maxsplit=1)[0]
-    return not (DENIED_OR_WISHED.search(before) or _STILL.search(rest_of_sentence) or NOT_YET.search(before)
-                or not (USER_BEFORE.search(before) or " me " in way.group(0).lower())
-                or is_question(clause) or only_if(before, text[way.end():]) or paused(name, clause))
-
-
-def _named(name: str, stored: Sequence[Stored], slots: frozenset[str], allowed: frozenset[str] | None) -> \
-        list[NamedEnding]:
-    """The stored facts of ``slots`` whose value ``name`` names; where the way of stopping needs it, only if the name
-    has an ``allowed`` word (a medicine needs none: "finished the meloxicam")"""
-    said = frozenset(terms(name))
-    out = []
+def _named(name: str, stored: Sequence[Stored], slots: frozenset[str], allowed: frozenset[str] | None,
+           said: frozenset[str], of_what: str = "") -> list[NamedEnding]:
+    """The stored facts of ``slots`` whose value ``name`` names by its head word; where the way of stopping needs it,
+    only if the name has an ``allowed`` word (a medicine needs none: "finished the meloxicam"); ``of_what``, a thing
+    the name is said to be of, must be the value's too. A name that fits two facts of one slot alike ("the cat", two
+    cats stored) names neither."""
+    words = name.split()
+    if not words or words[0].lower() in _PLACE_WORD:
+        return []
+    named = frozenset(terms(name))
+    if named & _ONE_SITTING:
+        return []
+    head = stem(re.sub(r"['’]s$", "", words[-1].lower()))
+    out: list[tuple[Stored, NamedEnding]] = []
     for fact in stored:
-        if fact.slot not in slots or (allowed is not None and fact.slot != "health" and not said & allowed):
+        if fact.slot not in slots or (allowed is not None and fact.slot != "health" and not named & allowed):
             continue
-        # a keyed fact is named by its key, or by a name in it said whole ("left Low Tide Choir" names "play bass in a
-        # band called Low Tide Choir", keyed "play_bass_band"; "left the choir" does not)
+        # a keyed fact is named by its key, or by a name in it said whole ("left Low Tide Choir" names "play bass in
+        # a band called Low Tide Choir", keyed "play_bass_band"; "left the choir" does not)
         if fact.key:
             proper = _names_in(fact.value) - _NOT_WHAT
-            shared = said & (frozenset(fact.key.split("_")) - _NOT_WHAT)
-            if proper and proper <= said:
+            shared = named & (frozenset(fact.key.split("_")) - _NOT_WHAT)
+            if proper and proper <= named:
                 shared |= proper
         else:
-            shared = said & _what_words(fact.value)
+            shared = named & _what_words(fact.value)
+        # the name is the thing itself, not one of its things ("sold the bike rack", "returned the dog toys")
+        if head not in _raw_words(fact.value) | frozenset(fact.key.split("_")) and head not in _KIND_WORDS:
+            continue
+        if of_what and stem(of_what.lower()) not in _raw_words(fact.value):
+            continue
         # one of several things a fact names ends only that one: "stopped bouldering" leaves "building mechanical
         # keyboards and bouldering" to the tagger's reading, not ended whole
         parts = [_what_words(part) for part in _LISTED.split(fact.value)]
         if shared and not [part for part in parts if part and not part & shared]:
-            out.append(NamedEnding(fact.memory_id, shared))
+            out.append((fact, NamedEnding(fact.memory_id, shared, said | named)))
     # the facts it names best: "left Low Tide Choir" names the band called so, not "go to choir on Thursdays"
-    most = max((len(e.words) for e in out), default=0)
-    return [e for e in out if len(e.words) == most]
+    most = max((len(e.words) for _f, e in out), default=0)
+    best = [(f, e) for f, e in out if len(e.words) == most]
+    return [e for f, e in best if sum(1 for g, _e in best if g.slot == f.slot) == 1]
+
+
+def _names_after(text: str, at: int) -> list[re.Match[str]]:
+    """The name at ``at`` and those joined to it ("keto and the crossfit"), up to three."""
+    out: list[re.Match[str]] = []
+    while len(out) < 3:
+        name = _NAME.match(text, at)
+        if name is None:
+            break
+        out.append(name)
+        joined = _AND_NEXT.match(text, name.end())
+        if joined is None:
+            break
+        at = joined.end()
+    return out
 
 
 def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
     """The stored facts ``text`` says the user stopped, named after a way of stopping; at most one ending a fact."""
     found: dict[str, NamedEnding] = {}
+
+    def keep(endings: list[NamedEnding]) -> None:
+        for ending in endings:
+            found.setdefault(ending.memory_id, ending)
+
     for pattern, slots in _WAYS:
-        allowed = _COURSES if slots == frozenset({"health", "learning", "habit"}) else (
-            _GROUPS if slots == frozenset({"hobby", "habit"}) else None)
+        allowed = _COURSES if slots == _COURSE_SLOTS else (_GROUPS if slots == _GROUP_SLOTS else None)
         for m in pattern.finditer(text):
-            rest = re.match(_FILLER, text[m.end():], re.IGNORECASE)
-            at = m.end() + (rest.end() if rest else 0)
-            name = _NAME.match(text, at)
-            if name is None or not _said_so(text, m, name.group("what")):
+            filler = _FILLER.match(text, m.end())
+            names = _names_after(text, filler.end() if filler else m.end())
+            if not names or not _said_so(text, m.start(), m.end(), names[-1].end(), names[0].group("what"),
+                                         " me " in m.group(0).lower()):
                 continue
-            for ending in _named(name.group("what"), stored, slots, allowed):
-                found.setdefault(ending.memory_id, ending)
+            for name in names:
+                of = _OF_WHAT.match(text, name.end())
+                keep(_named(name.group("what"), stored, slots, allowed, frozenset(terms(m.group(0))),
+                            of.group("what") if of else ""))
     for m in _NAME_THEN_STOP.finditer(text):
-        asked = text[m.end():].lstrip().startswith("?")
-        if not _NOT_SAID_FIRST.search(m.group("what")) and not asked:
-            for ending in _named(m.group("what"), stored, _DOES, None):
-                found.setdefault(ending.memory_id, ending)
+        what = m.group("what")
+        if (not _NOT_SAID_FIRST.search(what) and not _REPORTED.search(text[max(0, m.start() - 40):m.start()])
+                and _said_so(text, m.start("what") + len(what), m.end(), m.end(), what, True)):
+            keep(_named(what, stored, _DOES, None, frozenset(terms(m.group(0)))))
     for m in _LASTED.finditer(text):
-        if not text[m.end():].lstrip().startswith("?"):
-            for ending in _named(m.group("what"), stored, _DOES, None):
-                found.setdefault(ending.memory_id, ending)
+        if not _after(text, m.end()).lstrip().startswith("?"):
+            keep(_named(m.group("what"), stored, _DOES, None, frozenset(terms(m.group(0)))))
     for m in _NOT_ANYMORE.finditer(text):
-        if _said_so(text, m, m.group("what")):
-            for ending in _named(m.group("what"), stored, _DOES | _HAS, None):
-                found.setdefault(ending.memory_id, ending)
+        if _said_so(text, m.start(), m.start("what"), m.end(), m.group("what"), False):
+            keep(_named(m.group("what"), stored, _DOES | _HAS, None, frozenset(terms(m.group(0)))))
     return list(found.values())
+
+
+def restates(value: str, ending: NamedEnding) -> bool:
+    """A value read from the ending message that says nothing but the ended thing and the ending's own words
+    ("finished the meloxicam" read as "User's hobby: meloxicam."), not a new thing of its kind ("sold my old
+    Corolla and bought a 2022 Corolla hybrid": "2022 Corolla hybrid" is news)."""
+    said = frozenset(terms(value)) - _NOT_WHAT
+    return bool(said) and said <= ending.words | ending.said

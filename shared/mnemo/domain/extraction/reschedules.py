@@ -96,6 +96,12 @@ def taken_back(text: str, when: datetime) -> list[tuple[str, str, str]]:
     return out
 
 
+_NOT_SETTLED = re.compile(r"\b(?:refus\w*|said\s+no|no\s+way|i['’]ll\s+ask|could|can\s+you|ok\s+for\s+you|wanted|"
+                          r"wants|asked|asks|would|suggested|offered|if)\b", re.IGNORECASE)
+_SOMEONE_ELSES_TIME = re.compile(r"\b(?:my\s+[\w-]+['’]s|his|her|their|[A-Z][\w-]+['’]s)\s+(?:[\w-]+\s+){0,2}"
+                                 r"(?:flight|train|bus|appointment|class|shift|meeting|call|lesson|game|match|party)\b")
+
+
 # a time of day as the user writes one: "2:15 pm", "14.30", "9am", "at 8"
 _CLOCK_TIME = re.compile(r"(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<half>[ap]\.?m\.?)?", re.IGNORECASE)
 
@@ -103,8 +109,12 @@ _CLOCK_TIME = re.compile(r"(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<hal
 def times_corrected(text: str) -> list[tuple[re.Pattern[str], str]]:
     """For each time of day the text takes back by naming it ("the appointment is at 3:15 pm, not 2:15 pm"), a pattern
     that finds the time taken back in a stored plan's words and the time meant. A time with no minutes needs its am
-    or pm to be found ("at 2" is any number)."""
-    out = []
+    or pm to be found ("at 2" is any number). None in a message that asks, weighs or refuses a time ("is 3:15 pm not
+    2:15 pm ok for you?", "dentist wanted 3:15 pm, not 2:15 pm, but I refused") or speaks of someone else's ("my
+    sister's flight lands at 4:15 pm, not 2:15 pm")."""
+    out: list[tuple[re.Pattern[str], str]] = []
+    if "?" in text or _NOT_SETTLED.search(text) or _SOMEONE_ELSES_TIME.search(text):
+        return out
     for old, new in times_taken_back(text):
         was = _CLOCK_TIME.search(old)
         if was is None or (was.group("minute") is None and was.group("half") is None):
@@ -116,6 +126,17 @@ def times_corrected(text: str) -> list[tuple[re.Pattern[str], str]]:
         meant = re.sub(r"^(?:at|@|by|from)\s+", "", new, flags=re.IGNORECASE)
         out.append((re.compile(said + r"(?![\w:])", re.IGNORECASE), meant))
     return out
+
+
+def retimed(content: str, was: re.Pattern[str], meant: str) -> str:
+    """A stored plan's words with the time taken back (``was``) replaced by the time meant, keeping the stored time's
+    am or pm where the user said none ("3:15" for "2:15 pm" is "3:15 pm")."""
+    def replace(m: re.Match[str]) -> str:
+        if re.search(r"[ap]\.?m\b", meant, re.IGNORECASE):
+            return meant
+        half = re.search(r"[ap]\.?m\.?$", m.group(0), re.IGNORECASE)
+        return f"{meant} {half.group(0)}" if half else meant
+    return was.sub(replace, content, count=1)
 
 
 # the words of a correction: a day taken back with them is a plan's day corrected, not a choice between days ("For the

@@ -368,42 +368,53 @@ def _at_work_in(value: str, clause: str) -> bool:
 
 
 # where a journey starts: "we fly to Kraków from Luton", "flying out of Manchester on the 3rd", "just got back from
-# Lisbon" (an airport, a station, a trip's place; not "we moved here from Leeds", which _I_LIVE keeps)
+# Lisbon" (an airport, a station, a trip's place); not a base ("a ferry captain out of Bergen", "I drive a truck out
+# of Dallas": "out of" is a journey's only with flying), not a way the user goes every day ("I take the train from
+# Brighton every day", "I commute from Brighton"), not "we moved here from Leeds" (_I_LIVE keeps that)
 _JOURNEY_FROM = re.compile(
-    r"(?:\b(?:fly|flying|flew|depart|departs|departing|leave|leaves|leaving|drive|driving|drove|sail|sailing|"
-    r"travel|travelling|traveling|back)\b[^,.;:!?]{0,60}?\b(?:from|out\s+of)|"
-    # a journey's noun says where it starts with "from" only: "a ferry captain out of Bergen" works from there
-    r"\b(?:flight|flights|train|coach|ferry|trip)\b[^,.;:!?]{0,60}?\bfrom)\s+(?:the\s+)?$", re.IGNORECASE)
+    r"(?:\b(?:fly|flying|flew|flight|flights)\b[^,.;:!?]{0,60}?\b(?:from|out\s+of)|"
+    r"\b(?:depart|departs|departing|leave|leaves|leaving|drive|driving|drove|sail|sailing|back|train|coach|ferry|"
+    r"trip)\b[^,.;:!?]{0,60}?\bfrom)\s+(?:the\s+)?$", re.IGNORECASE)
+_EVERY_DAY = re.compile(r"\b(?:every|each|daily|commut\w*|usually|mostly|always|a\s+lot|often|since\s+i\s+live)\b",
+                        re.IGNORECASE)
 
 
 def _journey_from(value: str, clause: str) -> bool:
     at = clause.find(value)
-    return at > 0 and bool(_JOURNEY_FROM.search(clause[:at])) and not _I_LIVE.search(clause[:at])
+    return (at > 0 and bool(_JOURNEY_FROM.search(clause[:at])) and not _I_LIVE.search(clause[:at])
+            and not _EVERY_DAY.search(clause))
 
 
-# someone named opens the clause and it says nothing of the user: "Maria is getting married in June" ("Tom is my
-# fiancé", "Tom and I are getting married" are the user's)
+# someone named opens the clause, marrying, and it says nothing of the user: "Maria is getting married in June" ("Tom
+# is my fiancé", "Tom and I are getting married" are the user's; "Oliver has moved in, finally living together" too)
 _NAMED_OPENER = re.compile(r"^\W*(?P<name>[A-Z][\w'’-]+)\s+(?:is|was|['’]s|got|has|will|just)\b")
+_MARRYING = re.compile(r"\b(?:married|marry|marrying|engaged|wedding)\b", re.IGNORECASE)
 _USER_IN_IT = re.compile(r"\b(?:i|i['’]m|im|me|my|mine|we|we['’]re|us|our)\b", re.IGNORECASE)
 
 
 def _someone_named_marries(value: str, clause: str) -> bool:
     named = _NAMED_OPENER.match(clause)
-    return named is not None and value.startswith(named.group("name")) and not _USER_IN_IT.search(clause)
+    return (named is not None and value.startswith(named.group("name")) and bool(_MARRYING.search(clause))
+            and not _USER_IN_IT.search(clause))
 
 
 # a job word right after "my" names a person of the user's ("ma lecturer sez", "my manager"), not their job
 _MINE_BEFORE = re.compile(r"\b(?:my|ma|mi|our|his|her|their)\s+$", re.IGNORECASE)
+_A_PERSON_AT_WORK = re.compile(rf"(?:lecturer|professor|prof|tutor|supervisor|instructor|mentor|trainer|{_PEOPLE})\b",
+                               re.IGNORECASE)
 
 
 def _someone_of_mine(value: str, clause: str) -> bool:
+    """"ma lecturer sez ...": a person ("our bakery", "my own practice" are the user's work)."""
     at = clause.find(value)
-    return at > 0 and bool(_MINE_BEFORE.search(clause[:at]))
+    return at > 0 and bool(_MINE_BEFORE.search(clause[:at])) and bool(_A_PERSON_AT_WORK.match(value))
 
 
 # an internship is work, not studies: read as the user's studies, it ended their degree (an apprenticeship or a
 # placement year is a course of study as often as not)
 _AN_INTERNSHIP = re.compile(r"\b(?:internships?|interns?)\b", re.IGNORECASE)
+_A_COURSE = re.compile(r"\b(?:degree|course|bsc|msc|ba|ma|phd|mba|studies|study|studying|university|uni|college|"
+                       r"school|programme|program)\b", re.IGNORECASE)
 
 
 # being in hospital is no job: "now he is in Mackenzie hospital" ("I'm in sales" is one, and "a nurse in the
@@ -499,7 +510,7 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "about_someone_else"  # "Maria is getting married in June": the daughter's wedding, not the user's
     if slot == "job" and _someone_of_mine(value, clause):
         return "about_someone_else"  # "ma lecturer sez mi texting english is spoiling mi writing": a person
-    if slot == "education" and _AN_INTERNSHIP.search(value):
+    if slot == "education" and _AN_INTERNSHIP.search(value) and not _A_COURSE.search(clause):
         return "not_studies"  # "got internship at MTN as IT intern": work, which ends no degree
     if slot == "plan" and _begun_not_to_come(clause):
         return "not_a_plan"  # "driving for Raben since Monday": begun, not to come
