@@ -134,11 +134,12 @@ def test_what_the_extractor_read_of_the_ended_thing_alone_is_no_news() -> None:
     assert not restates("2022 Corolla hybrid", ending)
     [ending] = ended_by_name("left Low Tide Choir after the tour", STORED)
     assert restates("left Low Tide", ending)
+    assert restates("left Low Tide Choir after the Germany tour creative", ending)
 
 
 def test_the_words_named_are_the_values_own() -> None:
     [ending] = ended_by_name("finished the chemo last friday!!", STORED)
-    assert ending == NamedEnding("chemo", frozenset({"chemo"}), ending.said)
+    assert ending == NamedEnding("chemo", frozenset({"chemo"}), ending.said, frozenset({"finish"}))
 
 
 def test_a_long_message_is_read_in_linear_time() -> None:

@@ -391,6 +391,7 @@ def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text:
     ("vegana", "estoy vegana this week jaja", "diet", False),
     ("keto", "doing keto for a week to see", "diet", False),
     ("vegan", "I've been vegan for two years", "diet", True),
+    ("low FODMAP", "I'm starting a low FODMAP diet this week, any tips", "diet", True),
     ("Symbicort two puffs", "Symbicort two puffs morning and night", "health", True),
 ])
 def test_work_is_no_studies_and_my_lecturer_no_job(value: str, clause: str, slot: str, kept: bool) -> None:

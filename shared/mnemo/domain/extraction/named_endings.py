@@ -141,6 +141,7 @@ class NamedEnding:
     memory_id: str
     words: frozenset[str]  # the value's words the message named
     said: frozenset[str]  # every word of the ending as said ("left Low Tide Choir"): a fact of them alone is no news
+    way: frozenset[str] = frozenset()  # the words of the way of stopping ("left")
 
 
 def _sentence_before(text: str, start: int) -> str:
@@ -221,7 +222,7 @@ def _named(name: str, stored: Sequence[Stored], slots: frozenset[str], allowed: 
         # keyboards and bouldering" to the tagger's reading, not ended whole
         parts = [_what_words(part) for part in _LISTED.split(fact.value)]
         if shared and not [part for part in parts if part and not part & shared]:
-            out.append((fact, NamedEnding(fact.memory_id, shared, said | named)))
+            out.append((fact, NamedEnding(fact.memory_id, shared, said | named, said)))
     # the facts it names best: "left Low Tide Choir" names the band called so, not "go to choir on Thursdays"
     most = max((len(e.words) for _f, e in out), default=0)
     best = [(f, e) for f, e in out if len(e.words) == most]
@@ -260,7 +261,8 @@ def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
                                          " me " in m.group(0).lower()):
                 continue
             for name in names:
-                of = _OF_WHAT.match(text, name.end())
+                # (where a doing goes is no owner: "stopped cycling to the commissary kitchen")
+                of = None if name.group("what").lower().endswith("ing") else _OF_WHAT.match(text, name.end())
                 keep(_named(name.group("what"), stored, slots, allowed, frozenset(terms(m.group(0))),
                             of.group("what") if of else ""))
     for m in _NAME_THEN_STOP.finditer(text):
@@ -279,7 +281,9 @@ def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
 
 def restates(value: str, ending: NamedEnding) -> bool:
     """A value read from the ending message that says nothing but the ended thing and the ending's own words
-    ("finished the meloxicam" read as "User's hobby: meloxicam."), not a new thing of its kind ("sold my old
-    Corolla and bought a 2022 Corolla hybrid": "2022 Corolla hybrid" is news)."""
+    ("finished the meloxicam" read as "User's hobby: meloxicam."), or the ending itself with more words ("User's
+    hobby: left Low Tide Choir after the Germany tour creative."); not a new thing of its kind ("sold my old Corolla
+    and bought a 2022 Corolla hybrid": "2022 Corolla hybrid" is news)."""
     said = frozenset(terms(value)) - _NOT_WHAT
-    return bool(said) and said <= ending.words | ending.said
+    return bool(said) and (said <= ending.words | ending.said
+                           or (ending.words <= said and bool(ending.way & said)))

@@ -302,6 +302,8 @@ _CLINICIAN = re.compile(r"\b(?:doctor|gp|doc|nurse)\b", re.IGNORECASE)
 _A_DIET_FOR_NOW = re.compile(r"\b(?:this\s+(?:week|weekend)|today|tonight|for\s+(?:a|one|two|three|a\s+couple\s+of|"
                              r"a\s+few)\s+(?:days?|weeks?)|(?:until|till)\s+(?:monday|tuesday|wednesday|thursday|"
                              r"friday|saturday|sunday|the\s+weekend))\b", re.IGNORECASE)
+# ... not one begun then: "I'm starting a low FODMAP diet this week"
+_BEGUN = re.compile(r"\b(?:start\w*|begin\w*|began|begun|from)\b", re.IGNORECASE)
 # a dose alone: "two puffs", "10mg", "1 tablet"
 _ONLY_A_DOSE = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|half|a|an)\s*(?:puffs?|mg|mcg|ml|units?|"
                           r"tablets?|pills?|drops?|capsules?|doses?|sprays?|iu)", re.IGNORECASE)
@@ -523,7 +525,7 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "about_someone_else"
     if slot == "name" and _spoken_of(value, clause):
         return "about_someone_else"
-    if slot == "diet" and not ended and _A_DIET_FOR_NOW.search(clause):
+    if slot == "diet" and not ended and _A_DIET_FOR_NOW.search(clause) and not _BEGUN.search(clause):
         return "passing_state"  # "estoy vegana this week jaja": a week's try, not the user's diet
     if slot == "health" and _ONLY_A_DOSE.fullmatch(value.strip()):
         return "not_a_condition"  # "two puffs morning and night": how much of the medicine, not which
