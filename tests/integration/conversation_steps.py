@@ -52,6 +52,19 @@ def say_next_day(service: Mnemo, tenant: str, user: str, conversation: str, text
     run_due_jobs(service)
 
 
+def say_in_one_session(service: Mnemo, tenant: str, user: str, conversation: str, texts: list[str]) -> None:
+    """The texts as the turns of one session a day on, a minute apart, read by one extraction job when it closes."""
+    clock = service.ports.clock
+    assert isinstance(clock, ManualClock)
+    clock.set(clock.now() + timedelta(days=1))
+    for text in texts:
+        clock.set(clock.now() + timedelta(minutes=1))
+        service.ingestor.add_turns(tenant, user, conversation,
+                                   [IncomingMessage(role="user", content=text, created_at=clock.now())])
+    service.ingestor.close(tenant, user, conversation)
+    run_due_jobs(service)
+
+
 def live_facts(service: Mnemo, tenant: str, user: str, slot: str) -> list[str]:
     """The user's facts of a slot that hold now: live, active and stated (no ended value)."""
     now = service.ports.clock.now()

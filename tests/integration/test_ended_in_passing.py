@@ -14,7 +14,7 @@ from mnemo.clock import ManualClock
 from mnemo.domain.models import Category, SourceKind, Status
 from mnemo.services.writing import NewFact
 from mnemo.settings import Settings
-from tests.integration.conversation_steps import say_next_day
+from tests.integration.conversation_steps import say_in_one_session, say_next_day
 
 TENANT, USER = "t-passing", "u-passing"
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
@@ -385,3 +385,22 @@ def test_a_new_inhaler_the_doctor_gave_replaces_the_one_taken(service: Mnemo) ->
     assert not [c for c in live if "ventolin" in c.lower() and "no longer" not in c.lower()]
     assert [c for c in live if "symbicort" in c.lower()]
     assert not [c for c in live if "Singapore" in c]
+
+
+def _said_in_one_session(service: Mnemo, *texts: str) -> None:
+    """The texts as the turns of one session, read by one extraction job."""
+    say_in_one_session(service, TENANT, USER, "c-one", list(texts))
+
+
+def test_a_time_taken_back_in_the_same_session_holds_the_plan_at_the_time_meant(service: Mnemo) -> None:
+    _said_in_one_session(service, "I have a dentist appointment on 12 March at 2:15 pm at the clinic.",
+                         "Correction to my previous message: the appointment is at 3:15 pm, not 2:15 pm.")
+    clinic = [c for c in _live(service) if "at the clinic" in c]
+    assert clinic == ["User plans: dentist appointment on 12 March at 3:15 pm at the clinic (for 2026-03-12)."]
+
+
+def test_a_day_taken_back_in_the_same_session_holds_the_plan_at_the_day_meant(service: Mnemo) -> None:
+    _said_in_one_session(service, "we're flying to Lisbon on the 16th of March for a wedding",
+                         "actually no its the 23rd not the 16th, i read the ticket wrong, sorry")
+    plans = [c for c in _live(service) if c.startswith("User plans") and "Lisbon" in c]
+    assert plans == ["User plans: flying to Lisbon for a wedding, now the 23rd (for 2026-03-23)."]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from mnemo.domain.extraction import Candidate, Extraction
@@ -542,6 +542,17 @@ class ExtractionService:
                 if not any(f.polarity and f.subject.startswith("plan:") and f"(for {iso})" in f.content for f in out):
                     # (where the message's own reading holds a plan at the day meant, that one stands)
                     out.append(self._moved_plan(job, message, plan, words, iso))
+            # a plan said earlier in the same turns is not stored yet: held at the day meant in place ("I have a
+            # dentist appointment on the 16th." ... "sorry, the 23rd not the 16th")
+            for fact in _said_earlier_plans(out, turns, message):
+                held = on_the_day(fact.content, was)
+                named_it = plan_topic(fact.content) & set(terms(message.content))
+                if held is None or not (corrects(message.content) or named_it):
+                    continue
+                iso = meant_day(held, meant)
+                value = moved_plan_value(fact.content, words)
+                out[out.index(fact)] = replace(fact, content=SLOTS["plan"].affirm.format(v=f"{value} (for {iso})"),
+                                               subject=subject_for(SLOTS["plan"], value))
         return out
 
     def _with_times_taken_back(self, job: ExtractionJob, turns: list[BufferedTurn],
@@ -564,9 +575,19 @@ class ExtractionService:
             named = {p.memory_id: len({t for t in plan_topic(p.content) & said_words
                                        if not t.isdigit() and t not in _CLOCK_WORDS})
                      for p in plans if p.subject not in ended and was.search(p.content) and _said_before(p, message)}
-            most = max(named.values(), default=0)
+            # and the plans said earlier in the same turns, not stored yet ("Correction to my previous message: the
+            # appointment is at 3:15 pm, not 2:15 pm" in the session that made it)
+            earlier = [f for f in _said_earlier_plans(out, turns, message) if was.search(f.content)]
+            named_earlier = [len({t for t in plan_topic(f.content) & said_words
+                                  if not t.isdigit() and t not in _CLOCK_WORDS}) for f in earlier]
+            most = max([*named.values(), *named_earlier], default=0)
             best = [p for p in plans if named.get(p.memory_id) == most] if most else []
-            if len(best) != 1:
+            best_earlier = [f for f, n in zip(earlier, named_earlier, strict=True) if most and n == most]
+            if len(best) + len(best_earlier) != 1:
+                continue
+            if best_earlier:
+                fact = best_earlier[0]
+                out[out.index(fact)] = replace(fact, content=retimed(fact.content, was, meant))
                 continue
             plan = best[0]
             ended.add(plan.subject)
@@ -646,6 +667,15 @@ class ExtractionService:
 
 _CLOCK_WORDS = frozenset(terms("am pm a.m. p.m. o'clock"))
 
+
+
+def _said_earlier_plans(facts: list[NewFact], turns: list[BufferedTurn], message: Message) -> list[NewFact]:
+    """The plans read from the turns before ``message`` in this job (not stored yet when it is read)."""
+    order = {t.message.message_id: i for i, t in enumerate(turns)}
+    at = order.get(message.message_id, -1)
+    return [f for f in facts if f.polarity and f.ends is None and f.subject.startswith("plan:")
+            and f.provenance is not None and f.provenance.message_ids
+            and -1 < order.get(f.provenance.message_ids[0], -1) < at]
 
 
 def _key_within(retraction: str, old: str) -> bool:
