@@ -404,3 +404,17 @@ def test_a_day_taken_back_in_the_same_session_holds_the_plan_at_the_day_meant(se
                          "actually no its the 23rd not the 16th, i read the ticket wrong, sorry")
     plans = [c for c in _live(service) if c.startswith("User plans") and "Lisbon" in c]
     assert plans == ["User plans: flying to Lisbon for a wedding, now the 23rd (for 2026-03-23)."]
+
+
+def test_a_plan_called_off_in_the_same_session_is_not_written(service: Mnemo) -> None:
+    _said_in_one_session(service, "we're flying to Valencia on the 3rd of August for the festival",
+                         "ugh, and Valencia is cancelled, the festival got scrapped")
+    assert not [c for c in _live(service) if c.startswith("User plans") and "Valencia" in c]
+
+
+def test_a_plan_moved_in_the_same_session_is_held_at_the_new_date(service: Mnemo) -> None:
+    _said_in_one_session(service, "We are planning a second shop in Baner, opening in October if all goes well.",
+                         "Baner opening is delayed, landlord issues. Now it will be January next year.")
+    plans = [c for c in _live(service) if c.startswith("User plans") and "opening" in c]
+    assert not [c for c in plans if "October" in c]
+    assert [c for c in plans if "January" in c]

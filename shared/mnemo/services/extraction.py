@@ -483,6 +483,12 @@ class ExtractionService:
         plans = self._stored_plans(job)
         out = list(facts)
         for message, (iso, words) in said_moved:
+            # a plan said earlier in these turns, not stored yet, is held at the new date in place
+            for fact in _facts_named([f for f in _said_earlier_plans(out, turns, message)
+                                      if f"(for {iso}" not in f.content], message.content):
+                value = moved_plan_value(fact.content, words)
+                out[out.index(fact)] = replace(fact, content=SLOTS["plan"].affirm.format(v=f"{value} (for {iso})"),
+                                               subject=subject_for(SLOTS["plan"], value))
             named = _plans_named([p for p in plans if f"(for {iso}" not in p.content], message.content, message)
             if not named:
                 continue
@@ -620,6 +626,9 @@ class ExtractionService:
         plans = [m for m in self._stored_plans(job) if m.subject not in ended]
         out = list(facts)
         for message, name in said_off:
+            # a plan said earlier in these turns, not stored yet, is not written
+            for fact in _facts_named(_said_earlier_plans(out, turns, message), name):
+                out.remove(fact)
             for plan in _plans_named([p for p in plans if p.subject not in ended], name, message):
                 ended.add(plan.subject)
                 out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="called-off-plan"))
@@ -667,6 +676,15 @@ class ExtractionService:
 
 _CLOCK_WORDS = frozenset(terms("am pm a.m. p.m. o'clock"))
 
+
+
+def _facts_named(facts: list[NewFact], words: str) -> list[NewFact]:
+    """The plans among ``facts`` that ``words`` name best by what a plan is about (as _plans_named, for facts not
+    stored yet)."""
+    said = set(terms(words))
+    overlap = [len(plan_topic(f.content) & said) for f in facts]
+    most = max(overlap, default=0)
+    return [f for f, n in zip(facts, overlap, strict=True) if most and n == most]
 
 
 def _said_earlier_plans(facts: list[NewFact], turns: list[BufferedTurn], message: Message) -> list[NewFact]:
