@@ -361,6 +361,22 @@ def test_a_new_medicine_of_the_same_kind_taken_now_ends_the_old_one(service: Mne
     assert any("candesartan" in c for c in health(service))
 
 
+def test_a_new_medicine_of_a_kind_taken_one_at_a_time_ends_the_old_one_now_said_or_not(service: Mnemo,
+                                                                                         clock) -> None:
+    session(service, "c1", ("a", "I AM ON WARFARIN FOR THE HEART, THE ATRIAL FIB, SO NO CRANBERRY JUICE."))
+    clock.advance(days=20)
+    session(service, "c2", ("b", "THESE APIXABAN TABLETS ARE WEE THINGS, EASIER TO SWALLOW."))
+    now = health(service)
+    assert any("apixaban" in c.lower() for c in now), now
+    assert not any("warfarin" in c.lower() for c in now), now
+    clock.advance(days=20)
+    # an antidepressant is at times taken beside another: started, it ends none
+    session(service, "c3", ("c", "I take sertraline 50mg every morning"))
+    clock.advance(days=20)
+    session(service, "c4", ("d", "started mirtazapine at night for sleep"))
+    assert any("sertraline" in c for c in health(service))
+
+
 def test_a_new_medicine_of_another_kind_or_beside_two_of_its_kind_ends_nothing(service: Mnemo, clock) -> None:
     session(service, "c1", ("a", "I take ramipril 10 mg and amlodipine 5 mg for my blood pressure."))
     clock.advance(days=20)

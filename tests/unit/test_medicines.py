@@ -9,6 +9,7 @@ from mnemo.domain.extraction.medicines import (
     ended_medicines,
     medicine_kind,
     medicines_in,
+    replaces_its_kind,
     replaces_unnamed,
     same_kind,
     stored_medicine,
@@ -176,6 +177,22 @@ def test_the_kind_of_a_medicine_is_read_from_its_stem(name: str, kind: str | Non
 def test_a_medicine_said_as_the_one_taken_now(sentence: str, now: bool) -> None:
     name = next(w.strip(",.") for w in sentence.split() if medicine_kind(w))
     assert taken_now_alone(name, sentence) is now
+
+
+@pytest.mark.parametrize(("name", "sentence", "replaces"), [
+    # of a kind taken one at a time, said as the user's: it takes the old one's place, "now" said or not
+    ("APIXABAN", "THESE APIXABAN TABLETS ARE WEE THINGS, EASIER TO SWALLOW.", True),
+    ("Eltroxin", "doctor ne Eltroxin 50 likh diya, wahi le rahi hoon ab", True),
+    ("Since", "Since Monday I take candesartan 8 mg in the morning.", False),  # no medicine's name
+    ("candesartan", "Since Monday I take candesartan 8 mg in the morning.", True),
+    # beside another, once, or of a kind taken two at a time: only said as the one taken now
+    ("amlodipine", "the doctor added amlodipine as well", False),
+    ("omeprazole", "Heartburn again so I took omeprazole, now fine", False),
+    ("mirtazapine", "started mirtazapine at night for sleep", False),
+    ("mirtazapine", "I'm on mirtazapine now instead", True),
+])
+def test_a_new_medicine_said_as_the_users_one_of_its_kind(name: str, sentence: str, replaces: bool) -> None:
+    assert replaces_its_kind(name, sentence) is replaces
 
 
 def test_a_new_medicine_taken_now_replaces_the_stored_ones_of_its_kind_only() -> None:

@@ -381,7 +381,15 @@ _KINDS = (
     ("stomach acid", re.compile(r"(?:prazole|tidine)$", re.IGNORECASE)),
     ("antidepressant", re.compile(r"(?:oxetine|opram|alopram|traline|triptyline|ipramine|faxine|mirtazapine)$",
                                   re.IGNORECASE)),
+    # levothyroxine and its brands ("Thyronorm 50" -> "Eltroxin 50", as a pharmacy swaps them)
+    ("thyroid hormone", re.compile(r"^(?:\w*thyrox\w*|eltroxin|thyronorm|synthroid|euthyrox|eutirox|levoxyl|tirosint|"
+                                   r"unithroid|letrox|thyrax|oroxine)$", re.IGNORECASE)),
 )
+# kinds of which two are at times taken together (an SSRI with mirtazapine at night): a new one ends the old one only
+# said as the one taken now; of the others one is taken at a time (two blood thinners or two statins never), so a new
+# one said as the user's ends the stored one of its kind ("THESE APIXABAN TABLETS ARE WEE THINGS" after warfarin)
+_TAKEN_TOGETHER = frozenset({"antidepressant"})
+_ONCE_BEFORE = re.compile(r"\b(?:took|had|tried|once|borrowed|extra)\b", re.IGNORECASE)
 # "April" ends as an ACE inhibitor's name does
 _MONTH_NAMES = CALENDAR_NAMES | {"apr"}
 # the new one said as taken now, next to its name: "now on X", "X now", "since Monday I take X", "switched to X"; not
@@ -410,6 +418,18 @@ def taken_now_alone(name: str, sentence: str) -> bool:
     if medicine_kind(name) is None or at < 0 or _BESIDE.search(sentence):
         return False
     return bool(_NOW_BEFORE.search(sentence[:at]) or _NOW_AFTER.match(sentence[at + len(name):]))
+
+
+def replaces_its_kind(name: str, sentence: str) -> bool:
+    """The sentence says the medicine ``name`` as the user's one of its kind: taken now (taken_now_alone), or of a kind
+    taken one at a time and not said beside another."""
+    kind, at = medicine_kind(name), sentence.lower().find(name.lower())
+    if kind is None or _BESIDE.search(sentence) or at < 0:
+        return False
+    if taken_now_alone(name, sentence):
+        return True
+    # a dose once ("Heartburn again so I took omeprazole") is not the one taken now
+    return kind not in _TAKEN_TOGETHER and not _ONCE_BEFORE.search(sentence[:at])
 
 
 def same_kind(new_name: str, stored: Sequence[tuple[str, str, str]]) -> list[str]:

@@ -54,9 +54,9 @@ from mnemo.domain.extraction.medicines import (
     medicines_in,
     named_after_replacing,
     named_before_replacing,
+    replaces_its_kind,
     replaces_unnamed,
     stored_medicine,
-    taken_now_alone,
     without_dose,
 )
 from mnemo.domain.extraction.moves import planned_move
@@ -1099,10 +1099,11 @@ def _with_partings(candidates: list[Candidate], message: Message, text: str) -> 
 
 
 def _taken_now(value: str, text: str) -> bool:
-    """The medicine ``value`` names is said in its sentence as the one taken now (medicines.taken_now_alone)."""
+    """The medicine ``value`` names is said in its sentence as the user's one of its kind now
+    (medicines.replaces_its_kind)."""
     name = next((w for w in value.split() if medicine_kind(w)), "")
     at = text.lower().find(name.lower()) if name else -1
-    return at >= 0 and taken_now_alone(name, sentence_around(text, at, at + len(name)))
+    return at >= 0 and replaces_its_kind(name, sentence_around(text, at, at + len(name)))
 
 
 def _one_style(candidates: list[Candidate]) -> list[Candidate]:
