@@ -418,3 +418,26 @@ def test_a_plan_moved_in_the_same_session_is_held_at_the_new_date(service: Mnemo
     plans = [c for c in _live(service) if c.startswith("User plans") and "opening" in c]
     assert not [c for c in plans if "October" in c]
     assert [c for c in plans if "January" in c]
+
+
+def test_a_bare_time_correction_moves_the_one_plan_at_that_time_to_the_nearest_half_of_the_day(service: Mnemo) -> None:
+    _said(service, "c1", "physio appointment on 12 March at 11:30am at the clinic")
+    _said(service, "c2", "oops, it's 1:30 not 11:30")
+    clinic = [c for c in _live(service) if "at the clinic" in c]
+    assert clinic == ["User plans: physio appointment on 12 March at 1:30 pm at the clinic (for 2026-03-12)."]
+
+
+@pytest.mark.parametrize("said", ["actually can we do thursday not wednesday for the call?",
+                                  "sorry, the team call is thursday not wednesday"])
+def test_a_weekday_asked_or_said_of_another_plan_moves_no_plan(service: Mnemo, said: str) -> None:
+    _said(service, "c1", "my driving test is on Wednesday, so nervous")
+    _said(service, "c2", said)
+    assert [c for c in _live(service) if "driving test" in c and "2026-03-04" in c]
+
+
+def test_a_weekday_meant_before_the_one_taken_back_is_the_next_one_not_one_gone(service: Mnemo) -> None:
+    _said(service, "c1", "my driving test is on Friday, so nervous")  # 2026-03-06, said on Monday 2 March
+    _said(service, "c2", "oops, Monday not Friday for the test")  # said on Tuesday 3 March: Monday 9 March
+    plans = [c for c in _live(service) if c.startswith("User plans") and "test" in c]
+    assert [c for c in plans if "2026-03-09" in c]
+    assert not [c for c in plans if "2026-03-02" in c or "2026-03-06" in c]

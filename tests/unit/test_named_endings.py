@@ -38,6 +38,7 @@ STORED = [
     _fact("smoke", "habit", "smoke about 10 a day"),
     _fact("coffee", "habit", "coffee every morning"),
     _fact("tennis", "hobby", "tennis"),
+    _fact("yoga", "hobby", "yoga"),
 ]
 
 
@@ -68,6 +69,10 @@ def _ended(text: str, stored: list[Stored] = STORED) -> set[str]:
     ("left Low Tide Choir after the tour", {"band"}),  # a name in a keyed fact, said whole
     ("bueno the keto lasted 4 days jaja, I need my carne guisada", {"keto"}),
     ("stopped the vitamin D, levels fine now", {"vitd"}),  # not B12: the name's last word decides
+    ("sold the horse for a good price", {"horse"}),  # a price, not a pause
+    ("stop the meloxicam lol", {"med"}),
+    ("done w chemo!!! rang the bell", {"chemo"}),
+    ("finished chemo today!!! rang the bell", {"chemo"}),
 ])
 def test_a_stored_value_named_after_a_way_of_stopping_is_ended(text: str, ended: set[str]) -> None:
     assert _ended(text) == ended
@@ -116,9 +121,23 @@ def test_a_stored_value_named_after_a_way_of_stopping_is_ended(text: str, ended:
     "stopped keto lol jk",
     "I have stopped bouldering for at least 12 weeks.",
     "I have stopped bouldering, the finger is gone",  # one of two things a fact names
+    # (the second review's)
+    "my chemo lasted 5 hours, exhausted",  # a sitting's length
+    "my husband's keto lasted 4 days",  # someone else's
+    "if the keto lasted 2 weeks I'd be amazed",
+    "finished round 2 of chemo, halfway",
+    "finished the last of the meloxicam, need a refill",
+    "mum: stop the meloxicam. me: no",
+    "I'm quitting the choir after Christmas",  # still to come
+    "I'm giving up smoking in the new year",
+    "I quit hot yoga but I'm doing yin yoga now",  # another yoga (stored: see below)
 ])
 def test_no_ending_said_otherwise(text: str) -> None:
     assert _ended(text) == set()
+
+
+def test_a_name_joined_by_a_comma_alone_is_another_sentence() -> None:
+    assert _ended("I quit crossfit, tennis is my thing now") == {"crossfit"}
 
 
 def test_a_name_that_fits_two_facts_alike_names_neither() -> None:

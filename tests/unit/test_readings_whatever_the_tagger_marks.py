@@ -377,6 +377,7 @@ def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text:
     ("bakery", "our bakery opens at 6", "job", True),  # the user's work, not a person
     ("internship year", "I'm in my internship year of my pharmacy degree at Bath", "education", True),
     ("internship year", "I'm doing an MSc in Data Science with an internship year", "education", True),
+    ("internship", "got an internship at Google after uni!!", "education", False),
     ("Oliver", "Oliver has moved in, finally living together", "relationship_status", True),
     ("Priya", "Priya just said yes!!!", "relationship_status", True),
     # someone named getting married is not the user's relationship
@@ -386,12 +387,15 @@ def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text:
     # a clinician's doing to a medicine is the user's treatment; a dose alone is no medicine
     ("Symbicort", "Doctor sahib stopped the Ventolin, now only Symbicort", "health", True),
     ("diabetic", "the doctor is diabetic herself, funny", "health", False),
+    ("apixaban", "the GP stopped the warfarin and put him on apixaban", "health", False),
     ("two puffs", "two puffs morning and night and extra if needed", "health", False),
     # a diet tried for a few days is no diet
     ("vegana", "estoy vegana this week jaja", "diet", False),
     ("keto", "doing keto for a week to see", "diet", False),
     ("vegan", "I've been vegan for two years", "diet", True),
     ("low FODMAP", "I'm starting a low FODMAP diet this week, any tips", "diet", True),
+    ("vegan", "I'm vegan, made a lovely curry today", "diet", True),
+    ("vegan", "went vegan this week, no more dairy", "diet", True),
     ("Symbicort two puffs", "Symbicort two puffs morning and night", "health", True),
 ])
 def test_work_is_no_studies_and_my_lecturer_no_job(value: str, clause: str, slot: str, kept: bool) -> None:

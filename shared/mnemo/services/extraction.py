@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
@@ -538,12 +538,18 @@ class ExtractionService:
                 held = on_the_day(plan.content, was)
                 if held is None:
                     continue
-                # a correction, or one that names the plan; a day of any month only within the month said and next
-                if not (corrects(message.content) or plan_topic(plan.content) & set(terms(message.content))):
+                # a correction, or one that names the plan; a day of any month only within the month said and next;
+                # a weekday, every week's, only the plan named, or the one said last where the correction names none
+                named_it = plan_topic(plan.content) & set(terms(message.content))
+                if not (corrects(message.content) or named_it):
+                    continue
+                if was.startswith("wd:") and not named_it and _names_something(message.content):
                     continue
                 if was.startswith(("--", "wd:")) and not _this_month_or_next(held, message.created_at):
                     continue
                 iso = meant_day(held, meant)
+                if was.startswith("wd:") and iso < message.created_at.date().isoformat():
+                    iso = (date.fromisoformat(iso) + timedelta(days=7)).isoformat()  # "monday not friday": the next
                 out.append(self._ending(job, message, plan, plan.confidence, "1", extractor="moved-plan"))
                 if not any(f.polarity and f.subject.startswith("plan:") and f"(for {iso})" in f.content for f in out):
                     # (where the message's own reading holds a plan at the day meant, that one stands)
@@ -587,8 +593,13 @@ class ExtractionService:
             named_earlier = [len({t for t in plan_topic(f.content) & said_words
                                   if not t.isdigit() and t not in _CLOCK_WORDS}) for f in earlier]
             most = max([*named.values(), *named_earlier], default=0)
-            best = [p for p in plans if named.get(p.memory_id) == most] if most else []
-            best_earlier = [f for f, n in zip(earlier, named_earlier, strict=True) if most and n == most]
+            # named by nothing but said as a correction ("oops, it's 3:15 pm not 2:15 pm"): the one plan at that time
+            bare = not most and corrects(message.content) and not {
+                t for t in said_words - _A_BARE_CORRECTION if not t.isdigit() and t not in _CLOCK_WORDS}
+            best = [p for p in plans if p.memory_id in named and (bare or named[p.memory_id] == most)]
+            best_earlier = [f for f, n in zip(earlier, named_earlier, strict=True) if bare or (most and n == most)]
+            if not (most or bare):
+                continue
             if len(best) + len(best_earlier) != 1:
                 continue
             if best_earlier:
@@ -675,7 +686,21 @@ class ExtractionService:
 
 
 _CLOCK_WORDS = frozenset(terms("am pm a.m. p.m. o'clock"))
+# the words of a correction that names no plan: "oops, it's 3:15 pm not 2:15 pm" ("sorry, the team call is at 3pm
+# not 2pm" names one)
+_A_BARE_CORRECTION = frozenset(terms("sorry oops actually correction mean meant wait no not it its is was at the my "
+                                     "mistake bad typo wrong misread misremembered mixed up i time appointment "
+                                     "previous message earlier said nt"))
+_WEEKDAY_WORDS = frozenset(terms("monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur "
+                                 "thurs fri sat sun"))
 
+
+
+def _names_something(text: str) -> bool:
+    """The text says more than a bare correction of a day or a time ("sorry i meant thursday nt wednesday" says
+    nothing more; "thursday not wednesday for the call" names the call)."""
+    return bool({t for t in set(terms(text)) - _A_BARE_CORRECTION - _WEEKDAY_WORDS
+                 if not t.isdigit() and t not in _CLOCK_WORDS})
 
 
 def _facts_named(facts: list[NewFact], words: str) -> list[NewFact]:

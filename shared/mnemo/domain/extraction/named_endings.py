@@ -42,9 +42,11 @@ _FILLER = re.compile(r"(?:(?:taking|take|using|use|doing|do|playing|play|going\s
 # "off" as going somewhere or being away: "off to the gym!", "off for the weekend", "off work today"
 _OFF_AWAY = r"(?!\s+(?:to|for|out|home|work|duty|sick|now|today|tonight|early|again)\b)"
 _WAYS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
-    (re.compile(r"\b(?:stop(?:ped|s|ping)?|quit(?:s|ting)?|gave\s+up|give\s+up|giving\s+up|given\s+up|no\s+more|"
-                r"no\s+longer|done\s+with|dropped|ditched|cut\s+out|"
-                r"(?:came|come|coming|got|get|getting|weaned|taken|took\s+me|taking\s+me|put\s+me|been)\s+off(?:\s+of)?|"
+    # (not "quitting", "giving up", "coming off": said so, a stop is mostly still to come, "I'm quitting the choir
+    # after Christmas")
+    (re.compile(r"\b(?:stop(?:ped|s)?|quit(?:s)?|gave\s+up|give\s+up|given\s+up|no\s+more|"
+                r"no\s+longer|done\s+w(?:ith|/)?|dropped|ditched|cut\s+out|"
+                r"(?:came|come|got|get|weaned|taken|took\s+me|put\s+me|been)\s+off(?:\s+of)?|"
                 rf"(?:(?:i['’]?m|im|i\s+am|now)\s+|^|(?<=[,.;:!]\s))off){_OFF_AWAY}\s+", re.IGNORECASE), _DOES),
     # a course or a treatment is finished (a medicine's course too); a run or a book is, and ends nothing (_COURSES)
     (re.compile(r"\b(?:finish(?:ed)?|completed)\s+(?:with\s+)?", re.IGNORECASE), _COURSE_SLOTS),
@@ -68,24 +70,25 @@ _LASTED = re.compile(
     r"(?:^|(?<=[,.;:!?\n]))\s*(?:\w+\s+)?(?:the|my|that|our)\s+(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)"
     r"(?:\s+(?:thing|phase|plan|experiment|diet))?\s+(?:only\s+|just\s+|barely\s+)?lasted\s+"
     r"(?:about\s+|like\s+|maybe\s+)?(?:\d+|a|an|one|two|three|four|five|six|a\s+couple\s+of|a\s+few)\s+"
-    r"(?:days?|weeks?|months?|hours?)\b", re.IGNORECASE)
+    r"(?:days?|weeks?|months?)\b", re.IGNORECASE)
 # ... said first, but not as done by the user now: "if the choir gets worse I stop", "Next month tennis I stop",
 # "After tennis I stop", "The coach said: tennis I stop"
 _NOT_SAID_FIRST = re.compile(r"\b(?:if|when|once|maybe|should|shall|can|could|would|will|must|might|may|do|did|why|"
                              r"next|tomorrow|after|before|then|for|until|till|during)\b", re.IGNORECASE)
-_REPORTED = re.compile(r"\b(?:said|says|say|told|tells|asked|asks)\b[\s:,\"'“”]*$", re.IGNORECASE)
+_REPORTED = re.compile(r"\b(?:said|says|say|told|tells|asked|asks)\b[\s:,\"'“”]*$|\b\w+\s*:\s*$", re.IGNORECASE)
 # where the name of what stopped ends
 _NAME = re.compile(r"(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)(?=\s*[,.;:!?()\n]|\s*$|\s+(?:at|in|for|after|before|"
                    r"because|bc|cos|cause|since|as|and|but|so|when|now|last|this|yesterday|today|tonight|anymore|any|"
                    r"finally|completely|altogether|though|too|already|either|from|to|until|till|early|late|while|"
-                   r"during|again|please|pls|plz|thanks|thx)\b)", re.IGNORECASE)
+                   r"during|again|please|pls|plz|thanks|thx|lol|lmao|haha\w*|jaja\w*|tbh|omg|ngl|fr)\b)",
+                   re.IGNORECASE)
 # what the name is said to be of, right after it: "stopped the subscription to the gym" is the gym's, not Spotify's
-_OF_WHAT = re.compile(r"\s+(?:to|of|for|from|at|with)\s+(?:the|my|a|an|our)\s+(?P<what>[^\W\d_][\w'’-]*)",
+_OF_WHAT = re.compile(r"\s+(?:to|of|for)\s+(?:the|my|our)\s+(?P<what>[^\W\d_][\w'’-]*)",
                       re.IGNORECASE)
 # a name that opens on a preposition is where the user went, not what they stopped ("left for choir at 7")
 _PLACE_WORD = frozenset({"to", "for", "at", "from", "in", "on", "into", "out", "of", "by", "off", "with", "onto"})
 # what follows "and" or a comma after a name, another name the same way ends ("quit keto and the crossfit")
-_AND_NEXT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+|my\s+)?", re.IGNORECASE)
+_AND_NEXT = re.compile(r"(?:\s*,)?\s+(?:and|n|&)\s+(?:the\s+|my\s+)?", re.IGNORECASE)
 _COURSES = frozenset(terms("chemo chemotherapy radiotherapy radiation physio physiotherapy rehab treatment treatments "
                            "course courses antibiotics therapy programme program degree classes class lessons "
                            "infusions injections tablets pills meds medication"))
@@ -94,16 +97,21 @@ _GROUPS = frozenset(terms("choir band club team league group church congregation
 # one sitting of it, not the whole: "finished the chemo session", "left choir practice early tonight", "completed
 # physio session 8", "finished French class at 9"
 _ONE_SITTING = frozenset(terms("session sessions practice rehearsal rehearsals module modules appointment visit shift "
-                               "lesson"))
-_AT_A_TIME = re.compile(r"\s*(?:at\s+\d|early|late|today|tonight|this\s+(?:morning|afternoon|evening)|"
-                        r"yesterday\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)
+                               "lesson round rounds dose doses last rest pack packet box bottle stuff "
+                               "bits part"))
+_AT_A_TIME = re.compile(r"\s*(?:at\s+\d|early|late|this\s+(?:morning|afternoon|evening)|"
+                        r"(?:today|tonight|yesterday)\s+(?:at|early|late)|yesterday\s+(?:morning|afternoon|evening))\b",
+                        re.IGNORECASE)
 # where a value lists several things (a comma more often adds a detail: "cycle to work every day, 25 minutes")
 _LISTED = re.compile(r";|&|\s/\s|\band\b|\bplus\b", re.IGNORECASE)
 # a part kept, a stop taken back or only for a while, after the name: "but still use it at home", "just with my wife",
 # "and now I'm doing it every morning again", "lol jk", "for Lent", "for the summer", "while I'm fasting"
 _NOT_WHOLLY = re.compile(r"\b(?:still|just\s+with|only\s+with|only\s+on|only\s+at|except|again|relapsed|"
                          r"went\s+back|back\s+on|back\s+to\s+it|jk|just\s+kidding|kidding)\b", re.IGNORECASE)
-_FOR_A_TIME = re.compile(r"\s*(?:for\s+(?!me\b|us\b|good\b|ever\b|real\b|now\s+on\b|life\b)|while\b|until\b|till\b|"
+_FOR_A_TIME = re.compile(r"\s*(?:for\s+(?:(?:a|an|the|one|two|three|four|five|six|few|couple|\d+|at\s+least|about|"
+                         r"another|next|rest\s+of\s+the|of|time\s+being)\s+)*(?:while|bit|moment|now|time|week|weeks|"
+                         r"month|months|day|days|year|summer|winter|spring|autumn|season|lent|ramadan|january|dry\s+"
+                         r"january|holidays?|pregnancy|exams?)\b|while\b|until\b|till\b|"
                          r"during\b|after\s+\d|before\s+\d|at\s+night\b|on\s+weekdays\b|on\s+weekends\b|in\s+the\s+"
                          r"(?:evening|morning)s?\b)", re.IGNORECASE)
 # the adverbs and openers a message may start with before the user's verb ("finally sold the Corolla", "Just left
@@ -120,8 +128,8 @@ _NOT_WHAT = frozenset(terms(
     "saturdays sundays weekend weekends thing things stuff it lot bit new old called named call name year years "
     "work home"))
 # a name's last word that says what kind of thing, not which: "stop the meloxicam tablets", "quit the choir thing"
-_KIND_WORDS = frozenset(terms("tablets tablet pills pill meds medication medicine thing stuff habit routine diet "
-                              "classes lessons"))
+_KIND_WORDS = frozenset(terms("tablets tablet pills pill meds medication medicine thing habit routine diet "
+                              "classes lessons course courses class programme"))
 _WINDOW = 300  # how far before and after the words a test reads
 
 
@@ -167,7 +175,7 @@ def _said_so(text: str, start: int, end: int, name_end: int, name: str, by_me: b
     parts and stops taken back of this module's docstring."""
     before, after = _sentence_before(text, start), _after(text, name_end)
     clause = before + text[start:name_end] + after
-    return not (DENIED_OR_WISHED.search(before) or NOT_YET.search(before)
+    return not (DENIED_OR_WISHED.search(before) or NOT_YET.search(before) or _REPORTED.search(before)
                 or not (by_me or USER_BEFORE.search(before) or _I_AM.search(before))
                 or is_question(clause) or "?" in after or only_if(before, after) or paused(name, clause)
                 or _FOR_A_TIME.match(after) or _NOT_WHOLLY.search(after) or _AT_A_TIME.match(after))
@@ -217,6 +225,10 @@ def _named(name: str, stored: Sequence[Stored], slots: frozenset[str], allowed: 
         if head not in _raw_words(fact.value) | frozenset(fact.key.split("_")) and head not in _KIND_WORDS:
             continue
         if of_what and stem(of_what.lower()) not in _raw_words(fact.value):
+            continue
+        # a name more particular than the value is another thing of its kind ("quit hot yoga" leaves "yoga")
+        if named - _raw_words(fact.value) - frozenset(fact.key.split("_")) - _KIND_WORDS - _NOT_WHAT - _names_in(
+                fact.value):
             continue
         # one of several things a fact names ends only that one: "stopped bouldering" leaves "building mechanical
         # keyboards and bouldering" to the tagger's reading, not ended whole
@@ -271,7 +283,10 @@ def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
                 and _said_so(text, m.start("what") + len(what), m.end(), m.end(), what, True)):
             keep(_named(what, stored, _DOES, None, frozenset(terms(m.group(0)))))
     for m in _LASTED.finditer(text):
-        if not _after(text, m.end()).lstrip().startswith("?"):
+        # the user's own ("my husband's keto lasted 4 days" is his), said as done ("if the keto lasted 2 weeks")
+        if (not _after(text, m.end()).lstrip().startswith("?") and not re.search(r"['’]s\b", m.group("what"))
+                and not _NOT_SAID_FIRST.search(text[m.start():m.start("what")])
+                and _said_so(text, m.start("what"), m.end(), m.end(), m.group("what"), True)):
             keep(_named(m.group("what"), stored, _DOES, None, frozenset(terms(m.group(0)))))
     for m in _NOT_ANYMORE.finditer(text):
         if _said_so(text, m.start(), m.start("what"), m.end(), m.group("what"), False):

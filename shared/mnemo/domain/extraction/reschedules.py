@@ -21,6 +21,7 @@ from mnemo.domain.extraction.dates import (
     times_taken_back,
     without_dates,
 )
+from mnemo.domain.extraction.segment import sentence_around
 from mnemo.domain.text import terms
 
 # the words that say a date moved ("delayed", "pushed back", "they change the date", "now it will be")
@@ -80,8 +81,12 @@ def taken_back(text: str, when: datetime) -> list[tuple[str, str, str]]:
     out = []
     for old, new in dates_taken_back(text):
         was_day, meant_day_ = _A_WEEKDAY.search(old), _A_WEEKDAY.search(new)
+        at = text.find(old)
+        sentence = sentence_around(text, at, at + len(old)) if at >= 0 else text
         if (was_day and meant_day_ and not re.search(r"\d", old + new) and corrects(text)
-                and was_day.group(0).lower()[:3] != meant_day_.group(0).lower()[:3]):
+                and was_day.group(0).lower()[:3] != meant_day_.group(0).lower()[:3]
+                and "?" not in sentence and not _NOT_SETTLED.search(sentence)
+                and not _SOMEONE_ELSES_TIME.search(sentence)):
             # a weekday is no correction of a date ("on Saturday, not Sunday" is a preference), unless said as one
             # ("sorry i meant thursday nt wednesday"): the stored plan on that weekday, held on the one meant
             out.append((f"wd:{_weekday(was_day.group(0))}", f"wd:{_weekday(meant_day_.group(0))}", new))
@@ -98,8 +103,8 @@ def taken_back(text: str, when: datetime) -> list[tuple[str, str, str]]:
 
 _NOT_SETTLED = re.compile(r"\b(?:refus\w*|said\s+no|no\s+way|i['’]ll\s+ask|could|can\s+you|ok\s+for\s+you|wanted|"
                           r"wants|asked|asks|would|suggested|offered|if)\b", re.IGNORECASE)
-_SOMEONE_ELSES_TIME = re.compile(r"\b(?:my\s+[\w-]+['’]s|his|her|their|[A-Z][\w-]+['’]s)\s+(?:[\w-]+\s+){0,2}"
-                                 r"(?:flight|train|bus|appointment|class|shift|meeting|call|lesson|game|match|party)\b")
+_SOMEONE_ELSES_TIME = re.compile(r"\b(?:(?i:my\s+[\w-]+['’]s|his|her|their)|[A-Z][\w-]+['’]s)\s+(?:[\w-]+\s+){0,2}"
+                                 r"(?i:flight|train|bus|appointment|class|shift|meeting|call|lesson|game|match|party)\b")
 
 
 # a time of day as the user writes one: "2:15 pm", "14.30", "9am", "at 8"
@@ -109,13 +114,15 @@ _CLOCK_TIME = re.compile(r"(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<hal
 def times_corrected(text: str) -> list[tuple[re.Pattern[str], str]]:
     """For each time of day the text takes back by naming it ("the appointment is at 3:15 pm, not 2:15 pm"), a pattern
     that finds the time taken back in a stored plan's words and the time meant. A time with no minutes needs its am
-    or pm to be found ("at 2" is any number). None in a message that asks, weighs or refuses a time ("is 3:15 pm not
+    or pm to be found ("at 2" is any number). None in a sentence that asks, weighs or refuses a time ("is 3:15 pm not
     2:15 pm ok for you?", "dentist wanted 3:15 pm, not 2:15 pm, but I refused") or speaks of someone else's ("my
     sister's flight lands at 4:15 pm, not 2:15 pm")."""
     out: list[tuple[re.Pattern[str], str]] = []
-    if "?" in text or _NOT_SETTLED.search(text) or _SOMEONE_ELSES_TIME.search(text):
-        return out
     for old, new in times_taken_back(text):
+        at = text.find(old)
+        sentence = sentence_around(text, at, at + len(old)) if at >= 0 else text
+        if "?" in sentence or _NOT_SETTLED.search(sentence) or _SOMEONE_ELSES_TIME.search(sentence):
+            continue
         was = _CLOCK_TIME.search(old)
         if was is None or (was.group("minute") is None and was.group("half") is None):
             continue
@@ -132,11 +139,28 @@ def retimed(content: str, was: re.Pattern[str], meant: str) -> str:
     """A stored plan's words with the time taken back (``was``) replaced by the time meant, keeping the stored time's
     am or pm where the user said none ("3:15" for "2:15 pm" is "3:15 pm")."""
     def replace(m: re.Match[str]) -> str:
-        if re.search(r"[ap]\.?m\b", meant, re.IGNORECASE):
-            return meant
         half = re.search(r"[ap]\.?m\.?$", m.group(0), re.IGNORECASE)
-        return f"{meant} {half.group(0)}" if half else meant
+        said = _CLOCK_TIME.search(meant)
+        if re.search(r"[ap]\.?m\b", meant, re.IGNORECASE) or half is None or said is None:
+            return meant
+        # the half of the day nearest the stored time: "1:30" for "11:30 am" is 1:30 pm, "11:30" for "12:30 pm" 11:30 am
+        stored = _minutes(m.group(0))
+        hour, minute = int(said.group("hour")) % 12, int(said.group("minute") or 0)
+        am, pm = hour * 60 + minute, (hour + 12) * 60 + minute
+        def apart(at: int) -> int:
+            return min(abs(at - stored), 24 * 60 - abs(at - stored))
+        return f"{meant} {'am' if apart(am) <= apart(pm) else 'pm'}"
     return was.sub(replace, content, count=1)
+
+
+def _minutes(time: str) -> int:
+    """Minutes after midnight of a time of day as written ("2:15 pm" -> 855, "12:30 pm" -> 750)."""
+    said = _CLOCK_TIME.search(time)
+    if said is None:
+        return 0
+    hour, minute = int(said.group("hour")) % 12, int(said.group("minute") or 0)
+    afternoon = bool(said.group("half")) and said.group("half").lower().startswith("p")
+    return (hour + (12 if afternoon else 0)) * 60 + minute
 
 
 # the words of a correction: a day taken back with them is a plan's day corrected, not a choice between days ("For the

@@ -236,7 +236,8 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
                 and not _names_the_value(value, clause[m.start():at])
                 and not (_CLINICIAN.search(m.group(0)) and (_THE_USER.search(clause[m.start():at])
                                                              or (slot == "health"
-                                                                 and _PRESCRIBED.search(clause[m.start():at]))))):
+                                                                 and _PRESCRIBED.search(clause[m.start():at])
+                                                                 and not _ANOTHER.search(clause[m.start():at]))))):
             return True
     for m in _SHE_OR_HE.finditer(clause):
         if (at >= m.end() and not _USER_AGAIN.search(clause[m.end():at])
@@ -299,11 +300,14 @@ def _spoken_of(value: str, clause: str) -> bool:
 # has found that my thyroid is underactive"
 _CLINICIAN = re.compile(r"\b(?:doctor|gp|doc|nurse)\b", re.IGNORECASE)
 # a diet kept for a few days only: "estoy vegana this week jaja", "keto for a week to see", "vegetarian today"
-_A_DIET_FOR_NOW = re.compile(r"\b(?:this\s+(?:week|weekend)|today|tonight|for\s+(?:a|one|two|three|a\s+couple\s+of|"
+_A_DIET_FOR_NOW = re.compile(r"\b(?:(?:just\s+)?this\s+(?:week|weekend)|for\s+(?:a|one|two|three|a\s+couple\s+of|"
                              r"a\s+few)\s+(?:days?|weeks?)|(?:until|till)\s+(?:monday|tuesday|wednesday|thursday|"
                              r"friday|saturday|sunday|the\s+weekend))\b", re.IGNORECASE)
 # ... not one begun then: "I'm starting a low FODMAP diet this week"
-_BEGUN = re.compile(r"\b(?:start\w*|begin\w*|began|begun|from)\b", re.IGNORECASE)
+_BEGUN = re.compile(r"\b(?:start\w*|begin\w*|began|begun|from|went|gone|turned|switched|became|become|since)\b",
+                    re.IGNORECASE)
+# someone else the clinician acts on: "the GP stopped the warfarin and put him on apixaban"
+_ANOTHER = re.compile(r"\b(?:him|her|them|his|their)\b", re.IGNORECASE)
 # a dose alone: "two puffs", "10mg", "1 tablet"
 _ONLY_A_DOSE = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|half|a|an)\s*(?:puffs?|mg|mcg|ml|units?|"
                           r"tablets?|pills?|drops?|capsules?|doses?|sprays?|iu)", re.IGNORECASE)
@@ -415,8 +419,7 @@ def _someone_of_mine(value: str, clause: str) -> bool:
 # an internship is work, not studies: read as the user's studies, it ended their degree (an apprenticeship or a
 # placement year is a course of study as often as not)
 _AN_INTERNSHIP = re.compile(r"\b(?:internships?|interns?)\b", re.IGNORECASE)
-_A_COURSE = re.compile(r"\b(?:degree|course|bsc|msc|ba|ma|phd|mba|studies|study|studying|university|uni|college|"
-                       r"school|programme|program)\b", re.IGNORECASE)
+_A_COURSE = re.compile(r"\b(?:degree|course|bsc|msc|ba|ma|phd|mba|programme|program|year\s+of)\b", re.IGNORECASE)
 
 
 # being in hospital is no job: "now he is in Mackenzie hospital" ("I'm in sales" is one, and "a nurse in the
