@@ -73,6 +73,7 @@ def _ended(text: str, stored: list[Stored] = STORED) -> set[str]:
     ("stop the meloxicam lol", {"med"}),
     ("done w chemo!!! rang the bell", {"chemo"}),
     ("finished chemo today!!! rang the bell", {"chemo"}),
+    ("so I'm giving up the crossfit completely", {"crossfit"}),
 ])
 def test_a_stored_value_named_after_a_way_of_stopping_is_ended(text: str, ended: set[str]) -> None:
     assert _ended(text) == ended
@@ -130,6 +131,7 @@ def test_a_stored_value_named_after_a_way_of_stopping_is_ended(text: str, ended:
     "mum: stop the meloxicam. me: no",
     "I'm quitting the choir after Christmas",  # still to come
     "I'm giving up smoking in the new year",
+    "im quitting crossfit in june",
     "I quit hot yoga but I'm doing yin yoga now",  # another yoga (stored: see below)
 ])
 def test_no_ending_said_otherwise(text: str) -> None:

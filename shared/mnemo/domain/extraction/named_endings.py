@@ -48,6 +48,9 @@ _WAYS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
                 r"no\s+longer|done\s+w(?:ith|/)?|dropped|ditched|cut\s+out|"
                 r"(?:came|come|got|get|weaned|taken|took\s+me|put\s+me|been)\s+off(?:\s+of)?|"
                 rf"(?:(?:i['’]?m|im|i\s+am|now)\s+|^|(?<=[,.;:!]\s))off){_OFF_AWAY}\s+", re.IGNORECASE), _DOES),
+    # in the progressive a stop is as often still to come: only with no time to come after it ("so I'm giving up the
+    # Uber completely"; not "I'm quitting the choir after Christmas", _LATER)
+    (re.compile(r"\b(?:quitting|giving\s+up|stopping|coming\s+off|getting\s+off)\s+", re.IGNORECASE), _DOES),
     # a course or a treatment is finished (a medicine's course too); a run or a book is, and ends nothing (_COURSES)
     (re.compile(r"\b(?:finish(?:ed)?|completed)\s+(?:with\s+)?", re.IGNORECASE), _COURSE_SLOTS),
     # a group is left; a gym or an office left at six is not (_GROUPS)
@@ -104,6 +107,11 @@ _AT_A_TIME = re.compile(r"\s*(?:at\s+\d|early|late|this\s+(?:morning|afternoon|e
                         re.IGNORECASE)
 # where a value lists several things (a comma more often adds a detail: "cycle to work every day, 25 minutes")
 _LISTED = re.compile(r";|&|\s/\s|\band\b|\bplus\b", re.IGNORECASE)
+# a time still to come after a stop said in the progressive
+_LATER = re.compile(r"\b(?:after|next|tomorrow|soon|when|once|from|by|before|"
+                    r"in\s+(?:the\s+new\s+year|a\s+(?:week|month|few)|two|three|january|february|march|april|may|june|july|august|september|october|november|"
+                    r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)|new\s+year|christmas|easter|"
+                    r"this\s+(?:summer|autumn|winter|spring|weekend)|end\s+of)\b", re.IGNORECASE)
 # a part kept, a stop taken back or only for a while, after the name: "but still use it at home", "just with my wife",
 # "and now I'm doing it every morning again", "lol jk", "for Lent", "for the summer", "while I'm fasting"
 _NOT_WHOLLY = re.compile(r"\b(?:still|just\s+with|only\s+with|only\s+on|only\s+at|except|again|relapsed|"
@@ -271,6 +279,9 @@ def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
             names = _names_after(text, filler.end() if filler else m.end())
             if not names or not _said_so(text, m.start(), m.end(), names[-1].end(), names[0].group("what"),
                                          " me " in m.group(0).lower()):
+                continue
+            if m.group(0).lower().rstrip().endswith(("ing", "ing up", "ing off")) and _LATER.search(
+                    _after(text, names[-1].end())):
                 continue
             for name in names:
                 # (where a doing goes is no owner: "stopped cycling to the commissary kitchen")
