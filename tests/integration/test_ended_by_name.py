@@ -11,22 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.bootstrap import Mnemo, build_local
-from mnemo.clock import ManualClock
+from mnemo.bootstrap import Mnemo
 from mnemo.domain.models import Category, SourceKind
 from mnemo.services.writing import NewFact
-from mnemo.settings import Settings
-from tests.integration.conversation_steps import say_next_day
+from tests.integration.conversation_steps import learned_home, say_next_day
 
 TENANT, USER = "t-named", "u-named"
-START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+START = datetime(2026, 3, 1, 9, tzinfo=UTC)  # learned_home's clock
 
 
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Mnemo]:
-    built = build_local(Settings(data_dir=tmp_path, extractor="learned"), clock=ManualClock(START))
-    yield built
-    built.close()
+    with learned_home(tmp_path) as built:
+        yield built
 
 
 def _remember(service: Mnemo, content: str, subject: str, category: Category) -> None:

@@ -162,15 +162,20 @@ ENDED_WHOLE_IN_SLOT = frozenset({"habit", "hobby", "health", "uses", "learning"}
 def ends_in_its_slot(retraction: Memory, old: Memory) -> bool:
     """A keyed retraction ends a live fact of its own slot (``ENDED_WHOLE_IN_SLOT``) whose key holds every word of
     its value, however far apart the two are as vectors."""
-    slot, _, key = retraction.subject.partition(":")
-    old_slot, _, old_key = old.subject.partition(":")
+    return not retraction.polarity and old.polarity and key_ends_in_its_slot(retraction.subject, old.subject)
+
+
+def key_ends_in_its_slot(retraction_subject: str, old_subject: str) -> bool:
+    """A retraction's subject whose slot is the old one's (``ENDED_WHOLE_IN_SLOT``) and whose key words are all in
+    the old one's key: "hobby:cycl" ends "habit:cycl_work_every"."""
+    slot, _, key = retraction_subject.partition(":")
+    old_slot, _, old_key = old_subject.partition(":")
     # a pastime is one slot here: which of hobby and routine a user's words fall under is the tagger's guess, and
     # "I stopped cycling" (hobby) ends "routine: cycle to work every day" (habit) all the same
     same_slot = slot == old_slot or {slot, old_slot} <= PASTIMES
-    if retraction.polarity or not old.polarity or slot not in ENDED_WHOLE_IN_SLOT or not same_slot or not key:
-        return False
-    words = _value_words(retraction)
-    return bool(words) and words <= {w for w in old_key.split("_") if w}
+    words = {w for w in key.split("_") if w}
+    return (slot in ENDED_WHOLE_IN_SLOT and same_slot and bool(words)
+            and words <= {w for w in old_key.split("_") if w})
 
 
 def ends_the_job(retraction: Memory, job: Memory) -> bool:

@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
+from mnemo.domain.conflicts import key_ends_in_its_slot
 from mnemo.domain.extraction import Candidate, Extraction
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.household import (
@@ -19,7 +20,7 @@ from mnemo.domain.extraction.household import (
 )
 from mnemo.domain.extraction.medicines import same_kind, stored_medicine, which_replaced
 from mnemo.domain.extraction.moves import due_move, home_owned, says_moved_in
-from mnemo.domain.extraction.named_endings import ENDED_BY_NAME, Stored, ended_by_name, restates
+from mnemo.domain.extraction.named_endings import ENDED_BY_NAME, Stored, ended_by_name, restates, says_a_stop
 from mnemo.domain.extraction.readings import reading_for
 from mnemo.domain.extraction.reschedules import (
     called_off_plans,
@@ -330,6 +331,8 @@ class ExtractionService:
         back better, stop the meloxicam", "left the choir last month"; named_endings.ended_by_name) where the
         extractor ended nothing of that subject; what else the extractor read of the ended value in this message
         ("finished the meloxicam" as a hobby, "off the meloxicam now" as a diet given up) is not written."""
+        if not any(turn.message.role == "user" and says_a_stop(turn.message.content) for turn in turns):
+            return facts  # the user's facts are read only for a job whose messages say a stop
         read = {t.message.message_id for t in turns}
         stored = [m for m in self.p.memories.all_for_user(job.tenant_id, job.user_id)
                   if m.status in RETRIEVABLE and m.polarity and m.scope is Scope.USER
@@ -351,9 +354,9 @@ class ExtractionService:
                 old = by_id[ending.memory_id]
                 # ended already: by its subject, or by a retraction of this message whose key the old one's holds
                 # (conflicts.ends_in_its_slot retires it: "I stopped cycling" ends "cycle to work every day")
-                if old.subject in ended or any(_key_within(f.subject, old.subject) for f in out if not f.polarity
-                                               and f.ends is None and f.provenance is not None
-                                               and message.message_id in f.provenance.message_ids):
+                theirs = [f for f in out if not f.polarity and f.ends is None and f.provenance is not None
+                          and message.message_id in f.provenance.message_ids]
+                if old.subject in ended or any(key_ends_in_its_slot(f.subject, old.subject) for f in theirs):
                     continue
                 ended.add(old.subject)
                 # what else the extractor read of it in this message, if it says nothing more (not an ending, not a
@@ -486,9 +489,7 @@ class ExtractionService:
             # a plan said earlier in these turns, not stored yet, is held at the new date in place
             for fact in _facts_named([f for f in _said_earlier_plans(out, turns, message)
                                       if f"(for {iso}" not in f.content], message.content):
-                value = moved_plan_value(fact.content, words)
-                out[out.index(fact)] = replace(fact, content=SLOTS["plan"].affirm.format(v=f"{value} (for {iso})"),
-                                               subject=subject_for(SLOTS["plan"], value))
+                out[out.index(fact)] = _held_at(fact, words, iso)
             named = _plans_named([p for p in plans if f"(for {iso}" not in p.content], message.content, message)
             if not named:
                 continue
@@ -561,10 +562,7 @@ class ExtractionService:
                 named_it = plan_topic(fact.content) & set(terms(message.content))
                 if held is None or not (corrects(message.content) or named_it):
                     continue
-                iso = meant_day(held, meant)
-                value = moved_plan_value(fact.content, words)
-                out[out.index(fact)] = replace(fact, content=SLOTS["plan"].affirm.format(v=f"{value} (for {iso})"),
-                                               subject=subject_for(SLOTS["plan"], value))
+                out[out.index(fact)] = _held_at(fact, words, meant_day(held, meant))
         return out
 
     def _with_times_taken_back(self, job: ExtractionJob, turns: list[BufferedTurn],
@@ -584,18 +582,15 @@ class ExtractionService:
             # named by the words of what it is, not by the times ("sorry, the team call is at 3pm not 2pm" is not the
             # dentist's 2pm); the one plan named best, none where two are named alike
             said_words = set(terms(message.content))
-            named = {p.memory_id: len({t for t in plan_topic(p.content) & said_words
-                                       if not t.isdigit() and t not in _CLOCK_WORDS})
+            named = {p.memory_id: len(_not_times(plan_topic(p.content) & said_words))
                      for p in plans if p.subject not in ended and was.search(p.content) and _said_before(p, message)}
             # and the plans said earlier in the same turns, not stored yet ("Correction to my previous message: the
             # appointment is at 3:15 pm, not 2:15 pm" in the session that made it)
             earlier = [f for f in _said_earlier_plans(out, turns, message) if was.search(f.content)]
-            named_earlier = [len({t for t in plan_topic(f.content) & said_words
-                                  if not t.isdigit() and t not in _CLOCK_WORDS}) for f in earlier]
+            named_earlier = [len(_not_times(plan_topic(f.content) & said_words)) for f in earlier]
             most = max([*named.values(), *named_earlier], default=0)
             # named by nothing but said as a correction ("oops, it's 3:15 pm not 2:15 pm"): the one plan at that time
-            bare = not most and corrects(message.content) and not {
-                t for t in said_words - _A_BARE_CORRECTION if not t.isdigit() and t not in _CLOCK_WORDS}
+            bare = not most and corrects(message.content) and not _not_times(said_words - _A_BARE_CORRECTION)
             best = [p for p in plans if p.memory_id in named and (bare or named[p.memory_id] == most)]
             best_earlier = [f for f, n in zip(earlier, named_earlier, strict=True) if bare or (most and n == most)]
             if not (most or bare):
@@ -699,17 +694,34 @@ _WEEKDAY_WORDS = frozenset(terms("monday tuesday wednesday thursday friday satur
 def _names_something(text: str) -> bool:
     """The text says more than a bare correction of a day or a time ("sorry i meant thursday nt wednesday" says
     nothing more; "thursday not wednesday for the call" names the call)."""
-    return bool({t for t in set(terms(text)) - _A_BARE_CORRECTION - _WEEKDAY_WORDS
-                 if not t.isdigit() and t not in _CLOCK_WORDS})
+    return bool(_not_times(set(terms(text)) - _A_BARE_CORRECTION - _WEEKDAY_WORDS))
+
+
+def _not_times(words: set[str]) -> set[str]:
+    """The words that are no time of day ("3", "15", "pm")."""
+    return {t for t in words if not t.isdigit() and t not in _CLOCK_WORDS}
+
+
+def _held_at(fact: NewFact, words: str, iso: str) -> NewFact:
+    """A plan read in this job (not stored yet) held at the date said later in it (``words``, ``iso``), as a stored
+    one is by _moved_plan."""
+    value = moved_plan_value(fact.content, words)
+    return replace(fact, content=SLOTS["plan"].affirm.format(v=f"{value} (for {iso})"),
+                   subject=subject_for(SLOTS["plan"], value))
 
 
 def _facts_named(facts: list[NewFact], words: str) -> list[NewFact]:
-    """The plans among ``facts`` that ``words`` name best by what a plan is about (as _plans_named, for facts not
-    stored yet)."""
+    """The plans among ``facts`` (read in this job, not stored yet) that ``words`` name best."""
+    return [facts[i] for i in _best_named([f.content for f in facts], words)]
+
+
+def _best_named(contents: list[str], words: str) -> list[int]:
+    """Which plans ``words`` name best by what a plan is about (reschedules.plan_topic), none where none is named:
+    "Sarah's wedding got postponed" names the wedding, not "dinner with Sarah"."""
     said = set(terms(words))
-    overlap = [len(plan_topic(f.content) & said) for f in facts]
+    overlap = [len(plan_topic(content) & said) for content in contents]
     most = max(overlap, default=0)
-    return [f for f, n in zip(facts, overlap, strict=True) if most and n == most]
+    return [i for i, n in enumerate(overlap) if most and n == most]
 
 
 def _said_earlier_plans(facts: list[NewFact], turns: list[BufferedTurn], message: Message) -> list[NewFact]:
@@ -719,12 +731,6 @@ def _said_earlier_plans(facts: list[NewFact], turns: list[BufferedTurn], message
     return [f for f in facts if f.polarity and f.ends is None and f.subject.startswith("plan:")
             and f.provenance is not None and f.provenance.message_ids
             and -1 < order.get(f.provenance.message_ids[0], -1) < at]
-
-
-def _key_within(retraction: str, old: str) -> bool:
-    """A retraction's subject whose key words are all in the old subject's key ("hobby:cycl" in "habit:cycl_work")."""
-    key, old_key = retraction.partition(":")[2], old.partition(":")[2]
-    return bool(key) and set(key.split("_")) <= set(old_key.split("_"))
 
 
 def _same_turns(a: list[BufferedTurn], b: list[BufferedTurn]) -> bool:
@@ -756,10 +762,6 @@ def _said_before(plan: Memory, message: Message) -> bool:
 
 
 def _plans_named(plans: list[Memory], words: str, message: Message) -> list[Memory]:
-    """The stored plans, said before the message and not in it, that ``words`` name best by what a plan is about
-    (reschedules.plan_topic): "Sarah's wedding got postponed" names the wedding, not "dinner with Sarah"."""
-    said = set(terms(words))
-    overlap = {p.memory_id: len(plan_topic(p.content) & said) for p in plans}
-    named = [p for p in plans if overlap[p.memory_id] and _said_before(p, message)]
-    most = max((overlap[p.memory_id] for p in named), default=0)
-    return [p for p in named if overlap[p.memory_id] == most]
+    """The stored plans, said before the message and not in it, that ``words`` name best (_best_named)."""
+    before = [p for p in plans if _said_before(p, message)]
+    return [before[i] for i in _best_named([p.content for p in before], words)]

@@ -115,6 +115,11 @@ def known_household() -> tuple[Person, ...]:
     return _KNOWN.get()
 
 
+def relatives_not_partners() -> frozenset[str]:
+    """The names (lower case) the user's known family gives relatives who are not the user's partner."""
+    return frozenset(p.name.lower() for p in known_household() if p.name and p.kin and not _PARTNER.match(p.kin))
+
+
 # the words a value may open with in capitals that name nobody ("The missus", "My two boys")
 _NO_NAME = frozenset({"the", "my", "our", "their", "his", "her", "a", "an", "two", "three", "new", "little", "baby",
                       "older", "younger", "eldest", "youngest", "oldest", "late", "ex", "step"})

@@ -24,8 +24,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mnemo.domain.extraction.dates import CALENDAR_NAMES, names_a_month
 from mnemo.domain.extraction.pipeline import NOT_YET, USER_BEFORE, only_if, paused
-from mnemo.domain.extraction.segment import DENIED_OR_WISHED, is_question
+from mnemo.domain.extraction.segment import DENIED_OR_WISHED
 from mnemo.domain.text import stem, terms
 
 # the slots a fact can be ended in by naming it
@@ -41,22 +42,29 @@ _FILLER = re.compile(r"(?:(?:taking|take|using|use|doing|do|playing|play|going\s
                      r"\s+)*", re.IGNORECASE)
 # "off" as going somewhere or being away: "off to the gym!", "off for the weekend", "off work today"
 _OFF_AWAY = r"(?!\s+(?:to|for|out|home|work|duty|sick|now|today|tonight|early|again)\b)"
-_WAYS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+# a course or a treatment is finished (_COURSES); a group is left (_GROUPS)
+_COURSES = frozenset(terms("chemo chemotherapy radiotherapy radiation physio physiotherapy rehab treatment treatments "
+                           "course courses antibiotics therapy programme program degree classes class lessons "
+                           "infusions injections tablets pills meds medication"))
+_GROUPS = frozenset(terms("choir band club team league group church congregation class classes course society "
+                          "orchestra committee crew squad troupe ensemble"))
+# each way of stopping, the slots it can end, and the words its name must hold (None: any)
+_WAYS: tuple[tuple[re.Pattern[str], frozenset[str], frozenset[str] | None], ...] = (
     # (not "quitting", "giving up", "coming off": said so, a stop is mostly still to come, "I'm quitting the choir
     # after Christmas")
     (re.compile(r"\b(?:stop(?:ped|s)?|quit(?:s)?|gave\s+up|give\s+up|given\s+up|no\s+more|"
                 r"no\s+longer|done\s+w(?:ith|/)?|dropped|ditched|cut\s+out|"
                 r"(?:came|come|got|get|weaned|taken|took\s+me|put\s+me|been)\s+off(?:\s+of)?|"
-                rf"(?:(?:i['’]?m|im|i\s+am|now)\s+|^|(?<=[,.;:!]\s))off){_OFF_AWAY}\s+", re.IGNORECASE), _DOES),
+                rf"(?:(?:i['’]?m|im|i\s+am|now)\s+|^|(?<=[,.;:!]\s))off){_OFF_AWAY}\s+", re.IGNORECASE), _DOES, None),
     # in the progressive a stop is as often still to come: only with no time to come after it ("so I'm giving up the
     # Uber completely"; not "I'm quitting the choir after Christmas", _LATER)
-    (re.compile(r"\b(?:quitting|giving\s+up|stopping|coming\s+off|getting\s+off)\s+", re.IGNORECASE), _DOES),
+    (re.compile(r"\b(?:quitting|giving\s+up|stopping|coming\s+off|getting\s+off)\s+", re.IGNORECASE), _DOES, None),
     # a course or a treatment is finished (a medicine's course too); a run or a book is, and ends nothing (_COURSES)
-    (re.compile(r"\b(?:finish(?:ed)?|completed)\s+(?:with\s+)?", re.IGNORECASE), _COURSE_SLOTS),
+    (re.compile(r"\b(?:finish(?:ed)?|completed)\s+(?:with\s+)?", re.IGNORECASE), _COURSE_SLOTS, _COURSES),
     # a group is left; a gym or an office left at six is not (_GROUPS)
-    (re.compile(r"\b(?:left|quit)\s+", re.IGNORECASE), _GROUP_SLOTS),
+    (re.compile(r"\b(?:left|quit)\s+", re.IGNORECASE), _GROUP_SLOTS, _GROUPS),
     (re.compile(r"\b(?:sold|gave\s+away|given\s+away|got\s+rid\s+of|rehomed|re-homed|rehome|re-home|gave\s+back)\s+",
-                re.IGNORECASE), _HAS),
+                re.IGNORECASE), _HAS, None),
 )
 # "not on insulin anymore", "don't play tennis any more": the thing between the negation and its end ("not at tennis
 # anymore" is a place left, not a pastime)
@@ -92,11 +100,6 @@ _OF_WHAT = re.compile(r"\s+(?:to|of|for)\s+(?:the|my|our)\s+(?P<what>[^\W\d_][\w
 _PLACE_WORD = frozenset({"to", "for", "at", "from", "in", "on", "into", "out", "of", "by", "off", "with", "onto"})
 # what follows "and" or a comma after a name, another name the same way ends ("quit keto and the crossfit")
 _AND_NEXT = re.compile(r"(?:\s*,)?\s+(?:and|n|&)\s+(?:the\s+|my\s+)?", re.IGNORECASE)
-_COURSES = frozenset(terms("chemo chemotherapy radiotherapy radiation physio physiotherapy rehab treatment treatments "
-                           "course courses antibiotics therapy programme program degree classes class lessons "
-                           "infusions injections tablets pills meds medication"))
-_GROUPS = frozenset(terms("choir band club team league group church congregation class classes course society "
-                          "orchestra committee crew squad troupe ensemble"))
 # one sitting of it, not the whole: "finished the chemo session", "left choir practice early tonight", "completed
 # physio session 8", "finished French class at 9"
 _ONE_SITTING = frozenset(terms("session sessions practice rehearsal rehearsals module modules appointment visit shift "
@@ -108,10 +111,10 @@ _AT_A_TIME = re.compile(r"\s*(?:at\s+\d|early|late|this\s+(?:morning|afternoon|e
 # where a value lists several things (a comma more often adds a detail: "cycle to work every day, 25 minutes")
 _LISTED = re.compile(r";|&|\s/\s|\band\b|\bplus\b", re.IGNORECASE)
 # a time still to come after a stop said in the progressive
-_LATER = re.compile(r"\b(?:after|next|tomorrow|soon|when|once|from|by|before|"
-                    r"in\s+(?:the\s+new\s+year|a\s+(?:week|month|few)|two|three|january|february|march|april|may|june|july|august|september|october|november|"
-                    r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)|new\s+year|christmas|easter|"
-                    r"this\s+(?:summer|autumn|winter|spring|weekend)|end\s+of)\b", re.IGNORECASE)
+# (or a month: dates.names_a_month)
+_LATER = re.compile(r"\b(?:after|next|tomorrow|soon|when|once|from|by|before|in\s+(?:the\s+new\s+year|a\s+(?:week|"
+                    r"month|few)|two|three)|new\s+year|christmas|easter|this\s+(?:summer|autumn|winter|spring|"
+                    r"weekend)|end\s+of)\b", re.IGNORECASE)
 # a part kept, a stop taken back or only for a while, after the name: "but still use it at home", "just with my wife",
 # "and now I'm doing it every morning again", "lol jk", "for Lent", "for the summer", "while I'm fasting"
 _NOT_WHOLLY = re.compile(r"\b(?:still|just\s+with|only\s+with|only\s+on|only\s+at|except|again|relapsed|"
@@ -132,9 +135,8 @@ _I_AM = re.compile(r"\b(?:i['’]?m|im|i\s+am|i['’]ve|i\s+have|we['’]re|we\s
 _NOT_WHAT = frozenset(terms(
     "every each week weeks weekly day days daily month months morning mornings evening evenings night nights "
     "time times once twice mg ml dose a an one two three four five six seven eight nine ten morning at on in "
-    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays "
-    "saturdays sundays weekend weekends thing things stuff it lot bit new old called named call name year years "
-    "work home"))
+    "weekend weekends thing things stuff it lot bit new old called named call name year years work home "
+    + " ".join(CALENDAR_NAMES) + " " + " ".join(f"{name}s" for name in CALENDAR_NAMES)))
 # a name's last word that says what kind of thing, not which: "stop the meloxicam tablets", "quit the choir thing"
 _KIND_WORDS = frozenset(terms("tablets tablet pills pill meds medication medicine thing habit routine diet "
                               "classes lessons course courses class programme"))
@@ -156,7 +158,7 @@ class Stored:
 class NamedEnding:
     memory_id: str
     words: frozenset[str]  # the value's words the message named
-    said: frozenset[str]  # every word of the ending as said ("left Low Tide Choir"): a fact of them alone is no news
+    said: frozenset[str]  # every word of the ending as said, ``words`` among them ("left Low Tide Choir")
     way: frozenset[str] = frozenset()  # the words of the way of stopping ("left")
 
 
@@ -185,7 +187,7 @@ def _said_so(text: str, start: int, end: int, name_end: int, name: str, by_me: b
     clause = before + text[start:name_end] + after
     return not (DENIED_OR_WISHED.search(before) or NOT_YET.search(before) or _REPORTED.search(before)
                 or not (by_me or USER_BEFORE.search(before) or _I_AM.search(before))
-                or is_question(clause) or "?" in after or only_if(before, after) or paused(name, clause)
+                or "?" in after or only_if(before, after) or paused(name, clause)
                 or _FOR_A_TIME.match(after) or _NOT_WHOLLY.search(after) or _AT_A_TIME.match(after))
 
 
@@ -220,23 +222,19 @@ def _named(name: str, stored: Sequence[Stored], slots: frozenset[str], allowed: 
     for fact in stored:
         if fact.slot not in slots or (allowed is not None and fact.slot != "health" and not named & allowed):
             continue
+        raw, key, proper = _raw_words(fact.value), frozenset(fact.key.split("_")) - {""}, _names_in(fact.value)
         # a keyed fact is named by its key, or by a name in it said whole ("left Low Tide Choir" names "play bass in
         # a band called Low Tide Choir", keyed "play_bass_band"; "left the choir" does not)
-        if fact.key:
-            proper = _names_in(fact.value) - _NOT_WHAT
-            shared = named & (frozenset(fact.key.split("_")) - _NOT_WHAT)
-            if proper and proper <= named:
-                shared |= proper
+        if key:
+            shared = named & (key - _NOT_WHAT)
+            if proper - _NOT_WHAT and proper - _NOT_WHAT <= named:
+                shared |= proper - _NOT_WHAT
         else:
             shared = named & _what_words(fact.value)
-        # the name is the thing itself, not one of its things ("sold the bike rack", "returned the dog toys")
-        if head not in _raw_words(fact.value) | frozenset(fact.key.split("_")) and head not in _KIND_WORDS:
-            continue
-        if of_what and stem(of_what.lower()) not in _raw_words(fact.value):
-            continue
-        # a name more particular than the value is another thing of its kind ("quit hot yoga" leaves "yoga")
-        if named - _raw_words(fact.value) - frozenset(fact.key.split("_")) - _KIND_WORDS - _NOT_WHAT - _names_in(
-                fact.value):
+        # the name is the thing itself, not one of its things ("sold the bike rack", "returned the dog toys"), and
+        # not more particular than it, another thing of its kind ("quit hot yoga" leaves "yoga")
+        if (head not in raw | key | _KIND_WORDS or (of_what and stem(of_what.lower()) not in raw)
+                or named - raw - key - _KIND_WORDS - _NOT_WHAT - proper):
             continue
         # one of several things a fact names ends only that one: "stopped bouldering" leaves "building mechanical
         # keyboards and bouldering" to the tagger's reading, not ended whole
@@ -264,6 +262,12 @@ def _names_after(text: str, at: int) -> list[re.Match[str]]:
     return out
 
 
+def says_a_stop(text: str) -> bool:
+    """The text has a way of stopping at all (so the user's stored facts are worth reading for it)."""
+    return any(pattern.search(text) for pattern, _slots, _allowed in _WAYS) or any(
+        pattern.search(text) for pattern in (_NAME_THEN_STOP, _LASTED, _NOT_ANYMORE))
+
+
 def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
     """The stored facts ``text`` says the user stopped, named after a way of stopping; at most one ending a fact."""
     found: dict[str, NamedEnding] = {}
@@ -272,16 +276,16 @@ def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
         for ending in endings:
             found.setdefault(ending.memory_id, ending)
 
-    for pattern, slots in _WAYS:
-        allowed = _COURSES if slots == _COURSE_SLOTS else (_GROUPS if slots == _GROUP_SLOTS else None)
+    for pattern, slots, allowed in _WAYS:
         for m in pattern.finditer(text):
             filler = _FILLER.match(text, m.end())
             names = _names_after(text, filler.end() if filler else m.end())
             if not names or not _said_so(text, m.start(), m.end(), names[-1].end(), names[0].group("what"),
                                          " me " in m.group(0).lower()):
                 continue
-            if m.group(0).lower().rstrip().endswith(("ing", "ing up", "ing off")) and _LATER.search(
-                    _after(text, names[-1].end())):
+            later = _after(text, names[-1].end())
+            if m.group(0).lower().rstrip().endswith(("ing", "ing up", "ing off")) and (
+                    _LATER.search(later) or names_a_month(later)):
                 continue
             for name in names:
                 # (where a doing goes is no owner: "stopped cycling to the commissary kitchen")
@@ -311,5 +315,4 @@ def restates(value: str, ending: NamedEnding) -> bool:
     hobby: left Low Tide Choir after the Germany tour creative."); not a new thing of its kind ("sold my old Corolla
     and bought a 2022 Corolla hybrid": "2022 Corolla hybrid" is news)."""
     said = frozenset(terms(value)) - _NOT_WHAT
-    return bool(said) and (said <= ending.words | ending.said
-                           or (ending.words <= said and bool(ending.way & said)))
+    return bool(said) and (said <= ending.said or (ending.words <= said and bool(ending.way & said)))

@@ -39,6 +39,7 @@ from mnemo.domain.extraction.household import (
     partner_value,
     people_in,
     relatives_named,
+    relatives_not_partners,
     slots_of,
     stretches,
 )
@@ -1190,15 +1191,10 @@ def _sure_of_a_move(candidates: list[Candidate], text: str) -> list[Candidate]:
     return candidates
 
 
-# the kin of a partner: a relative known by another kin is no partner
-_PARTNER_KIN = re.compile(r"^(?:husband|wife|partner|boyfriend|girlfriend|bf|gf|fianc[eé]e?|spouse|missus|hubby|"
-                          r"other half)$", re.IGNORECASE)
-
-
 def _no_relative_as_partner(candidates: list[Candidate]) -> None:
     """A relationship read as a name the user's stored family gives to someone else ("Marisol made me watch a
     documentary", Marisol the granddaughter) is no partner of the user's."""
-    relatives = {p.name.lower() for p in known_household() if p.name and p.kin and not _PARTNER_KIN.match(p.kin)}
+    relatives = relatives_not_partners()
     for c in candidates:
         if c.should_store and c.polarity and c.tags[:1] == ["relationship_status"]:
             named = _stated_value(c.content).split()

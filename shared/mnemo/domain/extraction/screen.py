@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from mnemo.domain.extraction.dates import CALENDAR_NAMES, anchor
+from mnemo.domain.extraction.dates import CALENDAR_NAMES, WEEKDAY_NAME, anchor
 from mnemo.domain.extraction.languages import is_a_language, names_a_spoken_language
 from mnemo.domain.extraction.segment import is_question
 from mnemo.domain.extraction.slots import ANSWER_SLOTS
@@ -301,8 +301,8 @@ def _spoken_of(value: str, clause: str) -> bool:
 _CLINICIAN = re.compile(r"\b(?:doctor|gp|doc|nurse)\b", re.IGNORECASE)
 # a diet kept for a few days only: "estoy vegana this week jaja", "keto for a week to see", "vegetarian today"
 _A_DIET_FOR_NOW = re.compile(r"\b(?:(?:just\s+)?this\s+(?:week|weekend)|for\s+(?:a|one|two|three|a\s+couple\s+of|"
-                             r"a\s+few)\s+(?:days?|weeks?)|(?:until|till)\s+(?:monday|tuesday|wednesday|thursday|"
-                             r"friday|saturday|sunday|the\s+weekend))\b", re.IGNORECASE)
+                             rf"a\s+few)\s+(?:days?|weeks?)|(?:until|till)\s+(?:{WEEKDAY_NAME}|the\s+weekend))\b",
+                             re.IGNORECASE)
 # ... not one begun then: "I'm starting a low FODMAP diet this week"
 _BEGUN = re.compile(r"\b(?:start\w*|begin\w*|began|begun|from|went|gone|turned|switched|became|become|since)\b",
                     re.IGNORECASE)
