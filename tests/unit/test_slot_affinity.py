@@ -93,3 +93,14 @@ def test_a_dependants_facts_are_needed_where_the_users_family_is() -> None:
     gains = m.gains(family_meal, boost=0.2, at_least=0.5)
     assert gains["family_care"] == pytest.approx(gains["family"])
     assert "family_care" not in m.gains(np.array([0.0, 1.0, 0.0], dtype=np.float32), boost=0.2, at_least=0.5)
+
+
+def test_a_request_that_needs_the_users_plans_needs_their_deadlines_and_not_the_other_way() -> None:
+    # "plan my last 5 weeks before the race": the race day may have been read as a deadline; "how do I set up CI
+    # before my deadline" needs no plan of the user's
+    weights = np.array([[8.0, 0.0, 0.0], [0.0, 8.0, 0.0]], dtype=np.float32)
+    m = SlotAffinity(["plan", "project_deadline"], weights, np.full(2, -4.0, dtype=np.float32), "minilm:3")
+    planning = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    gains = m.gains(planning, boost=0.2, at_least=0.5)
+    assert gains["project_deadline"] == pytest.approx(gains["plan"])
+    assert "plan" not in m.gains(np.array([0.0, 1.0, 0.0], dtype=np.float32), boost=0.2, at_least=0.5)
