@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 
 from mnemo.domain.conflicts import key_ends_in_its_slot
 from mnemo.domain.extraction import Candidate, Extraction
+from mnemo.domain.extraction.answer_stances import overrides, said_stances, stances
 from mnemo.domain.extraction.ending import read_statement
 from mnemo.domain.extraction.household import (
     Person,
@@ -34,7 +35,7 @@ from mnemo.domain.extraction.reschedules import (
     taken_back,
     times_corrected,
 )
-from mnemo.domain.extraction.slots import RETRACTION_TAG, SLOTS, subject_for
+from mnemo.domain.extraction.slots import ANSWER_SLOTS, RETRACTION_TAG, SLOTS, subject_for
 from mnemo.domain.for_others import LIFE_PREFIX
 from mnemo.domain.models import (
     RETRIEVABLE,
@@ -219,6 +220,7 @@ class ExtractionService:
         facts = self._with_times_taken_back(job, turns, facts)
         facts = self._with_cancelled_plans(job, turns, facts)
         facts = self._with_ended_by_name(job, turns, facts)
+        facts = self._with_answer_rules_overridden(job, turns, facts)
         if self.p.endings is not None:
             facts = self._with_endings(self.p.endings, job, turns, facts, project_id)
         # what ended is written before what holds now: "I quit the keto thing ... lower carb" retires keto
@@ -367,6 +369,49 @@ class ExtractionService:
                                               and restates(f.content[slice(*read_statement(f.content)[:2])],
                                                            ending))]
                 out.append(self._ending(job, message, old, old.confidence, "1", extractor="ended-by-name"))
+        return out
+
+    def _with_answer_rules_overridden(self, job: ExtractionJob, turns: list[BufferedTurn],
+                                      facts: list[NewFact]) -> list[NewFact]:
+        """``facts`` with the end of each stored rule about answers that a later user message takes another stance
+        on, aspect by aspect (answer_stances: "can do lists now" ends "keep answers short; no bullet points",
+        "English mein hi likho" ends "Hindi mein jawab do"), whether or not the extractor read a rule from that
+        message; and without a rule this job read from an earlier message that a later one overrides (both said in
+        one session: "bullet points pls" ... "actually paragraphs read better")."""
+        said = [(t.message, said_stances(t.message.content)) for t in turns if t.message.role == "user"]
+        said = [(message, new) for message, new in said if new]
+        if not said:
+            return facts
+        order = {t.message.message_id: i for i, t in enumerate(turns)}
+
+        def overridden(rule: str, after: datetime, after_index: int | None = None) -> Message | None:
+            held = stances(rule)
+            for message, new in said:
+                later = (order[message.message_id] > after_index if after_index is not None
+                         else message.created_at >= after)
+                if later and overrides(new, held):
+                    return message
+            return None
+
+        out = [f for f in facts
+               if not (f.polarity and f.ends is None and f.subject.partition(":")[0] in ANSWER_SLOTS
+                       and f.provenance is not None and f.provenance.message_ids
+                       and overridden(f.content, f.occurred_at, order.get(f.provenance.message_ids[0], len(turns)))
+                       is not None)]
+        read = set(order)
+        ended = {f.ends for f in facts if f.ends is not None}
+        for old in self.p.memories.all_for_user(job.tenant_id, job.user_id):
+            if (old.status not in RETRIEVABLE or not old.polarity or old.scope is not Scope.USER
+                    or old.subject.partition(":")[0] not in ANSWER_SLOTS or RETRACTION_TAG in old.tags
+                    or old.memory_id in ended or read & set(old.provenance.message_ids)):
+                continue
+            message = overridden(old.content[slice(*read_statement(old.content)[:2])], old.created_at)
+            # a rule of the same single-valued slot read from that message replaces the old one as it is written
+            if message is not None and not any(
+                    f.subject == old.subject and f.polarity and ":" not in f.subject and f.provenance is not None
+                    and message.message_id in f.provenance.message_ids for f in out):
+                out.append(self._ending(job, defuse_message(message), old, old.confidence, "1",
+                                        extractor="answer-stances"))
         return out
 
     def _with_partners_left(self, job: ExtractionJob, turns: list[BufferedTurn], facts: list[NewFact]) -> list[NewFact]:
