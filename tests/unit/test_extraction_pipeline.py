@@ -1114,9 +1114,36 @@ def test_a_day_or_time_taken_back_in_the_same_breath_is_read_as_the_one_meant(te
     assert corrected_dates(text) == meant
 
 
+@pytest.mark.parametrize(("text", "meant"), [
+    ("my moot is on feb 3rd - omg my flatmate just set off the fire alarm AGAIN - sorry, feb 13th",
+     "my moot is on feb 13th"),
+    ("convocation is on June 6 hold on one sec the dispatcher is calling me okay sorry it is June 9 at UBC",
+     "convocation is on June 9 at UBC"),
+    ("the jags on the 12th of March - sorry, Eilidh's just tipped her porridge over Bess - the 21st, I mean.",
+     "the jags on the 21st of March."),
+    ("visiting from Sacramento on the 18th - wait my phone's blowing up - the 25th, sorry", "visiting from "
+     "Sacramento on the 25th"),
+])
+def test_a_day_taken_back_across_an_aside_is_read_as_the_one_meant(text: str, meant: str) -> None:
+    from mnemo.domain.extraction.dates import corrected_dates
+
+    assert corrected_dates(text) == meant
+
+
+@pytest.mark.parametrize("text", ["we fly on the 3rd - my sister comes on the 5th - sorry",
+                                  "party on the 3rd - the kids loved it - 5 of them came",
+                                  "the exam is June 6 and then sorry, the party is June 9"])
+def test_an_aside_naming_a_day_of_its_own_or_taking_none_back_leaves_the_day(text: str) -> None:
+    from mnemo.domain.extraction.dates import corrected_dates
+
+    assert corrected_dates(text) == text
+
+
 @pytest.mark.parametrize("text", ["tuesday" + "." * 40 + "x", "tuesday" + " sorry, ..." * 400 + " x",
                                   "at 9" + "." * 3000 + "x", "See you on tuesday" + "." * 30 + " can't wait",
-                                  "on 20 march" + " well" * 2000 + " x", "the 6th of June" + ", well. " * 2000])
+                                  "on 20 march" + " well" * 2000 + " x", "the 6th of June" + ", well. " * 2000,
+                                  "June 6" + " hold on" * 3000 + " x", "on the 3rd - " + "sorry wait " * 2000 + "x",
+                                  "the 3rd" + " - sorry" * 2000 + " x"])
 def test_a_run_of_dots_after_a_day_is_read_in_linear_time(text: str) -> None:
     # the separators between the words that take a day back were read two ways each (".." as one or two):
     # 22 dots after "tuesday" took 7.8 s, a message ending in 30 held its extraction job for hours

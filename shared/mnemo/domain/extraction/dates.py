@@ -372,6 +372,21 @@ _TAKEN_BACK = (_GAP + r"(?:(?:well|ah|oh|eh|uh|um|hmm)\b" + _GAP + r")?"
                + _GAP + r")+(?:(?:it['’]?s|its|it is|c['’]est|es el|é)\b" + _GAP + r")?")
 _CORRECTED_WHEN = re.compile(rf"\b(?P<old>{_A_WHEN})(?P<back>{_TAKEN_BACK})(?P<new>{_A_WHEN})(?![\w:])",
                              re.IGNORECASE)
+# a day taken back across an aside the user broke off for ("feb 3rd - omg my flatmate just set off the fire alarm
+# AGAIN - sorry, feb 13th"; "June 6 hold on one sec the dispatcher is calling me okay sorry it is June 9"; "the 12th
+# of March - sorry, Eilidh's just tipped her porridge over Bess - the 21st, I mean"): set off by dashes and saying a
+# word of taking back or of breaking off, or, undashed, breaking off and then taking back at once; the aside names
+# no day of its own and ends no sentence. The aside goes with the day taken back: what it says is the moment's.
+_BREAKS_OFF = (r"\b(?:sorry|wait|pardon|hang on|hold on|one sec|a sec|sec|oops|i mean|i meant|excuse me|apologies|"
+               r"my bad|brb|forgive me)\b")
+_DASH = r"\s+[-–—]+\s+"
+_ASIDE_TAKEN_BACK = re.compile(
+    rf"\b(?P<old>{_A_WHEN})(?:{_DASH}(?P<dashed>[^-–—.?!\n]{{3,100}}?){_DASH}(?P<then>{_TAKEN_BACK})?"
+    r"(?:(?:from|on)\s+)?|"
+    rf"\s+(?P<aside>[^.?!\n]{{3,80}}?)(?P<back>{_TAKEN_BACK}))(?P<new>{_A_WHEN})(?![\w:])"
+    r"(?P<tail>,?\s*(?:i mean|i meant|sorry|rather)\b)?", re.IGNORECASE)
+_BREAKING_OFF = re.compile(_BREAKS_OFF, re.IGNORECASE)
+_A_DAY_SAID = re.compile(rf"\b{_A_WHEN}(?![\w:])", re.IGNORECASE)
 _LEAD = re.compile(r"(?:(?:next|this|on|at|by|the)\s+)?", re.IGNORECASE)
 _MONTH_NAMED = re.compile(_MONTH_NOT_NAMED, re.IGNORECASE)
 _ORDINAL_ALONE = re.compile(r"(?:the\s+)?(\d{1,2}(?:st|nd|rd|th))", re.IGNORECASE)
@@ -436,22 +451,35 @@ def corrected_dates(text: str) -> str:
     Feb 19 at 10:30". Only a day or time followed at once by words that take it back and another day or time:
     "Tuesday, no idea why" is no correction."""
     def meant(m: re.Match[str]) -> str:
-        new = m.group("new")
-        if _when_kind(m.group("old")) != _when_kind(new):  # "Friday no 5 people came": no day taken back
+        return _meant(m.group("old"), m.group("new"), m.group(0))
+    def across_an_aside(m: re.Match[str]) -> str:
+        aside = m.group("dashed") if m.group("dashed") is not None else m.group("aside")
+        if _A_DAY_SAID.search(aside) or _when_kind(m.group("old")) != _when_kind(m.group("new")):
             return m.group(0)
-        month = _MONTH_NAMED.search(m.group("old"))
-        day = _ORDINAL_ALONE.fullmatch(new)
-        lead = _LEAD.match(m.group("old"))
-        if month and day:  # "on march 14th, no wait its the 15th": on March the 15th
-            opening = lead.group(0) if lead else ""
-            if re.match(r"\d", m.group("old")[len(opening):]):  # "the 6th of June, well actually it's the 7th"
-                return f"{opening}{day.group(1)} of {month.group(0)}"
-            return f"{opening}{month.group(0)} {day.group(1)}"
-        # "at 9... sorry, 10:30": keep "at" when the new time does not say it again
-        opening = lead.group(0) if lead and not re.match(r"(?:next|this|on|at|by|the)\s", new, re.IGNORECASE) else ""
-        return opening + new
+        taken_back_by_the_dash = m.group("dashed") is not None and bool(m.group("tail") or m.group("then"))
+        if not _BREAKING_OFF.search(aside) and not taken_back_by_the_dash:
+            return m.group(0)
+        return _meant(m.group("old"), m.group("new"), m.group(0))
     def one_not_other(m: re.Match[str]) -> str:
         return _the_one_meant(m.group("old"), m.group("new")) or m.group(0)
     # ("30 April, not 30 March" is left as said: the tagger reads the day and the one it is not, which a stored
     # deadline then gives up)
-    return _NOT_THEN_WHEN.sub(one_not_other, _CORRECTED_WHEN.sub(meant, text))
+    return _NOT_THEN_WHEN.sub(one_not_other, _CORRECTED_WHEN.sub(meant, _ASIDE_TAKEN_BACK.sub(across_an_aside, text)))
+
+
+def _meant(old: str, new: str, said: str) -> str:
+    """The day or time meant, for ``said``: ``old`` taken back for ``new``."""
+    if _when_kind(old) != _when_kind(new):  # "Friday no 5 people came": no day taken back
+        return said
+    month = _MONTH_NAMED.search(old)
+    day = _ORDINAL_ALONE.fullmatch(new)
+    lead = _LEAD.match(old)
+    if month and day:  # "on march 14th, no wait its the 15th": on March the 15th
+        opening = lead.group(0) if lead else ""
+        if re.match(r"\d", old[len(opening):]):  # "the 6th of June, well actually it's the 7th"
+            return f"{opening}{day.group(1)} of {month.group(0)}"
+        return f"{opening}{month.group(0)} {day.group(1)}"
+    # "at 9... sorry, 10:30": keep "at" when the new time does not say it again
+    opening = lead.group(0) if lead and not re.match(r"(?:next|this|on|at|by|the)\s", new, re.IGNORECASE) else ""
+    return opening + new
+
