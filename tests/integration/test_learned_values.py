@@ -285,6 +285,26 @@ def test_what_the_user_is_said_as_the_ground_of_a_question(extractor: LearnedExt
     assert stored(extractor, text).get(subject) == content
 
 
+@pytest.mark.parametrize(("text", "medicine"), [
+    # the user's own medicine asked about: "my" before it, or "I take" after it
+    ("can i take ibuprofen with my sertraline?", "sertraline"),
+    ("does grapefruit interfere with the atorvastatin I take every night?", "atorvastatin"),
+    ("Could you kindly tell me whether green tea interacts with warfarin, which I have been taking since my heart "
+     "operation in December?", "warfarin"),
+])
+def test_the_users_own_medicine_asked_about_is_theirs(extractor: LearnedExtractor, text: str, medicine: str) -> None:
+    facts = stored(extractor, text).values()
+    assert f"User's health: {medicine}." in facts
+    assert "User's health: ibuprofen." not in facts  # what they ask about taking is no medicine of theirs
+
+
+@pytest.mark.parametrize("text", ["I stopped my warfarin last week, is that ok?", "is my Pixel compatible with this?",
+                                  "should I ask for sertraline instead?"])
+def test_a_medicine_stopped_asked_for_or_no_medicine_is_none_of_theirs(extractor: LearnedExtractor,
+                                                                      text: str) -> None:
+    assert not [c for s, c in stored(extractor, text).items() if s.startswith("health:") and "no longer" not in c]
+
+
 def test_as_a_result_is_nothing_the_user_is(extractor: LearnedExtractor) -> None:
     assert stored(extractor, "As a result, which bus should I take?") == {}
 

@@ -9,6 +9,7 @@ from mnemo.domain.extraction.medicines import (
     ended_medicines,
     medicine_kind,
     medicines_in,
+    own_medicines,
     replaces_its_kind,
     replaces_unnamed,
     same_kind,
@@ -43,8 +44,9 @@ from mnemo.domain.extraction.screen import screen
     ("im on 40mg omeprazole daily for reflux", ["omeprazole 40mg"]),
     ("the GP put me on 5mg of ramipril", ["ramipril 5mg"]),
     # a change only wished or planned is not the dose now
-    ("my doctor wants to increase my sertraline from 50mg to 100mg but I said no", []),
-    ("the GP might reduce my amlodipine from 10mg to 5mg next month", []),
+    # a dose wished for is no dose now; the medicine the user calls theirs is theirs all the same
+    ("my doctor wants to increase my sertraline from 50mg to 100mg but I said no", ["sertraline"]),
+    ("the GP might reduce my amlodipine from 10mg to 5mg next month", ["amlodipine"]),
     # the two readers merged: each one's ways of saying it, read by the one reader
     ("the doc took me off the warfarin and on apixaban", ["apixaban"]),
     ("dr put me on Ozempic last month", ["Ozempic"]),
@@ -205,3 +207,15 @@ def test_a_new_medicine_taken_now_replaces_the_stored_ones_of_its_kind_only() ->
     # two of its kind stored: which one it replaces is a guess
     assert same_kind("candesartan", [*stored, ("m4", "lisinopril", "lisinopril")]) == []
     assert stored_medicine("pon amlodipine fi", "Doctor put mi pon amlodipine fi di pressure") == "amlodipine"
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("can i take ibuprofen with my sertraline?", ["sertraline"]),
+    ("the atorvastatin 20mg I take every night", ["atorvastatin"]),
+    ("warfarin, which I have been taking since December", ["warfarin"]),
+    ("is my Pixel compatible?", []),  # no medicine's name
+    ("I stopped my warfarin", []),  # stopped, not the user's now
+    ("my wife's metformin", []),  # someone else's
+])
+def test_a_medicine_said_as_the_users_own(text: str, names: list[str]) -> None:
+    assert [m.name for m in own_medicines(text)] == names

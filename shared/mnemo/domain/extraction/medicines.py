@@ -209,7 +209,35 @@ def medicines_in(text: str, medical: bool | None = None) -> list[Mention]:
             continue  # "my doctor wants to increase my sertraline to 100mg but I said no": not the dose now
         if not any(o.start < m.end("dose") and o.end > m.start(group) for o in out):
             out.append(Mention(f"{head} {m.group('dose').strip()}", m.start(group), m.end("dose")))
+    # the user's own, said with "my" or "I take" and no verb of taking before the name
+    out += [o for o in own_medicines(text) if not any(m.start < o.end and m.end > o.start for m in out)]
     return sorted(out, key=lambda mention: mention.start)
+
+
+# a medicine said as the user's own, in whatever sentence (a question, most often: "can i take ibuprofen with my
+# sertraline?", "does grapefruit interfere with the atorvastatin I take every night?", "whether green tea interacts
+# with warfarin, which I have been taking since my heart operation"): "my" before its name, or "I take" after it
+_MY_MEDICINE = re.compile(r"\bmy\s+(?:daily\s+|usual\s+|regular\s+|current\s+|morning\s+|evening\s+|night\s+)?"
+                          r"(?P<name>[^\W\d_][\w'-]*)", re.IGNORECASE)
+_MEDICINE_I_TAKE = re.compile(
+    r"(?P<name>[^\W\d_][\w'-]*)(?:\s+\d+(?:[.,]\d+)*\s*" + _UNIT + r")?,?\s+(?:that\s+|which\s+)?i\s*"
+    r"(?:(?:'ve|have|'m|am)\s+)?(?:been\s+)?(?:take|taking|on|using)\b", re.IGNORECASE)
+
+
+def own_medicines(text: str) -> list[Mention]:
+    """The medicines the text says are the user's own by "my" before the name or "(which) I take" after it, where the
+    name is one (a medicine's stem: "my sertraline", not "my Pixel"); in order."""
+    out = [Mention(m.group("name"), m.start("name"), m.end("name"))
+           for pattern in (_MY_MEDICINE, _MEDICINE_I_TAKE) for m in pattern.finditer(text)
+           if has_medicine_stem(m.group("name")) and not _NOT_TAKEN_BEFORE.search(text[:m.start()])]
+    return sorted(set(out), key=lambda mention: mention.start)
+
+
+def said_as_own(value: str, clause: str) -> bool:
+    """The clause says the medicine ``value`` names is the user's own (own_medicines), though it may ask a
+    question around it."""
+    words = value.split()
+    return bool(words) and any(m.name.lower() == words[0].lower() for m in own_medicines(clause))
 
 
 # a new dose: "raised my levothyroxine to 100 mcg", "increased my thyroxine dose to 75 mcg", "my sertraline went

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from mnemo.domain.extraction.dates import CALENDAR_NAMES, WEEKDAY_NAME, anchor
 from mnemo.domain.extraction.languages import is_a_language, names_a_spoken_language
+from mnemo.domain.extraction.medicines import said_as_own
 from mnemo.domain.extraction.segment import is_question
 from mnemo.domain.extraction.slots import ANSWER_SLOTS
 from mnemo.domain.screening import rejection_reason
@@ -503,8 +504,9 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
     if (slot in ANSWER_SLOTS and not explicit
             and not standing_instruction(clause, sentence or clause, message or sentence or clause)):
         return "one_off_request"
-    if not explicit and is_question(clause) and not (slot in ANSWER_SLOTS and _ASKED_AS_A_FAVOUR.match(clause)):
-        return "question"
+    if (not explicit and is_question(clause) and not (slot in ANSWER_SLOTS and _ASKED_AS_A_FAVOUR.match(clause))
+            and not (slot == "health" and said_as_own(value, clause))):
+        return "question"  # but the user's own medicine asked about ("can i take ibuprofen with my sertraline?")
     if not explicit and _WISH.search(clause):
         return "hypothetical"
     if slot == "job" and _former_job(value, clause, ended, sentence):
