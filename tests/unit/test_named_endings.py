@@ -138,6 +138,21 @@ def test_no_ending_said_otherwise(text: str) -> None:
     assert _ended(text) == set()
 
 
+@pytest.mark.parametrize("text", ["And Mochi has gone to a shepherd over at Glendale, it wasnae safe",
+                                  "Mochi est mort samedi, 13 ans. les kids sont crushés",
+                                  "our cat Mochi passed away last week", "the cat was put to sleep yesterday",
+                                  "Mochi went to live with my parents on their farm"])
+def test_a_pet_gone_said_by_its_name_first_is_ended(text: str) -> None:
+    assert _ended(text) == {"cat"}
+
+
+@pytest.mark.parametrize("text", ["my sister's cat Mochi died", "if Mochi died I would be lost", "Mochi died?",
+                                  "Mochi has gone to the vet for her jabs", "Biscuit has gone to a farm"])
+def test_another_pet_a_pet_away_or_a_death_feared_ends_none(text: str) -> None:
+    # ("Biscuit" is the horse: it alone is ended, never the cat)
+    assert "cat" not in _ended(text)
+
+
 def test_a_name_joined_by_a_comma_alone_is_another_sentence() -> None:
     assert _ended("I quit crossfit, tennis is my thing now") == {"crossfit"}
 

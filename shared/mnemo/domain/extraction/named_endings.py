@@ -82,6 +82,22 @@ _LASTED = re.compile(
     r"(?:\s+(?:thing|phase|plan|experiment|diet))?\s+(?:only\s+|just\s+|barely\s+)?lasted\s+"
     r"(?:about\s+|like\s+|maybe\s+)?(?:\d+|a|an|one|two|three|four|five|six|a\s+couple\s+of|a\s+few)\s+"
     r"(?:days?|weeks?|months?)\b", re.IGNORECASE)
+# a pet gone, said by its name first: "Bess has gone to a shepherd over at Glendale", "Caramel est mort samedi", "our
+# dog Max passed away last week", "the cat was put to sleep"; never the way of another's pet ("my sister's dog Bess
+# died": the name must open the clause, after "my", "our" or "the" and a kind of animal at most)
+_PET_KINDS = (r"(?:dog|doggo|pup|puppy|cat|kitty|kitten|horse|pony|rabbit|bunny|hamster|guinea\s+pig|parrot|budgie|"
+              r"bird|tortoise|turtle|lizard|snake|collie|terrier|chien|chienne|chat|chatte|perro|perra|gato|gata|"
+              r"hund|katze)")
+_PET_GONE = re.compile(
+    r"(?:^|(?<=[,.;:!?\n])|\band\s+|\bso\s+)\s*(?:(?:our|my|the|notre|mon|ma|nuestro|nuestra)\s+"
+    r"(?:(?:old|dear|sweet|poor|beloved|lovely|vieux|vieille)\s+)?(?:" + _PET_KINDS + r"\s+)?)?"
+    r"(?!(?:has|have|had|is|was|got)\b)(?P<what>[\w'’-]+)\s+(?:has\s+|have\s+|had\s+|is\s+|was\s+|got\s+)?"
+    r"(?:died|passed(?:\s+away|\s+on)?|"
+    # gone to live elsewhere, not to the vet: "gone to a shepherd", "gone to live with my brother"
+    r"(?:gone|went)\s+to\s+(?:live\b|a\s+new\s+(?:home|family|owner)|new\s+owners?|another\s+(?:home|family)|"
+    r"a\s+(?:farm|shepherd|family|friend|rescue|sanctuary|good\s+home))|been\s+rehomed|rehomed|"
+    r"been\s+put\s+down|put\s+down|put\s+to\s+sleep|crossed\s+the\s+rainbow\s+bridge|est\s+morte?|"
+    r"est\s+décédée?|murió|se\s+murió|ist\s+gestorben|morreu)\b", re.IGNORECASE)
 # ... said first, but not as done by the user now: "if the choir gets worse I stop", "Next month tennis I stop",
 # "After tennis I stop", "The coach said: tennis I stop"
 _NOT_SAID_FIRST = re.compile(r"\b(?:if|when|once|maybe|should|shall|can|could|would|will|must|might|may|do|did|why|"
@@ -265,7 +281,7 @@ def _names_after(text: str, at: int) -> list[re.Match[str]]:
 def says_a_stop(text: str) -> bool:
     """The text has a way of stopping at all (so the user's stored facts are worth reading for it)."""
     return any(pattern.search(text) for pattern, _slots, _allowed in _WAYS) or any(
-        pattern.search(text) for pattern in (_NAME_THEN_STOP, _LASTED, _NOT_ANYMORE))
+        pattern.search(text) for pattern in (_NAME_THEN_STOP, _LASTED, _NOT_ANYMORE, _PET_GONE))
 
 
 def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
@@ -303,6 +319,10 @@ def ended_by_name(text: str, stored: Sequence[Stored]) -> list[NamedEnding]:
                 and not _NOT_SAID_FIRST.search(text[m.start():m.start("what")])
                 and _said_so(text, m.start("what"), m.end(), m.end(), m.group("what"), True)):
             keep(_named(m.group("what"), stored, _DOES, None, frozenset(terms(m.group(0)))))
+    for m in _PET_GONE.finditer(text):
+        # a pet of the user's, named as it is stored: said so, it is theirs ("by me")
+        if _said_so(text, m.start("what"), m.end(), m.end(), m.group("what"), True):
+            keep(_named(m.group("what"), stored, frozenset({"pet"}), None, frozenset(terms(m.group(0)))))
     for m in _NOT_ANYMORE.finditer(text):
         if _said_so(text, m.start(), m.start("what"), m.end(), m.group("what"), False):
             keep(_named(m.group("what"), stored, _DOES | _HAS, None, frozenset(terms(m.group(0)))))

@@ -232,6 +232,16 @@ _OFF_AFTER_NAME = re.compile(
 _OFF_BEFORE_NAME = re.compile(
     rf"\b(?:we|i)\s+(?:have\s+|['’]ve\s+|had\s+to\s+)?{_OFF}\s+(?:the|our|my)\s+(?P<name>[\w'’-]+(?:\s+[\w'’-]+){{0,3}}?)"
     + _AT_A_PAUSE, re.IGNORECASE)
+# ... or said not to happen, by its name: "So Tulum isn't going to happen anymore", "the Lisbon trip fell through", "no
+# Highland Show for us this year"
+_NOT_HAPPENING_AFTER_NAME = re.compile(
+    r"(?:^|[,.;:!?\n]\s*|\b(?:and|but|so|also|oh|well)\s+)(?P<name>(?:[\w'’-]+\s+){1,4}?)(?:trip\s+|plans?\s+)?"
+    r"(?:(?:(?:is|are|was|were|'s)\s+(?:not|never)|(?:isn|aren|wasn|won)['’]?t)\s+(?:going\s+to\s+|gonna\s+)?"
+    r"(?:happen(?:ing)?|go(?:ing)?\s+ahead)(?:\s+(?:anymore|any\s+more|after\s+all|now))?|"
+    r"(?:fell|falls|has\s+fallen|have\s+fallen)\s+through)" + _AT_A_PAUSE, re.IGNORECASE)
+_NONE_FOR_US = re.compile(
+    r"\bno\s+(?P<name>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)\s+for\s+(?:us|me)\b(?:\s+this\s+(?:year|time|summer|spring|"
+    r"autumn|winter))?" + _AT_A_PAUSE, re.IGNORECASE)
 _ONE_DAY = re.compile(r"^\W*(?:today|tonight|tomorrow|this\s+(?:week|weekend|morning|evening|afternoon)|"
                       r"on\s+\w+day)\b", re.IGNORECASE)
 # said as what may happen, not what did: "If the Lisbon trip is cancelled, can I get my money back?"
@@ -244,7 +254,7 @@ _NO_PLAN_WORDS = frozenset(terms("it that this everything all the our my we i an
 def called_off_plans(text: str) -> list[str]:
     """The words naming each plan the text says is off (the names, for matching the user's stored plans)."""
     out = []
-    for pattern in (_OFF_AFTER_NAME, _OFF_BEFORE_NAME):
+    for pattern in (_OFF_AFTER_NAME, _OFF_BEFORE_NAME, _NOT_HAPPENING_AFTER_NAME, _NONE_FOR_US):
         for m in pattern.finditer(text):
             name = m.group("name").strip()
             sentence_end = re.search(r"[.!?\n]|$", text[m.end():])
