@@ -1123,6 +1123,8 @@ def test_a_day_or_time_taken_back_in_the_same_breath_is_read_as_the_one_meant(te
      "the jags on the 21st of March."),
     ("visiting from Sacramento on the 18th - wait my phone's blowing up - the 25th, sorry", "visiting from "
      "Sacramento on the 25th"),
+    ("I have exam ISTQB Advanced on 6 March, no wait, I checked in email, it is 13 March.",
+     "I have exam ISTQB Advanced on 13 March."),
 ])
 def test_a_day_taken_back_across_an_aside_is_read_as_the_one_meant(text: str, meant: str) -> None:
     from mnemo.domain.extraction.dates import corrected_dates
@@ -1132,7 +1134,8 @@ def test_a_day_taken_back_across_an_aside_is_read_as_the_one_meant(text: str, me
 
 @pytest.mark.parametrize("text", ["we fly on the 3rd - my sister comes on the 5th - sorry",
                                   "party on the 3rd - the kids loved it - 5 of them came",
-                                  "the exam is June 6 and then sorry, the party is June 9"])
+                                  "the exam is June 6 and then sorry, the party is June 9",
+                                  "the party is on the 3rd, sorry for the noise, it is 5 of us"])
 def test_an_aside_naming_a_day_of_its_own_or_taking_none_back_leaves_the_day(text: str) -> None:
     from mnemo.domain.extraction.dates import corrected_dates
 

@@ -383,7 +383,11 @@ _DASH = r"\s+[-–—]+\s+"
 _ASIDE_TAKEN_BACK = re.compile(
     rf"\b(?P<old>{_A_WHEN})(?:{_DASH}(?P<dashed>[^-–—.?!\n]{{3,100}}?){_DASH}(?P<then>{_TAKEN_BACK})?"
     r"(?:(?:from|on)\s+)?|"
-    rf"\s+(?P<aside>[^.?!\n]{{3,80}}?)(?P<back>{_TAKEN_BACK}))(?P<new>{_A_WHEN})(?![\w:])"
+    rf"\s+(?P<aside>[^.?!\n]{{3,80}}?)(?P<back>{_TAKEN_BACK})|"
+    # taken back first, then what the user checked, then the day: "6 March, no wait, I checked in email, it is 13 March"
+    rf"(?P<first>{_TAKEN_BACK})(?P<checked>[^.?!\n]{{3,60}}?)[,;:]\s*(?:it['’]?s|its|it\s+is|it\s+will\s+be|"
+    r"it['’]ll\s+be)\s+(?:on\s+)?)"
+    rf"(?P<new>{_A_WHEN})(?![\w:])"
     r"(?P<tail>,?\s*(?:i mean|i meant|sorry|rather)\b)?", re.IGNORECASE)
 _BREAKING_OFF = re.compile(_BREAKS_OFF, re.IGNORECASE)
 _A_DAY_SAID = re.compile(rf"\b{_A_WHEN}(?![\w:])", re.IGNORECASE)
@@ -453,11 +457,11 @@ def corrected_dates(text: str) -> str:
     def meant(m: re.Match[str]) -> str:
         return _meant(m.group("old"), m.group("new"), m.group(0))
     def across_an_aside(m: re.Match[str]) -> str:
-        aside = m.group("dashed") if m.group("dashed") is not None else m.group("aside")
+        aside = next(a for a in (m.group("dashed"), m.group("aside"), m.group("checked")) if a is not None)
         if _A_DAY_SAID.search(aside) or _when_kind(m.group("old")) != _when_kind(m.group("new")):
             return m.group(0)
         taken_back_by_the_dash = m.group("dashed") is not None and bool(m.group("tail") or m.group("then"))
-        if not _BREAKING_OFF.search(aside) and not taken_back_by_the_dash:
+        if not _BREAKING_OFF.search(aside) and not taken_back_by_the_dash and m.group("checked") is None:
             return m.group(0)
         return _meant(m.group("old"), m.group("new"), m.group(0))
     def one_not_other(m: re.Match[str]) -> str:
