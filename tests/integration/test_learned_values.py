@@ -688,6 +688,11 @@ def test_a_home_bought_is_the_home_once_moved_into(extractor: LearnedExtractor, 
     ("first week at Oxford done, orientation was intense and the college is gorgeous", None),
     ("first week at 6AM starts, brutal, the routes are long but the pay is ok", None),
     ("first day at Disneyland with the kids, the staff were lovely", None),
+    # the first pay from a place, and "sa" as Tagalog says "at"; the same work at the new place is the job there
+    ("First salary in Comarch! Same position, QA engineer, but no crazy overtime like before.",
+     "User's job: QA engineer at Comarch."),
+    ("first week ko sa Rush! ICU pa rin, nights pa rin, pero mas ok ang staffing", "User's job: Rush."),
+    ("my son's first salary from Google came in", None),
 ])
 def test_the_first_days_at_a_workplace_say_the_new_job(extractor: LearnedExtractor, text: str, job: str | None) -> None:
     assert stored(extractor, text).get("job") == job

@@ -37,11 +37,20 @@ _CLAUSE_END = re.compile(r"\s+(?:and|but|so|because|which|who|after|since|when|w
 # platform team, onboarding bahut slow hai"); "first day at Disneyland" is a visit, "my son's first day at St Mary's"
 # his
 _FIRST_DAYS = re.compile(
-    r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )\b(?i:first\s+(?:day|days|week|weeks|month|shift)\s+(?:at|with)\s+)"
+    # ("sa" as Tagalog says "at": "first week ko sa Rush!")
+    r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )\b(?i:first\s+(?:day|days|week|weeks|month|shift)\s+(?:ko\s+)?"
+    r"(?:at|with|sa)\s+)"
     r"(?P<job>[A-ZÀ-Ý][\w&'’.-]*(?:\s+[A-ZÀ-Ý][\w&'’.-]*){0,2})")
 _WORK_TALK = re.compile(r"\b(?:job|work|working|team|onboarding|induction|training|boss|manager|colleagues?|"
-                        r"co-?workers?|office|shift|desk|role|hired|contract|payroll|laptop|pipeline|stack|codebase|"
-                        r"sprint|standup|deploy\w*|clients?|customers?)\b", re.IGNORECASE)
+                        r"co-?workers?|office|shift|shifts|desk|role|position|hired|contract|payroll|salary|overtime|"
+                        r"staffing|laptop|pipeline|stack|codebase|sprint|standup|deploy\w*|clients?|customers?)\b",
+                        re.IGNORECASE)
+# the first pay from a workplace named with a capital: work, whatever else the sentence says ("First salary in
+# Comarch! Same position, QA engineer")
+_FIRST_PAY = re.compile(
+    r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )\b(?i:first\s+(?:salary|pay\s*(?:check|cheque|slip)|paycheck|"
+    r"paycheque|payslip|wages?|pay\s+day|payday)\s+(?:at|in|from|with|sa)\s+)"
+    r"(?P<job>[A-ZÀ-Ý][\w&'’.-]*(?:\s+[A-ZÀ-Ý][\w&'’.-]*){0,2})")
 
 
 # working for a workplace named with a capital since a time that has begun: "driving for Raben since Monday better
@@ -61,6 +70,7 @@ def new_jobs(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "deputy principal at Scoil Éanna in Oranmore") for each job the text says the user began."""
     out = [(m.start("job"), m.end("job"), m.group("job")) for m in _FIRST_DAYS.finditer(text)
            if _WORK_TALK.search(text)]
+    out.extend((m.start("job"), m.end("job"), m.group("job")) for m in _FIRST_PAY.finditer(text))
     # "working at Google" is the workplace's job; "driving for Raben" says the work too
     out.extend((m.start("place"), m.end("place"), m.group("place")) if m.group("job").lower().startswith("working")
                else (m.start("job"), m.end("job"), m.group("job")) for m in _WORKING_SINCE.finditer(text)

@@ -595,6 +595,13 @@ class LearnedExtractor:
         began = new_jobs(text)
         if not began:
             return candidates
+        # a new workplace with the same work ("First salary in Comarch! Same position, QA engineer"): the work the
+        # tagger read is the job at the new place
+        start, end, job = began[-1]
+        kept = [_stated_value(c.content) for c in candidates
+                if c.should_store and c.polarity and c.tags and c.tags[0] == "job"]
+        if kept and _SAME_WORK.search(text) and job[:1].isupper() and job.lower() not in kept[0].lower():
+            began = [(start, end, f"{kept[0]} at {job}")]
 
         def names_it(c: Candidate, value: str) -> bool:
             return value.lower() in c.content.lower()
@@ -1272,6 +1279,11 @@ def _names_only(content: str, names: set[str]) -> bool:
 
 # slots a medicine said as taken may be misread into ("Now im on Jardiance" as avoided, "take losartan every
 # morning" as a routine, "prescribed gabapentin" as an allergy); never an allergy where the clause speaks of one
+# the same work at a new place: "Same position, QA engineer", "same job, better pay", "still a nurse", "ICU pa rin"
+_SAME_WORK = re.compile(r"\bsame\s+(?:position|job|role|title|work|post)\b|\bstill\s+(?:as\s+)?(?:a|an)\s+\w+",
+                        re.IGNORECASE)
+
+
 # ("allergic to penicillin" names a medicine the user must not take)
 _NEVER_A_MEDICINE = frozenset({"name", "preferred_name", "age", "birthday", "family", "relationship_status",
                                "pet", "languages_spoken", "nationality", "hometown", "home_location"})
