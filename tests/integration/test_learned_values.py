@@ -679,6 +679,15 @@ def test_a_home_bought_is_the_home_once_moved_into(extractor: LearnedExtractor, 
     assert stored(extractor, text).get("home_location") == home
 
 
+@pytest.mark.parametrize("text", [
+    "We had intended to travel to Furano in Hokkaido in August for the lavender fields. However, my knee will not "
+    "permit such a journey.",
+    "I'd planned to visit mum in May but work got crazy",
+])
+def test_a_plan_the_user_had_is_no_plan(extractor: LearnedExtractor, text: str) -> None:
+    assert not [s for s in stored(extractor, text) if s.startswith("plan:")]
+
+
 @pytest.mark.parametrize(("text", "job"), [
     ("first week at Zentra done, platform team, onboarding bahut slow hai but log ache hai", "User's job: Zentra."),
     ("first day at Disneyland with the kids!!", None),

@@ -56,6 +56,13 @@ def test_what_a_plan_is_about_leaves_out_its_dates_and_the_words_of_every_plan()
     ("the party is not going ahead", ["the party"]),
     ("my sister's wedding isn't happening", []),  # someone else's
     ("if the trip isn't happening, what then?", []),
+    # a question in a later clause asks nothing of the plan
+    ("So Tulum isn't going to happen anymore, the retreat center flooded, so May is wide open, which feels spacious?",
+     ["So Tulum"]),
+    # a plan the user had, then a "but"
+    ("We had intended to travel to Furano in Hokkaido in August. However, my knee will not permit such a journey",
+     ["travel to Furano in Hokkaido in"]),
+    ("I had planned to visit mum in May and it's all booked", []),
 ])
 def test_a_plan_said_to_be_off_by_its_name(text: str, off: list[str]) -> None:
     assert called_off_plans(text) == off

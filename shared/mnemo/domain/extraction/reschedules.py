@@ -242,6 +242,12 @@ _NOT_HAPPENING_AFTER_NAME = re.compile(
 _NONE_FOR_US = re.compile(
     r"\bno\s+(?P<name>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)\s+for\s+(?:us|me)\b(?:\s+this\s+(?:year|time|summer|spring|"
     r"autumn|winter))?" + _AT_A_PAUSE, re.IGNORECASE)
+# ... or said as a plan the user had, then a "but": "We had intended to travel to Furano in Hokkaido in August ...
+# However, my knee will not permit such a journey"; "I'd planned to visit mum in May but work got crazy"
+_HAD_INTENDED = re.compile(
+    r"\b(?:i|we)\s*(?:had|['’]d)\s+(?:originally\s+|always\s+|really\s+)?(?:intended|planned|hoped|meant|wanted)\s+"
+    r"to\s+(?P<name>[\w'’-]+(?:\s+[\w'’-]+){0,5})(?=[^!?\n]{0,200}?\b(?:but|however|though|unfortunately|sadly)\b)",
+    re.IGNORECASE)
 _ONE_DAY = re.compile(r"^\W*(?:today|tonight|tomorrow|this\s+(?:week|weekend|morning|evening|afternoon)|"
                       r"on\s+\w+day)\b", re.IGNORECASE)
 # said as what may happen, not what did: "If the Lisbon trip is cancelled, can I get my money back?"
@@ -254,14 +260,16 @@ _NO_PLAN_WORDS = frozenset(terms("it that this everything all the our my we i an
 def called_off_plans(text: str) -> list[str]:
     """The words naming each plan the text says is off (the names, for matching the user's stored plans)."""
     out = []
-    for pattern in (_OFF_AFTER_NAME, _OFF_BEFORE_NAME, _NOT_HAPPENING_AFTER_NAME, _NONE_FOR_US):
+    for pattern in (_OFF_AFTER_NAME, _OFF_BEFORE_NAME, _NOT_HAPPENING_AFTER_NAME, _NONE_FOR_US, _HAD_INTENDED):
         for m in pattern.finditer(text):
             name = m.group("name").strip()
-            sentence_end = re.search(r"[.!?\n]|$", text[m.end():])
+            # asked where the question mark ends its own clause ("is the party off?"), not a later one ("So Tulum isn't
+            # going to happen anymore, ..., so May is just wide open now, which feels spacious?")
+            sentence_end = re.search(r"[.!?\n,;]|$", text[m.end():])
             asked = sentence_end is not None and sentence_end.group(0) == "?"
             if (_ONE_DAY.match(text[m.end():]) or _NOT_THE_USERS.search(text[max(0, m.start("name") - 30):
                                                                                m.start("name")] + name + " ")
-                    or asked or _MAY_HAPPEN.search(text[:m.start("name")])
+                    or asked or _MAY_HAPPEN.search(text[:m.end("name")])
                     or not set(terms(name)) - _NO_PLAN_WORDS):
                 continue
             out.append(name)

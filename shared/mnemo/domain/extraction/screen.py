@@ -487,6 +487,11 @@ def _begun_not_to_come(clause: str) -> bool:
 _TO_COME = re.compile(r"\b(?:will|won['’]t|going to|gonna|next|tomorrow|until|till|from\s+\w+\s+on|'ll|plan\w*)\b",
                       re.IGNORECASE)
 
+# a plan the user says they had, in the past perfect: one given up ("We had intended to travel to Furano in August.
+# However, my knee will not permit such a journey"; "I'd planned to visit mum in May but")
+_HAD_INTENDED = re.compile(r"\b(?:i|we)\s*(?:had|['’]d)\s+(?:originally\s+|always\s+|really\s+)?(?:intended|planned|"
+                           r"hoped|meant|wanted|been\s+planning|been\s+hoping)\s+to\b", re.IGNORECASE)
+
 
 # a standing way of answering asked for as a favour ("Can you reply in Taglish from now on?"): a request, not a
 # question (the check before it has found the words that make it stand)
@@ -521,6 +526,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "not_studies"  # "got internship at MTN as IT intern": work, which ends no degree
     if slot == "plan" and _begun_not_to_come(clause):
         return "not_a_plan"  # "driving for Raben since Monday": begun, not to come
+    if slot == "plan" and _HAD_INTENDED.search(clause):
+        return "not_a_plan"  # "We had intended to travel to Furano in August": given up
     if slot == "birthday" and not explicit and _not_the_users_birthday(value, clause, message or sentence or clause):
         return "about_someone_else"
     if slot not in _ABOUT_THE_USER_ANYWAY and (_about_someone_else(value, clause, slot)
