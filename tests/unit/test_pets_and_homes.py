@@ -15,6 +15,12 @@ from mnemo.domain.extraction.pets import pet_value, pets_got
     ("we adopted a greyhound named Horace last week", ["greyhound named Horace"]),
     ("my sister got a puppy", []),     # hers
     ("have a nice day", []),
+    # the user's pet by its name in the languages users switch to
+    ("pis notre chien Caramel", ["dog named Caramel"]),
+    ("mi perra Luna tiene 3 años", ["dog named Luna"]),
+    ("so... may kitten na ako, si Kiwi, orange tabby", ["kitten named Kiwi"]),
+    ("ma soeur a un chien, Rex", []),  # hers
+    ("si Marco ang bf ko", []),  # a person
 ])
 def test_a_pet_the_user_just_got(text: str, pets: list[str]) -> None:
     assert [value for _s, _e, value in pets_got(text)] == pets

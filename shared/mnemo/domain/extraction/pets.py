@@ -52,6 +52,23 @@ def names_an_animal(value: str, message: str) -> bool:
     return any(word[:1].isupper() for word in value.split()) and bool(_PET_CARE.search(message))
 
 
+# the user's pet by its name, in the languages users switch to, which the tagger (trained on "our dog Bolt") does not
+# read: "notre chien Caramel", "mi perra Luna", "unser Hund Bello", and Tagalog's "si" before a name ("may kitten na
+# ako, si Kiwi")
+_KINDS_ABROAD = {"chien": "dog", "chienne": "dog", "chiot": "puppy", "chat": "cat", "chatte": "cat", "chaton": "kitten",
+                 "perro": "dog", "perra": "dog", "perrito": "puppy", "perrita": "puppy", "gato": "cat", "gata": "cat",
+                 "gatito": "kitten", "gatita": "kitten", "hund": "dog", "hündin": "dog", "katze": "cat", "kater": "cat",
+                 "cachorro": "dog", "cachorra": "dog", "gatinho": "kitten", "gatinha": "kitten", "cane": "dog",
+                 "gatto": "cat", "gatta": "cat", "aso": "dog", "pusa": "cat", "tuta": "puppy", "kuting": "kitten"}
+_MINE_ABROAD = re.compile(
+    r"\b(?:notre|mon|ma|mi|nuestro|nuestra|mein|meine|meinen|unser|unsere|unseren|meu|minha|nosso|nossa|"
+    r"il\s+mio|la\s+mia|il\s+nostro|la\s+nostra)\s+(?P<kind>" + "|".join(_KINDS_ABROAD) + r")\s+"
+    r"(?P<name>[A-ZÀ-Ý][\w'-]+)")
+_SI_NAMED = re.compile(
+    r"(?i:\b(?:(?:may|meron)\s+(?:\w+\s+){0,2}?)(?P<kind>kitten|puppy|cat|dog|aso|pusa|tuta|kuting)\b)"
+    r"[^.!?]{0,30}?\bsi\s+(?P<name>[A-ZÀ-Ý][\w'-]+)")
+
+
 def pets_got(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "kitten named Miso") for each pet the text says the user just got."""
     out = []
@@ -61,7 +78,11 @@ def pets_got(text: str) -> list[tuple[int, int, str]]:
         name = named.group("name") if named and named.group("name").lower() not in _NO_NAME else None
         value = f"{kind} named {name[0].upper() + name[1:]}" if name else kind
         out.append((m.start("kind"), m.end() + (named.end() if named else 0), value))
-    return out
+    for pattern in (_MINE_ABROAD, _SI_NAMED):
+        for m in pattern.finditer(text):
+            kind = m.group("kind").lower()
+            out.append((m.start("kind"), m.end("name"), f"{_KINDS_ABROAD.get(kind, kind)} named {m.group('name')}"))
+    return sorted(out)
 
 
 # a pet's value that is no pet: a person ("live w my mom n 2 cats": "User has a pet: mom."), or the words that
