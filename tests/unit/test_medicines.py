@@ -24,6 +24,8 @@ from mnemo.domain.extraction.screen import screen
     ("my gp put me on ramipril last week", ["ramipril"]),
     ("the nurse started me on sertraline 50mg", ["sertraline 50mg"]),
     ("i take losartan every morning", ["losartan"]),
+    ("I take cetirizine every day in spring", ["cetirizine"]),  # an antihistamine's stem
+    ("zopiclone helps me sleep, I take zopiclone at 10", ["zopiclone"]),
     ("been on prednisolone for 2 weeks for my asthma", ["prednisolone"]),
     ("I have been prescribed gabapentin for the nerve pain", ["gabapentin"]),
     ("the endo changed me from gliclazide to Trulicity, the doctor reckons it's better", ["Trulicity"]),

@@ -40,7 +40,10 @@ _INN_STEM = re.compile(
     r"afil|profen|coxib|gabalin|gabapentin|piprazole|apine|idone|lamotrigine|valproate|etiracetam|"
     r"trigine|amide|osin|asteride|tamsulosin|statin|aspirin|insulin|warfarin|metformin|lithium|"
     r"paracetamol|acetaminophen|ibuprofen|naproxen|codeine|tramadol|morphine|methotrexate|allopurinol|"
-    r"colchicine|digoxin|furosemide|spironolactone|levothyroxine|thyroxine|prednisone|prednisolone)$",
+    r"colchicine|digoxin|furosemide|spironolactone|levothyroxine|thyroxine|prednisone|prednisolone|"
+    # the antihistamines, painkillers, antidepressants and sleeping pills bought or prescribed most ("cetirizine",
+    # "loratadine", "fexofenadine", "diphenhydramine", "diclofenac", "venlafaxine", "zopiclone", "mesalazine")
+    r"tirizine|atadine|fenadine|hydramine|phenamine|fenac|faxine|iclone|melatonin|salazine)$",
     re.IGNORECASE)
 _UNIT = r"(?:mg|mcg|µg|ug|g|milligrams?|micrograms?|units?|iu|ml)"
 # a dose: "5mg", "75 mcg", "8 units"
