@@ -1276,6 +1276,10 @@ _diets = _values(diets_followed)
     (_diets, "I was going to start a diet today but the donuts won", []),
     (_diets, "thinking of trying a vegan diet", []),
     (_diets, "is a keto diet good for runners?", []),
+    # the short and the Hindi words for vegetarian, and Quebec's "chu"; not before a noun
+    (_diets, "chu végé depuis deux semaines", ["végé"]),
+    (_diets, "I am shakahari now from last week", ["shakahari"]),
+    (_diets, "I'm veggie burger obsessed lol", []),
 ])
 def test_a_diet_named_is_read_where_it_is_said(
         read: Callable[[str], list[str]], text: str, expected: list[str]) -> None:

@@ -38,10 +38,15 @@ DIET_NAMES = (MEATLESS + r"|keto|low[- ]carbs?|paleo|gluten[- ]free|dairy[- ]fre
 # a diet's own name said of the user in the words of any language they write in: "main eggetarian hu" (Hinglish),
 # "je suis végétarienne", "soy vegana"; the tagger learned the English names after "I'm"
 _NAMED_DIET = re.compile(
-    r"\b(?:i['’]?m|im|i am|main|mai|soy|sono|je suis|ich bin|eu sou|we['’]?re|we are)\s+"
+    # ("chu" and "j'suis" as Quebec French says "je suis")
+    r"\b(?:i['’]?m|im|i am|main|mai|soy|sono|je suis|j['’]suis|jsuis|chu|ich bin|eu sou|we['’]?re|we are)\s+"
     r"(?:(?:a|an|strictly|strict|fully|mostly|pretty much|basically|now|still|also|totally)\s+)*"
     r"(?P<diet>" + MEATLESS + r"|v[ée]g[ée]tarien(?:ne)?|v[ée]gane?|"
-    r"vegetarier(?:in)?|veganer(?:in)?|vegetarian[ao]s?|vegan[ao]s?|vegetariano|pescetarian[ao]|jain|sattvic)\b",
+    r"vegetarier(?:in)?|veganer(?:in)?|vegetarian[ao]s?|vegan[ao]s?|vegetariano|pescetarian[ao]|jain|sattvic|"
+    # the short and the Hindi words for vegetarian, where no noun follows them ("chu végé depuis deux semaines", "I
+    # am shakahari now", "hum pure veg hain"; not "I'm veggie burger obsessed")
+    r"(?:v[ée]g[ée]|veggie|shakahari|shaakahari|sakahari|pure\s+veg)(?=\s*(?:[.,;:!?)\n]|$|(?:now|too|since|depuis|"
+    r"desde|for|and|but|so|btw|lol|haha|from|hain|hai|hoon|hu|ho|already|anyway|these\s+days)\b)))(?![\w-])",
     re.IGNORECASE)
 
 
