@@ -50,6 +50,12 @@ def test_a_new_home_named_by_its_town(text: str, places: list[str]) -> None:
     ("hola, soy Lucía, vivo en Sevilla, soy profesora", ["Sevilla"]),
     ("Frau Müller hier, ich wohne in Leipzig", ["Leipzig"]),
     ("I LIVE IN TULSA AND I NEED A RECIPE", ["TULSA"]),
+    ("on a déménagé à Laval l'an passé", ["Laval"]),
+    ("nos mudamos a Valencia en verano", ["Valencia"]),
+    ("wir sind nach Leipzig gezogen", ["Leipzig"]),
+    ("lipat na kami sa Cebu last month", ["Cebu"]),
+    ("update: nasa Skokie na ako, share kami ni ate Joy sa 2-bedroom niya", ["Skokie"]),
+    ("nasa Manila na ako for the conference tomorrow", []),  # a stay
     # someone else's home, a wish, a past home, a visit, no town
     ("my sister is living in Leeds", []),
     ("I'd love living in Lisbon one day", []),

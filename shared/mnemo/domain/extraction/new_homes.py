@@ -42,7 +42,18 @@ _LIVING_IN = re.compile(
     # the same said in the languages users switch to
     r"|\b(?i:vivo|moro|habito)\s+(?i:en|a|em|in|no|na)\s+(?P<place2>" + _TOWN + r")"
     r"|\b(?i:wohne|lebe)\s+(?i:in)\s+(?P<place3>" + _TOWN + r")"
-    r"|\b(?i:j['’]habite)\s+(?i:à|a|en)\s+(?P<place4>" + _TOWN + r")")
+    r"|\b(?i:j['’]habite|on habite|on vit|nous habitons|nous vivons|on a déménagé|nous avons déménagé|"
+    r"j['’]ai déménagé)\s+(?i:à|a|en|au)\s+(?P<place4>" + _TOWN + r")"
+    r"|\b(?i:vivimos|nos mudamos|me mudé|me mude|moramos|mudei|mudamos|me mudei)\s+(?i:en|a|em|para|pra|no|na)\s+"
+    r"(?P<place5>" + _TOWN + r")"
+    r"|\b(?i:wir wohnen|wir leben)\s+(?i:in)\s+(?P<place6>" + _TOWN + r")"
+    r"|\b(?i:(?:ich bin|wir sind)\s+nach)\s+(?P<place7>" + _TOWN + r")\s+(?i:gezogen)"
+    # Tagalog: "nasa Skokie na ako" (I'm in Skokie now), "lumipat kami sa Cebu" (we moved to Cebu)
+    # (a stay the same words may say: only with a word of a home after it, "share kami ni ate Joy sa 2-bedroom")
+    r"|\b(?i:nasa)\s+(?P<place8>" + _TOWN + r")\s+(?i:na\s+(?:ako|kami))\b"
+    r"(?=[^.!?\n]{0,80}?\b(?i:bahay|condo|apartment|apt|flat|house|room|bedroom|rent|renta|upa|lipat|nakatira|titira|"
+    r"share)\b)"
+    r"|\b(?i:lumipat|lipat)\s+(?i:na\s+)?(?i:ako|kami)\s+(?i:sa)\s+(?P<place9>" + _TOWN + r")")
 _NOT_THE_USERS_LIVING = re.compile(
     r"\b(?:my|our|his|her|their|he|she|they|who|if|would|'d|could|might|may|want|wanted|wish|love|like|dream\w*|"
     r"imagine|thinking|consider\w*|plan\w*|hope|used to|not|never|no longer|n't|once|before|until|moving|"
@@ -54,11 +65,14 @@ _NO_TOWN = frozenset({"a", "an", "the", "in", "at", "with", "near", "by", "here"
 _NOT_IN_A_TOWN = frozenset({"and", "but", "or", "so", "with", "i", "im", "i'm", "i’m", "we", "now", "since", "for"})
 
 
-def living_in(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, place) where the user says, in the first person, that they live in a town."""
+def living_in(text: str, other_languages_only: bool = False) -> list[tuple[int, int, str]]:
+    """(start, end, place) where the user says, in the first person, that they live in a town; ``other_languages_only``:
+    only where they say it in another language than English (which the tagger, trained on English, reads least)."""
     found = []
     for m in _LIVING_IN.finditer(text):
-        group = next(g for g in ("place", "place2", "place3", "place4") if m.group(g))
+        if other_languages_only and m.group("place"):
+            continue
+        group = next(g for g in ("place", *(f"place{n}" for n in range(2, 10))) if m.group(g))
         place = m.group(group)
         if m.group("between") and _NOT_THE_USERS_LIVING.search(m.group("between")):
             continue

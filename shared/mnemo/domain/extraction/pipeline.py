@@ -62,7 +62,7 @@ from mnemo.domain.extraction.medicines import (
 )
 from mnemo.domain.extraction.moves import planned_move
 from mnemo.domain.extraction.names import names_self
-from mnemo.domain.extraction.new_homes import back_home, new_homes
+from mnemo.domain.extraction.new_homes import back_home, living_in, new_homes
 from mnemo.domain.extraction.new_jobs import began_as, bosses_at, last_days_at, left_jobs, new_jobs
 from mnemo.domain.extraction.pets import names_an_animal, pet_value, pets_got
 from mnemo.domain.extraction.readings import PieceReadings, current_reader
@@ -684,6 +684,10 @@ class LearnedExtractor:
                 # a name the tagger read as a tool, a project or a pastime is none of the user's towns
                 and not any(said[2].lower() in c.content.lower() for c in candidates
                             if c.tags and c.tags[0] not in ("home_location", "hometown"))]
+        # where the user lives said in another language ("nasa Skokie na ako, ... ang mahal ng rent sa Albany Park",
+        # "on a déménagé à Laval"): an exact reading, over the tagger's of words it was not trained on
+        back = back or [said for said in living_in(text, other_languages_only=True)
+                        if not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes if c.polarity)]
         if homes:
             now = back or [said for said in new_homes(text) if _NOW_NEAR.search(text[max(0, said[0] - 25):said[1] + 6])
                            and not any(set(terms(said[2])) <= set(terms(c.content)) for c in homes)
