@@ -31,6 +31,10 @@ def test_a_pet_the_user_just_got(text: str, pets: list[str]) -> None:
     ("our new house is in Didsbury, finally", ["Didsbury"]),
     ("my parents' new house in Leeds is huge", []),   # theirs
     ("we rented a holiday flat in Nice", []),         # no new home
+    # in the languages users switch to
+    ("o quarto novo em Alfama tem janela pro rio!!", ["Alfama"]),
+    ("mi nuevo piso en Gràcia es pequeño", ["Gràcia"]),
+    ("notre nouvel appart à Verdun est petit", ["Verdun"]),
     # a move, then the place alone with "now"
     ("moved flats. friedrichshain now, shared with two others", ["friedrichshain"]),
     ("moved house last week, Headingley now", ["Headingley"]),

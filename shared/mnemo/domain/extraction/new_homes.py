@@ -13,7 +13,13 @@ import re
 _NEW_HOME = re.compile(
     # "new" may open the sentence ("New place in Astoria is one bedroom"); the town keeps its capital
     r"\b(?i:(?:(?:our|my|the)\s+)?new\s+(?:flat|house|place|apartment|home|room|digs|condo)\s+(?:is\s+|here\s+)?"
-    r"(?:in|on the edge of|just outside))\s+(?P<place>[A-ZÀ-Ý][\w'’-]+(?:\s+[A-ZÀ-Ý][\w'’-]+){0,2})")
+    r"(?:in|on the edge of|just outside)"
+    # the same in the languages users switch to: "o quarto novo em Alfama", "mi nuevo piso en Gràcia", "notre nouvel
+    # appart à Verdun", "unsere neue Wohnung in Linden"
+    r"|(?:quarto|apartamento|apê|casa|ap)\s+nov[oa]\s+(?:em|no|na)|nov[oa]\s+(?:quarto|apartamento|apê|casa)\s+(?:em|no|na)"
+    r"|nuev[oa]\s+(?:piso|casa|departamento|depa|apartamento|cuarto)\s+(?:en)|(?:piso|casa|departamento|apartamento)\s+"
+    r"nuev[oa]\s+(?:en)|(?:nouvel\s+appart(?:ement)?|nouvelle\s+maison|nouveau\s+logement|nouvel\s+apart)\s+(?:à|a|en)"
+    r"|neue[nr]?\s+(?:Wohnung|Haus|WG)\s+in)\s+(?P<place>[A-ZÀ-Ý][\w'’-]+(?:\s+[A-ZÀ-Ý][\w'’-]+){0,2})")
 _NOT_OURS = re.compile(r"\b(?:holiday|summer|beach|ski|parents['’]?|mum['’]s|mom['’]s|dad['’]s|sister['’]s|"
                        r"brother['’]s|friend['’]s|their|his|her)\s+$", re.IGNORECASE)
 
