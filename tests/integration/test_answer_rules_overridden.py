@@ -58,6 +58,7 @@ def test_a_request_of_this_once_or_another_aspect_leaves_the_rule(service: Mnemo
 
 
 def test_a_rule_the_same_session_overrode_is_not_written(service: Mnemo) -> None:
+    # the later message yields no rule of its own: only this step leaves the first unwritten
     say_in_one_session(service, TENANT, USER, "c1", ["answers as bullet points pls", "my trip to Lisbon is in May",
-                                                     "actually stop the bullet points, paragraphs read better"])
+                                                     "can do paragraphs now, easier"])
     assert not any("bullet points pls" in rule for rule in _rules(service))

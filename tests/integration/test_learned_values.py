@@ -682,10 +682,16 @@ def test_a_home_bought_is_the_home_once_moved_into(extractor: LearnedExtractor, 
 @pytest.mark.parametrize("text", [
     "We had intended to travel to Furano in Hokkaido in August for the lavender fields. However, my knee will not "
     "permit such a journey.",
-    "I'd planned to visit mum in May but work got crazy",
+    "I'd planned to visit mum in May but I can't now, work got crazy",
 ])
 def test_a_plan_the_user_had_is_no_plan(extractor: LearnedExtractor, text: str) -> None:
     assert not [s for s in stored(extractor, text) if s.startswith("plan:")]
+
+
+@pytest.mark.parametrize("text", ["I'd planned to propose in Paris on the 14th, what restaurant should I book?",
+                                  "I had planned to visit mum in May, and I'm still going, just shorter"])
+def test_a_plan_the_user_had_and_still_has_is_a_plan(extractor: LearnedExtractor, text: str) -> None:
+    assert [s for s in stored(extractor, text) if s.startswith("plan:")]
 
 
 @pytest.mark.parametrize(("text", "job"), [
@@ -702,6 +708,12 @@ def test_a_plan_the_user_had_is_no_plan(extractor: LearnedExtractor, text: str) 
      "User's job: QA engineer at Comarch."),
     ("first week ko sa Rush! ICU pa rin, nights pa rin, pero mas ok ang staffing", "User's job: Rush."),
     ("my son's first salary from Google came in", None),
+    # a country, a city abroad or a month is where or when the work is
+    ("First salary in Canada!! finally after 6 months of job hunting", None),
+    ("got my first paycheck in March, finally", None),
+    ("first week ko sa Dubai, ok naman yung work pero mainit", None),
+    # the work said beside the new place is the job there
+    ("My first salary from Amazon came in, I'm a warehouse associate", "User's job: warehouse associate at Amazon."),
 ])
 def test_the_first_days_at_a_workplace_say_the_new_job(extractor: LearnedExtractor, text: str, job: str | None) -> None:
     assert stored(extractor, text).get("job") == job

@@ -15,6 +15,9 @@ from mnemo.domain.extraction.answer_stances import overrides, said_stances, stan
     ("réponds-moi en français", {"language": "french"}),
     ("short answers. code > explanation", {"length": "short", "order": "code first"}),
     ("explanation first, then the code", {"order": "explanation first"}),
+    # a language named as not the one, or as the user's own, is none
+    ("Answer in English even if I write in Spanish", {"language": "english"}),
+    ("reply in English, not in German", {"language": "english"}),
 ])
 def test_a_rule_holds_a_stance_on_each_aspect_it_speaks_of(rule: str, held: dict[str, str]) -> None:
     assert stances(rule) == held
@@ -31,12 +34,27 @@ def test_a_rule_holds_a_stance_on_each_aspect_it_speaks_of(rule: str, held: dict
     ("So please, you do not need to keep your sentences short anymore.", {"length": "long"}),
     ("you can write longer answers now with all the details", {"length": "long"}),
     ("keep it short pls", {"length": "short"}),
+    # a stance complained of, avoided or not read is the other; "don't worry" negates nothing
+    ("your answers are too long", {"length": "short"}), ("too many bullet points again", {"layout": "prose"}),
+    ("Please avoid long answers", {"length": "short"}), ("I can't read long answers on my phone", {"length": "short"}),
+    ("don't worry keep it short", {"length": "short"}),
 ])
 def test_a_standing_directive_about_answers_takes_a_stance(said: str, stance: dict[str, str]) -> None:
     assert said_stances(said) == stance
 
 
 @pytest.mark.parametrize("said", [
+    # an answer already given, thanked for or apologised for
+    "your last answer was too long", "thanks for the detailed answer!", "Sorry for the late reply, long day at work",
+    "To answer your question, the trip is long, about 3 weeks", "The replies on reddit were detailed",
+    # praise of the layout a rule asked for, and the layout of a paste
+    "this format is fine, thanks", "ignore the weird formatting, I copied this from a PDF: x",
+    # requests of this one answer, replies the user drafts to someone, the user's own lists and languages
+    "now give me a list of 10 restaurants in Lisbon", "now write me a detailed plan for the week",
+    "Can you format this data as a table?", "make it a table instead",
+    "help me write a reply in Spanish to my landlord, he says the heating is my problem",
+    "reply to this email in German for me", "the guest list is fine, thanks", "my to-do list is better now",
+    "we always speak Portuguese at home", "I stopped writing in English at work, everyone uses Hindi",
     "write me a short bio for the team page",  # a request of this once
     "give me a checklist for the move",
     "can you give me a list of museums?",
@@ -56,3 +74,12 @@ def test_another_stance_or_a_lift_on_an_aspect_the_rule_holds_overrides_it() -> 
     # the same stance, or a stance on another aspect, leaves it
     assert not overrides({"layout": "prose"}, rule)
     assert not overrides({"language": "spanish"}, rule)
+
+
+def test_a_long_clause_is_read_in_linear_time() -> None:
+    # each length word read the whole clause before it for the case it is said of (5 s for 48 000 characters)
+    import time
+
+    started = time.perf_counter()
+    said_stances("answers " + "short " * 8000)
+    assert time.perf_counter() - started < 1.0

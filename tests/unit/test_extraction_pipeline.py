@@ -1135,7 +1135,16 @@ def test_a_day_taken_back_across_an_aside_is_read_as_the_one_meant(text: str, me
 @pytest.mark.parametrize("text", ["we fly on the 3rd - my sister comes on the 5th - sorry",
                                   "party on the 3rd - the kids loved it - 5 of them came",
                                   "the exam is June 6 and then sorry, the party is June 9",
-                                  "the party is on the 3rd, sorry for the noise, it is 5 of us"])
+                                  "the party is on the 3rd, sorry for the noise, it is 5 of us",
+                                  # a courtesy, eagerness, another day as its own clause's subject, a count
+                                  "My flight to Lisbon is on the 3rd - sorry for the spam - the 5th is when we're back",
+                                  "My job interview is on Thursday - sorry if I sound nervous - Friday I have another",
+                                  "we arrive in Rome on Friday - can't wait - Saturday is the wedding",
+                                  "My dentist appointment is at 3 - sorry, typing one-handed - 2 kids screaming here",
+                                  "I can do Monday - sorry for the late reply - Tuesday also works",
+                                  # a bare "no" and nothing checked
+                                  "my exam was on Monday, no results yet, it's Friday already",
+                                  "we moved in on the 12th, no heating yet, it's the 20th and still nothing"])
 def test_an_aside_naming_a_day_of_its_own_or_taking_none_back_leaves_the_day(text: str) -> None:
     from mnemo.domain.extraction.dates import corrected_dates
 

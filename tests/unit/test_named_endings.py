@@ -140,14 +140,19 @@ def test_no_ending_said_otherwise(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["And Mochi has gone to a shepherd over at Glendale, it wasnae safe",
                                   "Mochi est mort samedi, 13 ans. les kids sont crushés",
-                                  "our cat Mochi passed away last week", "the cat was put to sleep yesterday",
+                                  "our cat Mochi passed away last week", "our cat was put to sleep yesterday",
                                   "Mochi went to live with my parents on their farm"])
 def test_a_pet_gone_said_by_its_name_first_is_ended(text: str) -> None:
     assert _ended(text) == {"cat"}
 
 
 @pytest.mark.parametrize("text", ["my sister's cat Mochi died", "if Mochi died I would be lost", "Mochi died?",
-                                  "Mochi has gone to the vet for her jabs", "Biscuit has gone to a farm"])
+                                  "Mochi has gone to the vet for her jabs", "Biscuit has gone to a farm",
+                                  # passing a test, passing out, putting a ball down, adopted, away for a while, a film
+                                  "Mochi passed her vet check with flying colours", "Mochi passed out on the sofa lol",
+                                  "I said drop it and Mochi put down the toy", "Mochi was rehomed to us from a rescue",
+                                  "Mochi went to a friend's place for the week", "Mochi has gone to a family friend "
+                                  "while we're in Rome", "Watched Marley and Me, the cat died and I sobbed"])
 def test_another_pet_a_pet_away_or_a_death_feared_ends_none(text: str) -> None:
     # ("Biscuit" is the horse: it alone is ended, never the cat)
     assert "cat" not in _ended(text)

@@ -21,6 +21,9 @@ from mnemo.domain.extraction.pets import pet_value, pets_got
     ("so... may kitten na ako, si Kiwi, orange tabby", ["kitten named Kiwi"]),
     ("ma soeur a un chien, Rex", []),  # hers
     ("si Marco ang bf ko", []),  # a person
+    ("may cat yung kapatid ko, si Ming, super arte", []),  # the sibling's
+    ("Si Ana may aso na, si Bantay", []),  # Ana's
+    ("unser Hund Bello ist krank", ["dog named Bello"]), ("Notre chien Caramel est malade", ["dog named Caramel"]),
 ])
 def test_a_pet_the_user_just_got(text: str, pets: list[str]) -> None:
     assert [value for _s, _e, value in pets_got(text)] == pets

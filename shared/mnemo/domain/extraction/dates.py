@@ -377,19 +377,37 @@ _CORRECTED_WHEN = re.compile(rf"\b(?P<old>{_A_WHEN})(?P<back>{_TAKEN_BACK})(?P<n
 # of March - sorry, Eilidh's just tipped her porridge over Bess - the 21st, I mean"): set off by dashes and saying a
 # word of taking back or of breaking off, or, undashed, breaking off and then taking back at once; the aside names
 # no day of its own and ends no sentence. The aside goes with the day taken back: what it says is the moment's.
-_BREAKS_OFF = (r"\b(?:sorry|wait|pardon|hang on|hold on|one sec|a sec|sec|oops|i mean|i meant|excuse me|apologies|"
-               r"my bad|brb|forgive me)\b")
+# (not the courtesies and eagerness the same words say: "sorry for the spam", "sorry if I sound nervous", "can't wait",
+# "wait for the bus")
+_BREAKS_OFF = (r"(?<!can't )(?<!cant )(?<!can’t )(?<!cannot )\b(?:sorry(?!\s+(?:for|if|about|to|that)\b)|"
+               r"wait(?!\s+(?:for|till|until|to|and)\b)|pardon|hang on|hold on|one sec|a sec|sec|oops|i mean|i meant|"
+               r"excuse me|apologies(?!\s+for\b)|my bad|brb|forgive me)\b")
+# a word that takes back what was said, once, with its pauses (one, not a run of them: an aside is read at many
+# places, and a run of "no no no" after each would cost the square of its length)
+_BACK_ONCE = (r"[\s.…,;:!\-]{0,6}(?:(?:well|ah|oh|eh|uh|um|hmm)[\s.…,;:!\-]{1,6})?"
+              r"(?:no+\s+wait|wait\s+no|no+|nope|wait|sorry|oops|i mean|i meant|actually|correction|make (?:that|it)|"
+              r"or rather|rather|my bad|pardon|i beg your pardon|forgive me|excuse me)\b[\s.…,;:!\-]{0,6}"
+              r"(?:(?:it['’]?s|its|it is)\b[\s,]{0,3})?")
 _DASH = r"\s+[-–—]+\s+"
 _ASIDE_TAKEN_BACK = re.compile(
-    rf"\b(?P<old>{_A_WHEN})(?:{_DASH}(?P<dashed>[^-–—.?!\n]{{3,100}}?){_DASH}(?P<then>{_TAKEN_BACK})?"
+    rf"\b(?P<old>{_A_WHEN})(?:{_DASH}(?P<dashed>[^-–—.?!\n]{{3,100}}?){_DASH}(?P<then>{_BACK_ONCE})?"
     r"(?:(?:from|on)\s+)?|"
-    rf"\s+(?P<aside>[^.?!\n]{{3,80}}?)(?P<back>{_TAKEN_BACK})|"
+    rf"\s+(?P<aside>[^.?!\n]{{3,80}}?)(?P<back>{_BACK_ONCE})|"
     # taken back first, then what the user checked, then the day: "6 March, no wait, I checked in email, it is 13 March"
-    rf"(?P<first>{_TAKEN_BACK})(?P<checked>[^.?!\n]{{3,60}}?)[,;:]\s*(?:it['’]?s|its|it\s+is|it\s+will\s+be|"
+    rf"(?P<first>{_BACK_ONCE})(?P<checked>[^.?!\n]{{3,60}}?)[,;:]\s*(?:it['’]?s|its|it\s+is|it\s+will\s+be|"
     r"it['’]ll\s+be)\s+(?:on\s+)?)"
     rf"(?P<new>{_A_WHEN})(?![\w:])"
     r"(?P<tail>,?\s*(?:i mean|i meant|sorry|rather)\b)?", re.IGNORECASE)
 _BREAKING_OFF = re.compile(_BREAKS_OFF, re.IGNORECASE)
+# what the user checked before the day meant: "I checked in email", "just looked at the letter"
+_CHECKED = re.compile(r"\b(?:check\w*|look\w*|confirm\w*|saw|seen|read|email|e-mail|letter|calendar|ticket|booking|"
+                      r"invite|invitation|app|website|schedule)\b", re.IGNORECASE)
+# the day said after an aside as the subject of its own clause is another day ("the 5th is when we come back", "Friday I
+# have another one", "Saturday is the wedding", "Tuesday also works"); a bare number before a word is a count ("2 kids
+# screaming", "10 minutes from my office")
+_ITS_OWN_CLAUSE = re.compile(r"^\s*(?:is|are|was|were|i|we|he|she|they|also|works|work|too|would|will|should|could|"
+                             r"[a-z]+s\b)", re.IGNORECASE)
+_A_COUNT = re.compile(r"^\s*(?:[^\W\d_]+)", re.IGNORECASE)
 _A_DAY_SAID = re.compile(rf"\b{_A_WHEN}(?![\w:])", re.IGNORECASE)
 _LEAD = re.compile(r"(?:(?:next|this|on|at|by|the)\s+)?", re.IGNORECASE)
 _MONTH_NAMED = re.compile(_MONTH_NOT_NAMED, re.IGNORECASE)
@@ -460,8 +478,19 @@ def corrected_dates(text: str) -> str:
         aside = next(a for a in (m.group("dashed"), m.group("aside"), m.group("checked")) if a is not None)
         if _A_DAY_SAID.search(aside) or _when_kind(m.group("old")) != _when_kind(m.group("new")):
             return m.group(0)
+        after = m.string[m.end("new"):m.end("new") + 20]
+        if not m.group("tail") and (_ITS_OWN_CLAUSE.match(after) or (re.fullmatch(r"\d{1,2}", m.group("new").strip())
+                                                                      and _A_COUNT.match(after))):
+            return m.group(0)
+        # the words of breaking off read with what follows them ("sorry for the spam" is a courtesy)
+        broke_off = _BREAKING_OFF.search(m.string, m.start("old"), m.end("new"))
+        if m.group("checked") is not None:
+            # taken back with more than a bare "no", and something checked ("no results yet, it's Friday" is not)
+            said = m.string[m.start("first"):m.end("checked")]
+            return (_meant(m.group("old"), m.group("new"), m.group(0))
+                    if _BREAKING_OFF.search(said) and _CHECKED.search(m.group("checked")) else m.group(0))
         taken_back_by_the_dash = m.group("dashed") is not None and bool(m.group("tail") or m.group("then"))
-        if not _BREAKING_OFF.search(aside) and not taken_back_by_the_dash and m.group("checked") is None:
+        if not broke_off and not taken_back_by_the_dash:
             return m.group(0)
         return _meant(m.group("old"), m.group("new"), m.group(0))
     def one_not_other(m: re.Match[str]) -> str:

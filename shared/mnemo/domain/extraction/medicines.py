@@ -36,7 +36,7 @@ _INN_STEM = re.compile(
     r"(?:pril|prilat|sartan|olol|alol|dipine|vastatin|formin|gliflozin|gliptin|glutide|glinide|gliclazide|"
     r"glipizide|xaban|gatran|parin|farin|prazole|tidine|oxetine|opram|alopram|traline|triptyline|ipramine|"
     r"azepam|azolam|cillin|mycin|cycline|floxacin|oxacin|olone|isone|sone|thyroxine|thyronine|mazole|"
-    r"umab|ximab|zumab|tinib|ciclovir|cyclovir|setron|triptan|dronate|lukast|terol|sonide|semide|thiazide|"
+    r"umab|ximab|zumab|tinib|ciclovir|cyclovir|setron|triptan|dronate|lukast|(?<!choles)terol|sonide|semide|thiazide|"
     r"afil|profen|coxib|gabalin|gabapentin|piprazole|apine|idone|lamotrigine|valproate|etiracetam|"
     r"trigine|amide|osin|asteride|tamsulosin|statin|aspirin|insulin|warfarin|metformin|lithium|"
     r"paracetamol|acetaminophen|ibuprofen|naproxen|codeine|tramadol|morphine|methotrexate|allopurinol|"
@@ -220,11 +220,19 @@ def medicines_in(text: str, medical: bool | None = None) -> list[Mention]:
 # a medicine said as the user's own, in whatever sentence (a question, most often: "can i take ibuprofen with my
 # sertraline?", "does grapefruit interfere with the atorvastatin I take every night?", "whether green tea interacts
 # with warfarin, which I have been taking since my heart operation"): "my" before its name, or "I take" after it
+# (not a thing a medicine's name may also name: "my lithium battery")
+_NOT_THE_MEDICINE = r"(?!\s+(?:ion|battery|batteries|polymer|cells?|levels?|test|tests)\b)"
 _MY_MEDICINE = re.compile(r"\bmy\s+(?:daily\s+|usual\s+|regular\s+|current\s+|morning\s+|evening\s+|night\s+)?"
-                          r"(?P<name>[^\W\d_][\w'-]*)", re.IGNORECASE)
+                          r"(?P<name>[^\W\d_][\w'-]*)" + _NOT_THE_MEDICINE, re.IGNORECASE)
+# (the name starts a word: read from inside a long token it would be read at each of its letters)
 _MEDICINE_I_TAKE = re.compile(
-    r"(?P<name>[^\W\d_][\w'-]*)(?:\s+\d+(?:[.,]\d+)*\s*" + _UNIT + r")?,?\s+(?:that\s+|which\s+)?i\s*"
+    r"(?<![\w'-])(?P<name>[^\W\d_][\w'-]*)(?:\s+\d+(?:[.,]\d+)*\s*" + _UNIT + r")?,?\s+(?:that\s+|which\s+)?i\s*"
     r"(?:(?:'ve|have|'m|am)\s+)?(?:been\s+)?(?:take|taking|on|using)\b", re.IGNORECASE)
+# a medicine of the user's that is over or gone: "I finished my amoxicillin", "ran out of my inhaler", "lost my
+# ibuprofen", "used to take my sertraline"
+_OVER_OR_GONE = re.compile(r"\b(?:finish\w*|ran\s+out\s+of|run\s+out\s+of|out\s+of|lost|misplaced|forgot|"
+                           r"used\s+to\s+take|gave\s+up|give\s+up|dropped|stopp\w*|quit\w*|came\s+off|done\s+with|"
+                           r"weaned\s+off)\b[^.,;!?]{0,15}$", re.IGNORECASE)
 
 
 def own_medicines(text: str) -> list[Mention]:
@@ -232,7 +240,8 @@ def own_medicines(text: str) -> list[Mention]:
     name is one (a medicine's stem: "my sertraline", not "my Pixel"); in order."""
     out = [Mention(m.group("name"), m.start("name"), m.end("name"))
            for pattern in (_MY_MEDICINE, _MEDICINE_I_TAKE) for m in pattern.finditer(text)
-           if has_medicine_stem(m.group("name")) and not _NOT_TAKEN_BEFORE.search(text[:m.start()])]
+           if has_medicine_stem(m.group("name")) and not _NOT_TAKEN_BEFORE.search(text[:m.start()])
+           and not _OVER_OR_GONE.search(text[max(0, m.start() - 40):m.start()])]
     return sorted(set(out), key=lambda mention: mention.start)
 
 

@@ -89,15 +89,19 @@ _PET_KINDS = (r"(?:dog|doggo|pup|puppy|cat|kitty|kitten|horse|pony|rabbit|bunny|
               r"bird|tortoise|turtle|lizard|snake|collie|terrier|chien|chienne|chat|chatte|perro|perra|gato|gata|"
               r"hund|katze)")
 _PET_GONE = re.compile(
-    r"(?:^|(?<=[,.;:!?\n])|\band\s+|\bso\s+)\s*(?:(?:our|my|the|notre|mon|ma|nuestro|nuestra)\s+"
+    r"(?:^|(?<=[,.;:!?\n])|\band\s+|\bso\s+)\s*(?:(?:our|my|notre|mon|ma|nuestro|nuestra)\s+"
     r"(?:(?:old|dear|sweet|poor|beloved|lovely|vieux|vieille)\s+)?(?:" + _PET_KINDS + r"\s+)?)?"
     r"(?!(?:has|have|had|is|was|got)\b)(?P<what>[\w'’-]+)\s+(?:has\s+|have\s+|had\s+|is\s+|was\s+|got\s+)?"
-    r"(?:died|passed(?:\s+away|\s+on)?|"
-    # gone to live elsewhere, not to the vet: "gone to a shepherd", "gone to live with my brother"
-    r"(?:gone|went)\s+to\s+(?:live\b|a\s+new\s+(?:home|family|owner)|new\s+owners?|another\s+(?:home|family)|"
-    r"a\s+(?:farm|shepherd|family|friend|rescue|sanctuary|good\s+home))|been\s+rehomed|rehomed|"
-    r"been\s+put\s+down|put\s+down|put\s+to\s+sleep|crossed\s+the\s+rainbow\s+bridge|est\s+morte?|"
-    r"est\s+décédée?|murió|se\s+murió|ist\s+gestorben|morreu)\b", re.IGNORECASE)
+    # ("passed" only as dying: "passed his obedience test", "passed out on the sofa" are not)
+    r"(?:died|passed\s+away|passed\s+on(?!\s+(?:the|a|an|his|her|it|to)\b)|"
+    # gone to live elsewhere for good, not to the vet or a friend's for the week
+    r"(?:gone|went)\s+to\s+(?:live\s+(?:with|on|at|in)\b|a\s+new\s+(?:home|family|owner)|new\s+owners?|"
+    r"another\s+(?:home|family)|a\s+(?:farm|shepherd|rescue|sanctuary|good\s+home)\b|"
+    r"a\s+(?:family|friend)(?![\w'’]))(?![^.!?\n]{0,40}\b(?:for\s+(?:the|a|two|three|few|couple)|while|until|till|"
+    r"during|'s\b))|been\s+rehomed(?!\s+(?:to|with|from)\s)|rehomed(?!\s+(?:to|with|from)\s)|"
+    # put down as put to death, in the passive ("Max put down the ball" is no death)
+    r"been\s+put\s+down|(?:had\s+to\s+be|was|got)\s+put\s+down|put\s+to\s+sleep|crossed\s+the\s+rainbow\s+bridge|"
+    r"est\s+morte?|est\s+décédée?|murió|se\s+murió|ist\s+gestorben|morreu)\b", re.IGNORECASE)
 # ... said first, but not as done by the user now: "if the choir gets worse I stop", "Next month tennis I stop",
 # "After tennis I stop", "The coach said: tennis I stop"
 _NOT_SAID_FIRST = re.compile(r"\b(?:if|when|once|maybe|should|shall|can|could|would|will|must|might|may|do|did|why|"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from mnemo.domain.extraction.countries import is_a_country_or_city_abroad
+from mnemo.domain.extraction.dates import CALENDAR_NAMES
 from mnemo.domain.extraction.segment import sentence_around
 
 JOB_MAX_WORDS = 10
@@ -66,11 +68,20 @@ _NO_WORKPLACE = re.compile(r"^(?:mum|mom|mam|dad|my|our|his|her|their|the\s+kids
                            r"grandma|grandpa|nan|gran)\b", re.IGNORECASE)
 
 
+def _a_place_or_time(name: str) -> bool:
+    words = name.split()
+    return (is_a_country_or_city_abroad(name) or is_a_country_or_city_abroad(words[0])
+            or words[0].lower() in CALENDAR_NAMES)
+
+
 def new_jobs(text: str) -> list[tuple[int, int, str]]:
     """(start, end, "deputy principal at Scoil Éanna in Oranmore") for each job the text says the user began."""
+    # (a country, a city abroad or a month is where or when the work is, not who it is for: "First salary in Canada!!",
+    # "first week ko sa Dubai", "got my first paycheck in March")
     out = [(m.start("job"), m.end("job"), m.group("job")) for m in _FIRST_DAYS.finditer(text)
-           if _WORK_TALK.search(text)]
-    out.extend((m.start("job"), m.end("job"), m.group("job")) for m in _FIRST_PAY.finditer(text))
+           if _WORK_TALK.search(text) and not _a_place_or_time(m.group("job"))]
+    out.extend((m.start("job"), m.end("job"), m.group("job")) for m in _FIRST_PAY.finditer(text)
+               if not _a_place_or_time(m.group("job")))
     # "working at Google" is the workplace's job; "driving for Raben" says the work too
     out.extend((m.start("place"), m.end("place"), m.group("place")) if m.group("job").lower().startswith("working")
                else (m.start("job"), m.end("job"), m.group("job")) for m in _WORKING_SINCE.finditer(text)

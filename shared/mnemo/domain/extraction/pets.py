@@ -61,12 +61,13 @@ _KINDS_ABROAD = {"chien": "dog", "chienne": "dog", "chiot": "puppy", "chat": "ca
                  "cachorro": "dog", "cachorra": "dog", "gatinho": "kitten", "gatinha": "kitten", "cane": "dog",
                  "gatto": "cat", "gatta": "cat", "aso": "dog", "pusa": "cat", "tuta": "puppy", "kuting": "kitten"}
 _MINE_ABROAD = re.compile(
-    r"\b(?:notre|mon|ma|mi|nuestro|nuestra|mein|meine|meinen|unser|unsere|unseren|meu|minha|nosso|nossa|"
-    r"il\s+mio|la\s+mia|il\s+nostro|la\s+nostra)\s+(?P<kind>" + "|".join(_KINDS_ABROAD) + r")\s+"
+    r"(?i:\b(?:notre|mon|ma|mi|nuestro|nuestra|mein|meine|meinen|unser|unsere|unseren|meu|minha|nosso|nossa|"
+    r"il\s+mio|la\s+mia|il\s+nostro|la\s+nostra)\s+(?P<kind>" + "|".join(_KINDS_ABROAD) + r"))\s+"
     r"(?P<name>[A-ZÀ-Ý][\w'-]+)")
+# (the user's by "ako" or "kami" right after the kind: "may cat yung kapatid ko, si Ming" is the sibling's)
 _SI_NAMED = re.compile(
-    r"(?i:\b(?:(?:may|meron)\s+(?:\w+\s+){0,2}?)(?P<kind>kitten|puppy|cat|dog|aso|pusa|tuta|kuting)\b)"
-    r"[^.!?]{0,30}?\bsi\s+(?P<name>[A-ZÀ-Ý][\w'-]+)")
+    r"(?i:\b(?:(?:may|meron)\s+(?:(?:na|akong|kaming|bagong|new)\s+){0,2})(?P<kind>kitten|puppy|cat|dog|aso|pusa|tuta|"
+    r"kuting)\s+(?:na\s+)?(?:ako|kami)\b)[^.!?]{0,30}?\bsi\s+(?P<name>[A-ZÀ-Ý][\w'-]+)")
 
 
 def pets_got(text: str) -> list[tuple[int, int, str]]:

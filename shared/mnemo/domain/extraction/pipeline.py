@@ -1284,8 +1284,10 @@ def _names_only(content: str, names: set[str]) -> bool:
 # slots a medicine said as taken may be misread into ("Now im on Jardiance" as avoided, "take losartan every
 # morning" as a routine, "prescribed gabapentin" as an allergy); never an allergy where the clause speaks of one
 # the same work at a new place: "Same position, QA engineer", "same job, better pay", "still a nurse", "ICU pa rin"
-_SAME_WORK = re.compile(r"\bsame\s+(?:position|job|role|title|work|post)\b|\bstill\s+(?:as\s+)?(?:a|an)\s+\w+",
-                        re.IGNORECASE)
+_SAME_WORK = re.compile(r"\bsame\s+(?:position|job|role|title|work|post)\b|\bstill\s+(?:as\s+)?(?:a|an)\s+\w+|"
+                        # the work said beside the new place: "My first salary from Amazon came in, I'm a warehouse
+                        # associate"
+                        r"\bi['’]?m\s+(?:a|an)\s+\w+|\bas\s+(?:a|an)\s+\w+", re.IGNORECASE)
 
 
 # ("allergic to penicillin" names a medicine the user must not take)

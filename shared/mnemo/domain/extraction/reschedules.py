@@ -239,15 +239,21 @@ _NOT_HAPPENING_AFTER_NAME = re.compile(
     r"(?:(?:(?:is|are|was|were|'s)\s+(?:not|never)|(?:isn|aren|wasn|won)['’]?t)\s+(?:going\s+to\s+|gonna\s+)?"
     r"(?:happen(?:ing)?|go(?:ing)?\s+ahead)(?:\s+(?:anymore|any\s+more|after\s+all|now))?|"
     r"(?:fell|falls|has\s+fallen|have\s+fallen)\s+through)" + _AT_A_PAUSE, re.IGNORECASE)
+# (a named event, not a meal or a drink: "no dinner for me, I'm fasting" ends no Friday dinner)
 _NONE_FOR_US = re.compile(
-    r"\bno\s+(?P<name>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)\s+for\s+(?:us|me)\b(?:\s+this\s+(?:year|time|summer|spring|"
-    r"autumn|winter))?" + _AT_A_PAUSE, re.IGNORECASE)
-# ... or said as a plan the user had, then a "but": "We had intended to travel to Furano in Hokkaido in August ...
-# However, my knee will not permit such a journey"; "I'd planned to visit mum in May but work got crazy"
-_HAD_INTENDED = re.compile(
-    r"\b(?:i|we)\s*(?:had|['’]d)\s+(?:originally\s+|always\s+|really\s+)?(?:intended|planned|hoped|meant|wanted)\s+"
-    r"to\s+(?P<name>[\w'’-]+(?:\s+[\w'’-]+){0,5})(?=[^!?\n]{0,200}?\b(?:but|however|though|unfortunately|sadly)\b)",
-    re.IGNORECASE)
+    r"\bno\s+(?P<name>(?:[A-ZÀ-Ý][\w'’-]*(?:\s+[A-ZÀ-Ý][\w'’-]*){0,3})|(?i:(?:[\w'’-]+\s+){0,2}?(?:trip|show|holiday|"
+    r"festival|concert|wedding|party|match|game|retreat|tour|cruise|camp|fair|gig|reunion)))\s+(?i:for\s+(?:us|me))\b"
+    r"(?i:\s+this\s+(?:year|time|summer|spring|autumn|winter))?" + _AT_A_PAUSE)
+# ... or said as a plan the user had, then a "but" that says it will not happen: "We had intended to travel to Furano
+# in Hokkaido in August. However, my knee will not permit such a journey"; "I'd planned to visit mum in May but I
+# can't now". Not a dream come true ("We'd always wanted to go to Japan but never had the money, so this trip is a
+# dream") nor a plan kept in a smaller way ("I had planned to run it in under 4 hours, though my knee is sore")
+GIVEN_UP_AFTER = re.compile(
+    r"[^!?\n]{0,200}?\b(?:but|however|though|unfortunately|sadly)\b[^!?\n]{0,100}?(?:\b(?:not|cannot|unable|no\s+longer|"
+    r"cancel\w*|called\s+off|fell\s+through|impossible|off)\b|n['’]t\b)", re.IGNORECASE)
+HAD_INTENDED = re.compile(
+    r"\b(?:i|we)\s*(?:had|['’]d)\s+(?:originally\s+|really\s+)?(?:intended|planned|hoped|meant|been\s+planning|"
+    r"been\s+hoping)\s+to\s+(?P<name>[\w'’-]+(?:\s+[\w'’-]+){0,5})", re.IGNORECASE)
 _ONE_DAY = re.compile(r"^\W*(?:today|tonight|tomorrow|this\s+(?:week|weekend|morning|evening|afternoon)|"
                       r"on\s+\w+day)\b", re.IGNORECASE)
 # said as what may happen, not what did: "If the Lisbon trip is cancelled, can I get my money back?"
@@ -255,21 +261,36 @@ _MAY_HAPPEN = re.compile(r"(?:^|[.!?\n]\s*)(?:[\w'’]+\s+){0,2}?(?:if|in case|w
                          r"[^.!?\n]*$", re.IGNORECASE)
 _NOT_THE_USERS = re.compile(r"\b(?:\w+['’]s|his|her|their|your)\s+(?:[\w'-]+\s+){0,3}$", re.IGNORECASE)
 _NO_PLAN_WORDS = frozenset(terms("it that this everything all the our my we i and too also now"))
+# what asks after a statement, in the clause the question mark ends: "the party is cancelled, are you sure?", "so the
+# BBQ is cancelled, or did I misread the email?", "the trip is off, since when?"; not a later clause of its own ("So
+# Tulum isn't going to happen anymore, ..., so May is just wide open now, which feels spacious?")
+_TAG_QUESTION = re.compile(r"^\s*(?:or|right|really|are|is|am|was|were|do|does|did|have|has|can|could|will|would|"
+                           r"since\s+when|why|how|what|isn['’]?t|aren['’]?t|no|yes|yeah|huh|eh)\b", re.IGNORECASE)
+
+
+def _asked(after: str) -> bool:
+    """The sentence after a statement ends in a question mark that asks about it: at once, or after a clause that asks
+    it again (_TAG_QUESTION)."""
+    end = re.search(r"[.!?\n]|$", after)
+    if end is None or end.group(0) != "?":
+        return False
+    clauses = re.split(r"[,;]", after[:end.start()])
+    return len(clauses) == 1 or bool(_TAG_QUESTION.match(clauses[-1]))
 
 
 def called_off_plans(text: str) -> list[str]:
     """The words naming each plan the text says is off (the names, for matching the user's stored plans)."""
     out = []
-    for pattern in (_OFF_AFTER_NAME, _OFF_BEFORE_NAME, _NOT_HAPPENING_AFTER_NAME, _NONE_FOR_US, _HAD_INTENDED):
+    for pattern in (_OFF_AFTER_NAME, _OFF_BEFORE_NAME, _NOT_HAPPENING_AFTER_NAME, _NONE_FOR_US, HAD_INTENDED):
         for m in pattern.finditer(text):
             name = m.group("name").strip()
-            # asked where the question mark ends its own clause ("is the party off?"), not a later one ("So Tulum isn't
-            # going to happen anymore, ..., so May is just wide open now, which feels spacious?")
-            sentence_end = re.search(r"[.!?\n,;]|$", text[m.end():])
-            asked = sentence_end is not None and sentence_end.group(0) == "?"
+            if pattern is HAD_INTENDED and not GIVEN_UP_AFTER.match(text, m.end()):
+                continue
+            if _asked(text[m.end():]):
+                continue
             if (_ONE_DAY.match(text[m.end():]) or _NOT_THE_USERS.search(text[max(0, m.start("name") - 30):
                                                                                m.start("name")] + name + " ")
-                    or asked or _MAY_HAPPEN.search(text[:m.end("name")])
+                    or _MAY_HAPPEN.search(text[:m.end("name")])
                     or not set(terms(name)) - _NO_PLAN_WORDS):
                 continue
             out.append(name)

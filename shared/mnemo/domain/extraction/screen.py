@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from mnemo.domain.extraction.dates import CALENDAR_NAMES, WEEKDAY_NAME, anchor
 from mnemo.domain.extraction.languages import is_a_language, names_a_spoken_language
 from mnemo.domain.extraction.medicines import said_as_own
+from mnemo.domain.extraction.reschedules import GIVEN_UP_AFTER, HAD_INTENDED
 from mnemo.domain.extraction.segment import is_question
 from mnemo.domain.extraction.slots import ANSWER_SLOTS
 from mnemo.domain.screening import rejection_reason
@@ -476,6 +477,16 @@ _SINCE_WORDS = re.compile(r"\bsince(?:\s+[\w'-]+){1,3}", re.IGNORECASE)
 _SOME_DAY = datetime(2026, 1, 1, tzinfo=UTC)
 
 
+def _given_up(clause: str, message: str) -> bool:
+    """The clause says a plan the user had (reschedules.HAD_INTENDED), and the message then says it will not happen
+    (reschedules.GIVEN_UP_AFTER)."""
+    had = HAD_INTENDED.search(clause)
+    if had is None:
+        return False
+    at = message.find(clause)
+    return bool(GIVEN_UP_AFTER.match(message, at + had.end()) if at >= 0 else GIVEN_UP_AFTER.match(clause, had.end()))
+
+
 def _begun_not_to_come(clause: str) -> bool:
     """The only day the clause names is when something began ("since Monday"), and nothing says it is to come ("I
     learn Japanese now since 3 months, for the N4 exam in December" names December too)."""
@@ -486,12 +497,6 @@ def _begun_not_to_come(clause: str) -> bool:
 
 _TO_COME = re.compile(r"\b(?:will|won['’]t|going to|gonna|next|tomorrow|until|till|from\s+\w+\s+on|'ll|plan\w*)\b",
                       re.IGNORECASE)
-
-# a plan the user says they had, in the past perfect: one given up ("We had intended to travel to Furano in August.
-# However, my knee will not permit such a journey"; "I'd planned to visit mum in May but")
-_HAD_INTENDED = re.compile(r"\b(?:i|we)\s*(?:had|['’]d)\s+(?:originally\s+|always\s+|really\s+)?(?:intended|planned|"
-                           r"hoped|meant|wanted|been\s+planning|been\s+hoping)\s+to\b", re.IGNORECASE)
-
 
 # a standing way of answering asked for as a favour ("Can you reply in Taglish from now on?"): a request, not a
 # question (the check before it has found the words that make it stand)
@@ -526,8 +531,8 @@ def screen(value: str, clause: str, slot: str, explicit: bool = False, sentence:
         return "not_studies"  # "got internship at MTN as IT intern": work, which ends no degree
     if slot == "plan" and _begun_not_to_come(clause):
         return "not_a_plan"  # "driving for Raben since Monday": begun, not to come
-    if slot == "plan" and _HAD_INTENDED.search(clause):
-        return "not_a_plan"  # "We had intended to travel to Furano in August": given up
+    if slot == "plan" and _given_up(clause, message or sentence or clause):
+        return "not_a_plan"  # "We had intended to travel to Furano in August. However, my knee will not permit"
     if slot == "birthday" and not explicit and _not_the_users_birthday(value, clause, message or sentence or clause):
         return "about_someone_else"
     if slot not in _ABOUT_THE_USER_ANYWAY and (_about_someone_else(value, clause, slot)
