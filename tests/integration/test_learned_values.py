@@ -305,6 +305,18 @@ def test_a_medicine_stopped_asked_for_or_no_medicine_is_none_of_theirs(extractor
     assert not [c for s, c in stored(extractor, text).items() if s.startswith("health:") and "no longer" not in c]
 
 
+@pytest.mark.parametrize(("text", "language"), [("réponds-moi en français stp", "français"),
+                                              ("nijibu kwa Swahili tu, hii English ya ofisi inanibore", "Swahili"),
+                                              ("mujhe Hindi mein jawab do", "Hindi")])
+def test_a_language_asked_for_in_the_users_own_words_is_the_answer_language(extractor: LearnedExtractor, text: str,
+                                                                           language: str) -> None:
+    assert language in stored(extractor, text).get("answer_language", "")
+
+
+def test_what_a_clinician_finds_is_the_users_condition(extractor: LearnedExtractor) -> None:
+    assert "User's health: arthrosis." in stored(extractor, "Knee is bad. Doctor says arthrosis.").values()
+
+
 def test_as_a_result_is_nothing_the_user_is(extractor: LearnedExtractor) -> None:
     assert stored(extractor, "As a result, which bus should I take?") == {}
 

@@ -3,7 +3,7 @@ which user messages take a stance as a standing directive (answer_stances)."""
 
 import pytest
 
-from mnemo.domain.extraction.answer_stances import overrides, said_stances, stances
+from mnemo.domain.extraction.answer_stances import languages_asked, overrides, said_stances, stances
 
 
 @pytest.mark.parametrize(("rule", "held"), [
@@ -83,3 +83,16 @@ def test_a_long_clause_is_read_in_linear_time() -> None:
     started = time.perf_counter()
     said_stances("answers " + "short " * 8000)
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(("text", "languages"), [
+    ("réponds-moi en français stp", ["French"]),
+    ("alafu nijibu kwa Swahili tu, hii English ya ofisi inanibore", ["Swahili"]),
+    ("mujhe Hindi mein jawab do", ["Hindi"]),
+    ("antworte mir bitte auf Deutsch", ["German"]),
+    ("just this once, answer in French", []),  # this once
+    ("help me write a reply in Spanish to my landlord", []),  # a reply the user drafts
+    ("do you speak Swahili?", []),
+])
+def test_a_language_asked_for_in_the_users_own_words(text: str, languages: list[str]) -> None:
+    assert [language for _s, _e, language in languages_asked(text)] == languages

@@ -388,6 +388,9 @@ def test_a_language_written_in_lower_case_after_a_verb_of_code_is_a_switch(text:
     ("Symbicort", "Doctor sahib stopped the Ventolin, now only Symbicort", "health", True),
     ("diabetic", "the doctor is diabetic herself, funny", "health", False),
     ("apixaban", "the GP stopped the warfarin and put him on apixaban", "health", False),
+    # what a clinician finds is the user's condition
+    ("arthrosis", "Doctor says arthrosis", "health", True),
+    ("cataract", "the ophthalmologist found a cataract in my left eye", "health", True),
     ("two puffs", "two puffs morning and night and extra if needed", "health", False),
     # a diet tried for a few days is no diet
     ("vegana", "estoy vegana this week jaja", "diet", False),

@@ -194,3 +194,38 @@ def said_stances(message: str) -> dict[str, str]:
 def overrides(new: dict[str, str], old: dict[str, str]) -> bool:
     """The new stances end a rule that holds the old ones: another stance, or a lift, on an aspect both speak of."""
     return any(aspect in old and (stance == LIFTED or stance != old[aspect]) for aspect, stance in new.items())
+
+
+# a language the answers are to be in, asked for in the words of the language the user writes in: "réponds-moi en
+# français stp", "nijibu kwa Swahili tu", "mujhe Hindi mein jawab do", "antworte mir bitte auf Deutsch"; the tagger,
+# trained on English, reads some of these as one-off requests and some not at all, though a language asked for is
+# one for the answers to come
+_ASKING_VERB = (r"(?:r[ée]ponds?(?:-moi)?|r[ée]pondez(?:-moi)?|[ée]cris(?:-moi)?|[ée]crivez(?:-moi)?|parle(?:-moi)?|"
+                r"parlez(?:-moi)?|responde(?:me)?|resp[óo]ndeme|contesta(?:me)?|cont[ée]stame|escr[íi]beme|h[áa]blame|"
+                r"responda|escreve|escreva|fala|antworte|antworten|schreib|schreibe|sprich|rispondi(?:mi)?|scrivi(?:mi)?|"
+                r"parla(?:mi)?|nijibu|jibu|niandikie|niandikia|sumagot|sagutin|answer|reply|respond)")
+_LANGUAGE_ASKED = re.compile(
+    r"\b" + _ASKING_VERB + r"(?:\s+(?:mir|me|moi|nos|us|please|pls|plz|bitte|stp|svp|por\s+favor|tafadhali|po|na|lang|"
+    r"always|only|toujours|siempre|sempre|immer))*\s+(?:in|en|em|auf|kwa|sa|na|in\s+lingua)\s+"
+    r"(?:(?:simple|plain|easy|einfachem|simple)\s+)?(?P<a>" + _LANGUAGE_NAMES + "|" + "|".join(_OWN_NAMES) + r")\b"
+    r"|\b(?P<b>" + _LANGUAGE_NAMES + r")\s+(?:mein|me|mai|mei)\s+(?:hi\s+)?(?:jawab|likho|likhna|bolo|batao|reply|"
+    r"answer)\b", re.IGNORECASE)
+
+
+def languages_asked(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, language) for each language the text asks the answers to be in, in any of the languages users write
+    in; none in a question that is no request, a rule for this once, or a language named as not the one."""
+    out = []
+    for clause_match in re.finditer(r"[^.!?\n]+[.!?]?", text):
+        clause = clause_match.group(0)
+        if _ONCE.search(clause) or _DRAFTING.search(clause) or (
+                clause.rstrip().endswith("?") and not _ASKS_OF_THE_ASSISTANT.search(clause)):
+            continue
+        for m in _LANGUAGE_ASKED.finditer(clause):
+            name = (m.group("a") or m.group("b")).lower()
+            if _NOT_THIS_LANGUAGE.search(clause[max(0, m.start() - 40):m.start()]):
+                continue
+            language = _OWN_NAMES.get(name, name)
+            start = clause_match.start() + m.start()
+            out.append((start, clause_match.start() + m.end(), language[:1].upper() + language[1:]))
+    return out

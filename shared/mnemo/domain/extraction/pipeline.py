@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 from mnemo.domain.extraction.aids import aids_in, injuries_in
+from mnemo.domain.extraction.answer_stances import languages_asked
 from mnemo.domain.extraction.births import births
 from mnemo.domain.extraction.candidates import Candidate, Extraction, ForgetRequest
 from mnemo.domain.extraction.commands import (
@@ -271,6 +272,7 @@ class LearnedExtractor:
             candidates.extend(self._routines_abroad(candidates, message, text))
             candidates.extend(self._new_home(candidates, message, text))
             candidates = self._with_standing_rules(candidates, message, text)
+            candidates = _with_languages_asked(candidates, message, text)
             candidates = _one_style(candidates)
             candidates = _with_labelled_fields(candidates, message, text)
             # "just got off shift", "I work night shift": a shift (shifts.py), no health condition nor job
@@ -1283,6 +1285,28 @@ def _names_only(content: str, names: set[str]) -> bool:
 
 # slots a medicine said as taken may be misread into ("Now im on Jardiance" as avoided, "take losartan every
 # morning" as a routine, "prescribed gabapentin" as an allergy); never an allergy where the clause speaks of one
+def _with_languages_asked(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
+    """The language the user asks the answers to be in, in the words of the language they write in (answer_stances.
+    languages_asked: "réponds-moi en français stp", "nijibu kwa Swahili tu"), as the answer language, where the tagger
+    read none it kept from those words: what it read there as a one-off request or a language the user speaks goes."""
+    asked = languages_asked(text)
+    if not asked:
+        return candidates
+    out = list(candidates)
+    for start, end, language in asked:
+        said = text[start:end]
+        if any(c.should_store and c.tags and c.tags[0] in ANSWER_SLOTS and language.lower() in c.content.lower()
+               for c in out):
+            continue
+        if MARKER in said:
+            continue
+        out = [c for c in out if not (c.tags and c.tags[0] in (*ANSWER_SLOTS, "languages_spoken") and c.evidence
+                                      and (c.evidence in said or said in c.evidence))]
+        out.append(slot_candidate(SLOTS["answer_language"], f"answer in {language}", said, False, message,
+                                  PASSING_CONFIDENCE))
+    return out
+
+
 # the same work at a new place: "Same position, QA engineer", "same job, better pay", "still a nurse", "ICU pa rin"
 _SAME_WORK = re.compile(r"\bsame\s+(?:position|job|role|title|work|post)\b|\bstill\s+(?:as\s+)?(?:a|an)\s+\w+|"
                         # the work said beside the new place: "My first salary from Amazon came in, I'm a warehouse

@@ -238,7 +238,8 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
                 and not _names_the_value(value, clause[m.start():at])
                 and not (_CLINICIAN.search(m.group(0)) and (_THE_USER.search(clause[m.start():at])
                                                              or (slot == "health"
-                                                                 and _PRESCRIBED.search(clause[m.start():at])
+                                                                 and (_PRESCRIBED.search(clause[m.start():at])
+                                                                      or _DIAGNOSED.search(clause[m.start():at]))
                                                                  and not _ANOTHER.search(clause[m.start():at]))))):
             return True
     for m in _SHE_OR_HE.finditer(clause):
@@ -300,7 +301,8 @@ def _spoken_of(value: str, clause: str) -> bool:
 
 # a doctor's words and doings about the user are the user's facts: "the GP has put me on ramipril", "my doctor
 # has found that my thyroid is underactive"
-_CLINICIAN = re.compile(r"\b(?:doctor|gp|doc|nurse)\b", re.IGNORECASE)
+_CLINICIAN = re.compile(r"\b(?:doctor|gp|doc|nurse|physio|specialist|consultant|surgeon|dentist|midwife|"
+                        r"\w+ologist|psychiatrist|therapist)\b", re.IGNORECASE)
 # a diet kept for a few days only: "estoy vegana this week jaja", "keto for a week to see", "vegetarian today"
 _A_DIET_FOR_NOW = re.compile(r"\b(?:(?:just\s+)?this\s+(?:week|weekend)|for\s+(?:a|one|two|three|a\s+couple\s+of|"
                              rf"a\s+few)\s+(?:days?|weeks?)|(?:until|till)\s+(?:{WEEKDAY_NAME}|the\s+weekend))\b",
@@ -318,6 +320,10 @@ _ONLY_A_DOSE = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|half|a|an)\
 _PRESCRIBED = re.compile(r"\b(?:stopped|stops|started|starts|put|puts|prescribed|prescribes|gave|gives|give|switched|"
                          r"changed|added|adds|increased|raised|lowered|reduced|upped|doubled|halved|swapped|took|"
                          r"moved|cut)\b", re.IGNORECASE)
+# ... and what a clinician finds is the user's condition: "Knee is bad. Doctor says arthrosis.", "the ophthalmologist
+# has found a cataract"
+_DIAGNOSED = re.compile(r"\b(?:says?|said|thinks?|thought|found|finds|diagnosed|confirmed|confirms|suspects?|"
+                        r"reckons?)\b", re.IGNORECASE)
 _THE_USER = re.compile(r"\b(?:me|my|myself)\b", re.IGNORECASE)
 _USER_AGAIN = re.compile(r"\b(?:i|i'm|im|i am|i've|ive|i was|i'd)\b", re.IGNORECASE)
 _OPENER_ONLY = re.compile(r"^\W*(?:(?:and|but|while|whereas|though|also|so|oh|btw|lol)\s+)*$", re.IGNORECASE)
