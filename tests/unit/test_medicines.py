@@ -222,6 +222,7 @@ def test_a_new_medicine_taken_now_replaces_the_stored_ones_of_its_kind_only() ->
     ("my lithium battery died", []),
     ("I finished my amoxicillin yesterday", []),  # over
     ("I lost my ibuprofen somewhere", []),
+    ("Ibuprofen is bad for my stomach. Doctor changed it. Paracetamol now.", ["Paracetamol"]),  # said alone, now
 ])
 def test_a_medicine_said_as_the_users_own(text: str, names: list[str]) -> None:
     assert [m.name for m in own_medicines(text)] == names

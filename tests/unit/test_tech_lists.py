@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.domain.extraction.tech import tech_lists, technologies_named, widened_stack
+from mnemo.domain.extraction.tech import tech_lists, technologies_named, tools_of_their_work, widened_stack
 
 
 @pytest.mark.parametrize(("text", "listed"), [
@@ -76,3 +76,13 @@ def test_words_of_how_much_around_an_item_leave_it_a_list() -> None:
 ])
 def test_the_technologies_a_sentence_names(sentence: str, named: list[str]) -> None:
     assert technologies_named(sentence) == named
+
+
+@pytest.mark.parametrize(("text", "stacks"), [
+    ("My Playwright tests in TypeScript fail only on CI, locally all green.", ["Playwright, TypeScript"]),
+    ("my Django app in Python keeps timing out", ["Django, Python"]),
+    ("my son's Python code in Flask is slow", []),  # the son's
+    ("my wedding site in Squarespace", []),  # no technology the list knows, no language
+])
+def test_the_users_own_work_named_by_its_tools(text: str, stacks: list[str]) -> None:
+    assert [found.text for found in tools_of_their_work(text)] == stacks

@@ -235,11 +235,17 @@ _OVER_OR_GONE = re.compile(r"\b(?:finish\w*|ran\s+out\s+of|run\s+out\s+of|out\s+
                            r"weaned\s+off)\b[^.,;!?]{0,15}$", re.IGNORECASE)
 
 
+# a medicine said alone as the one taken now, a sentence of its own: "Doctor changed it. Paracetamol now.", "losartan
+# now instead"
+_NOW_ALONE = re.compile(r"(?:^|(?<=[.!?;\n])\s*)(?P<name>[^\W\d_][\w'-]*)\s+now\b(?:\s+instead)?\s*(?:[.!;\n]|$)",
+                        re.IGNORECASE)
+
+
 def own_medicines(text: str) -> list[Mention]:
     """The medicines the text says are the user's own by "my" before the name or "(which) I take" after it, where the
     name is one (a medicine's stem: "my sertraline", not "my Pixel"); in order."""
     out = [Mention(m.group("name"), m.start("name"), m.end("name"))
-           for pattern in (_MY_MEDICINE, _MEDICINE_I_TAKE) for m in pattern.finditer(text)
+           for pattern in (_MY_MEDICINE, _MEDICINE_I_TAKE, _NOW_ALONE) for m in pattern.finditer(text)
            if has_medicine_stem(m.group("name")) and not _NOT_TAKEN_BEFORE.search(text[:m.start()])
            and not _OVER_OR_GONE.search(text[max(0, m.start() - 40):m.start()])]
     return sorted(set(out), key=lambda mention: mention.start)

@@ -105,7 +105,13 @@ from mnemo.domain.extraction.standing_rules import standing_rules
 from mnemo.domain.extraction.switches import switched_to
 from mnemo.domain.extraction.tagger import BIO_PENALTY, SlotTagger, Span, TokenEncoder
 from mnemo.domain.extraction.tastes import advised_to_avoid, also_avoided, taken_up
-from mnemo.domain.extraction.tech import names_a_language, tech_lists, technologies_named, widened_stack
+from mnemo.domain.extraction.tech import (
+    names_a_language,
+    tech_lists,
+    technologies_named,
+    tools_of_their_work,
+    widened_stack,
+)
 from mnemo.domain.extraction.tolerated import tolerated
 from mnemo.domain.grammar import is_past_verb, third_person
 from mnemo.domain.models import Category, Message, Sensitivity, SourceKind
@@ -490,10 +496,11 @@ class LearnedExtractor:
         says it, in place of items the tagger read as something else ("User's job: k8s."); a stack the tagger
         found elsewhere in the message joins the list (the slot holds one value)."""
         out = candidates
-        for found in tech_lists(text):
+        theirs = tools_of_their_work(text)
+        for found in [*tech_lists(text), *theirs]:
             sentence = sentence_around(text, found.start, found.end)
-            if is_question(sentence):
-                continue  # "go, rust or zig for this?" asks
+            if is_question(sentence) and found not in theirs:
+                continue  # "go, rust or zig for this?" asks; "why do my Jest tests in TypeScript fail?" says the stack
             words = set(terms(found.text))
             out = [c for c in out if not (c.should_store and c.tags and c.tags[0] in _NOT_A_TECHNOLOGY
                                           and _names_only(c.content, words))]

@@ -187,3 +187,26 @@ def technologies_named(sentence: str) -> list[str]:
             out.append(sentence[words[i].start():words[end - 1].end()].rstrip("."))
         i = end
     return out
+
+
+# the user's own work named by its tools, in passing: "My Playwright tests in TypeScript fail only on CI", "my
+# Django app in Python 3.12 keeps timing out", "why does my React Native app written in TypeScript crash?"
+_WORK_NOUN = (r"(?:tests?|test\s+suite|suite|project|app|apps|code|codebase|pipeline|setup|scripts?|repo|build|game|"
+              r"site|website|backend|frontend|service|api|bot|server)")
+_MY_TOOLS = re.compile(
+    r"\bmy\s+(?P<first>[A-Za-z][\w.#+-]*(?:\s+[A-Za-z][\w.#+-]*)?)\s+" + _WORK_NOUN
+    + r"\s+(?:(?:is|are)\s+)?(?:(?:written|built|made|done)\s+)?(?:in|with|on|using)\s+(?P<second>[A-Za-z][\w.#+-]*)",
+    re.IGNORECASE)
+
+
+def tools_of_their_work(text: str) -> list[TechList]:
+    """The technologies the user names as their own work's in passing, when both are known and one is a language
+    ("Playwright, TypeScript"): a stack, said where the message asks or complains as often as not."""
+    out = []
+    for m in _MY_TOOLS.finditer(text):
+        first, second = m.group("first"), m.group("second")
+        if all(is_technology(w, True) for w in first.split()) and is_technology(second, True):
+            value = f"{first}, {second}"
+            if names_a_language(value):
+                out.append(TechList(m.start("first"), m.end("second"), value))
+    return out
