@@ -317,6 +317,16 @@ def test_what_a_clinician_finds_is_the_users_condition(extractor: LearnedExtract
     assert "User's health: arthrosis." in stored(extractor, "Knee is bad. Doctor says arthrosis.").values()
 
 
+def test_a_language_asked_for_leaves_the_languages_the_user_speaks(extractor: LearnedExtractor) -> None:
+    facts = stored(extractor, "I speak Hindi and Marathi, mujhe Hindi mein jawab do")
+    assert "User speaks Marathi." in facts.values()
+    assert "Hindi" in facts.get("answer_language", "")
+
+
+def test_a_stack_only_weighed_is_no_stack(extractor: LearnedExtractor) -> None:
+    assert "project_stack" not in stored(extractor, "would it be faster to redo my Django site in Go")
+
+
 def test_as_a_result_is_nothing_the_user_is(extractor: LearnedExtractor) -> None:
     assert stored(extractor, "As a result, which bus should I take?") == {}
 

@@ -38,6 +38,7 @@ def test_a_rule_holds_a_stance_on_each_aspect_it_speaks_of(rule: str, held: dict
     ("your answers are too long", {"length": "short"}), ("too many bullet points again", {"layout": "prose"}),
     ("Please avoid long answers", {"length": "short"}), ("I can't read long answers on my phone", {"length": "short"}),
     ("don't worry keep it short", {"length": "short"}),
+    ("Your replies are getting long again", {"length": "short"}),
 ])
 def test_a_standing_directive_about_answers_takes_a_stance(said: str, stance: dict[str, str]) -> None:
     assert said_stances(said) == stance
@@ -93,6 +94,9 @@ def test_a_long_clause_is_read_in_linear_time() -> None:
     ("just this once, answer in French", []),  # this once
     ("help me write a reply in Spanish to my landlord", []),  # a reply the user drafts
     ("do you speak Swahili?", []),
+    # someone else's replies, a language said not to be the one, the English the tagger reads
+    ("My customers always reply in Arabic so I use Google Translate", []), ("Mon fils me parle en anglais", []),
+    ("Hindi mein jawab mat do, English mein do", []), ("I'd rather you didn't reply in English", []),
 ])
 def test_a_language_asked_for_in_the_users_own_words(text: str, languages: list[str]) -> None:
     assert [language for _s, _e, language in languages_asked(text)] == languages

@@ -223,6 +223,8 @@ def test_a_new_medicine_taken_now_replaces_the_stored_ones_of_its_kind_only() ->
     ("I finished my amoxicillin yesterday", []),  # over
     ("I lost my ibuprofen somewhere", []),
     ("Ibuprofen is bad for my stomach. Doctor changed it. Paracetamol now.", ["Paracetamol"]),  # said alone, now
+    ("Grandma's in hospital. Morphine now.", []),  # someone else's
+    ("The dog's hips got worse, the vet changed it. Gabapentin now.", []),
 ])
 def test_a_medicine_said_as_the_users_own(text: str, names: list[str]) -> None:
     assert [m.name for m in own_medicines(text)] == names
@@ -234,4 +236,5 @@ def test_a_long_token_is_read_in_linear_time() -> None:
 
     started = time.perf_counter()
     medicines_in("why does this token fail? " + "a" * 20000)
+    own_medicines("x" + "\n" * 30000 + "y")  # a run of blank lines was read from each of its lines
     assert time.perf_counter() - started < 1.0

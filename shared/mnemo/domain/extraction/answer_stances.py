@@ -63,7 +63,7 @@ _LIFTS_LAYOUT = re.compile(r"\b(?:forget|ignore|scrap|drop|disregard|never ?mind
 # a word of a stance said not to hold: "no bullet points", "stop using headings", "you do not need to keep your
 # sentences short anymore", "avoid long answers", "I can't read long answers on my phone"; a stance complained of is
 # its opposite ("too long", "too many bullet points"). "don't worry" and "no worries" negate nothing.
-_NEGATED_BEFORE = re.compile(r"\b(?:no|not|don'?t|do not|never|stop|without|no need (?:for|to)|needn'?t|"
+_NEGATED_BEFORE = re.compile(r"\b(?:no|not|don'?t|do not|never|stop|without|no need (?:for|to)|needn'?t|getting|"
                              r"(?:don'?t|do not) need to|no more|less|fewer|avoid|skip|hate|can'?t|cannot|"
                              r"too(?:\s+many|\s+much)?)\b(?:\s+[\w'-]+){0,3}\s*$", re.IGNORECASE)
 _NO_WORRIES = re.compile(r"\b(?:no\s+worries|don'?t\s+worry|do\s+not\s+worry|never\s*mind|no\s+problem)\b",
@@ -200,16 +200,18 @@ def overrides(new: dict[str, str], old: dict[str, str]) -> bool:
 # français stp", "nijibu kwa Swahili tu", "mujhe Hindi mein jawab do", "antworte mir bitte auf Deutsch"; the tagger,
 # trained on English, reads some of these as one-off requests and some not at all, though a language asked for is
 # one for the answers to come
-_ASKING_VERB = (r"(?:r[ée]ponds?(?:-moi)?|r[ée]pondez(?:-moi)?|[ée]cris(?:-moi)?|[ée]crivez(?:-moi)?|parle(?:-moi)?|"
-                r"parlez(?:-moi)?|responde(?:me)?|resp[óo]ndeme|contesta(?:me)?|cont[ée]stame|escr[íi]beme|h[áa]blame|"
-                r"responda|escreve|escreva|fala|antworte|antworten|schreib|schreibe|sprich|rispondi(?:mi)?|scrivi(?:mi)?|"
-                r"parla(?:mi)?|nijibu|jibu|niandikie|niandikia|sumagot|sagutin|answer|reply|respond)")
+# (the forms that ask the assistant, not those that tell what someone does: "réponds-moi", not "mon fils me parle en
+# anglais"; English is the tagger's own)
+_ASKING_VERB = (r"(?:r[ée]ponds-moi|r[ée]pondez-moi|r[ée]ponds|r[ée]pondez|[ée]cris-moi|[ée]crivez-moi|parle-moi|"
+                r"parlez-moi|resp[óo]ndeme|cont[ée]stame|escr[íi]beme|h[áa]blame|responda|me\s+responde|antworte|"
+                r"antworten\s+sie|rispondimi|rispondi|scrivimi|parlami|nijibu|niandikie|niandikia)")
 _LANGUAGE_ASKED = re.compile(
-    r"\b" + _ASKING_VERB + r"(?:\s+(?:mir|me|moi|nos|us|please|pls|plz|bitte|stp|svp|por\s+favor|tafadhali|po|na|lang|"
-    r"always|only|toujours|siempre|sempre|immer))*\s+(?:in|en|em|auf|kwa|sa|na|in\s+lingua)\s+"
-    r"(?:(?:simple|plain|easy|einfachem|simple)\s+)?(?P<a>" + _LANGUAGE_NAMES + "|" + "|".join(_OWN_NAMES) + r")\b"
-    r"|\b(?P<b>" + _LANGUAGE_NAMES + r")\s+(?:mein|me|mai|mei)\s+(?:hi\s+)?(?:jawab|likho|likhna|bolo|batao|reply|"
-    r"answer)\b", re.IGNORECASE)
+    r"\b" + _ASKING_VERB + r"(?:\s+(?:mir|me|moi|nos|please|pls|plz|bitte|stp|svp|por\s+favor|tafadhali|always|only|"
+    r"toujours|siempre|sempre|immer))*\s+(?:in|en|em|auf|kwa|na|in\s+lingua)\s+"
+    r"(?:(?:simple|plain|easy|einfachem)\s+)?(?P<a>" + _LANGUAGE_NAMES + "|" + "|".join(_OWN_NAMES) + r")\b"
+    # ("Hindi mein jawab mat do" says not to)
+    r"|\b(?P<b>" + _LANGUAGE_NAMES + r")\s+(?:mein|me|mai|mei)\s+(?:hi\s+)?(?:jawab|likho|likhna|bolo|batao)\b"
+    r"(?!\s+(?:mat|na|nahi|nahin|mt)\b)", re.IGNORECASE)
 
 
 def languages_asked(text: str) -> list[tuple[int, int, str]]:

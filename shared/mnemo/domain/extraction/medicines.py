@@ -237,8 +237,18 @@ _OVER_OR_GONE = re.compile(r"\b(?:finish\w*|ran\s+out\s+of|run\s+out\s+of|out\s+
 
 # a medicine said alone as the one taken now, a sentence of its own: "Doctor changed it. Paracetamol now.", "losartan
 # now instead"
-_NOW_ALONE = re.compile(r"(?:^|(?<=[.!?;\n])\s*)(?P<name>[^\W\d_][\w'-]*)\s+now\b(?:\s+instead)?\s*(?:[.!;\n]|$)",
-                        re.IGNORECASE)
+_NOW_ALONE = re.compile(r"(?:^|(?<=[.!?;\n]))[ \t]*(?P<name>[^\W\d_][\w'-]*)[ \t]+now\b(?:[ \t]+instead)?[ \t]*"
+                        r"(?:[.!;\n]|$)", re.IGNORECASE)
+# ... after a change of the user's medicine just said ("Doctor changed it."), and no one else's ("Grandma's in hospital.
+# Morphine now.", "The dog's hips got worse. Gabapentin now.")
+_A_CHANGE_SAID = re.compile(r"\b(?:doctor|doc|gp|nurse|pharmacist|chemist|consultant|changed|switched|swapped|stopped|"
+                            r"replaced|moved)\b", re.IGNORECASE)
+_SOMEONE_ELSE_SAID = re.compile(r"['’]s\b|\b(?:he|she|they|his|her|their|grandma|grandpa|nan|mum|mom|dad|son|daughter|"
+                                r"wife|husband|dog|cat|baby|kid|kids)\b", re.IGNORECASE)
+
+
+def _a_change_of_theirs(before: str) -> bool:
+    return bool(_A_CHANGE_SAID.search(before)) and not _SOMEONE_ELSE_SAID.search(before)
 
 
 def own_medicines(text: str) -> list[Mention]:
@@ -247,7 +257,8 @@ def own_medicines(text: str) -> list[Mention]:
     out = [Mention(m.group("name"), m.start("name"), m.end("name"))
            for pattern in (_MY_MEDICINE, _MEDICINE_I_TAKE, _NOW_ALONE) for m in pattern.finditer(text)
            if has_medicine_stem(m.group("name")) and not _NOT_TAKEN_BEFORE.search(text[:m.start()])
-           and not _OVER_OR_GONE.search(text[max(0, m.start() - 40):m.start()])]
+           and not _OVER_OR_GONE.search(text[max(0, m.start() - 40):m.start()])
+           and (pattern is not _NOW_ALONE or _a_change_of_theirs(text[max(0, m.start() - 100):m.start()]))]
     return sorted(set(out), key=lambda mention: mention.start)
 
 

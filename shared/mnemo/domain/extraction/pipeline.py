@@ -499,8 +499,8 @@ class LearnedExtractor:
         theirs = tools_of_their_work(text)
         for found in [*tech_lists(text), *theirs]:
             sentence = sentence_around(text, found.start, found.end)
-            if is_question(sentence) and found not in theirs:
-                continue  # "go, rust or zig for this?" asks; "why do my Jest tests in TypeScript fail?" says the stack
+            if is_question(sentence) or (found in theirs and _CONSIDERED.search(sentence)):
+                continue  # "go, rust or zig for this?" asks; "would it be faster to redo my Django site in Go" weighs
             words = set(terms(found.text))
             out = [c for c in out if not (c.should_store and c.tags and c.tags[0] in _NOT_A_TECHNOLOGY
                                           and _names_only(c.content, words))]
@@ -1292,6 +1292,11 @@ def _names_only(content: str, names: set[str]) -> bool:
 
 # slots a medicine said as taken may be misread into ("Now im on Jardiance" as avoided, "take losartan every
 # morning" as a routine, "prescribed gabapentin" as an allergy); never an allergy where the clause speaks of one
+# a stack only weighed: "would it be faster to redo my Django site in Go", "thinking of porting my app to Rust"
+_CONSIDERED = re.compile(r"\b(?:would|could|should|might|if|thinking|considering|redo|rewrite|rewriting|port|porting|"
+                         r"migrat\w*|switch\w*|move|moving|try|trying)\b", re.IGNORECASE)
+
+
 def _with_languages_asked(candidates: list[Candidate], message: Message, text: str) -> list[Candidate]:
     """The language the user asks the answers to be in, in the words of the language they write in (answer_stances.
     languages_asked: "réponds-moi en français stp", "nijibu kwa Swahili tu"), as the answer language, where the tagger
@@ -1302,12 +1307,15 @@ def _with_languages_asked(candidates: list[Candidate], message: Message, text: s
     out = list(candidates)
     for start, end, language in asked:
         said = text[start:end]
-        if any(c.should_store and c.tags and c.tags[0] in ANSWER_SLOTS and language.lower() in c.content.lower()
-               for c in out):
+        # the tagger's own reading of it stands ("respóndeme en español por favor, siempre")
+        if any(c.should_store and c.tags and c.tags[0] in ANSWER_SLOTS
+               and (language.lower() in c.content.lower()
+                    or (c.evidence and (c.evidence in said or said in c.evidence))) for c in out):
             continue
-        if MARKER in said:
+        if MARKER in said or screen(said, said, "answer_language", True, said, message.content):
             continue
-        out = [c for c in out if not (c.tags and c.tags[0] in (*ANSWER_SLOTS, "languages_spoken") and c.evidence
+        # what the tagger read there as a one-off request goes; what it read as a language the user speaks stays
+        out = [c for c in out if not (not c.should_store and c.tags and c.tags[0] in ANSWER_SLOTS and c.evidence
                                       and (c.evidence in said or said in c.evidence))]
         out.append(slot_candidate(SLOTS["answer_language"], f"answer in {language}", said, False, message,
                                   PASSING_CONFIDENCE))

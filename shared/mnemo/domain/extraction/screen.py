@@ -236,7 +236,7 @@ def _about_someone_else(value: str, clause: str, slot: str = "") -> bool:
             continue  # "me and my wife are vegan": the user is one of them
         if (at >= m.start() and not _USER_AGAIN.search(clause[m.end():at])
                 and not _names_the_value(value, clause[m.start():at])
-                and not (_CLINICIAN.search(m.group(0)) and (_THE_USER.search(clause[m.start():at])
+                and not (_CLINICIAN.search(m.group(0)) and (_THE_USER.search(clause[m.end():at])
                                                              or (slot == "health"
                                                                  and (_PRESCRIBED.search(clause[m.start():at])
                                                                       or _DIAGNOSED.search(clause[m.start():at]))
@@ -311,7 +311,7 @@ _A_DIET_FOR_NOW = re.compile(r"\b(?:(?:just\s+)?this\s+(?:week|weekend)|for\s+(?
 _BEGUN = re.compile(r"\b(?:start\w*|begin\w*|began|begun|from|went|gone|turned|switched|became|become|since)\b",
                     re.IGNORECASE)
 # someone else the clinician acts on: "the GP stopped the warfarin and put him on apixaban"
-_ANOTHER = re.compile(r"\b(?:him|her|them|his|their)\b", re.IGNORECASE)
+_ANOTHER = re.compile(r"\b(?:him|her|them|his|their|himself|herself|themselves)\b", re.IGNORECASE)
 # a dose alone: "two puffs", "10mg", "1 tablet"
 _ONLY_A_DOSE = re.compile(r"(?:\d+(?:\.\d+)?|one|two|three|four|five|half|a|an)\s*(?:puffs?|mg|mcg|ml|units?|"
                           r"tablets?|pills?|drops?|capsules?|doses?|sprays?|iu)", re.IGNORECASE)
@@ -343,7 +343,8 @@ _SOMEONE_FROM = re.compile(
     r"\b(?:a|an|the|some|this|that|these|those|two|three)\s+(?:[\w'-]+\s+)?(?:fella|fellow|guy|guys|man|men|woman|"
     r"women|lady|ladies|bloke|chap|dude|girl|boy|lad|lass|couple|family|buyer|seller|customer|client|someone|"
     r"somebody|person|people|folks?|tourists?|student|nurse|doctor|dentist|gp|farmer|driver|kid|kids|friend|"
-    r"friends)\s+(?:from|out of|in)\s+(?:[\w'-]+\s+){0,2}$|"
+    r"friends|buyers|sellers|customers|clients|students|visitors|guests|suppliers|orders?)\s+(?:from|out of|in)\s+"
+    r"(?:[\w'-]+\s+){0,2}$|"
     # "doctor in Singapore give me new inhaler": a doctor with no determiner, then where they are
     r"^\W*(?:the\s+)?(?:doctor|dentist|gp|nurse|pharmacist|vet)\s+(?:in|at|from)\s+(?:[\w'-]+\s+){0,2}$", re.IGNORECASE)
 # a place the clause puts something near, and no word that the user lives there ("I live near Leeds" does)
@@ -363,8 +364,10 @@ _WORKPLACE_IN = re.compile(
     r"\b(?:clinic|office|hospital|surgery|practice|shop|store|school|college|restaurant|caf[eé]|bar|pub|salon|"
     # where a child goes to school: "he goes to Gymnasium in Kreuzberg" is no home
     r"gymnasium|grundschule|kita|nursery|kindergarten|daycare|"
-    r"company|firm|factory|plant|warehouse|site|depot|branch|studio|lab|agency|bank|hotel|kitchen|"
-    r"clients?|customers?|patients?|pupils?)\s+(?:in|at|near|around|on|across|all over)\s+(?:the\s+)?$|"
+    r"company|firm|factory|plant|warehouse|site|depot|branch|studio|lab|agency|bank|hotel|kitchen|spa|gym|ward|unit|"
+    r"department|rounds|route|clients?|customers?|patients?|pupils?)\s+(?:(?:in|at|near|around|on|across|all over)\s+"
+    # ("Office is Burnaby, Metrotown": the office's town, then its part)
+    r"(?:the\s+)?|(?:is|is\s+in|['’]s\s+in)\s+(?:[\w'-]+,\s+)?)$|"
     # working somewhere: "Piotr is working with me now in TK Electric", "I work part-time in Deloitte"
     r"\b(?:work|works|working|worked|employed|job)\s+(?:(?!home\b|remote|here\b|out\s+here\b)[\w'-]+\s+){0,4}?"
     r"(?:in|at)\s+(?:the\s+)?$",
