@@ -22,11 +22,12 @@ import re
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mnemo.bootstrap import build_local, run_due_jobs
+from mnemo.bootstrap import Mnemo, build_local, run_due_jobs
 from mnemo.clock import ManualClock
 from mnemo.domain.extraction.slots import RETRACTION_TAG
 from mnemo.domain.models import Memory
@@ -76,10 +77,16 @@ def timeline(data: dict[str, Any]) -> list[tuple[datetime, dict[str, Any], int, 
     return sorted(sessions, key=lambda s: s[0])
 
 
+# (the service, the user, the probe, its block, the time of the probe)
+OnProbe = Callable[[Mnemo, dict[str, Any], dict[str, Any], str, datetime], None]
+
+
 def run(data: dict[str, Any], extractor: str, model: Path | None = None,
         min_confidence: float | None = None, ending_at_least: float | None = None,
         ending_cross: bool = True, judge_keep_at_least: float | None = None,
-        settings: dict[str, str] | None = None) -> dict[str, Any]:
+        settings: dict[str, str] | None = None, on_probe: OnProbe | None = None) -> dict[str, Any]:
+    """The set replayed on one timeline, each probe scored; ``on_probe`` sees each probe with the service, the user,
+    the block and the clock (for a tool that looks further, as retired_by_kind.py does)."""
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         sessions = timeline(data)
@@ -111,6 +118,8 @@ def run(data: dict[str, Any], extractor: str, model: Path | None = None,
                     answer = service.retriever.retrieve(TENANT, user["user_id"], probe["query"], top_k=8,
                                                         token_budget=500)
                     block = answer.context or ""
+                    if on_probe is not None:
+                        on_probe(service, user, probe, block, clock.now())
                     missing = [k for k in probe.get("must_contain", []) if not has(block, k)]
                     leaked = [k for k in probe.get("must_not_contain", []) if has(block, k)]
                     why: dict[str, str] = {}

@@ -11,53 +11,41 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import conversations as bench
 
-from mnemo.bootstrap import build_local, run_due_jobs
-from mnemo.clock import ManualClock
-from mnemo.services.ingest import IncomingMessage
-from mnemo.settings import Settings
+from mnemo.bootstrap import Mnemo
 
 
-def retired_kinds(data: dict[str, object]) -> Counter[tuple[str, str, str]]:
+def retired_kinds(data: dict[str, Any]) -> Counter[tuple[str, str, str]]:
+    """The kinds of the retired keywords, over the benchmark's own replay (conversations.run)."""
     kinds: Counter[tuple[str, str, str]] = Counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        sessions = bench.timeline(data)  # type: ignore[arg-type]
-        clock = ManualClock(sessions[0][0])
-        service = build_local(Settings(data_dir=Path(tmp), extractor="learned"), clock=clock)
-        try:
-            for when, user, number, session in sessions:
-                clock.set(max(when, clock.now()))
-                conversation = f"{user['user_id']}-s{number}"
-                for turn in session["turns"]:
-                    service.ingestor.add_turns(bench.TENANT, user["user_id"], conversation, [
-                        IncomingMessage(role="user", content=turn["user"], created_at=clock.now())])
-                service.ingestor.close(bench.TENANT, user["user_id"], conversation)
-                run_due_jobs(service)
-                for probe in session.get("probes", []):
-                    block = service.retriever.retrieve(bench.TENANT, user["user_id"], probe["query"], top_k=8,
-                                                       token_budget=500).context or ""
-                    memories = list(service.ports.memories.all_for_user(bench.TENANT, user["user_id"]))
-                    by_id = {m.memory_id: m for m in memories}
-                    for keyword in probe.get("must_contain", []):
-                        if bench.has(block, keyword) or bench.why_missing(keyword, memories, clock.now()) != "retired":
-                            continue
-                        old = next((m for m in memories if bench.says([m.content], keyword) and m.superseded_by), None)
-                        new = by_id.get(old.superseded_by or "") if old is not None else None
-                        if old is None or new is None:
-                            kinds[("?", "?", "?")] += 1
-                            continue
-                        back = any(bench.says([new.content], v) for v in probe.get("must_not_contain", []))
-                        kinds[(old.subject.partition(":")[0], "the old value back" if back else "another value",
-                               "same session" if new.created_at == old.created_at else "later")] += 1
-        finally:
-            service.close()
+
+    def look(service: Mnemo, user: dict[str, Any], probe: dict[str, Any], block: str, now: datetime) -> None:
+        missing = [k for k in probe.get("must_contain", []) if not bench.has(block, k)]
+        if not missing:
+            return
+        memories = list(service.ports.memories.all_for_user(bench.TENANT, user["user_id"]))
+        by_id = {m.memory_id: m for m in memories}
+        for keyword in missing:
+            if bench.why_missing(keyword, memories, now) != "retired":
+                continue
+            old = next((m for m in memories if bench.says([m.content], keyword) and m.superseded_by), None)
+            new = by_id.get(old.superseded_by or "") if old is not None else None
+            if old is None or new is None:
+                kinds[("?", "?", "?")] += 1
+                continue
+            back = any(bench.says([new.content], v) for v in probe.get("must_not_contain", []))
+            kinds[(old.subject.partition(":")[0], "the old value back" if back else "another value",
+                   "same session" if new.created_at == old.created_at else "later")] += 1
+
+    bench.run(data, "learned", on_probe=look)
     return kinds
 
 

@@ -86,8 +86,13 @@ _OPPOSITE = {"structured": "prose", "prose": "structured", "short": "long", "lon
 _ANSWERS = re.compile(r"\b(?:answers|replies|responses|(?:answer|reply|respond|explain)\s+(?:me|us|in|with|using|"
                       r"only|always|briefly|shortly|properly|simply|simple|short|shorter|longer|like)|jawab|likho|likhna|"
                       r"format(?:ting)?|layout|keep\s+(?:it|them|things|answers|replies))\b", re.IGNORECASE)
-_STANDING = re.compile(r"\b(?:from now on|from now|from here on|always|anymore|any more|no more|no longer|"
-                       r"going forward|in future|ab se|stop|stopped|again|instead|still)\b|(?<=\w)\s+now\b",
+# what says a rule lasts, whatever request it is said with ("make it a table instead" is this answer's)
+_LASTING_WORDS = (r"from now on|from now|from here on|always|anymore|any more|no more|no longer|going forward|"
+                  r"in future|ab se|every time")
+_LASTING = re.compile(r"\b(?:" + _LASTING_WORDS + r")\b", re.IGNORECASE)
+# ... and, said with a word of answering or of layout, what says a rule holds now or no longer ("can do lists now",
+# "Kindly stop the bullet points", "still short"); "now" opening a request is no rule ("now give me a list")
+_STANDING = re.compile(r"\b(?:" + _LASTING_WORDS + r"|stop|stopped|again|instead|still)\b|(?<=\w)\s+now\b",
                        re.IGNORECASE)
 _ANSWERING_OR_LAYOUT = re.compile(r"\b(?:" + _ANSWERING + r"|sentences|lines?)\b", re.IGNORECASE)
 # a layout said to do, as a rule: the words of an answer's layout alone ("normal paragraph ok", "bullet point best"),
@@ -110,11 +115,10 @@ _THIS_ONE = re.compile(r"\b(?:format|make|turn|put|give|show|list|send)\s+(?:me\
                        r"a|an|the)\b|^\W*now\s+\w+", re.IGNORECASE)
 
 
-# what says a rule lasts, whatever request it is said with ("make it a table instead" is this answer's)
-_LASTING = re.compile(r"\b(?:from now on|from now|from here on|always|anymore|any more|no more|no longer|going forward|"
-                      r"in future|ab se|every time)\b", re.IGNORECASE)
-# the user's own list or table, not an answer's layout ("my to-do list is better now")
+# the user's own list or table, not an answer's layout ("my to-do list is better now"); and, before a layout said to
+# do, any owner of it ("the guest list is fine")
 _THEIRS = re.compile(r"\b(?:my|our|his|her|their)\s+(?:[\w'-]+\s+)?$", re.IGNORECASE)
+_OWNED = re.compile(r"\b(?:the|my|our|your|this|that)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
 def _a_standing_directive(clause: str) -> bool:
@@ -129,7 +133,7 @@ def _a_standing_directive(clause: str) -> bool:
     if _STANDING.search(clause) and (layout or _ANSWERING_OR_LAYOUT.search(clause)):
         return True
     return any(_WILL_DO.match(clause[m.end():]) for m in _RULE_LAYOUT.finditer(clause)
-               if not re.search(r"\b(?:the|my|our|your|this|that)\s+(?:\w+\s+)?$", clause[:m.start()], re.IGNORECASE))
+               if not _OWNED.search(clause[max(0, m.start() - 30):m.start()]))
 
 
 _ONCE = re.compile(r"\b(?:this time|just this once|this once|for this (?:one|answer|question|reply)|today only)\b",

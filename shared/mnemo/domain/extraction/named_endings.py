@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mnemo.domain.extraction.dates import CALENDAR_NAMES, names_a_month
+from mnemo.domain.extraction.pets import ANY_ANIMAL
 from mnemo.domain.extraction.pipeline import NOT_YET, USER_BEFORE, only_if, paused
 from mnemo.domain.extraction.segment import DENIED_OR_WISHED
 from mnemo.domain.text import stem, terms
@@ -83,14 +84,12 @@ _LASTED = re.compile(
     r"(?:about\s+|like\s+|maybe\s+)?(?:\d+|a|an|one|two|three|four|five|six|a\s+couple\s+of|a\s+few)\s+"
     r"(?:days?|weeks?|months?)\b", re.IGNORECASE)
 # a pet gone, said by its name first: "Bess has gone to a shepherd over at Glendale", "Caramel est mort samedi", "our
-# dog Max passed away last week", "the cat was put to sleep"; never the way of another's pet ("my sister's dog Bess
-# died": the name must open the clause, after "my", "our" or "the" and a kind of animal at most)
-_PET_KINDS = (r"(?:dog|doggo|pup|puppy|cat|kitty|kitten|horse|pony|rabbit|bunny|hamster|guinea\s+pig|parrot|budgie|"
-              r"bird|tortoise|turtle|lizard|snake|collie|terrier|chien|chienne|chat|chatte|perro|perra|gato|gata|"
-              r"hund|katze)")
+# dog Max passed away last week", "our cat was put to sleep"; never another's pet ("my sister's dog Bess died": the
+# name opens the clause, after "my" or "our" and a word of an animal (pets.ANY_ANIMAL) at most; "the dog died" of a
+# film is no pet of the user's)
 _PET_GONE = re.compile(
     r"(?:^|(?<=[,.;:!?\n])|\band\s+|\bso\s+)\s*(?:(?:our|my|notre|mon|ma|nuestro|nuestra)\s+"
-    r"(?:(?:old|dear|sweet|poor|beloved|lovely|vieux|vieille)\s+)?(?:" + _PET_KINDS + r"\s+)?)?"
+    r"(?:(?:old|dear|sweet|poor|beloved|lovely|vieux|vieille)\s+)?(?:(?:" + ANY_ANIMAL + r")\s+)?)?"
     r"(?!(?:has|have|had|is|was|got)\b)(?P<what>[\w'’-]+)\s+(?:has\s+|have\s+|had\s+|is\s+|was\s+|got\s+)?"
     # ("passed" only as dying: "passed his obedience test", "passed out on the sofa" are not)
     r"(?:died|passed\s+away|passed\s+on(?!\s+(?:the|a|an|his|her|it|to)\b)|"

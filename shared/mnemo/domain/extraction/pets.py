@@ -25,7 +25,7 @@ _NO_NAME = frozenset({"a", "an", "the", "him", "her", "it", "them", "after", "so
 
 # any word of an animal kept as a pet, in the languages users switch to; a pet the tagger read where the message
 # names no animal and the value is no name ("a wee boat", "my little panadería", "el laburo") is no pet
-_ANY_ANIMAL = (
+ANY_ANIMAL = (
     _KIND[len("(?P<kind>"):-1] + r"|pets?|doggo|pupper|kitties|dogs|cats|fish|bird|birds|chickens?|hens?|ducks?|"
     r"goats?|sheep|pigs?|cow|cows|donkey|alpaca|llama|mouse|mice|gerbil|cockatoo|macaw|canary|tarantula|spider|"
     r"frog|bearded dragon|python|boa|corgi|pug|shih tzu|chihuahua|schnauzer|doodle|\w+doodle|shepherd|bulldog|"
@@ -34,7 +34,7 @@ _ANY_ANIMAL = (
     r"mare|stallion|foal|pony|mule|dachshund|labradoodle|cockapoo|sausage dog|greyhound|collie|"
     r"perr[oa]s?|perrit[oa]s?|gat[oa]s?|gatit[oa]s?|cachorr[oa]s?|chien|chienne|chat|chatte|hund|katze|mascota")
 # ... as a whole word, one or many
-_AN_ANIMAL_NAMED = re.compile(r"\b(?:" + _ANY_ANIMAL + r")(?:e?s)?\b", re.IGNORECASE)
+_AN_ANIMAL_NAMED = re.compile(r"\b(?:" + ANY_ANIMAL + r")(?:e?s)?\b", re.IGNORECASE)
 
 
 # what is done for or by a pet: a name alone is a pet's where the message speaks of such things ("Biscuit needs
